@@ -277,9 +277,18 @@ func (r BitRate) String() string {
 	return fmt.Sprintf("%dbps", int64(r))
 }
 
-// String prints the fraction as a percentage, e.g. "40%".
+// String prints the fraction as the shortest percentage that parses back to exactly
+// f, e.g. "40%" or "7%" (not "7.000000000000001%"); a fraction that no percentage
+// spelling reproduces exactly (1/3) prints as its shortest decimal, "0.3333333333333333".
 func (f Fraction) String() string {
-	return fmt.Sprintf("%g%%", float64(f)*100)
+	for prec := 1; prec <= 17; prec++ {
+		v, _ := strconv.ParseFloat(strconv.FormatFloat(float64(f)*100, 'g', prec, 64), 64)
+		s := strconv.FormatFloat(v, 'f', -1, 64) + "%"
+		if back, err := ParseFraction(s); err == nil && back == f {
+			return s
+		}
+	}
+	return strconv.FormatFloat(float64(f), 'g', -1, 64)
 }
 
 // MarshalText implements encoding.TextMarshaler.

@@ -147,3 +147,23 @@ func TestYAML(t *testing.T) {
 		t.Fatal("bad unit accepted")
 	}
 }
+
+func TestFractionStringRoundTrip(t *testing.T) {
+	cases := []struct {
+		f    Fraction
+		want string
+	}{
+		{0.4, "40%"}, {0.6, "60%"}, {0.07, "7%"}, {0.29, "29%"}, {0.57, "57%"},
+		{0.125, "12.5%"}, {1, "100%"}, {0, "0%"}, {1.0 / 3, "0.3333333333333333"},
+	}
+	for _, c := range cases {
+		s := c.f.String()
+		if s != c.want {
+			t.Errorf("Fraction(%v).String() = %q, want %q", float64(c.f), s, c.want)
+		}
+		back, err := ParseFraction(s)
+		if err != nil || back != c.f {
+			t.Errorf("Fraction %v -> %q -> %v, %v: not exact", float64(c.f), s, float64(back), err)
+		}
+	}
+}
