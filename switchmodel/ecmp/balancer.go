@@ -1,0 +1,237 @@
+package ecmp
+
+import (
+	"fmt"
+
+	"github.com/tracefabric/tracefabric/switchmodel/units"
+)
+
+// MemberView is the switch's view of an equal-cost set's members, indexed 0..n-1 in
+// port order. Flowlet load balancing asks it when a flowlet starts.
+type MemberView interface {
+	// EgressBytes returns the bytes queued for transmission on the member's port,
+	// all traffic classes.
+	EgressBytes(member int) int64
+	// Paused reports whether the member's port is PFC-paused by its peer for class tc.
+	Paused(member int, tc uint8) bool
+}
+
+// Record is the load balancing record of one member of one equal-cost set.
+type Record struct {
+	Set, Member int // the set (as returned by AddSet) and the member index in port order
+	// Flows counts distinct flows that sent at least one packet through this member.
+	Flows int64
+	// Flowlets counts flowlets started on this member (always 0 under None).
+	Flowlets int64
+	// Packets and Bytes count what Select assigned to this member (Bytes as passed).
+	Packets, Bytes int64
+	// MovedIn and MovedOut count member changes of a flow: when a packet of a flow is
+	// sent to a different member than the flow's previous packet in this set, the
+	// previous member counts MovedOut and the new one MovedIn.
+	MovedIn, MovedOut int64
+}
+
+// entry is a flow-table entry.
+type entry struct {
+	last   units.Time // time of the entry's last packet
+	member int32      // member of the current flowlet
+	valid  bool       // the entry has seen a packet
+}
+
+// flowState is the per-flow accounting state (and the flow-table entry of an exact
+// table).
+type flowState struct {
+	entry
+	prev int32 // member of the flow's previous packet, -1 before the first
+	bits int32 // offset of the flow's visited-member bitset in Balancer.bits
+}
+
+// flowID identifies a flow within a set. It has no padding, so the map hashes it as
+// plain memory.
+type flowID struct {
+	set uint32
+	key Key
+	pad [3]byte
+}
+
+type setInfo struct {
+	n     int // members
+	rec   int // offset in Balancer.records
+	table int // offset in Balancer.table (hashed flow table)
+	words int // bitset words per flow
+}
+
+// Balancer selects equal-cost members for one switch and keeps its load balancing
+// records. It is not safe for concurrent use (one simulation event loop owns it).
+type Balancer struct {
+	cfg     Config
+	tab     *keyTable
+	c       uint32
+	flowlet bool
+	exact   bool
+	sets    []setInfo
+	records []Record
+	table   []entry // FlowTableSize entries per set when hashed
+	flows   []flowState
+	bits    []uint64
+	index   map[flowID]int32
+}
+
+// NewBalancer validates cfg and returns a Balancer with no sets.
+func NewBalancer(cfg Config) (*Balancer, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	tab, c := cfg.Method.hasher(cfg.Salt)
+	return &Balancer{
+		cfg:     cfg,
+		tab:     tab,
+		c:       c,
+		flowlet: cfg.LoadBalancing == Flowlet,
+		exact:   cfg.FlowTableSize == 0,
+		index:   make(map[flowID]int32),
+	}, nil
+}
+
+// Config returns the balancer's configuration.
+func (b *Balancer) Config() Config { return b.cfg }
+
+// AddSet registers an equal-cost set of members (members > 0, in port order) and
+// returns its index, 0, 1, 2... in call order. A set with no members is a caller bug
+// and panics.
+func (b *Balancer) AddSet(members int) (set int) {
+	if members < 1 {
+		panic(fmt.Sprintf("ecmp: AddSet(%d): an equal-cost set needs at least one member", members))
+	}
+	set = len(b.sets)
+	s := setInfo{n: members, rec: len(b.records), table: len(b.table), words: (members + 63) / 64}
+	for m := range members {
+		b.records = append(b.records, Record{Set: set, Member: m})
+	}
+	if b.flowlet && !b.exact {
+		b.table = append(b.table, make([]entry, b.cfg.FlowTableSize)...)
+	}
+	b.sets = append(b.sets, s)
+	return set
+}
+
+// Sets returns the number of sets added.
+func (b *Balancer) Sets() int { return len(b.sets) }
+
+// Members returns the size of a set.
+func (b *Balancer) Members(set int) int { return b.sets[set].n }
+
+// HashOf returns the configured method's hash of key with the switch's salt.
+func (b *Balancer) HashOf(key *Key) uint32 { return b.tab.hash(b.c, key) }
+
+// Select returns the member (0..n-1) of the set that a packet of key takes and
+// accounts it in the records. now is the packet's time at this switch (non-decreasing
+// across calls), tc its traffic class, bytes its size for the Bytes counter. view
+// reports occupancy and pauses; it is consulted only under Flowlet when a flowlet
+// starts, and nil means all members empty and unpaused. set must come from AddSet.
+//
+// None: member = hash mod n. Flowlet: see the package documentation. For a flow
+// already seen, Select does not allocate.
+func (b *Balancer) Select(now units.Time, set int, key *Key, tc uint8, bytes int, view MemberView) (member int) {
+	s := &b.sets[set]
+	h := b.tab.hash(b.c, key)
+	n := uint32(s.n)
+	base := int(h % n)
+
+	id := flowID{set: uint32(set), key: *key}
+	fi, ok := b.index[id]
+	if !ok {
+		fi = b.newFlow(id, s.words)
+	}
+	f := &b.flows[fi]
+
+	member = base
+	started := false
+	if b.flowlet {
+		e := &f.entry
+		if !b.exact {
+			e = &b.table[s.table+int(h%uint32(b.cfg.FlowTableSize))]
+		}
+		if !e.valid || now-e.last >= b.cfg.Gap {
+			cur := -1
+			if e.valid {
+				cur = int(e.member)
+			}
+			member = b.choose(s.n, base, cur, tc, view)
+			e.member, e.valid = int32(member), true
+			started = true
+		} else {
+			member = int(e.member)
+		}
+		e.last = now
+	}
+
+	recs := b.records[s.rec : s.rec+s.n]
+	r := &recs[member]
+	r.Packets++
+	r.Bytes += int64(bytes)
+	if started {
+		r.Flowlets++
+	}
+	if f.prev != int32(member) {
+		if f.prev >= 0 {
+			recs[f.prev].MovedOut++
+			r.MovedIn++
+		}
+		f.prev = int32(member)
+		w := &b.bits[int(f.bits)+member/64]
+		if bit := uint64(1) << (member % 64); *w&bit == 0 {
+			*w |= bit
+			r.Flows++
+		}
+	}
+	return member
+}
+
+// newFlow creates the state of a flow seen for the first time (this allocates as the
+// tables grow).
+func (b *Balancer) newFlow(id flowID, words int) int32 {
+	fi := int32(len(b.flows))
+	b.flows = append(b.flows, flowState{prev: -1, bits: int32(len(b.bits))})
+	for range words {
+		b.bits = append(b.bits, 0)
+	}
+	b.index[id] = fi
+	return fi
+}
+
+// choose picks the member for a new flowlet: the least (paused, occupancy) in
+// lexicographic order when PreferUnpaused (least occupancy otherwise); among equals
+// the current member cur if it is one of them, else the first from base onward.
+func (b *Balancer) choose(n, base, cur int, tc uint8, view MemberView) int {
+	if view == nil {
+		if cur >= 0 {
+			return cur
+		}
+		return base
+	}
+	best, bestPaused, bestOcc := -1, false, int64(0)
+	m := base
+	for range n {
+		occ := view.EgressBytes(m)
+		paused := b.cfg.PreferUnpaused && view.Paused(m, tc)
+		switch {
+		case best < 0 || (!paused && bestPaused) || (paused == bestPaused && occ < bestOcc):
+			best, bestPaused, bestOcc = m, paused, occ
+		case m == cur && paused == bestPaused && occ == bestOcc:
+			best = m
+		}
+		if m++; m == n {
+			m = 0
+		}
+	}
+	return best
+}
+
+// Records returns a copy of the load balancing records in (set, member) order.
+func (b *Balancer) Records() []Record {
+	return append([]Record(nil), b.records...)
+}
+
+// Flows returns the number of distinct (set, flow) pairs seen.
+func (b *Balancer) Flows() int { return len(b.flows) }

@@ -1,0 +1,278 @@
+package ecmp
+
+import (
+	"hash/crc32"
+	"math/rand/v2"
+	"testing"
+)
+
+// Independent, naive bit-by-bit references written from the algorithm definitions
+// (no tables), used to cross-check the package's table-driven hashes.
+
+// naiveCRC computes a CRC of width w (<= 32) bit by bit, MSB-first, reflecting input
+// bytes and the result when refl is set.
+func naiveCRC(p []byte, w uint, poly, init, xorout uint32, refl bool) uint32 {
+	top := uint32(1) << (w - 1)
+	mask := uint32(1)<<w - 1
+	if w == 32 {
+		mask = 0xFFFFFFFF
+	}
+	reg := init
+	for _, b := range p {
+		if refl {
+			b = reverse8(b)
+		}
+		for i := 7; i >= 0; i-- {
+			in := uint32(b>>uint(i)) & 1
+			fb := (reg&top != 0) != (in == 1)
+			reg = (reg << 1) & mask
+			if fb {
+				reg ^= poly
+			}
+		}
+	}
+	if refl {
+		reg = reverseN(reg, w)
+	}
+	return (reg ^ xorout) & mask
+}
+
+func reverse8(b byte) byte {
+	var r byte
+	for i := range 8 {
+		if b&(1<<i) != 0 {
+			r |= 0x80 >> i
+		}
+	}
+	return r
+}
+
+func reverseN(v uint32, w uint) uint32 {
+	var r uint32
+	for i := range w {
+		if v&(1<<i) != 0 {
+			r |= 1 << (w - 1 - i)
+		}
+	}
+	return r
+}
+
+func naiveCRC32(p []byte) uint32 { return naiveCRC(p, 32, 0x04C11DB7, 0xFFFFFFFF, 0xFFFFFFFF, true) }
+func naiveARC(p []byte) uint32   { return naiveCRC(p, 16, 0x8005, 0, 0, true) }
+func naiveCCITT(p []byte) uint32 { return naiveCRC(p, 16, 0x1021, 0xFFFF, 0, false) }
+
+// naiveToeplitz is Microsoft's reference algorithm: for each input bit, MSB first,
+// XOR the leftmost 32 bits of the key into the result when the bit is set, then
+// shift the key left by one bit.
+func naiveToeplitz(input []byte) uint32 {
+	var result uint32
+	k := uint32(rssKey[0])<<24 | uint32(rssKey[1])<<16 | uint32(rssKey[2])<<8 | uint32(rssKey[3])
+	next := 32 // next key bit to shift in
+	for _, b := range input {
+		for i := 7; i >= 0; i-- {
+			if b&(1<<uint(i)) != 0 {
+				result ^= k
+			}
+			k <<= 1
+			if rssKey[next/8]&(0x80>>(next%8)) != 0 {
+				k |= 1
+			}
+			next++
+		}
+	}
+	return result
+}
+
+// naiveMethod computes a method's hash of k from the SPEC 3.6 definition.
+func naiveMethod(m Method, salt uint32, k Key) uint32 {
+	switch m {
+	case CRC32:
+		return naiveCRC32(k[:])
+	case CRC32WithSalt:
+		msg := append([]byte{byte(salt >> 24), byte(salt >> 16), byte(salt >> 8), byte(salt)}, k[:]...)
+		return naiveCRC32(msg)
+	case CRC16:
+		return naiveARC(k[:])
+	case CRC16CCITT:
+		return naiveCCITT(k[:])
+	case XOR16:
+		p := append(k[:], 0)
+		var x uint32
+		for i := 0; i < len(p); i += 2 {
+			x ^= uint32(p[i])<<8 | uint32(p[i+1])
+		}
+		return x
+	case Toeplitz:
+		in := append(append([]byte(nil), k[0:8]...), k[9:13]...)
+		if k.SrcPort() == 0 && k.DstPort() == 0 {
+			in = in[:8]
+		}
+		return naiveToeplitz(in)
+	}
+	panic("unknown method")
+}
+
+func TestCheckValues(t *testing.T) {
+	check := []byte("123456789")
+	tests := []struct {
+		name string
+		got  uint32
+		want uint32
+	}{
+		{"naive crc32", naiveCRC32(check), 0xCBF43926},
+		{"naive crc16/arc", naiveARC(check), 0xBB3D},
+		{"naive crc16/ccitt-false", naiveCCITT(check), 0x29B1},
+		{"hash/crc32", crc32.ChecksumIEEE(check), 0xCBF43926},
+		{"crc32 tables", crc32Tail.sum(check), 0xCBF43926},
+		{"crc16ARC bytewise", uint32(crc16ARC(check)), 0xBB3D},
+		{"crc16/arc tables", arcTail.sum(check), 0xBB3D},
+		{"crc16CCITTFalse bytewise", uint32(crc16CCITTFalse(check)), 0x29B1},
+		{"crc16/ccitt-false tables", ccittTail.sum(check), 0x29B1},
+	}
+	for _, tt := range tests {
+		if tt.got != tt.want {
+			t.Errorf("%s(\"123456789\") = %#x, want %#x", tt.name, tt.got, tt.want)
+		}
+	}
+}
+
+// Microsoft's "Verifying the RSS Hash Calculation" IPv4 table (src, dst, ports; hash
+// of the addresses alone and with ports).
+var rssVectors = []struct {
+	src, dst     [4]byte
+	sport, dport uint16
+	ipOnly, tcp  uint32
+}{
+	{[4]byte{66, 9, 149, 187}, [4]byte{161, 142, 100, 80}, 2794, 1766, 0x323e8fc2, 0x51ccc178},
+	{[4]byte{199, 92, 111, 2}, [4]byte{65, 69, 140, 83}, 14230, 4739, 0xd718262a, 0xc626b0ea},
+	{[4]byte{24, 19, 198, 95}, [4]byte{12, 22, 207, 184}, 12898, 38024, 0xd2d0a5de, 0x5c2b394a},
+	{[4]byte{38, 27, 205, 30}, [4]byte{209, 142, 163, 6}, 48228, 2217, 0x82989176, 0xafc7327f},
+	{[4]byte{153, 39, 163, 191}, [4]byte{202, 188, 127, 2}, 44251, 1303, 0x5d1809c5, 0x10e828a2},
+}
+
+func TestToeplitzMicrosoftVectors(t *testing.T) {
+	for i, v := range rssVectors {
+		tcp := MakeKey(v.src, v.dst, ProtoTCP, v.sport, v.dport, false)
+		if got := Toeplitz.Hash(0, &tcp); got != v.tcp {
+			t.Errorf("row %d with ports: Toeplitz = %#08x, want %#08x", i, got, v.tcp)
+		}
+		// Without ports: a non-TCP/UDP packet (ports zeroed by the key rule).
+		ip := MakeKey(v.src, v.dst, 1, v.sport, v.dport, false)
+		if got := Toeplitz.Hash(0, &ip); got != v.ipOnly {
+			t.Errorf("row %d without ports: Toeplitz = %#08x, want %#08x", i, got, v.ipOnly)
+		}
+		in := append(append(v.src[:], v.dst[:]...), byte(v.sport>>8), byte(v.sport), byte(v.dport>>8), byte(v.dport))
+		if got := naiveToeplitz(in); got != v.tcp {
+			t.Errorf("row %d: naive Toeplitz = %#08x, want %#08x", i, got, v.tcp)
+		}
+		if got := naiveToeplitz(in[:8]); got != v.ipOnly {
+			t.Errorf("row %d: naive Toeplitz (8 bytes) = %#08x, want %#08x", i, got, v.ipOnly)
+		}
+	}
+}
+
+// fixedKeys are keys of our own whose hashes are pinned below (computed once and
+// cross-checked by TestHashMatchesNaive against the bit-by-bit references).
+var fixedKeys = []Key{
+	MakeKey([4]byte{10, 0, 1, 5}, [4]byte{10, 1, 2, 7}, ProtoTCP, 49152, 4791, false),
+	MakeKey([4]byte{10, 0, 0, 1}, [4]byte{10, 0, 0, 2}, ProtoUDP, 1234, 4791, false),
+	MakeKey([4]byte{192, 168, 1, 1}, [4]byte{172, 16, 0, 9}, 1, 0, 0, false), // ICMP
+	{},
+}
+
+func TestHashFixedKeys(t *testing.T) {
+	const salt = 0xDEADBEEF
+	want := map[Method][]uint32{
+		CRC32:         {0x156ed2eb, 0x7311fec8, 0x2661bc8d, 0x0f744682},
+		CRC32WithSalt: {0x16abe3d1, 0x70d4cff2, 0x25a48db7, 0x0cb177b8},
+		CRC16:         {0x2b69, 0x5127, 0x74a7, 0x0000},
+		CRC16CCITT:    {0x7f4c, 0x7f2e, 0xdd80, 0x280c},
+		XOR16:         {0xb2d1, 0x7415, 0x6cb0, 0x0000}, // key 0 by hand: 0a00^0105^0a01^0207^06c0^0012^b700
+		Toeplitz:      {0xaa6ef41b, 0x6afd02d9, 0xcc04320c, 0x00000000},
+	}
+	for _, m := range AllMethods {
+		for i := range fixedKeys {
+			got := m.Hash(salt, &fixedKeys[i])
+			if got != want[m][i] {
+				t.Errorf("%v key %d = %#x, want %#x", m, i, got, want[m][i])
+			}
+			if n := naiveMethod(m, salt, fixedKeys[i]); got != n {
+				t.Errorf("%v key %d = %#x, naive reference %#x", m, i, got, n)
+			}
+		}
+	}
+}
+
+func TestHashMatchesNaive(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 3000 {
+		var k Key
+		for i := range k {
+			k[i] = byte(r.Uint32())
+		}
+		if r.IntN(4) == 0 { // exercise the 8-byte Toeplitz input too
+			k[9], k[10], k[11], k[12] = 0, 0, 0, 0
+		}
+		salt := r.Uint32()
+		for _, m := range AllMethods {
+			if got, want := m.Hash(salt, &k), naiveMethod(m, salt, k); got != want {
+				t.Fatalf("%v.Hash(%#x, % x) = %#x, naive %#x", m, salt, k[:], got, want)
+			}
+		}
+		if got, want := CRC32.Hash(0, &k), crc32.ChecksumIEEE(k[:]); got != want {
+			t.Fatalf("crc32 % x = %#x, hash/crc32 %#x", k[:], got, want)
+		}
+	}
+}
+
+func TestHashDoesNotAllocate(t *testing.T) {
+	k := fixedKeys[0]
+	for _, m := range AllMethods {
+		if a := testing.AllocsPerRun(100, func() { _ = m.Hash(7, &k) }); a != 0 {
+			t.Errorf("%v.Hash allocates %v times", m, a)
+		}
+	}
+}
+
+func TestMakeKey(t *testing.T) {
+	src, dst := [4]byte{10, 0, 1, 5}, [4]byte{10, 1, 2, 7}
+	tests := []struct {
+		name   string
+		proto  uint8
+		nonFF  bool
+		sp, dp uint16
+	}{
+		{"tcp", ProtoTCP, false, 0x1234, 0xABCD},
+		{"udp", ProtoUDP, false, 0x1234, 0xABCD},
+		{"tcp non-first fragment", ProtoTCP, true, 0, 0},
+		{"udp non-first fragment", ProtoUDP, true, 0, 0},
+		{"icmp", 1, false, 0, 0},
+		{"sctp", 132, false, 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			k := MakeKey(src, dst, tt.proto, 0x1234, 0xABCD, tt.nonFF)
+			want := Key{10, 0, 1, 5, 10, 1, 2, 7, tt.proto, byte(tt.sp >> 8), byte(tt.sp), byte(tt.dp >> 8), byte(tt.dp)}
+			if k != want {
+				t.Fatalf("MakeKey = % x, want % x", k[:], want[:])
+			}
+			if k.Src() != src || k.Dst() != dst || k.Proto() != tt.proto || k.SrcPort() != tt.sp || k.DstPort() != tt.dp {
+				t.Fatalf("accessors disagree with % x", k[:])
+			}
+		})
+	}
+}
+
+func TestDefaultSalt(t *testing.T) {
+	name := "fabric-p0-f2"
+	if got, want := DefaultSalt(name, 1), crc32.ChecksumIEEE([]byte(name))^1; got != want {
+		t.Fatalf("DefaultSalt = %#x, want %#x", got, want)
+	}
+	// The seed's low 32 bits enter; the name alone is the seed-0 salt.
+	if got, want := DefaultSalt(name, 0x1_0000_0003), crc32.ChecksumIEEE([]byte(name))^3; got != want {
+		t.Fatalf("DefaultSalt(seed 1<<32|3) = %#x, want %#x", got, want)
+	}
+	if got := naiveCRC32([]byte(name)); got != DefaultSalt(name, 0) {
+		t.Fatalf("DefaultSalt(seed 0) = %#x, naive CRC-32 of the name %#x", DefaultSalt(name, 0), got)
+	}
+}
