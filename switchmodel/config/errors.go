@@ -1,0 +1,69 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// ErrInvalid is wrapped by every configuration error: a file that does not decode, an
+// unknown attribute, a bad --set, or a rule of SPEC 3.11 broken.
+var ErrInvalid = errors.New("invalid configuration")
+
+// Violation is one broken rule.
+type Violation struct {
+	// Source is where the attribute was set: a file name, "--set", or "" for a
+	// default.
+	Source string
+	// Line is the line in Source (0 when unknown or not a file).
+	Line int
+	// Attr is the attribute's path, e.g. "Switch.Pools[1].TrafficClasses".
+	Attr string
+	// Rule says what is wrong and what the rule is.
+	Rule string
+}
+
+// String prints "file:line: Attr: rule" (as much of the location as is known).
+func (v Violation) String() string {
+	var b strings.Builder
+	switch {
+	case v.Source != "" && v.Line > 0:
+		fmt.Fprintf(&b, "%s:%d: ", v.Source, v.Line)
+	case v.Source != "":
+		fmt.Fprintf(&b, "%s: ", v.Source)
+	}
+	if v.Attr != "" {
+		b.WriteString(v.Attr)
+		b.WriteString(": ")
+	}
+	b.WriteString(v.Rule)
+	return b.String()
+}
+
+// Error lists every violation found; it wraps ErrInvalid.
+type Error struct {
+	Violations []Violation
+}
+
+// Error prints the violations on one line, separated by "; ".
+func (e *Error) Error() string {
+	parts := make([]string, len(e.Violations))
+	for i, v := range e.Violations {
+		parts[i] = v.String()
+	}
+	return strings.Join(parts, "; ")
+}
+
+// Unwrap returns ErrInvalid.
+func (e *Error) Unwrap() error { return ErrInvalid }
+
+func (e *Error) add(attr, format string, args ...any) {
+	e.Violations = append(e.Violations, Violation{Attr: attr, Rule: fmt.Sprintf(format, args...)})
+}
+
+func (e *Error) errOrNil() error {
+	if e == nil || len(e.Violations) == 0 {
+		return nil
+	}
+	return e
+}
