@@ -1,0 +1,288 @@
+package analysis
+
+import (
+	"math"
+	"sort"
+	"strconv"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Balance is the spread of one equal-cost set's load over its members.
+//
+// Loads are per-member totals in one unit (bytes, or flows); the set has
+// Members = len(loads) members, idle members included. With mean m = Total/Members:
+//
+//	MaxMean      = max(x) / m                      (1 is perfect, Members is worst)
+//	CoV          = population std(x) / m           (sqrt(sum (x-m)^2 / n) / m; 0 is perfect)
+//	Jain         = (sum x)^2 / (n * sum x^2)       (1 is perfect, 1/n is worst)
+//	IdleFraction = (members with x == 0) / n
+//	Chi2         = sum (x - m)^2 / m               (Pearson's statistic against uniform)
+//	Chi2P        = P(χ²(n-1) >= Chi2)              (gonum distuv.ChiSquared survival)
+//
+// The chi-square test treats the loads as counts of independent events: it is a valid
+// goodness-of-fit test on flow counts (a hash assigns flows, not bytes). On bytes it is
+// reported for completeness but is almost always ~0 because one byte is not an
+// independent draw; read the flow-count p-value to judge a hash.
+//
+// Degenerate sets: a set with one member is balanced by definition (MaxMean 1, CoV 0,
+// Jain 1, Chi2 0, Chi2P 1; IdleFraction 1 when it carried nothing). A set whose loads are
+// all zero carried no traffic (Empty is true): its ratios are undefined and reported as
+// the balanced values (MaxMean 1, CoV 0, Jain 1, Chi2 0, Chi2P 1) with IdleFraction 1;
+// tier summaries leave empty sets out.
+type Balance struct {
+	Members      int     `json:"members"`
+	Total        float64 `json:"total"`
+	Empty        bool    `json:"empty,omitempty"`
+	MaxMean      float64 `json:"max_mean"`
+	CoV          float64 `json:"cov"`
+	Jain         float64 `json:"jain"`
+	IdleFraction float64 `json:"idle_fraction"`
+	Chi2         float64 `json:"chi2"`
+	Chi2P        float64 `json:"chi2_p"`
+}
+
+// Imbalance computes the Balance of one equal-cost set from its per-member loads
+// (bytes or flows, non-negative). It allocates nothing. An empty slice gives the zero
+// Balance.
+func Imbalance(loads []float64) Balance {
+	n := len(loads)
+	if n == 0 {
+		return Balance{}
+	}
+	b := Balance{Members: n, MaxMean: 1, Jain: 1, Chi2P: 1}
+	b.Total = floats.Sum(loads)
+	idle := 0
+	for _, x := range loads {
+		if x == 0 {
+			idle++
+		}
+	}
+	b.IdleFraction = float64(idle) / float64(n)
+	if b.Total <= 0 {
+		b.Empty = true
+		b.IdleFraction = 1
+		return b
+	}
+	mean, std := stat.PopMeanStdDev(loads, nil)
+	b.MaxMean = floats.Max(loads) / mean
+	b.CoV = std / mean
+	sumSq := floats.Dot(loads, loads)
+	b.Jain = b.Total * b.Total / (float64(n) * sumSq)
+	if n == 1 {
+		return b
+	}
+	var chi2 float64
+	for _, x := range loads {
+		d := x - mean
+		chi2 += d * d / mean
+	}
+	b.Chi2 = chi2
+	b.Chi2P = chi2Survival(chi2, float64(n-1))
+	return b
+}
+
+// chi2Survival is P(χ²(df) >= x).
+func chi2Survival(x, df float64) float64 {
+	if df <= 0 {
+		return 1
+	}
+	p := distuv.ChiSquared{K: df}.Survival(x)
+	if math.IsNaN(p) {
+		return 0
+	}
+	return p
+}
+
+// SetLoad is the load of one equal-cost set: one value per member, in member order,
+// idle members included, once in bytes and once in flows.
+type SetLoad struct {
+	Node  string    `json:"node"`
+	Tier  string    `json:"tier"`
+	Set   int       `json:"set"`
+	Bytes []float64 `json:"bytes"`
+	Flows []float64 `json:"flows"`
+}
+
+// SetImbalance is one equal-cost set's Balance on bytes and on flows.
+type SetImbalance struct {
+	Node  string  `json:"node"`
+	Tier  string  `json:"tier"`
+	Set   int     `json:"set"`
+	Bytes Balance `json:"bytes"`
+	Flows Balance `json:"flows"`
+}
+
+// Worst holds, for each metric, its worst value over a tier's non-empty sets and the
+// set it came from ("node/set"): the largest MaxMean, CoV and IdleFraction, the
+// smallest Jain and Chi2P.
+type Worst struct {
+	MaxMean      float64 `json:"max_mean"`
+	MaxMeanSet   string  `json:"max_mean_set"`
+	CoV          float64 `json:"cov"`
+	CoVSet       string  `json:"cov_set"`
+	Jain         float64 `json:"jain"`
+	JainSet      string  `json:"jain_set"`
+	IdleFraction float64 `json:"idle_fraction"`
+	IdleSet      string  `json:"idle_fraction_set"`
+	Chi2P        float64 `json:"chi2_p"`
+	Chi2PSet     string  `json:"chi2_p_set"`
+}
+
+// TierStats summarises the Balances of one tier's sets in one unit.
+//
+// Only non-empty sets count (Sets). MaxMean, CoV, Jain and IdleFraction are means over
+// the sets weighted by each set's Total (traffic-weighted: a set that carried twice the
+// bytes counts twice). Chi2P is the pooled test: the sum of the sets' chi-square
+// statistics against χ² with the sum of their degrees of freedom (independent sets
+// add), i.e. "is this tier as a whole consistent with uniform spreading". Chi2 and DF
+// are that pooled statistic and its degrees of freedom. Worst gives the extremes.
+// With no non-empty set every field is zero.
+type TierStats struct {
+	Sets         int     `json:"sets"`
+	Total        float64 `json:"total"`
+	MaxMean      float64 `json:"max_mean"`
+	CoV          float64 `json:"cov"`
+	Jain         float64 `json:"jain"`
+	IdleFraction float64 `json:"idle_fraction"`
+	Chi2         float64 `json:"chi2"`
+	DF           int     `json:"df"`
+	Chi2P        float64 `json:"chi2_p"`
+	Worst        Worst   `json:"worst"`
+}
+
+// SummarizeTier summarises balances (one per set; labels name them in Worst, labels
+// may be nil) as TierStats.
+func SummarizeTier(balances []Balance, labels []string) TierStats {
+	var t TierStats
+	first := true
+	for i, b := range balances {
+		if b.Empty || b.Members == 0 {
+			continue
+		}
+		label := ""
+		if labels != nil {
+			label = labels[i]
+		}
+		t.Sets++
+		t.Total += b.Total
+		w := b.Total
+		t.MaxMean += w * b.MaxMean
+		t.CoV += w * b.CoV
+		t.Jain += w * b.Jain
+		t.IdleFraction += w * b.IdleFraction
+		t.Chi2 += b.Chi2
+		t.DF += b.Members - 1
+		wt := &t.Worst
+		if first || b.MaxMean > wt.MaxMean {
+			wt.MaxMean, wt.MaxMeanSet = b.MaxMean, label
+		}
+		if first || b.CoV > wt.CoV {
+			wt.CoV, wt.CoVSet = b.CoV, label
+		}
+		if first || b.Jain < wt.Jain {
+			wt.Jain, wt.JainSet = b.Jain, label
+		}
+		if first || b.IdleFraction > wt.IdleFraction {
+			wt.IdleFraction, wt.IdleSet = b.IdleFraction, label
+		}
+		if first || b.Chi2P < wt.Chi2P {
+			wt.Chi2P, wt.Chi2PSet = b.Chi2P, label
+		}
+		first = false
+	}
+	if t.Sets == 0 {
+		return TierStats{}
+	}
+	t.MaxMean /= t.Total
+	t.CoV /= t.Total
+	t.Jain /= t.Total
+	t.IdleFraction /= t.Total
+	t.Chi2P = chi2Survival(t.Chi2, float64(t.DF))
+	return t
+}
+
+// TierImbalance is one tier's imbalance (the stable summary.json object
+// imbalance.tiers.<tier>). The flat fields are the headline numbers: MaxMean, CoV, Jain
+// and IdleFraction from Bytes (what loads the links), Chi2P from Flows (the valid test
+// of the hash, see Balance). Bytes and Flows hold both summaries in full.
+type TierImbalance struct {
+	Tier         string    `json:"tier"`
+	Sets         int       `json:"sets"`
+	MaxMean      float64   `json:"max_mean"`
+	CoV          float64   `json:"cov"`
+	Jain         float64   `json:"jain"`
+	Chi2P        float64   `json:"chi2_p"`
+	IdleFraction float64   `json:"idle_fraction"`
+	Bytes        TierStats `json:"bytes"`
+	Flows        TierStats `json:"flows"`
+}
+
+// ImbalanceResult is the imbalance of every set and its per-tier summary.
+type ImbalanceResult struct {
+	Sets  []SetImbalance            `json:"sets"`
+	Tiers map[string]*TierImbalance `json:"tiers"`
+}
+
+// TierNames returns the tiers present in r in a fixed order (rack, fabric, spine,
+// then others alphabetically).
+func (r *ImbalanceResult) TierNames() []string {
+	names := make([]string, 0, len(r.Tiers))
+	for t := range r.Tiers {
+		names = append(names, t)
+	}
+	sortTiers(names)
+	return names
+}
+
+var tierRank = map[string]int{"host": 0, "rack": 1, "fabric": 2, "spine": 3}
+
+func sortTiers(names []string) {
+	sort.Slice(names, func(i, j int) bool {
+		ri, oki := tierRank[names[i]]
+		rj, okj := tierRank[names[j]]
+		if oki != okj {
+			return oki
+		}
+		if oki && ri != rj {
+			return ri < rj
+		}
+		return names[i] < names[j]
+	})
+}
+
+// ImbalanceOf computes every set's Balance and the per-tier summaries.
+func ImbalanceOf(sets []SetLoad) *ImbalanceResult {
+	r := &ImbalanceResult{Tiers: map[string]*TierImbalance{}}
+	byTier := map[string][]int{}
+	for _, s := range sets {
+		si := SetImbalance{Node: s.Node, Tier: s.Tier, Set: s.Set, Bytes: Imbalance(s.Bytes), Flows: Imbalance(s.Flows)}
+		byTier[s.Tier] = append(byTier[s.Tier], len(r.Sets))
+		r.Sets = append(r.Sets, si)
+	}
+	for tier, idx := range byTier {
+		bb := make([]Balance, len(idx))
+		fb := make([]Balance, len(idx))
+		labels := make([]string, len(idx))
+		for k, i := range idx {
+			bb[k], fb[k] = r.Sets[i].Bytes, r.Sets[i].Flows
+			labels[k] = setLabel(r.Sets[i].Node, r.Sets[i].Set)
+		}
+		r.Tiers[tier] = tierImbalance(tier, SummarizeTier(bb, labels), SummarizeTier(fb, labels))
+	}
+	return r
+}
+
+func tierImbalance(tier string, bytes, flows TierStats) *TierImbalance {
+	return &TierImbalance{
+		Tier: tier, Sets: bytes.Sets,
+		MaxMean: bytes.MaxMean, CoV: bytes.CoV, Jain: bytes.Jain, IdleFraction: bytes.IdleFraction,
+		Chi2P: flows.Chi2P, Bytes: bytes, Flows: flows,
+	}
+}
+
+func setLabel(node string, set int) string {
+	return node + "/" + strconv.Itoa(set)
+}

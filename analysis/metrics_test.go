@@ -1,0 +1,134 @@
+package analysis
+
+import (
+	"math"
+	"testing"
+
+	"gonum.org/v1/gonum/floats/scalar"
+)
+
+const tol = 1e-9
+
+func near(a, b float64) bool { return scalar.EqualWithinAbsOrRel(a, b, tol, tol) }
+
+// chi2Q1 and chi2Q3 are the closed-form survival functions of χ² with 1 and 3 degrees
+// of freedom, independent of gonum.
+func chi2Q1(x float64) float64 { return math.Erfc(math.Sqrt(x / 2)) }
+func chi2Q3(x float64) float64 {
+	return math.Erfc(math.Sqrt(x/2)) + math.Sqrt(2*x/math.Pi)*math.Exp(-x/2)
+}
+
+func TestImbalance(t *testing.T) {
+	cases := []struct {
+		name  string
+		loads []float64
+		want  Balance
+	}{
+		{"uniform", []float64{10, 10, 10, 10}, Balance{Members: 4, Total: 40, MaxMean: 1, CoV: 0, Jain: 1, Chi2: 0, Chi2P: 1}},
+		// mean 10, deviations 2,-2,0,0: pop var 2, Jain 1600/(4*408), chi2 8/10.
+		{"mild", []float64{12, 8, 10, 10}, Balance{Members: 4, Total: 40, MaxMean: 1.2, CoV: math.Sqrt(2) / 10, Jain: 1600.0 / 1632, Chi2: 0.8, Chi2P: chi2Q3(0.8)}},
+		// all on one member: std sqrt(300), Jain 1/n, chi2 (900+3*100)/10.
+		{"one-member-takes-all", []float64{40, 0, 0, 0}, Balance{Members: 4, Total: 40, MaxMean: 4, CoV: math.Sqrt(300) / 10, Jain: 0.25, IdleFraction: 0.75, Chi2: 120, Chi2P: chi2Q3(120)}},
+		// two members, mean 20: pop std 10, Jain 1600/(2*1000), chi2 200/20.
+		{"pair", []float64{30, 10}, Balance{Members: 2, Total: 40, MaxMean: 1.5, CoV: 0.5, Jain: 0.8, Chi2: 10, Chi2P: chi2Q1(10)}},
+		{"single", []float64{5}, Balance{Members: 1, Total: 5, MaxMean: 1, Jain: 1, Chi2P: 1}},
+		{"single-idle", []float64{0}, Balance{Members: 1, Empty: true, MaxMean: 1, Jain: 1, IdleFraction: 1, Chi2P: 1}},
+		{"all-zero", []float64{0, 0, 0}, Balance{Members: 3, Empty: true, MaxMean: 1, Jain: 1, IdleFraction: 1, Chi2P: 1}},
+		{"none", nil, Balance{}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			g := Imbalance(c.loads)
+			w := c.want
+			if g.Members != w.Members || g.Empty != w.Empty || !near(g.Total, w.Total) ||
+				!near(g.MaxMean, w.MaxMean) || !near(g.CoV, w.CoV) || !near(g.Jain, w.Jain) ||
+				!near(g.IdleFraction, w.IdleFraction) || !near(g.Chi2, w.Chi2) ||
+				!scalar.EqualWithinAbsOrRel(g.Chi2P, w.Chi2P, 1e-12, 1e-6) {
+				t.Errorf("Imbalance(%v)\n got %+v\nwant %+v", c.loads, g, w)
+			}
+		})
+	}
+}
+
+func TestImbalanceAllocates(t *testing.T) {
+	loads := []float64{3, 1, 4, 1, 5}
+	if n := testing.AllocsPerRun(100, func() { Imbalance(loads) }); n != 0 {
+		t.Errorf("Imbalance allocates %v times per call, want 0", n)
+	}
+}
+
+func TestSummarizeTier(t *testing.T) {
+	a := Imbalance([]float64{10, 10}) // total 20, balanced
+	b := Imbalance([]float64{30, 10}) // total 40: max/mean 1.5, CoV 0.5, Jain 0.8, chi2 10
+	e := Imbalance([]float64{0, 0})   // empty: left out
+	got := SummarizeTier([]Balance{a, b, e}, []string{"a/0", "b/0", "e/0"})
+	want := TierStats{
+		Sets: 2, Total: 60,
+		MaxMean: (20*1 + 40*1.5) / 60.0, CoV: (40 * 0.5) / 60.0, Jain: (20 + 40*0.8) / 60.0,
+		Chi2: 10, DF: 2, Chi2P: math.Exp(-10.0 / 2), // χ²(2) survival is exp(-x/2)
+		Worst: Worst{MaxMean: 1.5, MaxMeanSet: "b/0", CoV: 0.5, CoVSet: "b/0", Jain: 0.8, JainSet: "b/0", IdleFraction: 0, IdleSet: "a/0", Chi2P: chi2Q1(10), Chi2PSet: "b/0"},
+	}
+	if got.Sets != want.Sets || got.DF != want.DF || !near(got.Total, want.Total) || !near(got.MaxMean, want.MaxMean) ||
+		!near(got.CoV, want.CoV) || !near(got.Jain, want.Jain) || !near(got.IdleFraction, 0) ||
+		!near(got.Chi2, want.Chi2) || !scalar.EqualWithinAbsOrRel(got.Chi2P, want.Chi2P, 1e-12, 1e-6) ||
+		got.Worst.MaxMeanSet != "b/0" || got.Worst.JainSet != "b/0" || !near(got.Worst.Jain, 0.8) ||
+		!scalar.EqualWithinAbsOrRel(got.Worst.Chi2P, want.Worst.Chi2P, 1e-12, 1e-6) {
+		t.Errorf("SummarizeTier\n got %+v\nwant %+v", got, want)
+	}
+	if z := SummarizeTier([]Balance{e}, nil); z != (TierStats{}) {
+		t.Errorf("all-empty tier: got %+v, want zero", z)
+	}
+}
+
+func TestImbalanceOf(t *testing.T) {
+	r := ImbalanceOf([]SetLoad{
+		{Node: "rack-p0-r0", Tier: "rack", Set: 0, Bytes: []float64{100, 300}, Flows: []float64{5, 5}},
+		{Node: "fabric-p0-f0", Tier: "fabric", Set: 0, Bytes: []float64{50, 50, 0, 0}, Flows: []float64{1, 1, 0, 0}},
+	})
+	rk := r.Tiers["rack"]
+	if rk == nil || !near(rk.MaxMean, 1.5) || !near(rk.Chi2P, 1) || !near(rk.Bytes.CoV, 0.5) || rk.Sets != 1 {
+		t.Errorf("rack tier: %+v", rk)
+	}
+	fb := r.Tiers["fabric"]
+	if fb == nil || !near(fb.IdleFraction, 0.5) || !near(fb.MaxMean, 2) {
+		t.Errorf("fabric tier: %+v", fb)
+	}
+	if got := r.TierNames(); len(got) != 2 || got[0] != "rack" || got[1] != "fabric" {
+		t.Errorf("TierNames = %v", got)
+	}
+}
+
+func TestNMI(t *testing.T) {
+	// x = [0 0 1 1], y = [0 1 1 1]: H(X) = ln 2, H(Y) = H(1/4, 3/4),
+	// H(X,Y) = H(1/4, 1/4, 1/2).
+	hx := math.Ln2
+	hy := -(0.25*math.Log(0.25) + 0.75*math.Log(0.75))
+	hxy := -(2*0.25*math.Log(0.25) + 0.5*math.Log(0.5))
+	partial := (hx + hy - hxy) / math.Min(hx, hy)
+	var indX, indY []int
+	for i := 0; i < 4; i++ {
+		for j := 0; j < 4; j++ {
+			indX, indY = append(indX, i), append(indY, j)
+		}
+	}
+	cases := []struct {
+		name string
+		x, y []int
+		want float64
+	}{
+		{"identical", []int{0, 1, 2, 3, 0, 1, 2, 3, 3}, []int{0, 1, 2, 3, 0, 1, 2, 3, 3}, 1},
+		{"permuted", []int{0, 1, 2, 3, 0, 1}, []int{2, 3, 0, 1, 2, 3}, 1},
+		{"independent", indX, indY, 0},
+		{"determined-smaller-set", []int{0, 1, 2, 3, 0, 1, 2, 3}, []int{0, 1, 0, 1, 0, 1, 0, 1}, 1},
+		{"constant-fabric", []int{0, 1, 2, 3}, []int{0, 0, 0, 0}, 0},
+		{"partial", []int{0, 0, 1, 1}, []int{0, 1, 1, 1}, partial},
+		{"no-flows", nil, nil, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := NMI(c.x, c.y); !scalar.EqualWithinAbsOrRel(got.NMI, c.want, 1e-12, 1e-9) {
+				t.Errorf("NMI = %v, want %v (%+v)", got.NMI, c.want, got)
+			}
+		})
+	}
+}

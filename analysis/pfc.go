@@ -1,0 +1,252 @@
+package analysis
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+)
+
+// PFCEventKind is the event column of pfc.arrow.
+type PFCEventKind uint8
+
+// PFC event kinds, as spelled in pfc.arrow.
+const (
+	TxPause  PFCEventKind = iota // the node sent a pause (quanta > 0) out of Port
+	TxResume                     // the node sent a resume (quanta 0) out of Port
+	RxPause                      // the node received a pause on Port: Port stops sending TC
+	RxResume                     // the node received a resume on Port: Port may send TC again
+	Expire                       // the pause received on Port ran out (time_ps is the expiry)
+)
+
+var pfcKindNames = [...]string{"tx_pause", "tx_resume", "rx_pause", "rx_resume", "expire"}
+
+func (k PFCEventKind) String() string {
+	if int(k) < len(pfcKindNames) {
+		return pfcKindNames[k]
+	}
+	return fmt.Sprintf("PFCEventKind(%d)", uint8(k))
+}
+
+// ErrUnknownPFCEvent is returned for an event name that is not one of pfc.arrow's.
+var ErrUnknownPFCEvent = errors.New("analysis: unknown pfc event")
+
+// ParsePFCEventKind parses a pfc.arrow event name.
+func ParsePFCEventKind(s string) (PFCEventKind, error) {
+	for i, n := range pfcKindNames {
+		if n == s {
+			return PFCEventKind(i), nil
+		}
+	}
+	return 0, fmt.Errorf("%w %q (want tx_pause, tx_resume, rx_pause, rx_resume or expire)", ErrUnknownPFCEvent, s)
+}
+
+// PFCEvent is one row of pfc.arrow: at TimePs (ps) Node's Port, whose link leads to
+// Peer, saw Kind for traffic class TC with Quanta (pause quanta, 0 for a resume).
+type PFCEvent struct {
+	TimePs int64
+	Node   string
+	Port   int32
+	Peer   string
+	TC     uint8
+	Kind   PFCEventKind
+	Quanta uint16
+}
+
+// PortClass names one egress queue: a (node, port, traffic class).
+type PortClass struct {
+	Node string `json:"node"`
+	Port int32  `json:"port"`
+	TC   uint8  `json:"tc"`
+}
+
+func (p PortClass) String() string { return fmt.Sprintf("%s:%d/tc%d", p.Node, p.Port, p.TC) }
+
+// How a pause interval ended.
+const (
+	EndResume = "resume" // an rx_resume (or a zero-quanta rx_pause)
+	EndExpire = "expire" // the last pause's quanta ran out
+	EndSim    = "end"    // still paused when the simulation ended
+)
+
+// PauseInterval is one time span during which Node's Port could not send class TC
+// because Peer (the node at the other end of the link) paused it. PeerPort is Peer's
+// port on that link when known (from tx_pause/tx_resume events or the ports records),
+// else -1. Times are ps, half open [StartPs, EndPs). Refreshes counts the pause frames
+// that extended the interval after the first.
+type PauseInterval struct {
+	PortClass
+	Peer      string `json:"peer"`
+	PeerPort  int32  `json:"peer_port"`
+	StartPs   int64  `json:"start_ps"`
+	EndPs     int64  `json:"end_ps"`
+	Refreshes int    `json:"refreshes"`
+	EndedBy   string `json:"ended_by"`
+}
+
+// DurationPs is EndPs - StartPs.
+func (p PauseInterval) DurationPs() int64 { return p.EndPs - p.StartPs }
+
+// PauseBuilder turns a time-ordered stream of PFC events into pause intervals, per
+// paused (node, port, tc):
+//
+//   - rx_pause with quanta > 0 opens an interval, or extends the open one (a refresh);
+//   - rx_resume, or rx_pause with quanta 0, closes the open interval at its time;
+//   - expire closes the open interval at its time (the expiry time);
+//   - a resume or expire with no open interval is ignored (counted in Ignored);
+//   - Finish closes intervals still open at the simulation end.
+//
+// tx_pause and tx_resume are the same frames seen from the sender; they only teach the
+// builder which port of the sender faces the paused node (PeerPort). The zero value is
+// ready to use. Memory is O(paused port-classes + intervals).
+type PauseBuilder struct {
+	Intervals []PauseInterval
+	// Ignored counts resume and expire events that found no open interval.
+	Ignored int
+	// Events counts the events added.
+	Events int
+
+	open   map[PortClass]int
+	txPort map[[2]string]int32
+	lastPs int64
+}
+
+// ErrPFCOrder is returned when PFC events are not in time order.
+var ErrPFCOrder = errors.New("analysis: pfc events out of time order")
+
+// Add adds the next event. Events must come in non-decreasing time.
+func (b *PauseBuilder) Add(e PFCEvent) error {
+	if b.open == nil {
+		b.open = map[PortClass]int{}
+		b.txPort = map[[2]string]int32{}
+	}
+	if b.Events > 0 && e.TimePs < b.lastPs {
+		return fmt.Errorf("%w: event %d at %d ps after one at %d ps", ErrPFCOrder, b.Events, e.TimePs, b.lastPs)
+	}
+	b.lastPs = e.TimePs
+	b.Events++
+	key := PortClass{e.Node, e.Port, e.TC}
+	switch e.Kind {
+	case TxPause, TxResume:
+		b.txPort[[2]string{e.Node, e.Peer}] = e.Port
+	case RxPause:
+		if e.Quanta == 0 {
+			b.close(key, e.TimePs, EndResume)
+			return nil
+		}
+		if i, ok := b.open[key]; ok {
+			b.Intervals[i].Refreshes++
+			return nil
+		}
+		b.open[key] = len(b.Intervals)
+		b.Intervals = append(b.Intervals, PauseInterval{PortClass: key, Peer: e.Peer, PeerPort: -1, StartPs: e.TimePs, EndPs: -1})
+	case RxResume:
+		b.close(key, e.TimePs, EndResume)
+	case Expire:
+		b.close(key, e.TimePs, EndExpire)
+	default:
+		return fmt.Errorf("%w: kind %d at event %d", ErrUnknownPFCEvent, e.Kind, b.Events-1)
+	}
+	return nil
+}
+
+func (b *PauseBuilder) close(key PortClass, t int64, by string) {
+	i, ok := b.open[key]
+	if !ok {
+		b.Ignored++
+		return
+	}
+	delete(b.open, key)
+	b.Intervals[i].EndPs = t
+	b.Intervals[i].EndedBy = by
+}
+
+// Finish closes the intervals still open at endPs (the simulation end, ps), fills
+// PeerPort where a tx event named it, and returns the intervals ordered by start time
+// (ties in the order they opened).
+func (b *PauseBuilder) Finish(endPs int64) []PauseInterval {
+	for key, i := range b.open {
+		iv := &b.Intervals[i]
+		iv.EndPs = max(endPs, iv.StartPs)
+		iv.EndedBy = EndSim
+		delete(b.open, key)
+	}
+	for i := range b.Intervals {
+		iv := &b.Intervals[i]
+		if iv.PeerPort < 0 {
+			if p, ok := b.txPort[[2]string{iv.Peer, iv.Node}]; ok {
+				iv.PeerPort = p
+			}
+		}
+	}
+	return b.Intervals
+}
+
+// PauseIntervals builds the pause intervals of time-ordered events (see PauseBuilder)
+// for a simulation that ended at endPs.
+func PauseIntervals(events []PFCEvent, endPs int64) ([]PauseInterval, error) {
+	var b PauseBuilder
+	for _, e := range events {
+		if err := b.Add(e); err != nil {
+			return nil, err
+		}
+	}
+	return b.Finish(endPs), nil
+}
+
+// PausedPort is the pause record of one paused port-class: how many intervals, their
+// total and longest duration (ps), and the paused fraction of the simulated time.
+type PausedPort struct {
+	PortClass
+	Peer      string  `json:"peer"`
+	Intervals int     `json:"intervals"`
+	TotalPs   int64   `json:"total_ps"`
+	LongestPs int64   `json:"longest_ps"`
+	Fraction  float64 `json:"fraction"`
+	FirstPs   int64   `json:"first_ps"`
+	LastEndPs int64   `json:"last_end_ps"`
+}
+
+// PauseStats groups intervals by paused port-class, for a simulated time of simPs
+// (the fraction's denominator; 0 leaves Fraction 0). Ordered by total paused time,
+// longest first, then by port-class.
+func PauseStats(intervals []PauseInterval, simPs int64) []PausedPort {
+	idx := map[PortClass]int{}
+	var out []PausedPort
+	for _, iv := range intervals {
+		i, ok := idx[iv.PortClass]
+		if !ok {
+			i = len(out)
+			idx[iv.PortClass] = i
+			out = append(out, PausedPort{PortClass: iv.PortClass, Peer: iv.Peer, FirstPs: iv.StartPs})
+		}
+		p := &out[i]
+		d := iv.DurationPs()
+		p.Intervals++
+		p.TotalPs += d
+		p.LongestPs = max(p.LongestPs, d)
+		p.FirstPs = min(p.FirstPs, iv.StartPs)
+		p.LastEndPs = max(p.LastEndPs, iv.EndPs)
+	}
+	for i := range out {
+		if simPs > 0 {
+			out[i].Fraction = float64(out[i].TotalPs) / float64(simPs)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].TotalPs != out[j].TotalPs {
+			return out[i].TotalPs > out[j].TotalPs
+		}
+		return portClassLess(out[i].PortClass, out[j].PortClass)
+	})
+	return out
+}
+
+func portClassLess(a, b PortClass) bool {
+	if a.Node != b.Node {
+		return a.Node < b.Node
+	}
+	if a.Port != b.Port {
+		return a.Port < b.Port
+	}
+	return a.TC < b.TC
+}

@@ -1,0 +1,305 @@
+package analysis
+
+import (
+	"fmt"
+	"sort"
+)
+
+// DefaultStormDurationPs is the default storm duration threshold: 1 ms in ps.
+const DefaultStormDurationPs int64 = 1_000_000_000
+
+// Episode is a connected set of pause intervals (SPEC 7), and a storm when Storm is set.
+//
+// Two pause intervals are linked when they overlap in time (half-open spans share an
+// instant), carry the same traffic class, and either
+//
+//   - hop link: the node that paused one is the node paused in the other: B pauses A's
+//     port toward B (interval I, paused node A), and A, while paused, pauses Z's port
+//     toward A (interval J, pauser A). I is downstream, J upstream; or
+//   - fan-out: both were paused by the same node (B pausing A and C at once: one
+//     congestion point at one hop).
+//
+// Overlapping intervals with neither relation (two unrelated congestion points) are
+// separate episodes. An episode is a connected component of this relation.
+//
+// Depth is the longest causal chain of hop links, counted in intervals (= hops the
+// pause travelled): a hop link I -> J counts for depth only when J started at or after
+// I (a pause spreads upstream after the downstream one started; ties in start time are
+// ordered by the interval order, so chains never loop even in a PFC deadlock). A lone
+// pause or a pure fan-out has depth 1.
+//
+// Root is the pausing port at the head of the deepest chain: the port (PeerPort of
+// Peer, "node:port", port omitted when unknown) that sent the pause of the chain's
+// first interval, i.e. the most downstream congestion point whose pause started the
+// chain. Among equally deep chains the one whose first interval started first wins
+// (then the lower interval index). RootPaused is the port that first pause stopped.
+//
+// Example (time left to right, one class, rack R congested by an incast):
+//
+//	R pauses F:2   (I1)     |=========================|        F's port 2 faces R
+//	F pauses S:0   (I2)          |================|             F, paused, pauses S
+//	S pauses H:0   (I3)              |======|                   S, paused, pauses host H
+//	R pauses G:1   (I4)        |=====|                          fan-out: R also pauses G
+//	X pauses Y:5   (I5)      |===========|                      unrelated: own episode
+//
+// I1..I4 form one episode: start = I1's start, duration = I1's end - I1's start,
+// ports = 4, depth = 3 (I1 -> I2 -> I3), root = R's port facing F. I5 overlaps them
+// but is linked to none: a second episode of depth 1.
+//
+// An episode is a storm when Depth >= 2 or DurationPs >= the storm-duration threshold.
+type Episode struct {
+	StartPs    int64     `json:"start_ps"`
+	DurationPs int64     `json:"duration_ps"`
+	Ports      int       `json:"ports"`
+	Depth      int       `json:"depth"`
+	Root       string    `json:"root"`
+	RootNode   string    `json:"root_node"`
+	RootPort   int32     `json:"root_port"`
+	TC         uint8     `json:"tc"`
+	RootPaused PortClass `json:"root_paused"`
+	Storm      bool      `json:"storm"`
+	// PausedPs is the sum of the member intervals' durations.
+	PausedPs int64 `json:"paused_ps"`
+	// Intervals are indices into the interval slice given to Episodes, by start time.
+	Intervals []int32 `json:"-"`
+	// Victims counts the flows that crossed one of the episode's paused ports while it
+	// was paused (see Victims); filled by Victims, 0 before.
+	Victims int `json:"victims"`
+}
+
+// EndPs is StartPs + DurationPs.
+func (e *Episode) EndPs() int64 { return e.StartPs + e.DurationPs }
+
+// Episodes groups pause intervals into episodes (see Episode) and marks storms with the
+// threshold stormDurationPs (<= 0 means DefaultStormDurationPs). Episodes are ordered
+// by start time. It runs in O(n log n) for n intervals plus the overlapping pairs at
+// each node, and does not modify intervals.
+func Episodes(intervals []PauseInterval, stormDurationPs int64) []Episode {
+	if stormDurationPs <= 0 {
+		stormDurationPs = DefaultStormDurationPs
+	}
+	n := len(intervals)
+	if n == 0 {
+		return nil
+	}
+	order := make([]int32, n)
+	for i := range order {
+		order[i] = int32(i)
+	}
+	sort.SliceStable(order, func(a, b int) bool { return intervals[order[a]].StartPs < intervals[order[b]].StartPs })
+
+	ids := map[string]uint64{}
+	intern := func(s string) uint64 {
+		id, ok := ids[s]
+		if !ok {
+			id = uint64(len(ids))
+			ids[s] = id
+		}
+		return id
+	}
+	key := func(node string, tc uint8) uint64 { return intern(node)<<8 | uint64(tc) }
+
+	parent := make([]int32, n)
+	for i := range parent {
+		parent[i] = int32(i)
+	}
+	var find func(int32) int32
+	find = func(x int32) int32 {
+		for parent[x] != x {
+			parent[x] = parent[parent[x]]
+			x = parent[x]
+		}
+		return x
+	}
+	union := func(a, b int32) {
+		ra, rb := find(a), find(b)
+		if ra != rb {
+			if ra < rb {
+				parent[rb] = ra
+			} else {
+				parent[ra] = rb
+			}
+		}
+	}
+	depth := make([]int32, n)
+	head := make([]int32, n) // first interval of the deepest chain ending here
+	pos := make([]int32, n)  // position in start order, for tie breaks
+	for p, i := range order {
+		pos[i] = int32(p)
+	}
+	pausedAt := map[uint64][]int32{} // (paused node, tc) -> active intervals
+	pausedBy := map[uint64][]int32{} // (pausing node, tc) -> active intervals
+	prune := func(m map[uint64][]int32, k uint64, t int64) []int32 {
+		l := m[k]
+		j := 0
+		for _, i := range l {
+			if intervals[i].EndPs > t {
+				l[j] = i
+				j++
+			}
+		}
+		if j == 0 {
+			delete(m, k)
+			return nil
+		}
+		m[k] = l[:j]
+		return l[:j]
+	}
+	better := func(d int32, h int32, bestD int32, bestH int32) bool {
+		if d != bestD {
+			return d > bestD
+		}
+		return pos[h] < pos[bestH]
+	}
+	for _, j := range order {
+		iv := &intervals[j]
+		depth[j], head[j] = 1, j
+		if iv.EndPs <= iv.StartPs {
+			continue // empty interval: overlaps nothing
+		}
+		t := iv.StartPs
+		kNode := key(iv.Node, iv.TC)
+		kPeer := key(iv.Peer, iv.TC)
+		// Downstream: intervals in which j's pauser is itself paused (hop link i -> j).
+		for _, i := range prune(pausedAt, kPeer, t) {
+			union(i, j)
+			if better(depth[i]+1, head[i], depth[j], head[j]) {
+				depth[j], head[j] = depth[i]+1, head[i]
+			}
+		}
+		// Upstream already paused by j's node (started earlier): linked, not causal.
+		for _, i := range prune(pausedBy, kNode, t) {
+			union(i, j)
+		}
+		// Fan-out: paused by the same node.
+		for _, i := range prune(pausedBy, kPeer, t) {
+			union(i, j)
+		}
+		pausedAt[kNode] = append(pausedAt[kNode], j)
+		pausedBy[kPeer] = append(pausedBy[kPeer], j)
+	}
+
+	epOf := map[int32]int{}
+	var eps []Episode
+	ports := []map[PortClass]struct{}{}
+	best := []int32{}
+	for _, j := range order {
+		r := find(j)
+		e, ok := epOf[r]
+		iv := &intervals[j]
+		if !ok {
+			e = len(eps)
+			epOf[r] = e
+			eps = append(eps, Episode{StartPs: iv.StartPs, TC: iv.TC})
+			ports = append(ports, map[PortClass]struct{}{})
+			best = append(best, j)
+		}
+		ep := &eps[e]
+		ep.Intervals = append(ep.Intervals, j)
+		ep.DurationPs = max(ep.DurationPs, iv.EndPs-ep.StartPs)
+		ep.PausedPs += iv.DurationPs()
+		ports[e][iv.PortClass] = struct{}{}
+		if better(depth[j], head[j], depth[best[e]], head[best[e]]) {
+			best[e] = j
+		}
+	}
+	for e := range eps {
+		ep := &eps[e]
+		ep.Ports = len(ports[e])
+		ep.Depth = int(depth[best[e]])
+		h := &intervals[head[best[e]]]
+		ep.RootNode, ep.RootPort, ep.RootPaused = h.Peer, h.PeerPort, h.PortClass
+		ep.Root = h.Peer
+		if h.PeerPort >= 0 {
+			ep.Root = fmt.Sprintf("%s:%d", h.Peer, h.PeerPort)
+		}
+		ep.Storm = ep.Depth >= 2 || ep.DurationPs >= stormDurationPs
+	}
+	return eps
+}
+
+// Storms returns the episodes that are storms.
+func Storms(episodes []Episode) []Episode {
+	var s []Episode
+	for _, e := range episodes {
+		if e.Storm {
+			s = append(s, e)
+		}
+	}
+	return s
+}
+
+// PortKey names a switch or host egress port.
+type PortKey struct {
+	Node string
+	Port int32
+}
+
+// FlowPath is what the flow records say about where and when a flow went: its class,
+// the egress ports it left through in path order, and the time of its first and last
+// packet (ps).
+type FlowPath struct {
+	FlowID  uint64
+	TC      uint8
+	FirstPs int64
+	LastPs  int64
+	Hops    []PortKey
+}
+
+// Victims counts, per episode, the flows that crossed one of the episode's paused
+// port-classes while it was paused, and returns per episode the victim flow IDs (up to
+// keep per episode, in flow order; keep < 0 keeps all). It sets each Episode.Victims.
+//
+// Approximation: flow records hold only a flow's first and last packet times, not when
+// it reached each port, so a flow is a victim of an interval when its class matches,
+// its path leaves through the paused port, and its active span [FirstPs, LastPs]
+// overlaps the interval [StartPs, EndPs). Flows that were idle during the pause but
+// active before and after it are counted (an overestimate); the per-packet records
+// (--record-packets) would be exact. Only the episodes passed in are considered; pass
+// Storms(...) for storm victims.
+func Victims(episodes []Episode, intervals []PauseInterval, flows []FlowPath, keep int) [][]uint64 {
+	type span struct {
+		start, end int64
+		ep         int32
+	}
+	byPort := map[PortClass][]span{}
+	for e := range episodes {
+		episodes[e].Victims = 0
+		for _, i := range episodes[e].Intervals {
+			iv := &intervals[i]
+			byPort[iv.PortClass] = append(byPort[iv.PortClass], span{iv.StartPs, iv.EndPs, int32(e)})
+		}
+	}
+	out := make([][]uint64, len(episodes))
+	if len(byPort) == 0 {
+		return out
+	}
+	var hit []int32
+	for f := range flows {
+		fl := &flows[f]
+		hit = hit[:0]
+		for _, h := range fl.Hops {
+			for _, s := range byPort[PortClass{h.Node, h.Port, fl.TC}] {
+				if fl.FirstPs < s.end && s.start <= fl.LastPs {
+					dup := false
+					for _, x := range hit {
+						if x == s.ep {
+							dup = true
+							break
+						}
+					}
+					if !dup {
+						hit = append(hit, s.ep)
+					}
+				}
+			}
+		}
+		for _, e := range hit {
+			episodes[e].Victims++
+			if keep < 0 || len(out[e]) < keep {
+				out[e] = append(out[e], fl.FlowID)
+			}
+		}
+	}
+	return out
+}
