@@ -203,10 +203,10 @@ func TestVictims(t *testing.T) {
 	eps := Episodes(ivs, 0)
 	flows := []FlowPath{
 		{FlowID: 1, TC: 3, FirstPs: 0, LastPs: 1500, Hops: []PortKey{{"H", 0}, {"S", 0}, {"F", 2}}}, // both ports: once
-		{FlowID: 2, TC: 3, FirstPs: 2000, LastPs: 3000, Hops: []PortKey{{"F", 2}}},                 // after the pause
-		{FlowID: 3, TC: 4, FirstPs: 0, LastPs: 3000, Hops: []PortKey{{"F", 2}}},                    // other class
-		{FlowID: 4, TC: 3, FirstPs: 1700, LastPs: 1700, Hops: []PortKey{{"S", 0}}},                 // inside
-		{FlowID: 5, TC: 3, FirstPs: 0, LastPs: 3000, Hops: []PortKey{{"F", 1}}},                    // other port
+		{FlowID: 2, TC: 3, FirstPs: 2000, LastPs: 3000, Hops: []PortKey{{"F", 2}}},                  // after the pause
+		{FlowID: 3, TC: 4, FirstPs: 0, LastPs: 3000, Hops: []PortKey{{"F", 2}}},                     // other class
+		{FlowID: 4, TC: 3, FirstPs: 1700, LastPs: 1700, Hops: []PortKey{{"S", 0}}},                  // inside
+		{FlowID: 5, TC: 3, FirstPs: 0, LastPs: 3000, Hops: []PortKey{{"F", 1}}},                     // other port
 	}
 	ids := Victims(eps, ivs, flows, -1)
 	if len(eps) != 1 || eps[0].Victims != 2 || !reflect.DeepEqual(ids[0], []uint64{1, 4}) {
