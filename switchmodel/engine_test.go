@@ -1,0 +1,150 @@
+package switchmodel
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/tracefabric/tracefabric/switchmodel/units"
+)
+
+type recorder struct {
+	got []int64
+	at  []units.Time
+}
+
+func (r *recorder) Handle(now units.Time, kind int32, arg int64) {
+	r.got = append(r.got, arg)
+	r.at = append(r.at, now)
+}
+
+func TestEngineOrdersByTimeThenInsertion(t *testing.T) {
+	tests := []struct {
+		name  string
+		times []units.Time
+		want  []int64 // args in expected order; arg = insertion index
+	}{
+		{"increasing", []units.Time{1, 2, 3}, []int64{0, 1, 2}},
+		{"decreasing", []units.Time{3, 2, 1}, []int64{2, 1, 0}},
+		{"ties keep insertion order", []units.Time{5, 5, 5, 5, 5, 5, 5}, []int64{0, 1, 2, 3, 4, 5, 6}},
+		{"mixed ties", []units.Time{2, 1, 2, 1, 0, 2}, []int64{4, 1, 3, 0, 2, 5}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e := NewEngine()
+			r := &recorder{}
+			h := e.Register(r)
+			for i, at := range tc.times {
+				e.Schedule(at, h, 0, int64(i))
+			}
+			e.Run()
+			if len(r.got) != len(tc.want) {
+				t.Fatalf("handled %d events, want %d", len(r.got), len(tc.want))
+			}
+			for i := range tc.want {
+				if r.got[i] != tc.want[i] {
+					t.Fatalf("order %v, want %v", r.got, tc.want)
+				}
+			}
+			if e.Processed() != uint64(len(tc.times)) {
+				t.Fatalf("Processed = %d", e.Processed())
+			}
+		})
+	}
+}
+
+func TestEngineRandomMatchesSort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	e := NewEngine()
+	r := &recorder{}
+	h := e.Register(r)
+	const n = 20000
+	times := make([]units.Time, n)
+	for i := range times {
+		times[i] = units.Time(rng.IntN(500))
+		e.Schedule(times[i], h, 0, int64(i))
+	}
+	e.Run()
+	for i := 1; i < n; i++ {
+		a, b := r.got[i-1], r.got[i]
+		if times[a] > times[b] || (times[a] == times[b] && a > b) {
+			t.Fatalf("event %d (t=%d) before %d (t=%d)", a, times[a], b, times[b])
+		}
+	}
+}
+
+type chain struct {
+	e    *Engine
+	h    HandlerID
+	left int
+}
+
+func (c *chain) Handle(now units.Time, kind int32, arg int64) {
+	if c.left > 0 {
+		c.left--
+		c.e.Schedule(now+10, c.h, 0, 0)
+	}
+}
+
+func TestEngineRunUntil(t *testing.T) {
+	e := NewEngine()
+	c := &chain{e: e, left: 100}
+	c.h = e.Register(c)
+	e.Schedule(0, c.h, 0, 0)
+	if !e.RunUntil(495) {
+		t.Fatal("RunUntil reported nothing pending")
+	}
+	if e.Now() != 490 {
+		t.Fatalf("Now = %d, want 490", e.Now())
+	}
+	if next, _ := e.NextTime(); next != 500 {
+		t.Fatalf("next = %d, want 500", next)
+	}
+	if e.RunUntil(2000) {
+		t.Fatal("events left after the chain ended")
+	}
+	if e.Now() != 1000 || e.Processed() != 101 {
+		t.Fatalf("Now = %d processed = %d, want 1000 and 101", e.Now(), e.Processed())
+	}
+}
+
+type nop struct{}
+
+func (nop) Handle(units.Time, int32, int64) {}
+
+// BenchmarkEngine measures one Schedule plus one pop+dispatch with 100k events pending.
+func BenchmarkEngine(b *testing.B) {
+	for _, pending := range []int{1, 1000, 100000} {
+		b.Run(itoa(pending), func(b *testing.B) {
+			e := NewEngine()
+			h := e.Register(nop{})
+			rng := rand.New(rand.NewPCG(3, 4))
+			for i := 0; i < pending; i++ {
+				e.Schedule(units.Time(rng.IntN(1_000_000)), h, 0, 0)
+			}
+			delays := make([]units.Time, 4096)
+			for i := range delays {
+				delays[i] = units.Time(rng.IntN(1_000_000))
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				e.Schedule(e.now+delays[i&4095], h, 0, 0)
+				ev := e.pop()
+				e.now = ev.at
+				e.handlers[ev.h].Handle(ev.at, ev.kind, ev.arg)
+			}
+		})
+	}
+}
+
+func itoa(n int) string {
+	if n >= 1000 && n%1000 == 0 {
+		return itoa(n/1000) + "k"
+	}
+	s := ""
+	for n > 0 || s == "" {
+		s = string(rune('0'+n%10)) + s
+		n /= 10
+	}
+	return s
+}

@@ -1,0 +1,68 @@
+package switchmodel
+
+import "github.com/tracefabric/tracefabric/switchmodel/units"
+
+// Host is a server's NIC (SPEC 5): one port, per-class FIFO queues without a bound,
+// strict priority TC7..TC0, honouring PFC received from its rack switch; it never sends
+// PFC. Packets for it are delivered when their last bit arrives.
+type Host struct {
+	nodeCore
+	index int32
+}
+
+// AddHost creates a host; its Index (0, 1, ... in creation order) is the destination
+// id used by Packet.Src/Dst and Switch.SetRoute.
+func (n *Network) AddHost(name string) (*Host, error) {
+	if n.started {
+		return nil, ErrStarted
+	}
+	h := &Host{index: int32(len(n.hosts))}
+	n.addNode(h, name)
+	n.hosts = append(n.hosts, h)
+	return h, nil
+}
+
+// Index is the host's destination index.
+func (h *Host) Index() int32 { return h.index }
+
+// Backlog returns the NIC's queued packets and frame bytes of class tc.
+func (h *Host) Backlog(tc int) (packets int, bytes int64) {
+	if len(h.ports) == 0 {
+		return 0, 0
+	}
+	q := &h.ports[0].q[tc]
+	return int(q.n), q.bytes
+}
+
+// Buffered counts the packets waiting in the NIC.
+func (h *Host) Buffered() int {
+	n := 0
+	for _, pt := range h.ports {
+		for tc := range pt.q {
+			n += int(pt.q[tc].n)
+		}
+	}
+	return n
+}
+
+// Handle dispatches the host's events.
+func (h *Host) Handle(now units.Time, kind int32, arg int64) { h.handleCommon(now, kind, arg) }
+
+func (h *Host) receive(now units.Time, pi int32, id PacketID, p *Packet) {
+	n := h.net
+	if p.Dst != h.index {
+		n.drop(now, &h.nodeCore, h.ports[pi], id, p, DropNoRoute)
+		return
+	}
+	n.delivered++
+	if n.obs.Deliveries != nil {
+		n.obs.Deliveries.Delivered(now, p)
+	}
+	n.arena.release(id)
+}
+
+func (h *Host) depart(now units.Time, pt *port, id PacketID, p *Packet) {
+	if o := h.net.obs.NIC; o != nil {
+		o.NICDequeue(NICEvent{Time: now, Host: h.id, TC: p.TC, Delay: now - p.at, Backlog: pt.q[p.TC].bytes, Packet: p})
+	}
+}

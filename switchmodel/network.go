@@ -1,0 +1,519 @@
+package switchmodel
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/tracefabric/tracefabric/switchmodel/units"
+)
+
+// Event kinds of a node's handler; arg is the port index unless said otherwise.
+const (
+	evTxDone  int32 = iota + 1 // the port's frame in progress has been serialized
+	evArrive                   // the head frame of the port's incoming link has arrived
+	evFwd                      // the head frame of the port's forwarding line is due
+	evExpire                   // arg = port | tc<<32: a received pause may have expired
+	evRefresh                  // arg = port | pool<<32 | gen<<40: re-send a pause frame
+	evSample                   // buffer sampler (sampler handler)
+)
+
+// PFCQuanta is the quanta a pause frame asks (SPEC 3.4).
+const PFCQuanta = 65535
+
+// pfcFrameBytes is a PFC frame's size: 64 bytes (84 on the wire).
+const pfcFrameBytes = 64
+
+// Tier is a switch's role in the Clos (SPEC 4.1).
+type Tier uint8
+
+// Tiers. TierNone is for switches outside a Clos (tests).
+const (
+	TierNone Tier = iota
+	TierRack
+	TierFabric
+	TierSpine
+)
+
+// String returns "rack", "fabric", "spine" or "none".
+func (t Tier) String() string {
+	switch t {
+	case TierRack:
+		return "rack"
+	case TierFabric:
+		return "fabric"
+	case TierSpine:
+		return "spine"
+	}
+	return "none"
+}
+
+// LinkSpec describes a full-duplex link: both directions have this speed and delay.
+type LinkSpec struct {
+	Speed            units.BitRate
+	PropagationDelay units.Time
+}
+
+// Options configure a Network.
+type Options struct {
+	// Seed is the run's seed (SPEC 2); each switch's ECN generator derives from it.
+	Seed int64
+	// FabricBDP is the fabric's bandwidth-delay product (SPEC 4.3), used by
+	// EgressQueueLimitBdp. 0 with a BDP-based limit is an error at Start.
+	FabricBDP units.Bytes
+	// Observers are the optional event streams.
+	Observers Observers
+}
+
+// Node is a switch or a host.
+type Node interface {
+	ID() int32
+	Name() string
+	NumPorts() int
+	// PortInfo describes port i and its link.
+	PortInfo(i int) PortInfo
+	// PortStats returns port i's counters per traffic class, paused time through Now.
+	PortStats(i int) [NumTC]TCStats
+	// Buffered is the number of data packets the node holds (queued or waiting for
+	// admission), not counting frames on its outgoing links.
+	Buffered() int
+	// InFlight is the number of data packets on the node's outgoing links.
+	InFlight() int
+}
+
+// PortInfo describes one port and its link.
+type PortInfo struct {
+	Speed            units.BitRate
+	PropagationDelay units.Time
+	Peer             int32 // peer node id
+	PeerPort         int32
+}
+
+// nodeImpl is implemented by *Switch and *Host.
+type nodeImpl interface {
+	Node
+	EventHandler
+	core() *nodeCore
+	// receive is called when a data frame's last bit arrived on port pi.
+	receive(now units.Time, pi int32, id PacketID, p *Packet)
+	// depart is called when a data frame starts transmitting on pt.
+	depart(now units.Time, pt *port, id PacketID, p *Packet)
+}
+
+type nodeCore struct {
+	net   *Network
+	self  nodeImpl
+	id    int32
+	name  string
+	h     HandlerID
+	ports []*port
+}
+
+func (c *nodeCore) core() *nodeCore { return c }
+
+// ID is the node's id in its Network (dense, in creation order, switches and hosts
+// alike).
+func (c *nodeCore) ID() int32 { return c.id }
+
+// Name is the node's name.
+func (c *nodeCore) Name() string { return c.name }
+
+// NumPorts is the number of connected ports.
+func (c *nodeCore) NumPorts() int { return len(c.ports) }
+
+// PortInfo describes port i.
+func (c *nodeCore) PortInfo(i int) PortInfo {
+	pt := c.ports[i]
+	return PortInfo{Speed: pt.speed, PropagationDelay: pt.prop, Peer: pt.peer.core.id, PeerPort: pt.peer.idx}
+}
+
+// PortStats returns port i's counters with paused time accumulated through Now.
+func (c *nodeCore) PortStats(i int) [NumTC]TCStats {
+	pt := c.ports[i]
+	s := pt.stats
+	now := c.net.eng.Now()
+	for tc := 0; tc < NumTC; tc++ {
+		if pt.paused&(1<<tc) != 0 {
+			s[tc].PausedPs += now - pt.pausedSince[tc]
+		}
+	}
+	return s
+}
+
+// InFlight counts data packets on the node's outgoing links.
+func (c *nodeCore) InFlight() int {
+	n := 0
+	for _, pt := range c.ports {
+		n += int(pt.flight.n) - pt.flightPFC
+	}
+	return n
+}
+
+// port is one end of a link: transmit queues and scheduler, the outgoing direction of
+// the link, the receiver's PFC state and (at a switch) the buffer accounting.
+type port struct {
+	core                *nodeCore
+	idx                 int32
+	speed               units.BitRate
+	prop                units.Time
+	peer                *port
+	pauseDur, halfPause units.Time
+
+	q      [NumTC]fifo
+	pfcq   fifo
+	busy   bool
+	flight fifo // frames on the outgoing link, Packet.at = arrival of last bit
+	fwd    fifo // received data frames waiting ForwardingLatency (switch)
+
+	flightPFC int // PFC frames among flight
+
+	// PFC receiver (this port's transmitter is paused by the peer).
+	paused      uint8
+	pauseUntil  [NumTC]units.Time
+	pauseEvAt   [NumTC]units.Time // time of the pending expiry event, -1 none
+	pausedSince [NumTC]units.Time
+
+	stats [NumTC]TCStats
+
+	// Switch buffer accounting, bytes (cells * CellSize).
+	egress      [NumTC]int64
+	egressTotal int64
+	avg         [NumTC]float64
+	ingShared   [MaxPools]int64
+	ingHeadroom [MaxPools]int64
+	headroomCap [MaxPools]int64
+	pausing     [MaxPools]bool // this port has paused its upstream for the pool
+	refreshGen  [MaxPools]uint32
+}
+
+// Network holds the nodes, links and packets of one simulation, driven by an Engine.
+type Network struct {
+	eng      *Engine
+	opts     Options
+	obs      Observers
+	arena    arena
+	nodes    []nodeImpl
+	switches []*Switch
+	hosts    []*Host
+	started  bool
+	samplers []*sampler
+
+	injected, delivered, hops, pfcFrames, ceMarked int64
+	dropped                                        [NumDropReasons]int64
+}
+
+// NewNetwork returns an empty network driven by eng.
+func NewNetwork(eng *Engine, opts Options) *Network {
+	return &Network{eng: eng, opts: opts, obs: opts.Observers, arena: newArena()}
+}
+
+// Engine returns the network's engine.
+func (n *Network) Engine() *Engine { return n.eng }
+
+// Nodes returns every node in id order.
+func (n *Network) Nodes() []Node {
+	out := make([]Node, len(n.nodes))
+	for i, nd := range n.nodes {
+		out[i] = nd
+	}
+	return out
+}
+
+// Node returns the node with the given id.
+func (n *Network) Node(id int32) Node { return n.nodes[id] }
+
+// Switches returns the switches in creation order.
+func (n *Network) Switches() []*Switch { return n.switches }
+
+// Hosts returns the hosts in index order.
+func (n *Network) Hosts() []*Host { return n.hosts }
+
+func (n *Network) addNode(nd nodeImpl, name string) {
+	c := nd.core()
+	c.net = n
+	c.self = nd
+	c.id = int32(len(n.nodes))
+	c.name = name
+	c.h = n.eng.Register(nd)
+	n.nodes = append(n.nodes, nd)
+}
+
+// ErrStarted is returned by builder calls after Start.
+var ErrStarted = errors.New("switchmodel: network already started")
+
+// Connect joins a new port of a and a new port of b with a full-duplex link and returns
+// the two port indices. A host has at most one port.
+func (n *Network) Connect(a, b Node, l LinkSpec) (pa, pb int, err error) {
+	if n.started {
+		return 0, 0, ErrStarted
+	}
+	if l.Speed <= 0 {
+		return 0, 0, fmt.Errorf("switchmodel: link %s-%s: Speed %d must be > 0", a.Name(), b.Name(), l.Speed)
+	}
+	if l.PropagationDelay < 0 {
+		return 0, 0, fmt.Errorf("switchmodel: link %s-%s: PropagationDelay %v must be >= 0", a.Name(), b.Name(), l.PropagationDelay)
+	}
+	na, ok1 := a.(nodeImpl)
+	nb, ok2 := b.(nodeImpl)
+	if !ok1 || !ok2 || na.core().net != n || nb.core().net != n {
+		return 0, 0, fmt.Errorf("switchmodel: Connect %s-%s: nodes must belong to this network", a.Name(), b.Name())
+	}
+	if na == nb {
+		return 0, 0, fmt.Errorf("switchmodel: Connect %s to itself", a.Name())
+	}
+	for _, nd := range []nodeImpl{na, nb} {
+		if h, ok := nd.(*Host); ok && len(h.ports) > 0 {
+			return 0, 0, fmt.Errorf("switchmodel: host %s already has its link", h.name)
+		}
+	}
+	x, y := n.newPort(na.core(), l), n.newPort(nb.core(), l)
+	x.peer, y.peer = y, x
+	return int(x.idx), int(y.idx), nil
+}
+
+func (n *Network) newPort(c *nodeCore, l LinkSpec) *port {
+	pt := &port{core: c, idx: int32(len(c.ports)), speed: l.Speed, prop: l.PropagationDelay}
+	for i := range pt.q {
+		pt.q[i] = newFifo()
+		pt.pauseEvAt[i] = -1
+	}
+	pt.pfcq, pt.flight, pt.fwd = newFifo(), newFifo(), newFifo()
+	pt.pauseDur = units.SerializationTime(PFCQuanta*64, l.Speed)
+	pt.halfPause = pt.pauseDur / 2
+	c.ports = append(c.ports, pt)
+	return pt
+}
+
+// Start finishes building: it lays out every switch's buffer (headroom per port, pools),
+// checks what the switches need and starts the buffer samplers. It returns warnings
+// (undersized headroom, oversubscription) and an error naming the switch and attribute
+// when the network cannot run.
+func (n *Network) Start() (warnings []string, err error) {
+	if n.started {
+		return nil, ErrStarted
+	}
+	for _, h := range n.hosts {
+		if len(h.ports) == 0 {
+			return nil, fmt.Errorf("switchmodel: host %s has no link", h.name)
+		}
+	}
+	byInterval := map[units.Time]*sampler{}
+	for _, s := range n.switches {
+		w, err := s.layout()
+		if err != nil {
+			return nil, err
+		}
+		warnings = append(warnings, w...)
+		if iv := s.cfg.BufferStatsReportInterval; iv > 0 && n.obs.Buffer != nil {
+			sm := byInterval[iv]
+			if sm == nil {
+				sm = &sampler{net: n, interval: iv, idle: true}
+				sm.h = n.eng.Register(sm)
+				byInterval[iv] = sm
+				n.samplers = append(n.samplers, sm)
+			}
+			sm.switches = append(sm.switches, s)
+		}
+	}
+	sort.Slice(n.samplers, func(i, j int) bool { return n.samplers[i].interval < n.samplers[j].interval })
+	n.started = true
+	return warnings, nil
+}
+
+// NewPacket takes a zeroed packet from the arena (RackMember and FabricMember -1).
+// Fill the injector's fields and pass the id to Inject.
+func (n *Network) NewPacket() (PacketID, *Packet) { return n.arena.alloc() }
+
+// Packet returns the packet with the given id (valid until it is delivered or dropped).
+func (n *Network) Packet(id PacketID) *Packet { return n.arena.get(id) }
+
+// Inject puts packet id into host h's NIC at the current time (Engine.Now): the model
+// sets TC = DSCP>>3, Frame = max(64, Length+18), Inject = Now, and queues it on the
+// NIC's class queue. Call it from an event handler (or between RunUntil calls).
+// Packets longer than the MTU must be split by the caller.
+func (n *Network) Inject(h *Host, id PacketID) {
+	now := n.eng.Now()
+	p := n.arena.get(id)
+	p.kind = kindData
+	p.TC = p.DSCP >> 3 & 7
+	p.Frame = FrameSize(p.Length)
+	p.Inject = now
+	p.at = now
+	p.Hops = 0
+	n.injected++
+	for _, sm := range n.samplers {
+		if sm.idle {
+			sm.wake(now)
+		}
+	}
+	pt := h.ports[0]
+	pt.q[p.TC].push(&n.arena, id, p)
+	if !pt.busy {
+		n.startTx(now, pt)
+	}
+}
+
+// Counters are the network-wide totals.
+type Counters struct {
+	Injected   int64 // data packets injected
+	Delivered  int64 // delivered to their destination host
+	Dropped    [NumDropReasons]int64
+	PacketHops int64 // data packets put onto a link by a NIC or a switch port
+	PFCFrames  int64 // PFC frames transmitted
+	CEMarked   int64 // packets marked CE by a switch
+	Events     uint64
+}
+
+// Outstanding is injected minus delivered minus dropped: the packets still buffered or
+// on a link.
+func (c Counters) Outstanding() int64 {
+	o := c.Injected - c.Delivered
+	for _, d := range c.Dropped {
+		o -= d
+	}
+	return o
+}
+
+// DroppedTotal sums the drops of every reason.
+func (c Counters) DroppedTotal() int64 {
+	var t int64
+	for _, d := range c.Dropped {
+		t += d
+	}
+	return t
+}
+
+// Counters returns the network-wide totals.
+func (n *Network) Counters() Counters {
+	return Counters{Injected: n.injected, Delivered: n.delivered, Dropped: n.dropped,
+		PacketHops: n.hops, PFCFrames: n.pfcFrames, CEMarked: n.ceMarked, Events: n.eng.Processed()}
+}
+
+// CheckAccounting verifies every switch's buffer counters against the packets it
+// holds; with an empty network all are zero. It returns the first inconsistency.
+func (n *Network) CheckAccounting() error {
+	for _, s := range n.switches {
+		if err := s.CheckAccounting(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (n *Network) kick(now units.Time, pt *port) {
+	if !pt.busy {
+		n.startTx(now, pt)
+	}
+}
+
+// startTx starts the next frame on an idle port: the PFC queue first, then TC7..TC0
+// skipping classes the peer paused. One tx-done event per busy port; the frame joins
+// the link's in-flight FIFO, whose head alone has an arrival event.
+func (n *Network) startTx(now units.Time, pt *port) {
+	var id PacketID = NoPacket
+	var p *Packet
+	if pt.pfcq.n > 0 {
+		id, p = pt.pfcq.pop(&n.arena)
+	} else {
+		for tc := NumTC - 1; tc >= 0; tc-- {
+			if pt.q[tc].n > 0 && pt.paused&(1<<tc) == 0 {
+				id, p = pt.q[tc].pop(&n.arena)
+				break
+			}
+		}
+	}
+	if p == nil {
+		pt.busy = false
+		return
+	}
+	pt.busy = true
+	c := pt.core
+	if p.kind == kindData {
+		c.self.depart(now, pt, id, p)
+		if p.Hops < MaxPath {
+			p.Path[p.Hops] = Hop{Node: c.id, Port: pt.idx}
+		}
+		if p.Hops < 255 {
+			p.Hops++
+		}
+		n.hops++
+		st := &pt.stats[p.TC]
+		st.TxPackets++
+		st.TxBytes += int64(p.Frame)
+	} else {
+		n.txPFC(now, pt, p)
+		pt.flightPFC++
+	}
+	ser := units.SerializationTime(p.wireBytes(), pt.speed)
+	n.eng.Schedule(now+ser, c.h, evTxDone, int64(pt.idx))
+	p.at = now + ser + pt.prop
+	if pt.flight.n == 0 {
+		n.eng.Schedule(p.at, pt.peer.core.h, evArrive, int64(pt.peer.idx))
+	}
+	pt.flight.push(&n.arena, id, p)
+}
+
+// handleCommon dispatches the events every node kind shares.
+func (c *nodeCore) handleCommon(now units.Time, kind int32, arg int64) {
+	n := c.net
+	switch kind {
+	case evTxDone:
+		n.startTx(now, c.ports[arg])
+	case evArrive:
+		pt := c.ports[arg]
+		in := pt.peer
+		id, p := in.flight.pop(&n.arena)
+		if in.flight.n > 0 {
+			n.eng.Schedule(n.arena.get(in.flight.head).at, c.h, evArrive, arg)
+		}
+		if p.kind == kindPFC {
+			in.flightPFC--
+			n.rxPFC(now, pt, p)
+			n.arena.release(id)
+			return
+		}
+		st := &pt.stats[p.TC]
+		st.RxPackets++
+		st.RxBytes += int64(p.Frame)
+		c.self.receive(now, pt.idx, id, p)
+	case evExpire:
+		n.expire(now, c.ports[int32(arg)], int(arg>>32))
+	}
+}
+
+func (n *Network) drop(now units.Time, c *nodeCore, pt *port, id PacketID, p *Packet, r DropReason) {
+	pt.stats[p.TC].Drops[r]++
+	n.dropped[r]++
+	if n.obs.Drops != nil {
+		n.obs.Drops.Drop(DropEvent{Time: now, Node: c.id, Port: pt.idx, TC: p.TC, Reason: r, Packet: p})
+	}
+	n.arena.release(id)
+}
+
+// sampler emits buffer samples of its switches every interval while the network holds
+// packets; it stops when the network is empty (so draining terminates) and Inject wakes
+// it at the next multiple of the interval.
+type sampler struct {
+	net      *Network
+	h        HandlerID
+	interval units.Time
+	switches []*Switch
+	idle     bool
+}
+
+func (sm *sampler) wake(now units.Time) {
+	sm.idle = false
+	next := (now/sm.interval + 1) * sm.interval
+	sm.net.eng.Schedule(next, sm.h, evSample, 0)
+}
+
+func (sm *sampler) Handle(now units.Time, kind int32, arg int64) {
+	for _, s := range sm.switches {
+		s.sample(now)
+	}
+	if sm.net.arena.live > 0 {
+		sm.net.eng.Schedule(now+sm.interval, sm.h, evSample, 0)
+	} else {
+		sm.idle = true
+	}
+}

@@ -1,0 +1,151 @@
+package switchmodel
+
+import "github.com/tracefabric/tracefabric/switchmodel/units"
+
+// NumTC is the number of traffic classes.
+const NumTC = 8
+
+// DropReason says why a packet was dropped.
+type DropReason uint8
+
+// Drop reasons (SPEC 3.3). DropNoRoute is the model's own: a packet whose destination
+// has no route at a switch, or that reached a host it is not for (a topology bug, never
+// expected in a Clos built by replay).
+const (
+	DropHeadroom    DropReason = iota // lossless arrival found its headroom full
+	DropEgressLimit                   // lossy queue over its egress limit
+	DropPoolFull                      // lossy pool out of room
+	DropNoRoute                       // no route to the destination
+	NumDropReasons
+)
+
+var dropNames = [NumDropReasons]string{"headroom", "egress-limit", "pool-full", "no-route"}
+
+// String returns the reason as the records spell it ("egress-limit").
+func (r DropReason) String() string {
+	if r < NumDropReasons {
+		return dropNames[r]
+	}
+	return "unknown"
+}
+
+// PFCEventKind is the kind of a PFC event (SPEC 6, pfc.arrow).
+type PFCEventKind uint8
+
+// PFC event kinds.
+const (
+	PFCTxPause  PFCEventKind = iota // a pause frame (quanta > 0) starts transmitting
+	PFCTxResume                     // a resume frame (quanta 0) starts transmitting
+	PFCRxPause                      // a pause frame was received: the port stops the class
+	PFCRxResume                     // a resume frame was received: the class restarts
+	PFCExpire                       // a received pause ran out without a resume
+)
+
+var pfcNames = [...]string{"tx_pause", "tx_resume", "rx_pause", "rx_resume", "expire"}
+
+// String returns the kind as the records spell it ("tx_pause").
+func (k PFCEventKind) String() string {
+	if int(k) < len(pfcNames) {
+		return pfcNames[k]
+	}
+	return "unknown"
+}
+
+// DropEvent describes one dropped packet. Port is the ingress port for a headroom drop
+// and the egress port for egress-limit and pool-full drops (the port whose counters
+// count it); for no-route it is the ingress port.
+type DropEvent struct {
+	Time   units.Time
+	Node   int32
+	Port   int32
+	TC     uint8
+	Reason DropReason
+	Packet *Packet // valid during the call only
+}
+
+// PFCEvent describes one PFC event for one traffic class. Node/Port is where it happens;
+// Peer/PeerPort the other end of the link. Tx events are emitted when the PFC frame
+// starts transmitting (one per class in its class-enable vector), rx events when its
+// last bit arrives, expire when a received pause times out.
+type PFCEvent struct {
+	Time     units.Time
+	Node     int32
+	Port     int32
+	Peer     int32
+	PeerPort int32
+	TC       uint8
+	Kind     PFCEventKind
+	Quanta   uint16
+}
+
+// BufferSample is one periodic sample of a switch pool (SPEC 3.9), in bytes
+// (cells * CellSize). Ingress = Shared + Headroom; Egress counts the pool's classes'
+// egress queues.
+type BufferSample struct {
+	Time     units.Time
+	Switch   int32
+	Pool     int
+	Shared   int64
+	Headroom int64
+	Ingress  int64
+	Egress   int64
+}
+
+// NICEvent describes a packet leaving a host NIC queue: its queueing delay and the
+// backlog left in its class queue (frame bytes).
+type NICEvent struct {
+	Time    units.Time
+	Host    int32
+	TC      uint8
+	Delay   units.Time
+	Backlog int64
+	Packet  *Packet // valid during the call only
+}
+
+// DropObserver receives drops.
+type DropObserver interface{ Drop(DropEvent) }
+
+// PFCObserver receives PFC events.
+type PFCObserver interface{ PFC(PFCEvent) }
+
+// BufferObserver receives buffer samples.
+type BufferObserver interface{ BufferSample(BufferSample) }
+
+// DeliveryObserver receives packets as they reach their destination host (last bit
+// arrived). The packet (path, CE, members) is valid during the call only.
+type DeliveryObserver interface {
+	Delivered(now units.Time, p *Packet)
+}
+
+// NICObserver receives host NIC dequeues (backlog and queueing delay).
+type NICObserver interface{ NICDequeue(NICEvent) }
+
+// Observers are the optional event streams of a Network; a nil field is off and costs
+// nothing. Calls are synchronous from the event loop and must not call back into the
+// Network except through read-only accessors.
+type Observers struct {
+	Drops      DropObserver
+	PFC        PFCObserver
+	Buffer     BufferObserver
+	Deliveries DeliveryObserver
+	NIC        NICObserver
+}
+
+// TCStats are the counters of one (port, traffic class) (SPEC 3.9). Bytes are frame
+// bytes (F). Rx counts data frames received on the port, Tx data frames started on it.
+// Drops are counted at the port named by DropEvent.Port. WatermarkBytes is the egress
+// queue's maximum occupancy (cells * CellSize). PFC counters count frames per class
+// of their class-enable vector. PausedPs is how long the peer kept this class paused on
+// this port (sender side).
+type TCStats struct {
+	RxPackets, RxBytes int64
+	TxPackets, TxBytes int64
+	Drops              [NumDropReasons]int64
+	ECNMarked          int64
+	WatermarkBytes     int64
+	PFCPauseTx         int64
+	PFCResumeTx        int64
+	PFCPauseRx         int64
+	PFCResumeRx        int64
+	PausedPs           units.Time
+}

@@ -1,0 +1,174 @@
+package switchmodel
+
+import (
+	"github.com/tracefabric/tracefabric/switchmodel/units"
+)
+
+// PacketID names a packet in a Network's arena. IDs are reused after a packet is
+// delivered or dropped; NoPacket is the null ID.
+type PacketID int32
+
+// NoPacket is the null PacketID.
+const NoPacket PacketID = -1
+
+// MaxPath is the number of hops a packet's compact path records (a Clos path between
+// pods has 6 links: host, rack, fabric, spine, fabric, rack).
+const MaxPath = 8
+
+// ECN codepoints (SPEC 3.1): the two low bits of the IPv4 TOS byte.
+const (
+	NotECT uint8 = 0
+	ECT1   uint8 = 1
+	ECT0   uint8 = 2
+	CE     uint8 = 3
+)
+
+// Hop is one entry of a packet's compact path: the node that put it on a link and the
+// port it left by.
+type Hop struct {
+	Node int32
+	Port int32
+}
+
+type packetKind uint8
+
+const (
+	kindData packetKind = iota
+	kindPFC
+)
+
+// Packet is one IPv4 packet in the simulation (or, internally, a PFC frame). The
+// injector fills the fields of the first group; the model fills the rest. A *Packet
+// handed to an observer is valid only during the call: the arena reuses it.
+type Packet struct {
+	// Set by the injector.
+	FlowID     int64      // the injector's flow id
+	TraceIndex int64      // index of the packet in the trace
+	Key        FlowKey    // ECMP hash key (SPEC 3.6)
+	Src, Dst   int32      // source and destination host indices (Host.Index)
+	DSCP       uint8      // DSCP (6 bits); TC = DSCP >> 3
+	ECN        uint8      // ECN codepoint: 0 Not-ECT, 1 ECT(1), 2 ECT(0), 3 CE
+	Length     int32      // IPv4 total length L in bytes
+	Inject     units.Time // time it entered its source host's NIC
+
+	// Set by the model.
+	TC           uint8 // traffic class, DSCP >> 3
+	Hops         uint8 // packet-hops so far (links it was put onto)
+	Frame        int32 // Ethernet frame size F = max(64, L+18); wire bytes F+20
+	RackMember   int16 // member index chosen at the Rack tier's equal-cost set, -1 none
+	FabricMember int16 // member index chosen at the Fabric tier's equal-cost set, -1 none
+	Path         [MaxPath]Hop
+
+	// Internal.
+	kind    packetKind
+	quanta  uint16 // PFC frame
+	vector  uint8  // PFC class-enable vector
+	pool    uint8  // pool charged at the current switch
+	inPort  int32  // ingress port at the current switch
+	charged int32  // buffer bytes charged at the current switch (cells * CellSize)
+	next    PacketID
+	at      units.Time // link arrival, forwarding-line exit or enqueue time
+}
+
+// CEMarked reports whether the packet carries the CE codepoint.
+func (p *Packet) CEMarked() bool { return p.ECN == CE }
+
+// PathHops returns the recorded part of the compact path.
+func (p *Packet) PathHops() []Hop {
+	n := int(p.Hops)
+	if n > MaxPath {
+		n = MaxPath
+	}
+	return p.Path[:n]
+}
+
+// wireBytes is the frame's size on the wire: frame + preamble, SFD and inter-frame gap.
+func (p *Packet) wireBytes() int64 { return int64(p.Frame) + 20 }
+
+// FrameSize returns the Ethernet frame size of an IPv4 packet of total length l:
+// max(64, l+18) bytes (SPEC 2).
+func FrameSize(l int32) int32 {
+	if l+18 < 64 {
+		return 64
+	}
+	return l + 18
+}
+
+const chunkBits = 10
+const chunkSize = 1 << chunkBits
+
+// arena holds packets in fixed chunks (pointers stay valid as it grows) and recycles
+// them through a free list: no allocation per packet once warm.
+type arena struct {
+	chunks [][]Packet
+	free   PacketID
+	n      int32 // slots handed out so far
+	live   int   // packets in use
+}
+
+func newArena() arena { return arena{free: NoPacket} }
+
+func (a *arena) get(id PacketID) *Packet {
+	return &a.chunks[id>>chunkBits][id&(chunkSize-1)]
+}
+
+func (a *arena) alloc() (PacketID, *Packet) {
+	var id PacketID
+	if a.free != NoPacket {
+		id = a.free
+		a.free = a.get(id).next
+	} else {
+		if int(a.n)>>chunkBits == len(a.chunks) {
+			a.chunks = append(a.chunks, make([]Packet, chunkSize))
+		}
+		id = PacketID(a.n)
+		a.n++
+	}
+	a.live++
+	p := a.get(id)
+	*p = Packet{next: NoPacket, RackMember: -1, FabricMember: -1}
+	return id, p
+}
+
+func (a *arena) release(id PacketID) {
+	p := a.get(id)
+	p.next = a.free
+	a.free = id
+	a.live--
+}
+
+// fifo is an intrusive FIFO of packets linked through Packet.next.
+type fifo struct {
+	head, tail PacketID
+	n          int32
+	bytes      int64 // frame bytes queued (for host backlog)
+}
+
+func newFifo() fifo { return fifo{head: NoPacket, tail: NoPacket} }
+
+func (q *fifo) push(a *arena, id PacketID, p *Packet) {
+	p.next = NoPacket
+	if q.tail == NoPacket {
+		q.head = id
+	} else {
+		a.get(q.tail).next = id
+	}
+	q.tail = id
+	q.n++
+	q.bytes += int64(p.Frame)
+}
+
+func (q *fifo) pop(a *arena) (PacketID, *Packet) {
+	id := q.head
+	p := a.get(id)
+	q.head = p.next
+	if q.head == NoPacket {
+		q.tail = NoPacket
+	}
+	p.next = NoPacket
+	q.n--
+	q.bytes -= int64(p.Frame)
+	return id, p
+}
+
+func (q *fifo) empty() bool { return q.n == 0 }

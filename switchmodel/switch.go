@@ -1,0 +1,595 @@
+package switchmodel
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/tracefabric/tracefabric/switchmodel/config"
+	"github.com/tracefabric/tracefabric/switchmodel/units"
+)
+
+// MaxPools is the largest number of buffer pools.
+const MaxPools = config.MaxPools
+
+type pool struct {
+	name     string
+	size     int64 // bytes, whole cells
+	lossless bool
+	vector   uint8 // PFC class-enable vector: every TC of the pool (lossless pools)
+	shared   int64 // sum of shared(p, P) over ports = PoolUsed
+	headroom int64 // sum of headroom(p, P) over ports
+	egress   int64 // egress occupancy of the pool's classes
+}
+
+type ecnParams struct {
+	enabled  bool
+	min, max float64
+	maxP     float64
+	w        float64
+}
+
+// Switch is a shared-buffer switch (SPEC 3): ports with strict-priority queues, the
+// shared buffer manager with pools, headroom, PFC and dynamic thresholds, the ECN
+// marker, and equal-cost forwarding through a Selector.
+type Switch struct {
+	nodeCore
+	tier Tier
+	cfg  config.Switch
+	sel  Selector
+	rng  *rand.Rand
+
+	cell     int64
+	pools    []pool
+	tcPool   [NumTC]uint8
+	ecn      [NumTC]ecnParams
+	fwdLat   units.Time
+	xoffDyn  bool
+	xoffA    float64
+	xoff     float64
+	xon      float64
+	xonOff   float64
+	egDyn    bool
+	egA      float64
+	egFixed  float64
+	headroom int64 // total headroom bytes (all ports, lossless pools)
+
+	routes []int32   // set index by destination host index, -1 none
+	sets   [][]int32 // ports of each set, in port order
+	selSet []int     // the Selector's set id of each set (-1 for single-port sets)
+	view   setView
+}
+
+// AddSwitch creates a switch named name in the given tier, configured by cfg (copied),
+// choosing members of its equal-cost sets through sel (which may be nil only if every
+// set has one port). The ECN generator is seeded from Options.Seed and the name
+// (see the package doc). cfg is validated here for what the model needs; the buffer is
+// laid out by Network.Start once the ports are known.
+func (n *Network) AddSwitch(name string, tier Tier, cfg *config.Switch, sel Selector) (*Switch, error) {
+	if n.started {
+		return nil, ErrStarted
+	}
+	if err := checkSwitchConfig(cfg); err != nil {
+		return nil, fmt.Errorf("switchmodel: switch %s: %w", name, err)
+	}
+	s := &Switch{tier: tier, cfg: *cfg, sel: sel}
+	s.cfg.Pools = append([]config.Pool(nil), cfg.Pools...)
+	s.view.s = s
+	n.addNode(s, name)
+	n.switches = append(n.switches, s)
+	s1, s2 := config.ComponentSeed(n.opts.Seed, name+"/ecn")
+	s.rng = rand.New(rand.NewPCG(s1, s2))
+
+	c := cfg
+	s.cell = int64(c.CellSize)
+	s.fwdLat = c.ForwardingLatency
+	s.xoffDyn = c.Xoff == 0
+	s.xoffA = c.XoffAlpha
+	s.xoff = float64(c.Xoff)
+	s.xon = float64(c.Xon)
+	s.xonOff = float64(c.XonOffset)
+	s.egDyn = c.EgressLimitMode == config.EgressDynamic
+	s.egA = c.EgressAlpha
+	s.pools = make([]pool, len(c.Pools))
+	for i, p := range c.Pools {
+		s.pools[i].name = p.Name
+		s.pools[i].lossless = c.Lossless(i)
+		if s.pools[i].lossless {
+			for _, tc := range p.TrafficClasses {
+				s.pools[i].vector |= 1 << tc
+			}
+		}
+	}
+	for tc := 0; tc < NumTC; tc++ {
+		s.tcPool[tc] = uint8(c.PoolOf(tc))
+		e := c.Ecn(tc)
+		s.ecn[tc] = ecnParams{enabled: e.Enabled, min: float64(e.MinThreshold), max: float64(e.MaxThreshold),
+			maxP: e.MaxProbability, w: e.Weight}
+	}
+	return s, nil
+}
+
+// checkSwitchConfig enforces the SPEC 3.11 rules the model relies on; config's own
+// validation gives the user-facing messages first.
+func checkSwitchConfig(c *config.Switch) error {
+	switch {
+	case c.BufferSize <= 0:
+		return fmt.Errorf("BufferSize %d must be > 0", c.BufferSize)
+	case c.CellSize <= 0 || c.CellSize > c.BufferSize:
+		return fmt.Errorf("CellSize %d must be > 0 and <= BufferSize", c.CellSize)
+	case len(c.Pools) == 0 || len(c.Pools) > MaxPools:
+		return fmt.Errorf("Pools: %d pools, want 1..%d", len(c.Pools), MaxPools)
+	case c.Xon < 0 || c.XonOffset < 0:
+		return fmt.Errorf("Xon %d and XonOffset %d must be >= 0", c.Xon, c.XonOffset)
+	case c.Xoff < 0:
+		return fmt.Errorf("Xoff %d must be >= 0", c.Xoff)
+	case c.Xoff == 0 && c.XoffAlpha <= 0:
+		return fmt.Errorf("XoffAlpha %g must be > 0 when Xoff is 0 (dynamic)", c.XoffAlpha)
+	case c.EgressLimitMode == config.EgressDynamic && c.EgressAlpha <= 0:
+		return fmt.Errorf("EgressAlpha %g must be > 0 in dynamic mode", c.EgressAlpha)
+	case c.EcnWeight <= 0 || c.EcnWeight > 1:
+		return fmt.Errorf("EcnWeight %g must be in (0,1]", c.EcnWeight)
+	case c.ForwardingLatency < 0:
+		return fmt.Errorf("ForwardingLatency %v must be >= 0", c.ForwardingLatency)
+	}
+	for tc := 0; tc < NumTC; tc++ {
+		if c.PoolOf(tc) < 0 {
+			return fmt.Errorf("Pools: TC %d is mapped to no pool", tc)
+		}
+		e := c.Ecn(tc)
+		if e.MinThreshold > e.MaxThreshold {
+			return fmt.Errorf("EcnMinThreshold %v > EcnMaxThreshold %v for TC %d", e.MinThreshold, e.MaxThreshold, tc)
+		}
+		if e.MaxProbability < 0 || e.MaxProbability > 1 {
+			return fmt.Errorf("EcnMaxProbability %g for TC %d is outside [0,1]", e.MaxProbability, tc)
+		}
+	}
+	for i, p := range c.Pools {
+		pfc, lossy := false, false
+		for _, tc := range p.TrafficClasses {
+			if c.PfcOn(tc) {
+				pfc = true
+			} else {
+				lossy = true
+			}
+		}
+		if pfc && lossy {
+			return fmt.Errorf("Pools[%d] %q mixes lossless (PFC) and lossy classes", i, p.Name)
+		}
+	}
+	return nil
+}
+
+// Tier is the switch's role in the Clos.
+func (s *Switch) Tier() Tier { return s.tier }
+
+// Config returns the switch's configuration.
+func (s *Switch) Config() *config.Switch { return &s.cfg }
+
+// AddEqualCostSet registers a set of ports (in port order; member i is ports[i]) and
+// returns its index for SetRoute. A set of one port is a plain route.
+func (s *Switch) AddEqualCostSet(ports []int) (int, error) {
+	if len(ports) == 0 {
+		return 0, fmt.Errorf("switchmodel: switch %s: empty equal-cost set", s.name)
+	}
+	set := make([]int32, len(ports))
+	for i, p := range ports {
+		if p < 0 || p >= len(s.ports) {
+			return 0, fmt.Errorf("switchmodel: switch %s: equal-cost set names port %d, switch has %d", s.name, p, len(s.ports))
+		}
+		set[i] = int32(p)
+	}
+	id := -1
+	if len(set) > 1 {
+		if s.sel == nil {
+			return 0, fmt.Errorf("switchmodel: switch %s: an equal-cost set of %d ports needs a Selector", s.name, len(set))
+		}
+		id = s.sel.AddSet(len(set))
+	}
+	s.sets = append(s.sets, set)
+	s.selSet = append(s.selSet, id)
+	return len(s.sets) - 1, nil
+}
+
+// SetRoute routes packets for destination host index dst through set.
+func (s *Switch) SetRoute(dst int32, set int) error {
+	if set < 0 || set >= len(s.sets) || dst < 0 {
+		return fmt.Errorf("switchmodel: switch %s: SetRoute(%d, %d): no such set or host", s.name, dst, set)
+	}
+	for int(dst) >= len(s.routes) {
+		s.routes = append(s.routes, -1)
+	}
+	s.routes[dst] = int32(set)
+	return nil
+}
+
+// EqualCostSet returns the ports of set i.
+func (s *Switch) EqualCostSet(i int) []int {
+	out := make([]int, len(s.sets[i]))
+	for j, p := range s.sets[i] {
+		out[j] = int(p)
+	}
+	return out
+}
+
+// NumSets is the number of sets added with AddEqualCostSet.
+func (s *Switch) NumSets() int { return len(s.sets) }
+
+// SelectorSet returns the Selector's id for set i, or -1 for a single-port set.
+func (s *Switch) SelectorSet(i int) int { return s.selSet[i] }
+
+// Bandwidth is the sum of the port speeds, each full-duplex port once (SPEC 3.8).
+func (s *Switch) Bandwidth() units.BitRate {
+	var b units.BitRate
+	for _, pt := range s.ports {
+		b += pt.speed
+	}
+	return b
+}
+
+// SwitchingCapacity is the configured capacity, or Bandwidth when it is 0.
+func (s *Switch) SwitchingCapacity() units.BitRate {
+	if s.cfg.SwitchingCapacity > 0 {
+		return s.cfg.SwitchingCapacity
+	}
+	return s.Bandwidth()
+}
+
+// Oversubscribed reports SwitchingCapacity < Bandwidth (it never limits forwarding).
+func (s *Switch) Oversubscribed() bool { return s.SwitchingCapacity() < s.Bandwidth() }
+
+// PoolInfo describes one laid-out pool.
+type PoolInfo struct {
+	Name     string
+	Size     units.Bytes
+	Lossless bool
+	Classes  uint8 // bit tc set for every TC of the pool
+}
+
+// Pools returns the pool layout (after Start).
+func (s *Switch) Pools() []PoolInfo {
+	out := make([]PoolInfo, len(s.pools))
+	for i, p := range s.pools {
+		var cls uint8
+		for tc := 0; tc < NumTC; tc++ {
+			if int(s.tcPool[tc]) == i {
+				cls |= 1 << tc
+			}
+		}
+		out[i] = PoolInfo{Name: p.name, Size: units.Bytes(p.size), Lossless: p.lossless, Classes: cls}
+	}
+	return out
+}
+
+// Headroom returns the headroom of (port, pool) in bytes (0 for lossy pools).
+func (s *Switch) Headroom(port, pool int) units.Bytes {
+	return units.Bytes(s.ports[port].headroomCap[pool])
+}
+
+// layout sizes headroom per (port, lossless pool) and the pools (SPEC 3.3, 3.10) with
+// config.Switch.Layout, the same computation replay reports.
+func (s *Switch) layout() (warnings []string, err error) {
+	c := &s.cfg
+	specs := make([]config.PortSpec, len(s.ports))
+	for i, pt := range s.ports {
+		specs[i] = config.PortSpec{Speed: pt.speed, PropagationDelay: pt.prop}
+	}
+	l, err := c.Layout(specs)
+	if err != nil {
+		return nil, fmt.Errorf("switchmodel: switch %s: %w", s.name, err)
+	}
+	for _, w := range l.Warnings {
+		warnings = append(warnings, fmt.Sprintf("switch %s: %s", s.name, w))
+	}
+	s.headroom = 0
+	for i, pt := range s.ports {
+		for P := range s.pools {
+			pt.headroomCap[P] = 0
+			if s.pools[P].lossless {
+				pt.headroomCap[P] = int64(l.Headroom[i])
+				s.headroom += int64(l.Headroom[i])
+			}
+		}
+	}
+	for P := range s.pools {
+		s.pools[P].size = int64(l.PoolSizes[P])
+	}
+	if !s.egDyn {
+		switch {
+		case c.EgressQueueLimitBdp > 0:
+			if s.net.opts.FabricBDP <= 0 {
+				return nil, fmt.Errorf("switchmodel: switch %s: EgressQueueLimitBdp %g needs the fabric BDP (Options.FabricBDP)", s.name, c.EgressQueueLimitBdp)
+			}
+			s.egFixed = float64(int64(c.EgressQueueLimitBdp * float64(s.net.opts.FabricBDP)))
+		default:
+			s.egFixed = float64(c.EgressQueueLimit)
+		}
+	}
+	if s.Oversubscribed() {
+		warnings = append(warnings, fmt.Sprintf("switch %s: oversubscribed: SwitchingCapacity %v < bandwidth %v (sum of port speeds)",
+			s.name, s.SwitchingCapacity(), s.Bandwidth()))
+	}
+	return warnings, nil
+}
+
+// Handle dispatches the switch's events.
+func (s *Switch) Handle(now units.Time, kind int32, arg int64) {
+	switch kind {
+	case evFwd:
+		pt := s.ports[arg]
+		id, p := pt.fwd.pop(&s.net.arena)
+		if pt.fwd.n > 0 {
+			s.net.eng.Schedule(s.net.arena.get(pt.fwd.head).at, s.h, evFwd, arg)
+		}
+		s.admit(now, pt, id, p)
+	case evRefresh:
+		s.refresh(now, arg)
+	default:
+		s.handleCommon(now, kind, arg)
+	}
+}
+
+func (s *Switch) receive(now units.Time, pi int32, id PacketID, p *Packet) {
+	pt := s.ports[pi]
+	if s.fwdLat > 0 {
+		p.at = now + s.fwdLat
+		if pt.fwd.n == 0 {
+			s.net.eng.Schedule(p.at, s.h, evFwd, int64(pi))
+		}
+		pt.fwd.push(&s.net.arena, id, p)
+		return
+	}
+	s.admit(now, pt, id, p)
+}
+
+// admit routes a received data packet and runs the buffer manager's admission
+// (SPEC 3.3): lossless packets go to shared or headroom (pausing the upstream), lossy
+// ones face the egress limit and pool capacity.
+func (s *Switch) admit(now units.Time, in *port, id PacketID, p *Packet) {
+	n := s.net
+	if int(p.Dst) >= len(s.routes) || p.Dst < 0 || s.routes[p.Dst] < 0 {
+		n.drop(now, &s.nodeCore, in, id, p, DropNoRoute)
+		return
+	}
+	si := s.routes[p.Dst]
+	set := s.sets[si]
+	m := 0
+	if len(set) > 1 {
+		s.view.set = set
+		m = s.sel.Select(now, s.selSet[si], &p.Key, p.TC, int(p.Frame), &s.view)
+		if m < 0 || m >= len(set) {
+			m = 0
+		}
+		switch s.tier {
+		case TierRack:
+			p.RackMember = int16(m)
+		case TierFabric:
+			p.FabricMember = int16(m)
+		}
+	}
+	e := s.ports[set[m]]
+	tc := p.TC
+	P := int(s.tcPool[tc])
+	pl := &s.pools[P]
+	b := (int64(p.Frame) + s.cell - 1) / s.cell * s.cell
+
+	if pl.lossless {
+		xoff := s.xoffThreshold(pl)
+		if in.ingHeadroom[P] == 0 && float64(in.ingShared[P]+b) <= xoff && pl.shared+b <= pl.size {
+			in.ingShared[P] += b
+			pl.shared += b
+		} else {
+			if !in.pausing[P] {
+				s.pause(now, in, P)
+			}
+			if in.ingHeadroom[P]+b > in.headroomCap[P] {
+				n.drop(now, &s.nodeCore, in, id, p, DropHeadroom)
+				return
+			}
+			in.ingHeadroom[P] += b
+			pl.headroom += b
+		}
+	} else {
+		q := e.egress[tc]
+		var limit float64
+		if s.egDyn {
+			limit = s.egA * float64(pl.size-pl.shared)
+		} else {
+			limit = s.egFixed
+		}
+		if float64(q+b) > limit {
+			n.drop(now, &s.nodeCore, e, id, p, DropEgressLimit)
+			return
+		}
+		if pl.shared+b > pl.size {
+			n.drop(now, &s.nodeCore, e, id, p, DropPoolFull)
+			return
+		}
+		in.ingShared[P] += b
+		pl.shared += b
+	}
+	p.pool = uint8(P)
+	p.inPort = in.idx
+	p.charged = int32(b)
+	e.egress[tc] += b
+	e.egressTotal += b
+	pl.egress += b
+	st := &e.stats[tc]
+	if e.egress[tc] > st.WatermarkBytes {
+		st.WatermarkBytes = e.egress[tc]
+	}
+	p.at = now
+	e.q[tc].push(&n.arena, id, p)
+	if !e.busy {
+		n.startTx(now, e)
+	}
+}
+
+func (s *Switch) xoffThreshold(pl *pool) float64 {
+	if s.xoffDyn {
+		return s.xoffA * float64(pl.size-pl.shared)
+	}
+	return s.xoff
+}
+
+// XonThreshold = max(Xon, XoffThreshold - XonOffset) at the pool's current occupancy.
+func (s *Switch) xonThreshold(pl *pool) float64 {
+	x := s.xoffThreshold(pl) - s.xonOff
+	if x < s.xon {
+		x = s.xon
+	}
+	return x
+}
+
+// depart releases a packet that starts transmitting on port e: ingress charge
+// headroom first then shared, egress queue; updates the queue's ECN average and marks;
+// and resumes the ingress port's upstream when its headroom is empty and its shared
+// occupancy is at or below XonThreshold.
+func (s *Switch) depart(now units.Time, e *port, id PacketID, p *Packet) {
+	P := int(p.pool)
+	pl := &s.pools[P]
+	in := s.ports[p.inPort]
+	b := int64(p.charged)
+	h := in.ingHeadroom[P]
+	if h > b {
+		h = b
+	}
+	in.ingHeadroom[P] -= h
+	pl.headroom -= h
+	in.ingShared[P] -= b - h
+	pl.shared -= b - h
+	tc := p.TC
+	e.egress[tc] -= b
+	e.egressTotal -= b
+	pl.egress -= b
+	p.charged = 0
+
+	// ECN (SPEC 3.5): EWMA of the queue excluding the departing packet.
+	ep := &s.ecn[tc]
+	q := float64(e.egress[tc])
+	e.avg[tc] = (1-ep.w)*e.avg[tc] + ep.w*q
+	if ep.enabled && (p.ECN == ECT0 || p.ECN == ECT1) {
+		if s.markProbability(ep, e.avg[tc]) {
+			p.ECN = CE
+			e.stats[tc].ECNMarked++
+			s.net.ceMarked++
+		}
+	}
+
+	if pl.lossless && in.pausing[P] && in.ingHeadroom[P] == 0 && float64(in.ingShared[P]) <= s.xonThreshold(pl) {
+		s.resume(now, in, P)
+	}
+}
+
+// markProbability evaluates the RED curve at avg and draws: 0 below min (no draw),
+// EcnMaxProbability*(avg-min)/(max-min) between (one draw), 1 at or above max (no
+// draw); with min == max a step at min.
+func (s *Switch) markProbability(ep *ecnParams, avg float64) bool {
+	if avg < ep.min {
+		return false
+	}
+	if avg >= ep.max {
+		return true
+	}
+	pr := ep.maxP * (avg - ep.min) / (ep.max - ep.min)
+	if pr <= 0 {
+		return false
+	}
+	return s.rng.Float64() < pr
+}
+
+// MarkProbability returns the RED marking probability of class tc at average occupancy
+// avg bytes (SPEC 3.5).
+func (s *Switch) MarkProbability(tc int, avg float64) float64 {
+	ep := &s.ecn[tc]
+	switch {
+	case avg < ep.min:
+		return 0
+	case avg >= ep.max:
+		return 1
+	}
+	return ep.maxP * (avg - ep.min) / (ep.max - ep.min)
+}
+
+func (s *Switch) sample(now units.Time) {
+	for i := range s.pools {
+		pl := &s.pools[i]
+		s.net.obs.Buffer.BufferSample(BufferSample{Time: now, Switch: s.id, Pool: i, Shared: pl.shared,
+			Headroom: pl.headroom, Ingress: pl.shared + pl.headroom, Egress: pl.egress})
+	}
+}
+
+// Buffered counts the data packets the switch holds: queued for egress or waiting
+// ForwardingLatency.
+func (s *Switch) Buffered() int {
+	n := 0
+	for _, pt := range s.ports {
+		for tc := range pt.q {
+			n += int(pt.q[tc].n)
+		}
+		n += int(pt.fwd.n)
+	}
+	return n
+}
+
+// BufferUsage reports the pool's current shared, headroom and egress bytes.
+func (s *Switch) BufferUsage(pool int) (shared, headroom, egress int64) {
+	pl := &s.pools[pool]
+	return pl.shared, pl.headroom, pl.egress
+}
+
+// CheckAccounting recomputes the buffer counters from the queued packets and compares:
+// per (port, TC) egress bytes, per pool egress, per (port, pool) ingress total, per pool
+// shared and headroom sums, nothing negative, headroom within its cap. With no packet
+// buffered every counter must be exactly zero.
+func (s *Switch) CheckAccounting() error {
+	a := &s.net.arena
+	nP := len(s.pools)
+	ing := make([][]int64, len(s.ports))
+	for i := range ing {
+		ing[i] = make([]int64, nP)
+	}
+	poolEg := make([]int64, nP)
+	for _, e := range s.ports {
+		var tot int64
+		for tc := 0; tc < NumTC; tc++ {
+			var qb int64
+			for id := e.q[tc].head; id != NoPacket; id = a.get(id).next {
+				p := a.get(id)
+				qb += int64(p.charged)
+				ing[p.inPort][p.pool] += int64(p.charged)
+				poolEg[p.pool] += int64(p.charged)
+			}
+			if qb != e.egress[tc] {
+				return fmt.Errorf("switch %s port %d TC %d: egress %d B, queued packets hold %d B", s.name, e.idx, tc, e.egress[tc], qb)
+			}
+			tot += qb
+		}
+		if tot != e.egressTotal {
+			return fmt.Errorf("switch %s port %d: egress total %d B, queues hold %d B", s.name, e.idx, e.egressTotal, tot)
+		}
+	}
+	for P := range s.pools {
+		pl := &s.pools[P]
+		var sh, hr int64
+		for i, pt := range s.ports {
+			if pt.ingShared[P] < 0 || pt.ingHeadroom[P] < 0 {
+				return fmt.Errorf("switch %s port %d pool %d: negative ingress shared %d / headroom %d", s.name, i, P, pt.ingShared[P], pt.ingHeadroom[P])
+			}
+			if pt.ingHeadroom[P] > pt.headroomCap[P] {
+				return fmt.Errorf("switch %s port %d pool %d: headroom %d over its cap %d", s.name, i, P, pt.ingHeadroom[P], pt.headroomCap[P])
+			}
+			if got := pt.ingShared[P] + pt.ingHeadroom[P]; got != ing[i][P] {
+				return fmt.Errorf("switch %s port %d pool %d: ingress %d B, packets from it hold %d B", s.name, i, P, got, ing[i][P])
+			}
+			sh += pt.ingShared[P]
+			hr += pt.ingHeadroom[P]
+		}
+		if sh != pl.shared || hr != pl.headroom || poolEg[P] != pl.egress {
+			return fmt.Errorf("switch %s pool %d: shared %d/%d headroom %d/%d egress %d/%d (counter/sum)", s.name, P, pl.shared, sh, pl.headroom, hr, pl.egress, poolEg[P])
+		}
+		if pl.shared > pl.size {
+			return fmt.Errorf("switch %s pool %d: shared %d over size %d", s.name, P, pl.shared, pl.size)
+		}
+	}
+	return nil
+}
