@@ -1,0 +1,193 @@
+package analysis
+
+import (
+	"container/heap"
+	"sort"
+	"strconv"
+)
+
+// LosslessReason is the drop reason of a lossless class: a packet that found its
+// ingress port's headroom full. With correctly sized headroom it never happens, so
+// every such drop is a buffer-sizing failure and is reported apart.
+const LosslessReason = "headroom"
+
+// Drop is one dropped packet (a drops.arrow row): when (ps), where, which class, why,
+// which flow and its IPv4 size in bytes.
+type Drop struct {
+	TimePs int64
+	Node   string
+	Tier   string
+	Port   int32
+	TC     uint8
+	Reason string
+	FlowID int64
+	Bytes  int64
+}
+
+// DropRate is the drop count over time: Counts[r][b] drops of Reasons[r] in bin b,
+// which covers [b*BinPs, (b+1)*BinPs) ps of simulated time (drops at or after the end
+// fall in the last bin). Total[b] sums the reasons.
+type DropRate struct {
+	BinPs   int64     `json:"bin_ps"`
+	Reasons []string  `json:"reasons"`
+	Counts  [][]int64 `json:"counts"`
+	Total   []int64   `json:"total"`
+}
+
+// DropStats is the drop summary of a run. Keys of ByTC are the class as a decimal
+// string (JSON object keys). Lossless counts the headroom drops (LosslessReason).
+type DropStats struct {
+	Total    int64            `json:"total"`
+	Bytes    int64            `json:"bytes"`
+	Lossless int64            `json:"lossless"`
+	ByReason map[string]int64 `json:"by_reason"`
+	ByNode   map[string]int64 `json:"by_node"`
+	ByTier   map[string]int64 `json:"by_tier"`
+	ByTC     map[string]int64 `json:"by_tc"`
+	Rate     DropRate         `json:"rate"`
+	TopFlows []FlowDrops      `json:"top_flows"`
+}
+
+// DropCounter accumulates drops one at a time (memory independent of the number of
+// drops: O(nodes + reasons + bins)).
+type DropCounter struct {
+	s      DropStats
+	endPs  int64
+	reason map[string]int
+	counts [][]int64
+}
+
+// NewDropCounter counts drops of a simulation that ran simPs picoseconds into bins
+// equal time bins (bins < 1 means 1; simPs < 1 puts everything in one bin of 1 ps).
+func NewDropCounter(simPs int64, bins int) *DropCounter {
+	bins = max(bins, 1)
+	simPs = max(simPs, 1)
+	binPs := (simPs + int64(bins) - 1) / int64(bins)
+	c := &DropCounter{endPs: simPs, reason: map[string]int{}}
+	c.s.ByReason = map[string]int64{}
+	c.s.ByNode = map[string]int64{}
+	c.s.ByTier = map[string]int64{}
+	c.s.ByTC = map[string]int64{}
+	c.s.Rate.BinPs = binPs
+	c.s.Rate.Total = make([]int64, (simPs+binPs-1)/binPs)
+	return c
+}
+
+// Add counts one drop.
+func (c *DropCounter) Add(d Drop) {
+	c.s.Total++
+	c.s.Bytes += d.Bytes
+	if d.Reason == LosslessReason {
+		c.s.Lossless++
+	}
+	c.s.ByReason[d.Reason]++
+	c.s.ByNode[d.Node]++
+	c.s.ByTier[d.Tier]++
+	c.s.ByTC[strconv.Itoa(int(d.TC))]++
+	r, ok := c.reason[d.Reason]
+	if !ok {
+		r = len(c.counts)
+		c.reason[d.Reason] = r
+		c.counts = append(c.counts, make([]int64, len(c.s.Rate.Total)))
+	}
+	b := int64(0)
+	if d.TimePs > 0 {
+		b = min(d.TimePs/c.s.Rate.BinPs, int64(len(c.s.Rate.Total)-1))
+	}
+	c.counts[r][b]++
+	c.s.Rate.Total[b]++
+}
+
+// Result returns the statistics so far, reasons sorted by name. TopFlows is left to the
+// caller (see TopFlowsByDrops).
+func (c *DropCounter) Result() DropStats {
+	s := c.s
+	names := make([]string, 0, len(c.reason))
+	for n := range c.reason {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	s.Rate.Reasons = names
+	s.Rate.Counts = make([][]int64, len(names))
+	for i, n := range names {
+		s.Rate.Counts[i] = c.counts[c.reason[n]]
+	}
+	return s
+}
+
+// FlowDrops is one flow's drop record (from flows.arrow): identity, injected packets
+// and bytes, dropped packets.
+type FlowDrops struct {
+	FlowID  int64  `json:"flow_id"`
+	Src     string `json:"src"`
+	Dst     string `json:"dst"`
+	Proto   uint8  `json:"proto"`
+	Sport   uint16 `json:"sport"`
+	Dport   uint16 `json:"dport"`
+	TC      uint8  `json:"tc"`
+	Packets int64  `json:"packets"`
+	Bytes   int64  `json:"bytes"`
+	Dropped int64  `json:"dropped"`
+}
+
+// TopFlows keeps the k flows with the most drops seen so far (ties: the lower
+// FlowID), in O(k) memory. The zero value keeps nothing; use NewTopFlows.
+type TopFlows struct {
+	k int
+	h flowHeap
+}
+
+// NewTopFlows keeps the top k flows by drops.
+func NewTopFlows(k int) *TopFlows { return &TopFlows{k: max(k, 0)} }
+
+// Add offers a flow; flows without drops are ignored.
+func (t *TopFlows) Add(f FlowDrops) {
+	if f.Dropped <= 0 || t.k == 0 {
+		return
+	}
+	if len(t.h) < t.k {
+		heap.Push(&t.h, f)
+		return
+	}
+	if worse(t.h[0], f) {
+		t.h[0] = f
+		heap.Fix(&t.h, 0)
+	}
+}
+
+// Result returns the kept flows, most drops first.
+func (t *TopFlows) Result() []FlowDrops {
+	out := append([]FlowDrops(nil), t.h...)
+	sort.Slice(out, func(i, j int) bool { return worse(out[j], out[i]) })
+	return out
+}
+
+// TopFlowsByDrops returns the k flows with the most drops, most first.
+func TopFlowsByDrops(flows []FlowDrops, k int) []FlowDrops {
+	t := NewTopFlows(k)
+	for _, f := range flows {
+		t.Add(f)
+	}
+	return t.Result()
+}
+
+// worse reports whether a ranks below b (fewer drops, or equal and a higher ID).
+func worse(a, b FlowDrops) bool {
+	if a.Dropped != b.Dropped {
+		return a.Dropped < b.Dropped
+	}
+	return a.FlowID > b.FlowID
+}
+
+type flowHeap []FlowDrops
+
+func (h flowHeap) Len() int           { return len(h) }
+func (h flowHeap) Less(i, j int) bool { return worse(h[i], h[j]) }
+func (h flowHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *flowHeap) Push(x any)        { *h = append(*h, x.(FlowDrops)) }
+func (h *flowHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
