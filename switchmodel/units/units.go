@@ -251,9 +251,11 @@ func (t Time) String() string {
 	return fmt.Sprintf("%dps", int64(t))
 }
 
-// String prints the shortest exact spelling, e.g. "32MiB", "400KB", "9000B".
+// String prints the shortest exact spelling, e.g. "32MiB", "400KB", "208384B"; sizes
+// below 10,000 bytes print in bytes ("9000B", "4608B", "256B"), the way MTUs and cell
+// sizes are written.
 func (b Bytes) String() string {
-	if b%1000 == 0 || b%1024 == 0 {
+	if (b >= 10000 || b <= -10000) && (b%1000 == 0 || b%1024 == 0) {
 		// Prefer binary units when both divide (e.g. 0 is handled by format).
 		for _, u := range []unit{{"GiB", int64(GiB)}, {"MiB", int64(MiB)}, {"KiB", int64(KiB)}, {"GB", int64(GB)}, {"MB", int64(MB)}, {"KB", int64(KB)}} {
 			if int64(b)%u.scale == 0 && b != 0 {
@@ -356,7 +358,7 @@ func (t *Time) UnmarshalYAML(n *yaml.Node) error {
 }
 
 // MarshalYAML implements yaml.Marshaler.
-func (t Time) MarshalYAML() (any, error) { return t.String(), nil }
+func (t Time) MarshalYAML() (any, error) { return PlainScalar(t.String()), nil }
 
 // UnmarshalYAML implements yaml.Unmarshaler.
 func (b *Bytes) UnmarshalYAML(n *yaml.Node) error {
@@ -368,7 +370,7 @@ func (b *Bytes) UnmarshalYAML(n *yaml.Node) error {
 }
 
 // MarshalYAML implements yaml.Marshaler.
-func (b Bytes) MarshalYAML() (any, error) { return b.String(), nil }
+func (b Bytes) MarshalYAML() (any, error) { return PlainScalar(b.String()), nil }
 
 // UnmarshalYAML implements yaml.Unmarshaler.
 func (r *BitRate) UnmarshalYAML(n *yaml.Node) error {
@@ -380,7 +382,7 @@ func (r *BitRate) UnmarshalYAML(n *yaml.Node) error {
 }
 
 // MarshalYAML implements yaml.Marshaler.
-func (r BitRate) MarshalYAML() (any, error) { return r.String(), nil }
+func (r BitRate) MarshalYAML() (any, error) { return PlainScalar(r.String()), nil }
 
 // UnmarshalYAML implements yaml.Unmarshaler.
 func (f *Fraction) UnmarshalYAML(n *yaml.Node) error {
@@ -392,4 +394,10 @@ func (f *Fraction) UnmarshalYAML(n *yaml.Node) error {
 }
 
 // MarshalYAML implements yaml.Marshaler.
-func (f Fraction) MarshalYAML() (any, error) { return f.String(), nil }
+func (f Fraction) MarshalYAML() (any, error) { return PlainScalar(f.String()), nil }
+
+// PlainScalar returns a YAML scalar node that prints without quotes: "0" rather than
+// `"0"`. Quantities are read back by their UnmarshalYAML, which takes the text as is.
+func PlainScalar(s string) *yaml.Node {
+	return &yaml.Node{Kind: yaml.ScalarNode, Value: s}
+}

@@ -88,6 +88,11 @@ func TestStringRoundTrip(t *testing.T) {
 	if s := (32 * MiB).String(); s != "32MiB" {
 		t.Errorf("32MiB prints as %q", s)
 	}
+	for v, want := range map[Bytes]string{9000: "9000B", 4608: "4608B", 256: "256B", 8192: "8192B", 10 * KB: "10KB", 400 * KB: "400KB", 208384: "208384B", 64 * KiB: "64KiB"} {
+		if s := v.String(); s != want {
+			t.Errorf("Bytes(%d) prints as %q, want %q", int64(v), s, want)
+		}
+	}
 	if s := (100 * Gbps).String(); s != "100Gbps" {
 		t.Errorf("100Gbps prints as %q", s)
 	}
