@@ -4,6 +4,7 @@ import (
 	"hash/crc32"
 	"math/rand/v2"
 
+	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
 	"github.com/tracefabric/tracefabric/switchmodel/units"
 )
 
@@ -105,6 +106,17 @@ type Switch struct {
 	// to report oversubscription; it never limits forwarding. 0 (default) = the sum of
 	// the port speeds. Must be >= 0.
 	SwitchingCapacity units.BitRate `yaml:"SwitchingCapacity"`
+	// EcmpHashMethod is the flow hash of equal-cost sets (SPEC 3.6): crc32,
+	// crc32WithSalt (default), crc16, crc16Ccitt, xor16 or toeplitz.
+	EcmpHashMethod ecmp.Method `yaml:"EcmpHashMethod"`
+	// HashSalt is the salt of crc32WithSalt. nil (default; YAML null) = per switch,
+	// ecmp.DefaultSalt(switch name, Seed) = crc32IEEE(name) XOR uint32(Seed). A value
+	// (YAML accepts 0x1234abcd) gives every switch the same salt, which correlates the
+	// tiers' choices like an unsalted method does.
+	HashSalt *uint32 `yaml:"HashSalt"`
+	// LoadBalancingMethod is none (default: member = hash mod set size) or flowlet
+	// (SPEC 3.7).
+	LoadBalancingMethod ecmp.LoadBalancing `yaml:"LoadBalancingMethod"`
 	// Flowlet configures LoadBalancingMethod flowlet (SPEC 3.7).
 	Flowlet Flowlet `yaml:"Flowlet"`
 	// BufferStatsReportInterval is the period of the per-(switch, pool) buffer samples
@@ -203,6 +215,9 @@ func Default() Config {
 			Mtu:                       9000,
 			ForwardingLatency:         0,
 			SwitchingCapacity:         0,
+			EcmpHashMethod:            ecmp.CRC32WithSalt,
+			HashSalt:                  nil,
+			LoadBalancingMethod:       ecmp.None,
 			Flowlet:                   Flowlet{Gap: 100 * units.Microsecond, FlowTableSize: 0, PreferUnpaused: true},
 			BufferStatsReportInterval: 100 * units.Microsecond,
 		},
@@ -306,4 +321,27 @@ func (s *Switch) Lossless(i int) bool {
 		}
 	}
 	return true
+}
+
+// SaltFor returns the HashSalt of the named switch: the configured HashSalt, or
+// ecmp.DefaultSalt(switchName, seed).
+func (s *Switch) SaltFor(switchName string, seed int64) uint32 {
+	if s.HashSalt != nil {
+		return *s.HashSalt
+	}
+	return ecmp.DefaultSalt(switchName, seed)
+}
+
+// ECMP returns the named switch's ecmp.Config: hash method, salt (SaltFor), load
+// balancing method and flowlet parameters.
+func (c *Config) ECMP(switchName string) ecmp.Config {
+	s := &c.Switch
+	return ecmp.Config{
+		Method:         s.EcmpHashMethod,
+		Salt:           s.SaltFor(switchName, c.Seed),
+		LoadBalancing:  s.LoadBalancingMethod,
+		Gap:            s.Flowlet.Gap,
+		FlowTableSize:  s.Flowlet.FlowTableSize,
+		PreferUnpaused: s.Flowlet.PreferUnpaused,
+	}
 }

@@ -46,6 +46,7 @@ func ResponseQuanta(speed units.BitRate) int {
 // it is 256/84 (64-byte frames).
 func CellFactor(mtu, cell units.Bytes) (num, den int64) {
 	num, den = 0, 1
+	cell = max(cell, 1)
 	maxF := int64(mtu) + 18
 	if maxF < 64 {
 		maxF = 64
@@ -81,7 +82,9 @@ func PeakArrival(speed units.BitRate, delay units.Time, mtu units.Bytes) units.B
 // W * CellFactor rounded up to whole cells, W = PeakArrival(speed, delay, mtu).
 // Worked example: 100 Gb/s, 1 us, MTU 9000, 256-byte cells: W = 68,376 B,
 // x 256/84 = 208,383.1 -> 208,384 B (814 cells).
+// A non-positive cell is taken as 1 byte (Validate rejects it).
 func AutoHeadroom(speed units.BitRate, delay units.Time, mtu, cell units.Bytes) units.Bytes {
+	cell = max(cell, 1)
 	w := PeakArrival(speed, delay, mtu)
 	num, den := CellFactor(mtu, cell)
 	// cells = ceil(W*num / (den*cell))

@@ -84,7 +84,7 @@ func (p *PoolSize) UnmarshalText(b []byte) error {
 }
 
 // MarshalYAML implements yaml.Marshaler.
-func (p PoolSize) MarshalYAML() (any, error) { return p.String(), nil }
+func (p PoolSize) MarshalYAML() (any, error) { return units.PlainScalar(p.String()), nil }
 
 // UnmarshalYAML implements yaml.Unmarshaler.
 func (p *PoolSize) UnmarshalYAML(n *yaml.Node) error { return unmarshalScalar(n, p) }
@@ -138,7 +138,7 @@ func (h *Headroom) UnmarshalText(b []byte) error {
 }
 
 // MarshalYAML implements yaml.Marshaler.
-func (h Headroom) MarshalYAML() (any, error) { return h.String(), nil }
+func (h Headroom) MarshalYAML() (any, error) { return units.PlainScalar(h.String()), nil }
 
 // UnmarshalYAML implements yaml.Unmarshaler.
 func (h *Headroom) UnmarshalYAML(n *yaml.Node) error { return unmarshalScalar(n, h) }
