@@ -1,0 +1,132 @@
+package ingest
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// DefaultReorderWindow is the reorder window used when Options.ReorderWindow is 0.
+const DefaultReorderWindow = 10 * time.Millisecond
+
+// Options configure a Reader.
+type Options struct {
+	// ReorderWindow bounds how far back in time a packet may arrive within its file
+	// and still be put in order. Zero means DefaultReorderWindow (10 ms). A negative
+	// value turns reordering off: each file's packets come in file order (files are
+	// still merged by their current packet's timestamp) and none is out-of-order.
+	// A packet earlier than one already delivered from its file (i.e. more than the
+	// window behind the latest timestamp seen) is counted "out-of-order", reported
+	// through Warn once per file, and skipped.
+	ReorderWindow time.Duration
+	// Warn receives warnings: a truncated last record (reading of that file stops
+	// there) and out-of-order packets. Nil discards them.
+	Warn func(msg string)
+}
+
+// Reader streams the IPv4 packets of several capture files merged by timestamp.
+// Ties between files go to the file listed first. It is not safe for concurrent use.
+type Reader struct {
+	srcs  []*source
+	heads []Packet
+	state []int8 // per source: 0 need a packet, 1 head valid, 2 done
+	err   error
+}
+
+// Open opens the capture files (pcap or pcapng, optionally gzip-compressed,
+// recognised by content) and reads their headers. A file that cannot be read or is
+// not a capture is an error naming it (a *FileError for a malformed one).
+func Open(paths []string, opt Options) (*Reader, error) {
+	if len(paths) == 0 {
+		return nil, errors.New("ingest: no capture files given")
+	}
+	window := int64(opt.ReorderWindow)
+	if window == 0 {
+		window = int64(DefaultReorderWindow)
+	}
+	r := &Reader{heads: make([]Packet, len(paths)), state: make([]int8, len(paths))}
+	for i, path := range paths {
+		s, err := openSource(path, i, window, opt.Warn)
+		if err != nil {
+			r.Close()
+			var fe *FileError
+			if errors.As(err, &fe) {
+				return nil, err
+			}
+			return nil, fmt.Errorf("ingest: %w", err)
+		}
+		r.srcs = append(r.srcs, s)
+	}
+	return r, nil
+}
+
+// Next stores the next IPv4 packet in timestamp order in *p and returns true, or
+// returns false at the end of all files. A corrupt file stops the reader with an
+// error (a *FileError wrapping ErrCorrupt) that names the file and the packet index
+// or byte offset; Next then keeps returning that error.
+func (r *Reader) Next(p *Packet) (bool, error) {
+	if r.err != nil {
+		return false, r.err
+	}
+	if len(r.srcs) == 1 {
+		ok, err := r.srcs[0].nextPacket(p)
+		if err != nil {
+			r.err = err
+		}
+		return ok, err
+	}
+	best := -1
+	for i, s := range r.srcs {
+		if r.state[i] == 0 {
+			ok, err := s.nextPacket(&r.heads[i])
+			if err != nil {
+				r.err = err
+				return false, err
+			}
+			if ok {
+				r.state[i] = 1
+			} else {
+				r.state[i] = 2
+			}
+		}
+		if r.state[i] == 1 && (best < 0 || r.heads[i].Timestamp < r.heads[best].Timestamp) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return false, nil
+	}
+	*p = r.heads[best]
+	r.state[best] = 0
+	return true, nil
+}
+
+// Files returns the statistics of each file so far (final after Next returned
+// false), in the order given to Open.
+func (r *Reader) Files() []FileStats {
+	out := make([]FileStats, len(r.srcs))
+	for i, s := range r.srcs {
+		out[i] = s.stats
+		out[i].LinkTypes = append([]LinkType(nil), s.stats.LinkTypes...)
+		out[i].Resolutions = append([]string(nil), s.stats.Resolutions...)
+	}
+	return out
+}
+
+// Total returns the counters of all files together.
+func (r *Reader) Total() Counts {
+	var c Counts
+	for _, s := range r.srcs {
+		c.add(&s.stats.Counts)
+	}
+	return c
+}
+
+// Close closes the files.
+func (r *Reader) Close() error {
+	var errs []error
+	for _, s := range r.srcs {
+		errs = append(errs, s.close())
+	}
+	return errors.Join(errs...)
+}

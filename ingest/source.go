@@ -1,0 +1,327 @@
+package ingest
+
+import (
+	"bufio"
+	"compress/gzip"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/google/gopacket/pcapgo"
+)
+
+// MaxSnaplen is the largest captured length accepted for one record (tcpdump's and
+// tshark's limit). pcapgo allocates its read buffer from the file's snaplen, so the
+// reader caps it here; a record claiming more is a corrupt file.
+const MaxSnaplen = 262144
+
+// ErrCorrupt is wrapped by every error about a malformed capture file: unknown
+// magic, a record length past the limits, a lying pcapng block length, bad gzip.
+var ErrCorrupt = errors.New("ingest: corrupt capture file")
+
+// FileError locates a problem in a capture file.
+type FileError struct {
+	Path   string
+	Index  int64 // index of the record being read (0-based, all records); -1 for the file header
+	Offset int64 // byte offset of that record in the file (in the decompressed stream for gzip)
+	Gzip   bool
+	Err    error
+}
+
+func (e *FileError) Error() string {
+	where := "file header"
+	if e.Index >= 0 {
+		where = fmt.Sprintf("packet %d", e.Index)
+	}
+	gz := ""
+	if e.Gzip {
+		gz = " of the decompressed data"
+	}
+	return fmt.Sprintf("%s: %s at byte offset %d%s: %v", e.Path, where, e.Offset, gz, e.Err)
+}
+
+func (e *FileError) Unwrap() error { return e.Err }
+
+// Is reports that every FileError is an ErrCorrupt.
+func (e *FileError) Is(target error) bool { return target == ErrCorrupt }
+
+// FileStats describes one input file and what the reader found in it.
+type FileStats struct {
+	Path   string
+	Format string // "pcap" or "pcapng"
+	Gzip   bool   // the file was gzip-compressed
+	// LinkTypes are the link types the file declares (pcap header, pcapng
+	// interfaces), in order of first appearance.
+	LinkTypes []LinkType
+	// Resolutions are the timestamp resolutions the file declares ("us", "ns",
+	// ...), in order of first appearance (pcapng interfaces may differ).
+	Resolutions []string
+	Counts
+	// Truncated is true when the file ended inside a record (reported as a warning).
+	Truncated bool
+}
+
+// source reads the records of one file, decodes them and reorders the IPv4 packets
+// within the reorder window.
+type source struct {
+	stats FileStats
+	index int // FileIndex
+	warn  func(string)
+
+	f     *os.File
+	pcap  *pcapgo.Reader
+	link  LinkType // pcap only
+	ng    *pcapgo.NgReader
+	guard *ngGuard
+
+	off    int64 // pcap: byte offset of the next record
+	next   int64 // index of the next record
+	lastTS int64 // timestamp of the previous record (for SPBs without one)
+	eof    bool
+
+	// Reordering.
+	window   int64 // ns; < 0: off
+	pend     sortBuf
+	maxSeen  int64
+	haveSeen bool
+	lastOut  int64
+	haveOut  bool
+	lateWarn bool // the first out-of-order packet was reported
+	lateDone bool // the total was reported
+}
+
+func openSource(path string, index int, window int64, warn func(string)) (*source, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	s := &source{stats: FileStats{Path: path}, index: index, warn: warn, f: f, window: window}
+	if err := s.init(); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *source) headerErr(off int64, format string, args ...any) error {
+	return &FileError{Path: s.stats.Path, Index: -1, Offset: off, Gzip: s.stats.Gzip, Err: fmt.Errorf(format, args...)}
+}
+
+func (s *source) init() error {
+	var stream *bufio.Reader = bufio.NewReaderSize(s.f, 64<<10)
+	if m, _ := stream.Peek(2); len(m) == 2 && m[0] == 0x1f && m[1] == 0x8b {
+		gz, err := gzip.NewReader(stream)
+		if err != nil {
+			return s.headerErr(0, "bad gzip header: %w", err)
+		}
+		s.stats.Gzip = true
+		stream = bufio.NewReaderSize(gz, 64<<10)
+	}
+	hdr, err := stream.Peek(24)
+	if len(hdr) < 4 {
+		if err != nil && err != io.EOF && !errors.Is(err, io.ErrUnexpectedEOF) {
+			return s.headerErr(0, "reading the file header: %w", err)
+		}
+		return s.headerErr(0, "file has %d bytes, too short for a pcap or pcapng header", len(hdr))
+	}
+	magic := binary.LittleEndian.Uint32(hdr[0:4])
+	switch magic {
+	case 0xA1B2C3D4, 0xD4C3B2A1, 0xA1B23C4D, 0x4D3CB2A1:
+		s.stats.Format = "pcap"
+		if len(hdr) < 24 {
+			return s.headerErr(0, "pcap file header has %d of 24 bytes", len(hdr))
+		}
+		var order binary.ByteOrder = binary.LittleEndian
+		if magic == 0xD4C3B2A1 || magic == 0x4D3CB2A1 {
+			order = binary.BigEndian
+		}
+		s.stats.Resolutions = []string{"us"}
+		if magic == 0xA1B23C4D || magic == 0x4D3CB2A1 {
+			s.stats.Resolutions = []string{"ns"}
+		}
+		// The low 16 bits are the link type; the high bits may carry FCS flags.
+		s.link = LinkType(order.Uint32(hdr[20:24]) & 0xFFFF)
+		s.stats.LinkTypes = []LinkType{s.link}
+		r, err := pcapgo.NewReader(stream)
+		if err != nil {
+			return s.headerErr(0, "%w", err)
+		}
+		// Records may exceed the header's snaplen (tshark reads them); pcapgo
+		// allocates its buffer from the snaplen, so set it to the cap.
+		r.SetSnaplen(MaxSnaplen)
+		s.pcap, s.off = r, 24
+	case ngSHB:
+		s.stats.Format = "pcapng"
+		s.guard = newNgGuard(stream)
+		r, err := pcapgo.NewNgReader(s.guard, pcapgo.NgReaderOptions{})
+		if err != nil {
+			if err == io.EOF && s.guard.err == io.EOF {
+				// A section with no interfaces: an empty capture.
+				s.finishNg()
+				s.eof = true
+				return nil
+			}
+			return s.ngErr(err)
+		}
+		s.ng = r
+	default:
+		return s.headerErr(0, "not a pcap or pcapng file (magic 0x%08x)", binary.BigEndian.Uint32(hdr[0:4]))
+	}
+	return nil
+}
+
+// ngErr turns an error returned by pcapgo's pcapng reader into a FileError.
+func (s *source) ngErr(err error) error {
+	var ge *ngError
+	if errors.As(s.guard.err, &ge) {
+		return &FileError{Path: s.stats.Path, Index: ge.index, Offset: ge.off, Gzip: s.stats.Gzip, Err: errors.New(ge.msg)}
+	}
+	if s.guard.err != nil && s.guard.err != io.EOF {
+		return &FileError{Path: s.stats.Path, Index: s.next, Offset: s.guard.off, Gzip: s.stats.Gzip, Err: s.guard.err}
+	}
+	return &FileError{Path: s.stats.Path, Index: s.next, Offset: s.guard.off, Gzip: s.stats.Gzip, Err: err}
+}
+
+func (s *source) finishNg() {
+	s.stats.LinkTypes = s.guard.links
+	s.stats.Resolutions = s.guard.resos
+	if s.guard.truncated {
+		s.truncatedAt(s.next, s.guard.truncOff)
+	}
+}
+
+func (s *source) truncatedAt(index, off int64) {
+	s.stats.Truncated = true
+	if s.warn != nil {
+		s.warn(fmt.Sprintf("%s: packet %d at byte offset %d is truncated (the file ends inside it); reading of this file stops there", s.stats.Path, index, off))
+	}
+}
+
+// record reads and decodes the next record into p. It returns false at the end
+// of the file; non-IPv4 records are counted and skipped.
+func (s *source) record(p *Packet) (bool, error) {
+	for !s.eof {
+		var (
+			data []byte
+			wire int
+			ts   int64
+			link LinkType
+		)
+		if s.pcap != nil {
+			d, ci, err := s.pcap.ZeroCopyReadPacketData()
+			if err != nil {
+				s.eof = true
+				if err == io.EOF && ci.Timestamp.IsZero() {
+					return false, nil
+				}
+				if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
+					s.truncatedAt(s.next, s.off)
+					return false, nil
+				}
+				return false, &FileError{Path: s.stats.Path, Index: s.next, Offset: s.off, Gzip: s.stats.Gzip, Err: err}
+			}
+			data, wire, ts, link = d, ci.Length, ci.Timestamp.UnixNano(), s.link
+			s.off += 16 + int64(ci.CaptureLength)
+		} else {
+			d, ci, err := s.ng.ZeroCopyReadPacketData()
+			if err != nil {
+				s.eof = true
+				if err == io.EOF && s.guard.err == io.EOF {
+					s.finishNg()
+					return false, nil
+				}
+				return false, s.ngErr(err)
+			}
+			m, ok := s.guard.pop()
+			if !ok {
+				s.eof = true
+				return false, &FileError{Path: s.stats.Path, Index: s.next, Offset: s.guard.off, Gzip: s.stats.Gzip,
+					Err: errors.New("internal error: pcapng packet without a validated block")}
+			}
+			data, wire, link = d, ci.Length, m.link
+			if ci.Timestamp.IsZero() { // simple packet block: no timestamp
+				ts = s.lastTS
+			} else {
+				ts = ci.Timestamp.UnixNano()
+			}
+		}
+		idx := s.next
+		s.next++
+		s.lastTS = ts
+		s.stats.Records++
+		if r := Decode(link, data, uint32(wire), p); r != OK {
+			s.stats.Skipped[r]++
+			continue
+		}
+		p.Timestamp, p.Index, p.FileIndex = ts, idx, s.index
+		return true, nil
+	}
+	return false, nil
+}
+
+// nextPacket returns the next IPv4 packet of the file in timestamp order (within
+// the reorder window).
+func (s *source) nextPacket(p *Packet) (bool, error) {
+	if s.window < 0 {
+		ok, err := s.record(p)
+		if ok {
+			s.stats.IPv4++
+		}
+		return ok, err
+	}
+	for {
+		if s.pend.len() > 0 {
+			front := s.pend.front()
+			if s.eof || (front.Timestamp <= s.maxSeen && uint64(s.maxSeen)-uint64(front.Timestamp) >= uint64(s.window)) {
+				*p = s.pend.pop()
+				s.lastOut, s.haveOut = p.Timestamp, true
+				s.stats.IPv4++
+				return true, nil
+			}
+		} else if s.eof {
+			s.finishLate()
+			return false, nil
+		}
+		var q Packet
+		ok, err := s.record(&q)
+		if err != nil {
+			return false, err
+		}
+		if !ok {
+			continue // s.eof is set: drain
+		}
+		if s.haveOut && q.Timestamp < s.lastOut {
+			s.stats.Skipped[SkipOutOfOrder]++
+			if !s.lateWarn && s.warn != nil {
+				s.lateWarn = true
+				s.warn(fmt.Sprintf("%s: packet %d (%s) is %v earlier than a packet already replayed, more than the reorder window %v: counted out-of-order and skipped",
+					s.stats.Path, q.Index, formatTS(q.Timestamp), time.Duration(s.lastOut-q.Timestamp), time.Duration(s.window)))
+			}
+			continue
+		}
+		if !s.haveSeen || q.Timestamp > s.maxSeen {
+			s.maxSeen, s.haveSeen = q.Timestamp, true
+		}
+		s.pend.push(q)
+	}
+}
+
+func (s *source) finishLate() {
+	if n := s.stats.Skipped[SkipOutOfOrder]; n > 1 && s.warn != nil && !s.lateDone {
+		s.lateDone = true
+		s.warn(fmt.Sprintf("%s: %d packets in all were out of order by more than the reorder window %v and skipped",
+			s.stats.Path, n, time.Duration(s.window)))
+	}
+}
+
+func (s *source) close() error {
+	return s.f.Close()
+}
+
+// formatTS formats nanoseconds since the epoch as RFC 3339 UTC with 9 fraction digits.
+func formatTS(ns int64) string {
+	return time.Unix(0, ns).UTC().Format("2006-01-02T15:04:05.000000000Z07:00")
+}

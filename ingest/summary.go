@@ -1,0 +1,277 @@
+package ingest
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// Summary is the trace summary printed by `replay inspect` (--json prints it with
+// encoding/json; the keys below are the contract of issue 2).
+//
+// Counting rules: packets = ipv4_packets + non_ipv4_packets + skipped["out-of-order"];
+// non_ipv4_packets is the sum of the other skip reasons. Flows, endpoints, dscp, ecn,
+// first_ts, last_ts and bytes cover the delivered IPv4 packets. ECN keys are always
+// "0".."3"; DSCP keys are the code points seen; skipped lists every reason.
+type Summary struct {
+	Packets        int64            `json:"packets"`
+	IPv4Packets    int64            `json:"ipv4_packets"`
+	NonIPv4Packets int64            `json:"non_ipv4_packets"`
+	Skipped        map[string]int64 `json:"skipped"`
+	Flows          int64            `json:"flows"`     // distinct directional FiveTuples
+	Endpoints      int64            `json:"endpoints"` // distinct IPv4 addresses (source or destination)
+	DSCP           map[string]int64 `json:"dscp"`
+	ECN            map[string]int64 `json:"ecn"`
+	FirstTS        string           `json:"first_ts"` // RFC 3339 UTC, 9 fraction digits; "" without IPv4 packets
+	LastTS         string           `json:"last_ts"`
+	DurationS      float64          `json:"duration_s"`    // last_ts - first_ts in seconds
+	Bytes          int64            `json:"bytes"`         // sum of IPv4 total lengths
+	MeanRateBps    float64          `json:"mean_rate_bps"` // bytes*8/duration_s; 0 when the duration is 0
+	Files          []FileSummary    `json:"files,omitempty"`
+
+	// First and Last are FirstTS and LastTS in ns since the epoch (valid when
+	// IPv4Packets > 0).
+	First int64 `json:"-"`
+	Last  int64 `json:"-"`
+}
+
+// FileSummary is the Summary of one input file plus what the file declares.
+type FileSummary struct {
+	Path string `json:"path"`
+	Summary
+	Format       string   `json:"format"`        // "pcap", "pcapng", "pcap+gzip" or "pcapng+gzip"
+	LinkTypes    []string `json:"linktypes"`     // e.g. ["ETHERNET(1)", "LINUX_SLL(113)"]
+	TSResolution string   `json:"ts_resolution"` // "us", "ns", or a list like "ns,us" for mixed pcapng
+}
+
+// flowKey packs a FiveTuple into 16 bytes without padding, so the map hashes it
+// as plain memory.
+type flowKey struct{ a, b uint64 }
+
+func keyOf(p *Packet) flowKey {
+	return flowKey{
+		a: uint64(p.Src[0])<<56 | uint64(p.Src[1])<<48 | uint64(p.Src[2])<<40 | uint64(p.Src[3])<<32 |
+			uint64(p.Dst[0])<<24 | uint64(p.Dst[1])<<16 | uint64(p.Dst[2])<<8 | uint64(p.Dst[3]),
+		b: uint64(p.SrcPort)<<32 | uint64(p.DstPort)<<16 | uint64(p.Proto),
+	}
+}
+
+// acc accumulates one summary.
+type acc struct {
+	flows     map[flowKey]struct{}
+	endpoints map[[4]byte]struct{}
+	dscp      [64]int64
+	ecn       [4]int64
+	bytes     int64
+	n         int64
+	first     int64
+	last      int64
+}
+
+func newAcc() *acc {
+	return &acc{flows: make(map[flowKey]struct{}), endpoints: make(map[[4]byte]struct{})}
+}
+
+// add counts p and reports whether its flow is new to this accumulator.
+func (a *acc) add(p *Packet, k flowKey) bool {
+	if a.n == 0 {
+		a.first = p.Timestamp
+	}
+	a.n++
+	a.last = p.Timestamp
+	a.dscp[p.DSCP&63]++
+	a.ecn[p.ECN&3]++
+	a.bytes += int64(p.TotalLen)
+	if _, ok := a.flows[k]; ok {
+		return false
+	}
+	a.flows[k] = struct{}{}
+	a.endpoints[p.Src] = struct{}{}
+	a.endpoints[p.Dst] = struct{}{}
+	return true
+}
+
+func (a *acc) fill(s *Summary, c *Counts) {
+	s.Packets = c.Records
+	s.IPv4Packets = c.IPv4
+	s.NonIPv4Packets = c.NonIPv4()
+	s.Skipped = make(map[string]int64)
+	for _, r := range SkipReasons() {
+		s.Skipped[r.String()] = c.Skipped[r]
+	}
+	s.Flows = int64(len(a.flows))
+	s.Endpoints = int64(len(a.endpoints))
+	s.DSCP = make(map[string]int64)
+	for d, n := range a.dscp {
+		if n > 0 {
+			s.DSCP[strconv.Itoa(d)] = n
+		}
+	}
+	s.ECN = make(map[string]int64)
+	for e, n := range a.ecn {
+		s.ECN[strconv.Itoa(e)] = n
+	}
+	s.Bytes = a.bytes
+	if a.n > 0 {
+		s.First, s.Last = a.first, a.last
+		s.FirstTS, s.LastTS = formatTS(a.first), formatTS(a.last)
+		s.DurationS = float64(a.last-a.first) / 1e9
+		if s.DurationS > 0 {
+			s.MeanRateBps = float64(a.bytes) * 8 / s.DurationS
+		}
+	}
+}
+
+// Summarize streams the files through a Reader with opt and returns the summary of
+// all of them together, with one FileSummary per file in Files.
+func Summarize(paths []string, opt Options) (*Summary, error) {
+	r, err := Open(paths, opt)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	files := make([]*acc, len(paths))
+	for i := range files {
+		files[i] = newAcc()
+	}
+	total := files[0]
+	if len(paths) > 1 {
+		total = newAcc()
+	}
+	var p Packet
+	for {
+		ok, err := r.Next(&p)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			break
+		}
+		k := keyOf(&p)
+		newFlow := files[p.FileIndex].add(&p, k)
+		if total != files[0] {
+			// A flow already known to its file is known to the total.
+			if newFlow {
+				total.add(&p, k)
+			} else {
+				total.count(&p)
+			}
+		}
+	}
+	s := &Summary{}
+	tc := r.Total()
+	total.fill(s, &tc)
+	for i, fs := range r.Files() {
+		f := FileSummary{Path: fs.Path, Format: fs.Format, TSResolution: strings.Join(fs.Resolutions, ",")}
+		if fs.Gzip {
+			f.Format += "+gzip"
+		}
+		f.LinkTypes = make([]string, len(fs.LinkTypes))
+		for j, l := range fs.LinkTypes {
+			f.LinkTypes[j] = l.String()
+		}
+		files[i].fill(&f.Summary, &fs.Counts)
+		s.Files = append(s.Files, f)
+	}
+	return s, nil
+}
+
+// count adds p to a total whose flow set already holds p's flow.
+func (a *acc) count(p *Packet) {
+	if a.n == 0 {
+		a.first = p.Timestamp
+	}
+	a.n++
+	a.last = p.Timestamp
+	a.dscp[p.DSCP&63]++
+	a.ecn[p.ECN&3]++
+	a.bytes += int64(p.TotalLen)
+}
+
+var ecnNames = [4]string{"Not-ECT", "ECT(1)", "ECT(0)", "CE"}
+
+// WriteText writes the summary as a human-readable table. Histograms and reasons
+// print in a fixed order (DSCP and ECN ascending, skip reasons in SkipReasons order).
+func (s *Summary) WriteText(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	s.writeRows(tw, "")
+	for _, f := range s.Files {
+		if len(s.Files) == 1 {
+			fmt.Fprintf(tw, "file\t%s\n", f.Path)
+		} else {
+			fmt.Fprintf(tw, "\nfile\t%s\n", f.Path)
+		}
+		fmt.Fprintf(tw, "  format\t%s\n", f.Format)
+		fmt.Fprintf(tw, "  link types\t%s\n", strings.Join(f.LinkTypes, ", "))
+		fmt.Fprintf(tw, "  timestamps\t%s\n", f.TSResolution)
+		if len(s.Files) > 1 {
+			f.Summary.writeRows(tw, "  ")
+		}
+	}
+	return tw.Flush()
+}
+
+func (s *Summary) writeRows(w io.Writer, ind string) {
+	fmt.Fprintf(w, "%spackets\t%d\n", ind, s.Packets)
+	fmt.Fprintf(w, "%sIPv4 packets\t%d\n", ind, s.IPv4Packets)
+	fmt.Fprintf(w, "%snon-IPv4 packets\t%d\n", ind, s.NonIPv4Packets)
+	var sk []string
+	for _, r := range SkipReasons() {
+		if n := s.Skipped[r.String()]; n > 0 {
+			sk = append(sk, fmt.Sprintf("%s %d", r, n))
+		}
+	}
+	if len(sk) == 0 {
+		sk = []string{"none"}
+	}
+	fmt.Fprintf(w, "%sskipped\t%s\n", ind, strings.Join(sk, ", "))
+	fmt.Fprintf(w, "%sflows\t%d\n", ind, s.Flows)
+	fmt.Fprintf(w, "%sendpoints\t%d\n", ind, s.Endpoints)
+	var ds []string
+	for d := 0; d < 64; d++ {
+		if n := s.DSCP[strconv.Itoa(d)]; n > 0 {
+			ds = append(ds, fmt.Sprintf("%d: %d (%s)", d, n, pct(n, s.IPv4Packets)))
+		}
+	}
+	fmt.Fprintf(w, "%sDSCP\t%s\n", ind, strings.Join(ds, ", "))
+	var es []string
+	for e := 0; e < 4; e++ {
+		if n := s.ECN[strconv.Itoa(e)]; n > 0 {
+			es = append(es, fmt.Sprintf("%s %d (%s)", ecnNames[e], n, pct(n, s.IPv4Packets)))
+		}
+	}
+	fmt.Fprintf(w, "%sECN\t%s\n", ind, strings.Join(es, ", "))
+	fmt.Fprintf(w, "%sfirst\t%s\n", ind, dash(s.FirstTS))
+	fmt.Fprintf(w, "%slast\t%s\n", ind, dash(s.LastTS))
+	fmt.Fprintf(w, "%sduration\t%.9f s\n", ind, s.DurationS)
+	fmt.Fprintf(w, "%sbytes\t%d\n", ind, s.Bytes)
+	fmt.Fprintf(w, "%smean rate\t%s\n", ind, rate(s.MeanRateBps))
+}
+
+func pct(n, of int64) string {
+	if of == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%%", 100*float64(n)/float64(of))
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func rate(bps float64) string {
+	switch {
+	case bps >= 1e9:
+		return fmt.Sprintf("%.3f Gbit/s", bps/1e9)
+	case bps >= 1e6:
+		return fmt.Sprintf("%.3f Mbit/s", bps/1e6)
+	case bps >= 1e3:
+		return fmt.Sprintf("%.3f kbit/s", bps/1e3)
+	}
+	return fmt.Sprintf("%.0f bit/s", bps)
+}
