@@ -1,0 +1,249 @@
+package plots
+
+import (
+	"image/color"
+	"math"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"golang.org/x/image/font/sfnt"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/palette/brewer"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	xfont "golang.org/x/image/font"
+)
+
+// Text sizes, in points.
+const (
+	sizeTitle      = 14
+	sizeNote       = 10
+	sizePanelTitle = 11
+	sizeAxisLabel  = 11
+	sizeTick       = 9
+	sizeLegend     = 10
+)
+
+var (
+	fontSans     = font.Font{Typeface: "Liberation", Variant: "Sans"}
+	fontSansBold = font.Font{Typeface: "Liberation", Variant: "Sans", Weight: xfont.WeightBold}
+	fontSansIt   = font.Font{Typeface: "Liberation", Variant: "Sans", Style: xfont.StyleItalic}
+
+	colorText = color.Gray{Y: 0x20}
+	colorNote = color.Gray{Y: 0x55}
+	colorGrid = color.Gray{Y: 0xe0}
+	colorRef  = color.Gray{Y: 0x40}
+)
+
+// textHandler is the plain text handler used for all figure text.
+func textHandler() text.Handler { return plot.DefaultTextHandler }
+
+func textStyle(f font.Font, size vg.Length, c color.Color) text.Style {
+	return text.Style{
+		Color:   c,
+		Font:    font.From(f, size),
+		Handler: textHandler(),
+	}
+}
+
+// newPlot returns a plot styled for the figures: sans-serif text at readable
+// sizes, light grid lines added by the caller where they help.
+func newPlot(title, xlabel, ylabel string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.Title.TextStyle = textStyle(fontSansBold, sizePanelTitle, colorText)
+	p.Title.TextStyle.XAlign = draw.XCenter
+	p.Title.TextStyle.YAlign = draw.YTop
+	p.Title.Padding = vg.Points(4)
+	for _, ax := range []*plot.Axis{&p.X, &p.Y} {
+		ax.Label.TextStyle = textStyle(fontSans, sizeAxisLabel, colorText)
+		ax.Label.Padding = vg.Points(4)
+		ax.Tick.Label = textStyle(fontSans, sizeTick, colorText)
+		ax.Padding = vg.Points(2)
+	}
+	p.X.Label.Text = xlabel
+	p.Y.Label.Text = ylabel
+	p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = draw.XCenter, draw.YTop
+	p.Y.Tick.Label.XAlign, p.Y.Tick.Label.YAlign = draw.XRight, draw.YCenter
+	p.X.Label.TextStyle.XAlign, p.X.Label.TextStyle.YAlign = draw.XCenter, draw.YBottom
+	p.Y.Label.TextStyle.XAlign, p.Y.Label.TextStyle.YAlign = draw.XCenter, draw.YBottom
+	p.X.Tick.Marker = niceTicks{n: 7}
+	p.Y.Tick.Marker = niceTicks{n: 6}
+	p.Legend = newLegend()
+	return p
+}
+
+func newLegend() plot.Legend {
+	l := plot.NewLegend()
+	l.TextStyle = textStyle(fontSans, sizeLegend, colorText)
+	l.Left = true
+	l.Top = true
+	l.ThumbnailWidth = vg.Points(18)
+	l.Padding = vg.Points(2)
+	return l
+}
+
+// seriesColors is a qualitative palette (ColorBrewer Dark2 followed by Set1),
+// distinguishable on screen and in print.
+var seriesColors = sync.OnceValue(func() []color.Color {
+	var out []color.Color
+	for _, name := range []string{"Dark2", "Set1"} {
+		p, err := brewer.GetPalette(brewer.TypeQualitative, name, 8)
+		if err != nil {
+			panic(err) // a fixed, known palette
+		}
+		out = append(out, p.Colors()...)
+	}
+	// Set1's yellow (index 5) is unreadable as a line on white.
+	return append(out[:13:13], out[14:]...)
+})
+
+func seriesColor(i int) color.Color {
+	cs := seriesColors()
+	return cs[i%len(cs)]
+}
+
+// dashes give a second channel when there are more series than colours.
+var dashes = [][]vg.Length{
+	nil,
+	{vg.Points(6), vg.Points(3)},
+	{vg.Points(2), vg.Points(2)},
+	{vg.Points(8), vg.Points(3), vg.Points(2), vg.Points(3)},
+}
+
+func seriesDash(i int) []vg.Length {
+	return dashes[(i/len(seriesColors()))%len(dashes)]
+}
+
+// gridLines draws light horizontal (and optionally vertical) grid lines behind the
+// data.
+func gridLines(p *plot.Plot, vertical bool) {
+	g := plotter.NewGrid()
+	g.Horizontal.Color = colorGrid
+	g.Vertical.Color = colorGrid
+	if !vertical {
+		g.Vertical.Color = nil
+	}
+	p.Add(g)
+}
+
+// ---- text that survives the embedded fonts ----
+
+var sansFace = sync.OnceValue(func() *sfnt.Font {
+	f := font.DefaultCache.Lookup(font.From(fontSans, 10), 10)
+	return f.Face
+})
+
+// safeText returns s with every character that Liberation Sans cannot draw
+// replaced by '?' (such characters would silently disappear from the PNG), control
+// characters removed, and the result cut to max runes with "..." when longer
+// (max <= 0: no limit).
+func safeText(s string, max int) string {
+	f := sansFace()
+	var buf sfnt.Buffer
+	var b strings.Builder
+	n := 0
+	for _, r := range s {
+		if r == utf8.RuneError || r < 0x20 || r == 0x7f {
+			if r == '\n' || r == '\t' || r == '\r' {
+				r = ' '
+			} else {
+				r = '?'
+			}
+		} else if r != ' ' {
+			if gi, err := f.GlyphIndex(&buf, r); err != nil || gi == 0 {
+				r = '?'
+			}
+		}
+		if max > 0 && n == max {
+			s := b.String()
+			rs := []rune(s)
+			if len(rs) > 3 {
+				rs = rs[:len(rs)-3]
+			}
+			return string(rs) + "..."
+		}
+		b.WriteRune(r)
+		n++
+	}
+	return b.String()
+}
+
+// ---- unit scaling for axes ----
+
+// timeScale picks the unit that shows a span of ps picoseconds with readable
+// numbers: ns below 2 us, us below 2 ms, ms below 10 s, s above.
+func timeScale(spanPS float64) (div float64, unit string) {
+	switch {
+	case spanPS < 2e6:
+		return 1e3, "ns"
+	case spanPS < 2e9:
+		return 1e6, "us"
+	case spanPS < 1e13:
+		return 1e9, "ms"
+	default:
+		return 1e12, "s"
+	}
+}
+
+// byteScale picks B, KB or MB (decimal) for values up to maxBytes.
+func byteScale(maxBytes float64) (div float64, unit string) {
+	switch {
+	case maxBytes >= 1e6:
+		return 1e6, "MB"
+	case maxBytes >= 1e3:
+		return 1e3, "KB"
+	default:
+		return 1, "B"
+	}
+}
+
+// durationText formats picoseconds for titles: "100 us", "1.5 ms".
+func durationText(ps float64) string {
+	div, unit := timeScale(ps * 0.999)
+	v := ps / div
+	return trimFloat(v) + " " + unit
+}
+
+// trimFloat formats v with at most 3 decimals and no trailing zeros.
+func trimFloat(v float64) string {
+	s := strconv.FormatFloat(v, 'f', 3, 64)
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	if s == "-0" {
+		return "0"
+	}
+	return s
+}
+
+func pct(f float64) float64 { return 100 * f }
+
+// finite reports whether v is a usable number.
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// countText formats a count for titles and legends: whole numbers with thousands
+// separators ("12,345"), others with up to 3 decimals.
+func countText(v float64) string {
+	if v != math.Trunc(v) || math.Abs(v) >= 1e15 {
+		return trimFloat(v)
+	}
+	s := strconv.FormatInt(int64(math.Abs(v)), 10)
+	var b strings.Builder
+	if v < 0 {
+		b.WriteByte('-')
+	}
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
