@@ -1,0 +1,208 @@
+package analysis
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"sort"
+	"sync"
+
+	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// DefaultBootstrap is the default number of bootstrap replicates.
+const DefaultBootstrap = 1000
+
+// Estimate is a point estimate with, when HasCI, a bootstrap confidence interval
+// [Lo, Hi]. In JSON: {"value": v, "lo": l, "hi": h}, lo and hi omitted without a CI.
+type Estimate struct {
+	Value float64
+	Lo    float64
+	Hi    float64
+	HasCI bool
+}
+
+// MarshalJSON writes {"value", "lo", "hi"}.
+func (e Estimate) MarshalJSON() ([]byte, error) {
+	type ci struct {
+		Value float64  `json:"value"`
+		Lo    *float64 `json:"lo,omitempty"`
+		Hi    *float64 `json:"hi,omitempty"`
+	}
+	c := ci{Value: e.Value}
+	if e.HasCI {
+		c.Lo, c.Hi = &e.Lo, &e.Hi
+	}
+	return json.Marshal(c)
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (e *Estimate) UnmarshalJSON(b []byte) error {
+	var c struct {
+		Value float64  `json:"value"`
+		Lo    *float64 `json:"lo"`
+		Hi    *float64 `json:"hi"`
+	}
+	if err := json.Unmarshal(b, &c); err != nil {
+		return err
+	}
+	*e = Estimate{Value: c.Value}
+	if c.Lo != nil && c.Hi != nil {
+		e.Lo, e.Hi, e.HasCI = *c.Lo, *c.Hi, true
+	}
+	return nil
+}
+
+func (e Estimate) String() string {
+	if !e.HasCI {
+		return fmt.Sprintf("%.4g", e.Value)
+	}
+	return fmt.Sprintf("%.4g [%.4g, %.4g]", e.Value, e.Lo, e.Hi)
+}
+
+// Bootstrap resamples flows to put confidence intervals on statistics computed from
+// flow rows.
+//
+// Resampling scheme: the Poisson bootstrap. In each replicate every flow gets an
+// independent weight w ~ Poisson(1) (how many times it is drawn), and the statistic is
+// recomputed with those weights. For the thousands of flows of a trace this is
+// equivalent to drawing n flows with replacement (the multinomial counts of the
+// classic bootstrap tend to independent Poisson(1) counts; Hanley & MacGibbon 2006,
+// Chamandy et al. 2012), and it lets each replicate be one sequential pass over the
+// flows. The interval is the percentile interval: the (1-Level)/2 and (1+Level)/2
+// empirical quantiles (gonum stat.Quantile, Empirical) of the B replicate values.
+//
+// Determinism: replicate b draws from its own PCG seeded (Seed, b), in flow order, so
+// the result depends only on Seed, B and the flows, not on Workers or scheduling. Runs
+// of the same trace list their flows in the same order, so each replicate gives the same
+// weight to the same flow in every run (paired resampling across methods).
+type Bootstrap struct {
+	B       int     // replicates; <= 0 means DefaultBootstrap
+	Seed    uint64  // PCG seed
+	Level   float64 // confidence level; 0 means 0.95
+	Workers int     // parallel replicates; <= 0 means GOMAXPROCS
+	// Progress, if not nil, is called with the replicates done so far (from one
+	// goroutine at a time, in increasing order).
+	Progress func(done, total int)
+}
+
+// poissonThresholds[k] is P(Poisson(1) <= k) scaled to 2^64: a uniform uint64 below it
+// draws a count <= k.
+var poissonThresholds = func() []uint64 {
+	d := distuv.Poisson{Lambda: 1}
+	var t []uint64
+	for k := 0; ; k++ {
+		c := d.CDF(float64(k))
+		if c >= 1-1e-18 || k >= 30 {
+			t = append(t, math.MaxUint64)
+			return t
+		}
+		t = append(t, uint64(c*(1<<64)))
+	}
+}()
+
+// PoissonWeights fills w with independent Poisson(1) draws from r.
+func PoissonWeights(r *rand.Rand, w []float64) {
+	for i := range w {
+		u := r.Uint64()
+		k := 0
+		for u >= poissonThresholds[k] {
+			k++
+		}
+		w[i] = float64(k)
+	}
+}
+
+// Run bootstraps a statistic of n flows with dim outputs. newStat is called once per
+// worker and returns the statistic: given the flows' weights w (len n) it writes its
+// dim values into out; it must treat w as read-only and may keep scratch state (it is
+// never called concurrently with itself). It returns the point estimates (all weights
+// 1) with their intervals.
+func (bs Bootstrap) Run(n, dim int, newStat func() func(w, out []float64)) []Estimate {
+	b := bs.B
+	if b <= 0 {
+		b = DefaultBootstrap
+	}
+	level := bs.Level
+	if level <= 0 || level >= 1 {
+		level = 0.95
+	}
+	workers := bs.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = min(workers, b)
+
+	est := make([]Estimate, dim)
+	ones := make([]float64, n)
+	for i := range ones {
+		ones[i] = 1
+	}
+	point := make([]float64, dim)
+	newStat()(ones, point)
+	ones = nil
+
+	reps := make([]float64, b*dim) // reps[r*dim+k]
+	var (
+		mu   sync.Mutex
+		done int
+		next int
+		wg   sync.WaitGroup
+	)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f := newStat()
+			w := make([]float64, n)
+			for {
+				mu.Lock()
+				r := next
+				next++
+				mu.Unlock()
+				if r >= b {
+					return
+				}
+				PoissonWeights(rand.New(rand.NewPCG(bs.Seed, uint64(r))), w)
+				f(w, reps[r*dim:(r+1)*dim])
+				mu.Lock()
+				done++
+				if bs.Progress != nil {
+					bs.Progress(done, b)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+
+	col := make([]float64, b)
+	for k := range dim {
+		for r := range b {
+			col[r] = reps[r*dim+k]
+		}
+		lo, hi := PercentileCI(col, level)
+		est[k] = Estimate{Value: point[k], Lo: lo, Hi: hi, HasCI: true}
+	}
+	return est
+}
+
+// PercentileCI returns the percentile interval of level (e.g. 0.95) of samples, which
+// it sorts in place. NaN samples are ignored; with none left it returns NaN, NaN.
+func PercentileCI(samples []float64, level float64) (lo, hi float64) {
+	s := samples[:0]
+	for _, v := range samples {
+		if !math.IsNaN(v) {
+			s = append(s, v)
+		}
+	}
+	if len(s) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	sort.Float64s(s)
+	a := (1 - level) / 2
+	return stat.Quantile(a, stat.Empirical, s, nil), stat.Quantile(1-a, stat.Empirical, s, nil)
+}

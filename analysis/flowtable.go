@@ -1,0 +1,220 @@
+package analysis
+
+import (
+	"fmt"
+	"sort"
+
+	"gonum.org/v1/gonum/stat"
+)
+
+// SetDef is one equal-cost set of a FlowTable. Its members are the cells
+// Offset .. Offset+Members-1 of the table.
+type SetDef struct {
+	Node    string `json:"node"`
+	Tier    string `json:"tier"`
+	Set     int    `json:"set"`
+	Members int    `json:"members"`
+	Offset  int    `json:"offset"`
+}
+
+// FlowSample is what one flow row contributes to the per-flow statistics.
+//
+// RackCell and FabricCell are the table cells (SetDef.Offset + member) of the member
+// the flow took at its source rack's uplink set and at its fabric switch's uplink set,
+// -1 when it did not cross that tier; RackMember and FabricMember are the member
+// indices themselves (-1 likewise), the pair polarization looks at. Bytes are the
+// flow's IPv4 bytes, Dropped its dropped packets, Delivered its delivered packets and
+// DelayMeanPs their mean one-way delay (ps; ignored when Delivered is 0).
+type FlowSample struct {
+	RackCell, FabricCell     int32
+	RackMember, FabricMember int32
+	Bytes                    float64
+	Dropped                  float64
+	Delivered                float64
+	DelayMeanPs              float64
+}
+
+// FlowTable is the per-flow view of a run that comparisons resample: the equal-cost
+// sets (all members, idle ones included) and one FlowSample per flow, in flow order.
+type FlowTable struct {
+	Sets  []SetDef
+	Flows []FlowSample
+}
+
+// Validate checks that every cell index is inside the table.
+func (ft *FlowTable) Validate() error {
+	cells := ft.cells()
+	for i, f := range ft.Flows {
+		for _, c := range [2]int32{f.RackCell, f.FabricCell} {
+			if c < -1 || int(c) >= cells {
+				return fmt.Errorf("analysis: flow %d: cell %d outside the %d member cells", i, c, cells)
+			}
+		}
+	}
+	return nil
+}
+
+func (ft *FlowTable) cells() int {
+	n := 0
+	for _, s := range ft.Sets {
+		n = max(n, s.Offset+s.Members)
+	}
+	return n
+}
+
+// Tiers returns the tiers of the table's sets, in tier order.
+func (ft *FlowTable) Tiers() []string {
+	seen := map[string]bool{}
+	var t []string
+	for _, s := range ft.Sets {
+		if !seen[s.Tier] {
+			seen[s.Tier] = true
+			t = append(t, s.Tier)
+		}
+	}
+	sortTiers(t)
+	return t
+}
+
+// TierMetricNames are the per-tier metrics of FlowStats, in order.
+var TierMetricNames = []string{"max_mean", "cov", "jain", "chi2_p", "idle_fraction"}
+
+// FlowStatNames names the values FlowStat computes for the given tiers:
+// "<tier>.<metric>" for each tier and TierMetricNames, then "polarization.nmi",
+// "drops.total" and "delay.flow_p99_ps".
+func FlowStatNames(tiers []string) []string {
+	var n []string
+	for _, t := range tiers {
+		for _, m := range TierMetricNames {
+			n = append(n, t+"."+m)
+		}
+	}
+	return append(n, "polarization.nmi", "drops.total", "delay.flow_p99_ps")
+}
+
+// FlowStat returns the statistic a comparison bootstraps, for use with Bootstrap.Run:
+// given per-flow weights w it computes FlowStatNames(tiers) in order:
+//
+//   - per tier, from the member loads summed over the weighted flows: the bytes-based
+//     traffic-weighted max/mean, CoV, Jain and idle fraction and the pooled
+//     flow-count chi-square p-value (TierImbalance's headline numbers);
+//   - polarization.nmi: NMI of (RackMember, FabricMember) over flows with both;
+//   - drops.total: the weighted sum of Dropped;
+//   - delay.flow_p99_ps: the 99th percentile over delivered packets of their flow's
+//     mean delay (each flow counts Delivered times; stat.Quantile, Empirical). Flow
+//     rows have no per-packet delays, so this approximates the packet p99 by giving
+//     every packet its flow's mean delay; delay.arrow's p99 is exact to a bucket but
+//     cannot be resampled by flow.
+//
+// Each returned function owns its scratch space.
+func (ft *FlowTable) FlowStat(tiers []string) func() func(w, out []float64) {
+	cells := ft.cells()
+	nx, ny := 0, 0
+	for _, f := range ft.Flows {
+		nx = max(nx, int(f.RackMember)+1)
+		ny = max(ny, int(f.FabricMember)+1)
+	}
+	tierIdx := map[string]int{}
+	for i, t := range tiers {
+		tierIdx[t] = i
+	}
+	setTier := make([]int, len(ft.Sets))
+	for i, s := range ft.Sets {
+		t, ok := tierIdx[s.Tier]
+		if !ok {
+			t = -1
+		}
+		setTier[i] = t
+	}
+	// Delivered flows in delay order, and each flow's rank in it.
+	var delayed []int32
+	for i, f := range ft.Flows {
+		if f.Delivered > 0 {
+			delayed = append(delayed, int32(i))
+		}
+	}
+	sort.SliceStable(delayed, func(a, b int) bool {
+		return ft.Flows[delayed[a]].DelayMeanPs < ft.Flows[delayed[b]].DelayMeanPs
+	})
+	rank := make([]int32, len(ft.Flows))
+	for i := range rank {
+		rank[i] = -1
+	}
+	delays := make([]float64, len(delayed))
+	for r, i := range delayed {
+		rank[i] = int32(r)
+		delays[r] = ft.Flows[i].DelayMeanPs
+	}
+	dim := len(tiers)*len(TierMetricNames) + 3
+	return func() func(w, out []float64) {
+		bytes := make([]float64, cells)
+		flows := make([]float64, cells)
+		cont := make([]float64, nx*ny)
+		wd := make([]float64, len(delays))
+		scratch := make([]float64, nx+ny+nx*ny)
+		bb := make([][]Balance, len(tiers))
+		fb := make([][]Balance, len(tiers))
+		return func(w, out []float64) {
+			if len(out) != dim {
+				panic("analysis: FlowStat output size mismatch")
+			}
+			clear(bytes)
+			clear(flows)
+			clear(cont)
+			var drops float64
+			for i := range ft.Flows {
+				wi := w[i]
+				if wi == 0 {
+					continue
+				}
+				f := &ft.Flows[i]
+				if c := f.RackCell; c >= 0 {
+					bytes[c] += wi * f.Bytes
+					flows[c] += wi
+				}
+				if c := f.FabricCell; c >= 0 {
+					bytes[c] += wi * f.Bytes
+					flows[c] += wi
+				}
+				if f.RackMember >= 0 && f.FabricMember >= 0 {
+					cont[int(f.RackMember)*ny+int(f.FabricMember)] += wi
+				}
+				drops += wi * f.Dropped
+			}
+			for r, i := range delayed {
+				wd[r] = w[i] * ft.Flows[i].Delivered
+			}
+			for t := range tiers {
+				bb[t], fb[t] = bb[t][:0], fb[t][:0]
+			}
+			for s, def := range ft.Sets {
+				t := setTier[s]
+				if t < 0 {
+					continue
+				}
+				bb[t] = append(bb[t], Imbalance(bytes[def.Offset:def.Offset+def.Members]))
+				fb[t] = append(fb[t], Imbalance(flows[def.Offset:def.Offset+def.Members]))
+			}
+			k := 0
+			for t := range tiers {
+				b := SummarizeTier(bb[t], nil)
+				f := SummarizeTier(fb[t], nil)
+				out[k], out[k+1], out[k+2], out[k+3], out[k+4] = b.MaxMean, b.CoV, b.Jain, f.Chi2P, b.IdleFraction
+				k += 5
+			}
+			out[k] = 0
+			if nx > 0 && ny > 0 {
+				out[k] = NMIFromCounts(cont, nx, ny, scratch).NMI
+			}
+			out[k+1] = drops
+			out[k+2] = 0
+			var sw float64
+			for _, v := range wd {
+				sw += v
+			}
+			if sw > 0 {
+				out[k+2] = stat.Quantile(0.99, stat.Empirical, delays, wd)
+			}
+		}
+	}
+}
