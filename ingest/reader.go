@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"time"
@@ -47,13 +48,31 @@ func Open(paths []string, opt Options) (*Reader, error) {
 	r := &Reader{heads: make([]Packet, len(paths)), state: make([]int8, len(paths))}
 	for i, path := range paths {
 		s, err := openSource(path, i, window, opt.Warn)
-		if err != nil {
+		if err == nil {
+			r.srcs = append(r.srcs, s)
+		} else {
 			r.Close()
 			var fe *FileError
 			if errors.As(err, &fe) {
 				return nil, err
 			}
 			return nil, fmt.Errorf("ingest: %w", err)
+		}
+	}
+	return r, nil
+}
+
+// newReaderFrom builds a Reader over in-memory captures (tests and fuzzing).
+func newReaderFrom(names []string, data [][]byte, opt Options) (*Reader, error) {
+	window := int64(opt.ReorderWindow)
+	if window == 0 {
+		window = int64(DefaultReorderWindow)
+	}
+	r := &Reader{heads: make([]Packet, len(data)), state: make([]int8, len(data))}
+	for i := range data {
+		s, err := newSource(names[i], bytes.NewReader(data[i]), i, window, opt.Warn)
+		if err != nil {
+			return nil, err
 		}
 		r.srcs = append(r.srcs, s)
 	}

@@ -71,7 +71,8 @@ type source struct {
 	index int // FileIndex
 	warn  func(string)
 
-	f     *os.File
+	in    io.Reader
+	close func() error
 	pcap  *pcapgo.Reader
 	link  LinkType // pcap only
 	ng    *pcapgo.NgReader
@@ -98,9 +99,20 @@ func openSource(path string, index int, window int64, warn func(string)) (*sourc
 	if err != nil {
 		return nil, err
 	}
-	s := &source{stats: FileStats{Path: path}, index: index, warn: warn, f: f, window: window}
-	if err := s.init(); err != nil {
+	s, err := newSource(path, f, index, window, warn)
+	if err != nil {
 		f.Close()
+		return nil, err
+	}
+	s.close = f.Close
+	return s, nil
+}
+
+// newSource reads the capture header from in; name is used in messages.
+func newSource(name string, in io.Reader, index int, window int64, warn func(string)) (*source, error) {
+	s := &source{stats: FileStats{Path: name}, index: index, warn: warn, in: in, window: window,
+		close: func() error { return nil }}
+	if err := s.init(); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -111,7 +123,7 @@ func (s *source) headerErr(off int64, format string, args ...any) error {
 }
 
 func (s *source) init() error {
-	var stream *bufio.Reader = bufio.NewReaderSize(s.f, 64<<10)
+	var stream *bufio.Reader = bufio.NewReaderSize(s.in, 64<<10)
 	if m, _ := stream.Peek(2); len(m) == 2 && m[0] == 0x1f && m[1] == 0x8b {
 		gz, err := gzip.NewReader(stream)
 		if err != nil {
@@ -315,10 +327,6 @@ func (s *source) finishLate() {
 		s.warn(fmt.Sprintf("%s: %d packets in all were out of order by more than the reorder window %v and skipped",
 			s.stats.Path, n, time.Duration(s.window)))
 	}
-}
-
-func (s *source) close() error {
-	return s.f.Close()
 }
 
 // formatTS formats nanoseconds since the epoch as RFC 3339 UTC with 9 fraction digits.

@@ -1,0 +1,272 @@
+package ingest
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/binary"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/google/gopacket"
+	"github.com/google/gopacket/layers"
+	"github.com/google/gopacket/pcapgo"
+)
+
+// ipSpec describes an IPv4 packet to serialize.
+type ipSpec struct {
+	src, dst   string
+	tos        uint8
+	proto      layers.IPProtocol // default TCP
+	sport      uint16
+	dport      uint16
+	flags      layers.IPv4Flag
+	fragOff    uint16 // in 8-byte units
+	options    bool   // add a Router Alert option (IHL 6)
+	payload    int
+	tags       []layers.EthernetType // VLAN tag EtherTypes, outermost first
+	etherInner layers.EthernetType   // EtherType after the tags (default IPv4)
+}
+
+// ipv4Layers serializes the IPv4 packet (header and L4) of s.
+func ipv4Bytes(t testing.TB, s ipSpec) []byte {
+	t.Helper()
+	if s.proto == 0 {
+		s.proto = layers.IPProtocolTCP
+	}
+	if s.src == "" {
+		s.src = "10.0.0.1"
+	}
+	if s.dst == "" {
+		s.dst = "10.0.1.2"
+	}
+	ip := &layers.IPv4{Version: 4, IHL: 5, TOS: s.tos, TTL: 64, Protocol: s.proto,
+		SrcIP: net.ParseIP(s.src).To4(), DstIP: net.ParseIP(s.dst).To4(), Flags: s.flags, FragOffset: s.fragOff}
+	if s.options {
+		ip.Options = []layers.IPv4Option{{OptionType: 148, OptionLength: 4, OptionData: []byte{0, 0}}}
+	}
+	var ls []gopacket.SerializableLayer
+	ls = append(ls, ip)
+	switch s.proto {
+	case layers.IPProtocolTCP:
+		tcp := &layers.TCP{SrcPort: layers.TCPPort(s.sport), DstPort: layers.TCPPort(s.dport), SYN: true, Window: 1000}
+		tcp.SetNetworkLayerForChecksum(ip)
+		ls = append(ls, tcp)
+	case layers.IPProtocolUDP:
+		udp := &layers.UDP{SrcPort: layers.UDPPort(s.sport), DstPort: layers.UDPPort(s.dport)}
+		udp.SetNetworkLayerForChecksum(ip)
+		ls = append(ls, udp)
+	case layers.IPProtocolICMPv4:
+		ls = append(ls, &layers.ICMPv4{TypeCode: layers.CreateICMPv4TypeCode(8, 0)})
+	}
+	ls = append(ls, gopacket.Payload(make([]byte, s.payload)))
+	buf := gopacket.NewSerializeBuffer()
+	if err := gopacket.SerializeLayers(buf, gopacket.SerializeOptions{FixLengths: true, ComputeChecksums: true}, ls...); err != nil {
+		t.Fatal(err)
+	}
+	return append([]byte(nil), buf.Bytes()...)
+}
+
+// etherFrame wraps payload in Ethernet with s.tags; inner is the final EtherType.
+func etherFrame(t testing.TB, tags []layers.EthernetType, inner layers.EthernetType, payload []byte) []byte {
+	t.Helper()
+	first := inner
+	if len(tags) > 0 {
+		first = tags[0]
+	}
+	ls := []gopacket.SerializableLayer{&layers.Ethernet{
+		SrcMAC: net.HardwareAddr{2, 0, 0, 0, 0, 1}, DstMAC: net.HardwareAddr{2, 0, 0, 0, 0, 2}, EthernetType: first}}
+	for i := range tags {
+		next := inner
+		if i+1 < len(tags) {
+			next = tags[i+1]
+		}
+		ls = append(ls, &layers.Dot1Q{VLANIdentifier: uint16(100 + i), Type: next})
+	}
+	ls = append(ls, gopacket.Payload(payload))
+	buf := gopacket.NewSerializeBuffer()
+	if err := gopacket.SerializeLayers(buf, gopacket.SerializeOptions{}, ls...); err != nil {
+		t.Fatal(err)
+	}
+	return append([]byte(nil), buf.Bytes()...)
+}
+
+// ether builds an Ethernet frame carrying the IPv4 packet s.
+func ether(t testing.TB, s ipSpec) []byte {
+	inner := s.etherInner
+	if inner == 0 {
+		inner = layers.EthernetTypeIPv4
+	}
+	return etherFrame(t, s.tags, inner, ipv4Bytes(t, s))
+}
+
+// sll builds a Linux cooked v1 frame.
+func sll(proto uint16, payload []byte) []byte {
+	h := make([]byte, 16)
+	binary.BigEndian.PutUint16(h[0:2], 0)   // packet type: to us
+	binary.BigEndian.PutUint16(h[2:4], 1)   // ARPHRD_ETHER
+	binary.BigEndian.PutUint16(h[4:6], 6)   // address length
+	copy(h[6:12], []byte{2, 0, 0, 0, 0, 9}) // address
+	binary.BigEndian.PutUint16(h[14:16], proto)
+	return append(h, payload...)
+}
+
+// sll2 builds a Linux cooked v2 frame.
+func sll2(proto uint16, payload []byte) []byte {
+	h := make([]byte, 20)
+	binary.BigEndian.PutUint16(h[0:2], proto)
+	binary.BigEndian.PutUint32(h[4:8], 3) // ifindex
+	binary.BigEndian.PutUint16(h[8:10], 1)
+	h[11] = 6
+	copy(h[12:18], []byte{2, 0, 0, 0, 0, 9})
+	return append(h, payload...)
+}
+
+// loopback builds a NULL/LOOP frame with the family in the given byte order.
+func loopback(order binary.ByteOrder, family uint32, payload []byte) []byte {
+	h := make([]byte, 4)
+	order.PutUint32(h, family)
+	return append(h, payload...)
+}
+
+// rec is one record to write into a test capture.
+type rec struct {
+	ts     time.Time
+	frame  []byte
+	wire   int // original length; 0 means len(frame)
+	iface  int // pcapng interface
+	caplen int // captured bytes to keep; 0 means all
+}
+
+func (r rec) ci() (gopacket.CaptureInfo, []byte) {
+	data := r.frame
+	if r.caplen > 0 && r.caplen < len(data) {
+		data = data[:r.caplen]
+	}
+	wire := r.wire
+	if wire == 0 {
+		wire = len(r.frame)
+	}
+	return gopacket.CaptureInfo{Timestamp: r.ts, CaptureLength: len(data), Length: wire, InterfaceIndex: r.iface}, data
+}
+
+// pcapFile writes a classic pcap with pcapgo (little-endian); nanos selects the
+// nanosecond magic. link is patched in after writing, so values above 255
+// (LINUX_SLL2), which gopacket v1.1.19's 8-bit LinkType cannot hold, work too.
+func pcapFile(t testing.TB, link LinkType, nanos bool, snaplen uint32, recs ...rec) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	var w *pcapgo.Writer
+	if nanos {
+		w = pcapgo.NewWriterNanos(&b)
+	} else {
+		w = pcapgo.NewWriter(&b)
+	}
+	if err := w.WriteFileHeader(snaplen, layers.LinkTypeEthernet); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		ci, data := r.ci()
+		if err := w.WritePacket(ci, data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := b.Bytes()
+	binary.LittleEndian.PutUint32(out[20:24], uint32(link))
+	return out
+}
+
+// swapPcap converts a little-endian classic pcap into big-endian.
+func swapPcap(t testing.TB, le []byte) []byte {
+	t.Helper()
+	be := append([]byte(nil), le...)
+	sw32 := func(o int) { binary.BigEndian.PutUint32(be[o:], binary.LittleEndian.Uint32(le[o:])) }
+	sw16 := func(o int) { binary.BigEndian.PutUint16(be[o:], binary.LittleEndian.Uint16(le[o:])) }
+	sw32(0)
+	sw16(4)
+	sw16(6)
+	for o := 8; o < 24; o += 4 {
+		sw32(o)
+	}
+	for o := 24; o+16 <= len(le); {
+		for k := 0; k < 16; k += 4 {
+			sw32(o + k)
+		}
+		o += 16 + int(binary.LittleEndian.Uint32(le[o+8:]))
+	}
+	return be
+}
+
+// ngIface describes a pcapng interface for ngFile.
+type ngIfaceSpec struct {
+	link    layers.LinkType
+	tsresol uint8 // 0: default (microseconds)
+}
+
+// ngFile writes a pcapng with pcapgo's NgWriter: one interface per spec, then recs.
+func ngFile(t testing.TB, ifaces []ngIfaceSpec, recs ...rec) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	first := pcapgo.NgInterface{LinkType: ifaces[0].link, SnapLength: 65535, TimestampResolution: pcapgo.NgResolution(ifaces[0].tsresol)}
+	w, err := pcapgo.NewNgWriterInterface(&b, first, pcapgo.DefaultNgWriterOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range ifaces[1:] {
+		if _, err := w.AddInterface(pcapgo.NgInterface{LinkType: s.link, SnapLength: 65535, TimestampResolution: pcapgo.NgResolution(s.tsresol)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, r := range recs {
+		ci, data := r.ci()
+		if err := w.WritePacket(ci, data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func gz(t testing.TB, data []byte) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	w := gzip.NewWriter(&b)
+	w.Write(data)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// readAll reads every packet of in-memory captures; warnings are collected.
+func readAll(t testing.TB, opt Options, files ...[]byte) ([]Packet, *Reader, []string, error) {
+	t.Helper()
+	var warns []string
+	opt.Warn = func(m string) { warns = append(warns, m) }
+	names := make([]string, len(files))
+	for i := range files {
+		names[i] = "mem" + string(rune('0'+i)) + ".pcap"
+	}
+	r, err := newReaderFrom(names, files, opt)
+	if err != nil {
+		return nil, nil, warns, err
+	}
+	var out []Packet
+	for {
+		var p Packet
+		ok, err := r.Next(&p)
+		if err != nil {
+			return out, r, warns, err
+		}
+		if !ok {
+			return out, r, warns, nil
+		}
+		out = append(out, p)
+	}
+}
+
+var t0 = time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
+
+func at(us int64) time.Time { return t0.Add(time.Duration(us) * time.Microsecond) }
