@@ -1,0 +1,174 @@
+package records
+
+import "fmt"
+
+// The fixed enumerations of the record files. Each is stored in the files as a
+// dictionary<int32, utf8> column whose dictionary is the enumeration's names in the
+// order of its constants, written once per file (see the package documentation).
+
+// Reason is why a packet was dropped (SPEC 3.3 and 5).
+type Reason uint8
+
+const (
+	// ReasonHeadroom: a lossless arrival found its port's headroom full (a sizing failure).
+	ReasonHeadroom Reason = iota
+	// ReasonEgressLimit: a lossy arrival would exceed its egress queue's limit.
+	ReasonEgressLimit
+	// ReasonPoolFull: a lossy arrival did not fit in its shared pool.
+	ReasonPoolFull
+	// ReasonOversize: a packet longer than the MTU, dropped at its source host under
+	// `--oversize drop`.
+	ReasonOversize
+	// NumReasons is the number of drop reasons.
+	NumReasons = iota
+)
+
+var reasonNames = [NumReasons]string{"headroom", "egress-limit", "pool-full", "oversize"}
+
+// Tier is the role of a node in the Clos (SPEC 4.1); hosts are a tier of their own.
+type Tier uint8
+
+const (
+	TierHost Tier = iota
+	TierRack
+	TierFabric
+	TierSpine
+	// NumTiers is the number of tiers.
+	NumTiers = iota
+)
+
+var tierNames = [NumTiers]string{"host", "rack", "fabric", "spine"}
+
+// PFCEvent is what happened to a PFC frame or a pause timer (SPEC 3.4).
+type PFCEvent uint8
+
+const (
+	// EventTxPause: the node sent a PFC frame with quanta > 0 for the class.
+	EventTxPause PFCEvent = iota
+	// EventTxResume: the node sent a PFC frame with quanta 0 for the class.
+	EventTxResume
+	// EventRxPause: the node received quanta > 0 for the class and stops sending it.
+	EventRxPause
+	// EventRxResume: the node received quanta 0 for the class and resumes it at once.
+	EventRxResume
+	// EventExpire: the node's pause timer for the class ran out without a resume.
+	EventExpire
+	// NumPFCEvents is the number of PFC events.
+	NumPFCEvents = iota
+)
+
+var pfcEventNames = [NumPFCEvents]string{"tx_pause", "tx_resume", "rx_pause", "rx_resume", "expire"}
+
+// Fate is how a simulated packet's journey ended.
+type Fate uint8
+
+const (
+	// FateDelivered: the packet reached its destination host.
+	FateDelivered Fate = iota
+	// FateDropped: a switch (or its source host, for oversize) dropped the packet.
+	FateDropped
+	// FateUndrained: the packet was still buffered when the simulation stopped.
+	FateUndrained
+	// NumFates is the number of fates.
+	NumFates = iota
+)
+
+var fateNames = [NumFates]string{"delivered", "dropped", "undrained"}
+
+// HashMethod is an ECMP hash method (SPEC 3.6), spelled as in the configuration.
+type HashMethod uint8
+
+const (
+	HashCRC32 HashMethod = iota
+	HashCRC32WithSalt
+	HashCRC16
+	HashCRC16CCITT
+	HashXor16
+	HashToeplitz
+	// NumHashMethods is the number of hash methods.
+	NumHashMethods = iota
+)
+
+var hashMethodNames = [NumHashMethods]string{"crc32", "crc32WithSalt", "crc16", "crc16Ccitt", "xor16", "toeplitz"}
+
+// enumString is the String method of every enumeration.
+func enumString[E ~uint8](names []string, e E) string {
+	if int(e) < len(names) {
+		return names[e]
+	}
+	return fmt.Sprintf("%T(%d)", e, uint8(e))
+}
+
+// parseEnum finds s among names; what names the enumeration in the error.
+func parseEnum[E ~uint8](what string, names []string, s string) (E, error) {
+	for i, n := range names {
+		if n == s {
+			return E(i), nil
+		}
+	}
+	return 0, fmt.Errorf("records: unknown %s %q (known: %q)", what, s, names)
+}
+
+// marshalEnum is the MarshalText method of every enumeration: unknown values are an error.
+func marshalEnum[E ~uint8](what string, names []string, e E) ([]byte, error) {
+	if int(e) >= len(names) {
+		return nil, fmt.Errorf("records: %s %d out of range [0,%d)", what, uint8(e), len(names))
+	}
+	return []byte(names[e]), nil
+}
+
+func (r Reason) String() string     { return enumString(reasonNames[:], r) }
+func (t Tier) String() string       { return enumString(tierNames[:], t) }
+func (e PFCEvent) String() string   { return enumString(pfcEventNames[:], e) }
+func (f Fate) String() string       { return enumString(fateNames[:], f) }
+func (h HashMethod) String() string { return enumString(hashMethodNames[:], h) }
+
+// Column is the reason's column in ports.arrow: drops_headroom, drops_egress_limit, ...
+func (r Reason) Column() string { return "drops_" + snake(r.String()) }
+
+// ParseReason returns the Reason named s (for example "egress-limit").
+func ParseReason(s string) (Reason, error) {
+	return parseEnum[Reason]("drop reason", reasonNames[:], s)
+}
+
+// ParseTier returns the Tier named s (for example "fabric").
+func ParseTier(s string) (Tier, error) { return parseEnum[Tier]("tier", tierNames[:], s) }
+
+// ParsePFCEvent returns the PFCEvent named s (for example "rx_pause").
+func ParsePFCEvent(s string) (PFCEvent, error) {
+	return parseEnum[PFCEvent]("PFC event", pfcEventNames[:], s)
+}
+
+// ParseFate returns the Fate named s (for example "undrained").
+func ParseFate(s string) (Fate, error) { return parseEnum[Fate]("fate", fateNames[:], s) }
+
+// ParseHashMethod returns the HashMethod named s (for example "crc32WithSalt").
+func ParseHashMethod(s string) (HashMethod, error) {
+	return parseEnum[HashMethod]("hash method", hashMethodNames[:], s)
+}
+
+// Text marshalling lets run.json carry the names: Reason is a map key there.
+
+func (r Reason) MarshalText() ([]byte, error) { return marshalEnum("drop reason", reasonNames[:], r) }
+func (t Tier) MarshalText() ([]byte, error)   { return marshalEnum("tier", tierNames[:], t) }
+func (h HashMethod) MarshalText() ([]byte, error) {
+	return marshalEnum("hash method", hashMethodNames[:], h)
+}
+
+func (r *Reason) UnmarshalText(b []byte) (err error) { *r, err = ParseReason(string(b)); return }
+func (t *Tier) UnmarshalText(b []byte) (err error)   { *t, err = ParseTier(string(b)); return }
+func (h *HashMethod) UnmarshalText(b []byte) (err error) {
+	*h, err = ParseHashMethod(string(b))
+	return
+}
+
+// snake turns an enumeration name into a column-name fragment: "egress-limit" -> "egress_limit".
+func snake(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c == '-' {
+			b[i] = '_'
+		}
+	}
+	return string(b)
+}
