@@ -270,3 +270,94 @@ func readAll(t testing.TB, opt Options, files ...[]byte) ([]Packet, *Reader, []s
 var t0 = time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
 
 func at(us int64) time.Time { return t0.Add(time.Duration(us) * time.Microsecond) }
+
+// ngb builds pcapng files by hand, for what pcapgo's NgWriter cannot write
+// (microsecond interfaces, simple packet blocks, big-endian sections, corruption).
+type ngb struct {
+	be  bool
+	out []byte
+}
+
+type appendOrder interface {
+	binary.ByteOrder
+	binary.AppendByteOrder
+}
+
+func (b *ngb) order() appendOrder {
+	if b.be {
+		return binary.BigEndian
+	}
+	return binary.LittleEndian
+}
+
+func pad4(n int) int { return (n + 3) &^ 3 }
+
+// block appends a block of type typ with body (padded to 4 bytes).
+func (b *ngb) block(typ uint32, body []byte) *ngb {
+	o := b.order()
+	n := 12 + pad4(len(body))
+	h := make([]byte, 8)
+	o.PutUint32(h[0:4], typ)
+	o.PutUint32(h[4:8], uint32(n))
+	b.out = append(b.out, h...)
+	b.out = append(b.out, body...)
+	b.out = append(b.out, make([]byte, pad4(len(body))-len(body))...)
+	b.out = o.AppendUint32(b.out, uint32(n))
+	return b
+}
+
+func (b *ngb) shb() *ngb {
+	o := b.order()
+	body := o.AppendUint32(nil, 0x1A2B3C4D)
+	body = o.AppendUint16(body, 1)
+	body = o.AppendUint16(body, 0)
+	body = o.AppendUint64(body, ^uint64(0))
+	return b.block(ngSHB, body)
+}
+
+// opt encodes one option.
+func (b *ngb) opt(code uint16, val []byte) []byte {
+	o := b.order()
+	r := o.AppendUint16(nil, code)
+	r = o.AppendUint16(r, uint16(len(val)))
+	r = append(r, val...)
+	return append(r, make([]byte, pad4(len(val))-len(val))...)
+}
+
+// idb appends an interface; tsresol < 0 leaves the option out (microseconds).
+func (b *ngb) idb(link LinkType, snap uint32, tsresol int, extra ...[]byte) *ngb {
+	o := b.order()
+	body := o.AppendUint16(nil, uint16(link))
+	body = o.AppendUint16(body, 0)
+	body = o.AppendUint32(body, snap)
+	if tsresol >= 0 {
+		body = append(body, b.opt(9, []byte{uint8(tsresol)})...)
+	}
+	for _, e := range extra {
+		body = append(body, e...)
+	}
+	body = append(body, 0, 0, 0, 0) // end of options
+	return b.block(ngIDB, body)
+}
+
+// epb appends an enhanced packet block; ts is in the interface's units.
+func (b *ngb) epb(iface uint32, ts uint64, frame []byte, wire int) *ngb {
+	o := b.order()
+	body := o.AppendUint32(nil, iface)
+	body = o.AppendUint32(body, uint32(ts>>32))
+	body = o.AppendUint32(body, uint32(ts))
+	body = o.AppendUint32(body, uint32(len(frame)))
+	if wire == 0 {
+		wire = len(frame)
+	}
+	body = o.AppendUint32(body, uint32(wire))
+	body = append(body, frame...)
+	return b.block(ngEPB, body)
+}
+
+func (b *ngb) spb(frame []byte, wire int) *ngb {
+	if wire == 0 {
+		wire = len(frame)
+	}
+	return b.block(ngSPB, append(b.order().AppendUint32(nil, uint32(wire)), frame...))
+}

@@ -2,7 +2,6 @@ package tracegen
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -186,4 +185,4 @@ func writeFileAtomic(path string, write func(io.Writer) (Stats, error)) (st Stat
 	return st, nil
 }
 
-var errNoHosts = errors.New("no hosts")
+func unixNano(ns int64) time.Time { return time.Unix(0, ns).UTC() }
