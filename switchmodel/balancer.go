@@ -1,26 +1,32 @@
 package switchmodel
 
-import "github.com/tracefabric/tracefabric/switchmodel/units"
+import (
+	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
+	"github.com/tracefabric/tracefabric/switchmodel/units"
+)
 
-// FlowKey is the 13-byte ECMP hash key of SPEC 3.6.
-type FlowKey = [13]byte
+// FlowKey is the 13-byte ECMP hash key of SPEC 3.6 (ecmp.MakeKey builds it).
+type FlowKey = ecmp.Key
 
 // MemberView lets a Selector look at the ports of an equal-cost set: member i is the
-// set's i-th port.
-type MemberView interface {
-	// EgressBytes is the bytes queued on the member's port, all classes (cells*CellSize).
-	EgressBytes(member int) int64
-	// Paused reports whether the member's port is PFC-paused for class tc.
-	Paused(member int, tc uint8) bool
-}
+// set's i-th port. EgressBytes is the bytes queued on the member's port, all classes
+// (cells*CellSize); Paused whether the port's peer paused class tc.
+type MemberView = ecmp.MemberView
 
-// Selector chooses the member of an equal-cost set: the seam to the load balancer
-// (package ecmp). The switch registers each set of two or more ports with AddSet and
+// Selector chooses the member of an equal-cost set: the seam to the load balancer.
+// *ecmp.Balancer implements it (one per switch, holding its hash method, salt and
+// flowlet table, and the load balancing records). The switch registers each set of two or more ports with AddSet and
 // asks Select for every packet routed to it; sets of one port never reach it.
 type Selector interface {
 	AddSet(n int) int
 	Select(now units.Time, set int, key *FlowKey, tc uint8, bytes int, view MemberView) int
 }
+
+var _ Selector = (*ecmp.Balancer)(nil)
+
+// Selector returns the switch's Selector (nil if none), e.g. to read an
+// *ecmp.Balancer's Records at the end.
+func (s *Switch) Selector() Selector { return s.sel }
 
 // setView is a Switch's MemberView over one set; the switch passes a pointer to its
 // single instance, so Select costs no allocation.
