@@ -64,3 +64,24 @@ func niceStep(raw float64) (step, minor float64, prec int) {
 	}
 	return step, step / sub, prec
 }
+
+// logTicks is plot.LogTicks with the 2 and 5 of each decade labelled too when the
+// axis spans at most two decades.
+type logTicks struct{}
+
+func (logTicks) Ticks(lo, hi float64) []plot.Tick {
+	ts := plot.LogTicks{Prec: -1}.Ticks(lo, hi)
+	if hi/lo > 100.0001 {
+		return ts
+	}
+	for i, t := range ts {
+		if t.Label != "" {
+			continue
+		}
+		m := t.Value / math.Pow(10, math.Floor(math.Log10(t.Value)+1e-9))
+		if math.Abs(m-2) < 1e-6 || math.Abs(m-5) < 1e-6 {
+			ts[i].Label = strconv.FormatFloat(t.Value, 'g', -1, 64)
+		}
+	}
+	return ts
+}

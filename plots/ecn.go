@@ -1,0 +1,200 @@
+package plots
+
+import (
+	"cmp"
+	"fmt"
+	"image/color"
+	"math"
+	"slices"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/tracefabric/tracefabric/switchmodel/units"
+)
+
+// DefaultMaxQueues is the number of queues an ECN marking figure shows when
+// ECNMarks.MaxQueues is zero.
+const DefaultMaxQueues = 20
+
+// ECNMarks is CE marking per queue and, optionally, fabric-wide over time.
+type ECNMarks struct {
+	Queues []QueueMarks
+	// MaxQueues caps the queues drawn: the highest marked fractions are kept.
+	// Zero: DefaultMaxQueues.
+	MaxQueues int
+
+	// Over time (optional; no panel when Marked is empty): packets marked and
+	// packets sent per bin, fabric-wide. Both slices have the same length.
+	Start, BinWidth units.Time
+	Marked, Sent    []float64
+}
+
+// QueueMarks is one egress queue (node, port, traffic class): packets CE-marked
+// and packets sent.
+type QueueMarks struct {
+	Node         string
+	Port, TC     int
+	Marked, Sent float64
+}
+
+// Label is "node:port:tc".
+func (q QueueMarks) Label() string { return fmt.Sprintf("%s:%d:%d", q.Node, q.Port, q.TC) }
+
+// ECNMarking draws the CE-marked fraction (%) of the queues that marked most, as
+// horizontal bars, and when bins are given, the fabric-wide marked fraction per
+// time bin under it. It returns a NoDataError ("no ECN marks") when nothing was
+// marked.
+func ECNMarking(m ECNMarks, o Options) (*Figure, error) {
+	o = o.withDefaults()
+	maxQ := m.MaxQueues
+	if maxQ <= 0 {
+		maxQ = DefaultMaxQueues
+	}
+	type queue struct {
+		label        string
+		marked, sent float64
+		frac         float64
+	}
+	var qs []queue
+	for _, q := range m.Queues {
+		if !finite(q.Marked) || !finite(q.Sent) || q.Marked < 0 || q.Marked > q.Sent {
+			return nil, fmt.Errorf("plots: %s: queue %s: %v marked of %v sent: want 0 <= marked <= sent",
+				NameECNMarking, q.Label(), q.Marked, q.Sent)
+		}
+		if q.Marked > 0 {
+			qs = append(qs, queue{label: safeText(q.Label(), 32), marked: q.Marked, sent: q.Sent, frac: q.Marked / q.Sent})
+		}
+	}
+	if len(m.Marked) != len(m.Sent) {
+		return nil, fmt.Errorf("plots: %s: %d marked bins but %d sent bins", NameECNMarking, len(m.Marked), len(m.Sent))
+	}
+	var markedOverTime float64
+	for i := range m.Marked {
+		if !finite(m.Marked[i]) || !finite(m.Sent[i]) || m.Marked[i] < 0 || m.Marked[i] > m.Sent[i] {
+			return nil, fmt.Errorf("plots: %s: bin %d: %v marked of %v sent: want 0 <= marked <= sent",
+				NameECNMarking, i, m.Marked[i], m.Sent[i])
+		}
+		markedOverTime += m.Marked[i]
+	}
+	if len(m.Marked) > 0 && m.BinWidth <= 0 {
+		return nil, fmt.Errorf("plots: %s: BinWidth %d ps must be > 0", NameECNMarking, m.BinWidth)
+	}
+	if len(qs) == 0 && markedOverTime == 0 {
+		return nil, noData(NameECNMarking, "no ECN marks")
+	}
+	slices.SortStableFunc(qs, func(a, b queue) int {
+		if c := cmp.Compare(b.frac, a.frac); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(b.marked, a.marked); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.label, b.label)
+	})
+	all := len(qs)
+	qs = qs[:min(all, maxQ)]
+
+	var grid [][]*plot.Plot
+	var notes []string
+	if len(qs) > 0 {
+		p := newPlot("CE-marked fraction per queue (node:port:tc)", "packets CE-marked (% of sent)", "")
+		gridLines(p, true)
+		n := len(qs)
+		vals := make(plotter.Values, n)
+		names := make([]string, n)
+		for i, q := range qs {
+			// Highest at the top: bars are drawn bottom-up.
+			vals[n-1-i] = 100 * q.frac
+			names[n-1-i] = q.label
+		}
+		rowH := vg.Points(12)
+		p.Add(&hbars{values: vals, color: seriesColor(0)})
+		p.NominalY(names...)
+		p.Y.Tick.Label.Font.Size = vg.Points(8)
+		p.X.Min = 0
+		p.X.Max = math.Min(100, slices.Max(vals)*1.08)
+		p.Y.Min, p.Y.Max = -0.5, float64(n)-0.5
+		grid = append(grid, []*plot.Plot{p})
+		if need := 1.6*vg.Inch + vg.Length(n)*rowH; need > o.Height {
+			o.Height = need
+		}
+		if all > n {
+			notes = append(notes, fmt.Sprintf("top %d of %d marking queues", n, all))
+		} else {
+			notes = append(notes, fmt.Sprintf("%d marking queues", all))
+		}
+	}
+	if markedOverTime > 0 {
+		bins := len(m.Marked)
+		width, start := float64(m.BinWidth), float64(m.Start)
+		div, unit := timeScale(width * float64(bins))
+		p := newPlot("CE-marked fraction over time, all queues", "time ("+unit+")", "CE-marked (% of sent)")
+		gridLines(p, false)
+		xys := make(plotter.XYs, bins+1)
+		for i := range bins {
+			xys[i].X = (start + float64(i)*width) / div
+			if m.Sent[i] > 0 {
+				xys[i].Y = 100 * m.Marked[i] / m.Sent[i]
+			}
+		}
+		xys[bins].X = (start + float64(bins)*width) / div
+		xys[bins].Y = xys[bins-1].Y
+		l, err := plotter.NewLine(xys)
+		if err != nil {
+			return nil, fmt.Errorf("plots: %s: %w", NameECNMarking, err)
+		}
+		l.StepStyle = plotter.PostStep
+		l.LineStyle.Color = seriesColor(0)
+		l.LineStyle.Width = vg.Points(1.2)
+		l.FillColor = withAlpha(seriesColor(0), 0x50)
+		p.Add(l)
+		p.X.Min, p.X.Max = xys[0].X, xys[bins].X
+		p.Y.Min = 0
+		grid = append(grid, []*plot.Plot{p})
+		notes = append(notes, "bin = "+durationText(width))
+		if len(grid) == 2 {
+			o.Height += 2.2 * vg.Inch
+		}
+	}
+	note := notes[0]
+	for _, s := range notes[1:] {
+		note += "; " + s
+	}
+	pg := &page{
+		title: "ECN marking",
+		note:  note,
+		grid:  grid,
+	}
+	return pg.figure(NameECNMarking, o), nil
+}
+
+// hbars draws horizontal bars from 0 to values[i] at y = i, 0.7 rows thick (a
+// width in data units, so bars never touch or overlap whatever the page height;
+// gonum's BarChart takes an absolute width).
+type hbars struct {
+	values []float64
+	color  color.Color
+}
+
+func (b *hbars) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	c.SetColor(b.color)
+	for i, v := range b.values {
+		if v <= 0 {
+			continue
+		}
+		y := float64(i)
+		c.Fill(rectPath(trX(0), trY(y-0.35), trX(v), trY(y+0.35)))
+	}
+}
+
+func (b *hbars) DataRange() (xmin, xmax, ymin, ymax float64) {
+	xmax = 0
+	for _, v := range b.values {
+		xmax = math.Max(xmax, v)
+	}
+	return 0, xmax, -0.5, float64(len(b.values)) - 0.5
+}
