@@ -25,9 +25,10 @@ const maxBlock = 1 << 20
 
 // ngError is a corruption found by the guard, located by byte offset.
 type ngError struct {
-	off   int64 // byte offset of the block in the (decompressed) stream
-	index int64 // index of the next packet record
-	msg   string
+	off    int64 // byte offset of the block in the (decompressed) stream
+	index  int64 // index of the next packet record
+	packet bool  // the block is a packet block (else it precedes packet index)
+	msg    string
 }
 
 func (e *ngError) Error() string { return e.msg }
@@ -63,6 +64,7 @@ type ngGuard struct {
 	pos     int    // bytes of cur already passed on
 	aliased bool   // cur points into br's buffer: discard it from br when done
 
+	typ       uint32 // type of the block being checked
 	bigEndian bool
 	inSection bool
 	ifaces    []ngIface
@@ -157,7 +159,8 @@ func (g *ngGuard) pop() (pktMeta, bool) {
 }
 
 func (g *ngGuard) corrupt(format string, args ...any) bool {
-	g.err = &ngError{off: g.off, index: g.packets, msg: fmt.Sprintf(format, args...)}
+	g.err = &ngError{off: g.off, index: g.packets, packet: g.typ == ngEPB || g.typ == ngSPB || g.typ == ngPB,
+		msg: fmt.Sprintf(format, args...)}
 	return false
 }
 
@@ -187,6 +190,7 @@ func (g *ngGuard) next() bool {
 			return g.readErr(err)
 		}
 		typ := binary.LittleEndian.Uint32(hdr[0:4])
+		g.typ = typ
 		if typ == ngSHB {
 			b, err := g.br.Peek(12)
 			if len(b) < 12 {
@@ -202,6 +206,7 @@ func (g *ngGuard) next() bool {
 			}
 		} else {
 			typ = g.u32(hdr[0:4])
+			g.typ = typ
 			if !g.inSection {
 				return g.corrupt("first block has type 0x%08x, not a section header block", typ)
 			}

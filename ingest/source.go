@@ -29,11 +29,14 @@ type FileError struct {
 	Offset int64 // byte offset of that record in the file (in the decompressed stream for gzip)
 	Gzip   bool
 	Err    error
+	block  bool // a pcapng block that is not a packet, located before packet Index
 }
 
 func (e *FileError) Error() string {
 	where := "file header"
-	if e.Index >= 0 {
+	if e.block {
+		where = fmt.Sprintf("block before packet %d", e.Index)
+	} else if e.Index >= 0 {
 		where = fmt.Sprintf("packet %d", e.Index)
 	}
 	gz := ""
@@ -189,7 +192,7 @@ func (s *source) init() error {
 func (s *source) ngErr(err error) error {
 	var ge *ngError
 	if errors.As(s.guard.err, &ge) {
-		return &FileError{Path: s.stats.Path, Index: ge.index, Offset: ge.off, Gzip: s.stats.Gzip, Err: errors.New(ge.msg)}
+		return &FileError{Path: s.stats.Path, Index: ge.index, Offset: ge.off, Gzip: s.stats.Gzip, Err: errors.New(ge.msg), block: !ge.packet}
 	}
 	if s.guard.err != nil && s.guard.err != io.EOF {
 		return &FileError{Path: s.stats.Path, Index: s.next, Offset: s.guard.off, Gzip: s.stats.Gzip, Err: s.guard.err}
@@ -232,6 +235,12 @@ func (s *source) record(p *Packet) (bool, error) {
 				if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
 					s.truncatedAt(s.next, s.off)
 					return false, nil
+				}
+				switch {
+				case ci.CaptureLength > MaxSnaplen:
+					err = fmt.Errorf("record claims %d captured bytes, over the %d-byte limit", ci.CaptureLength, MaxSnaplen)
+				case ci.CaptureLength > ci.Length:
+					err = fmt.Errorf("record claims %d captured bytes of a %d-byte packet", ci.CaptureLength, ci.Length)
 				}
 				return false, &FileError{Path: s.stats.Path, Index: s.next, Offset: s.off, Gzip: s.stats.Gzip, Err: err}
 			}
