@@ -113,6 +113,9 @@ type SetImbalance struct {
 	Set   int     `json:"set"`
 	Bytes Balance `json:"bytes"`
 	Flows Balance `json:"flows"`
+	// BytesLoad and FlowsLoad are the member loads the balances come from.
+	BytesLoad []float64 `json:"bytes_load"`
+	FlowsLoad []float64 `json:"flows_load"`
 }
 
 // Worst holds, for each metric, its worst value over a tier's non-empty sets and the
@@ -258,7 +261,7 @@ func ImbalanceOf(sets []SetLoad) *ImbalanceResult {
 	r := &ImbalanceResult{Tiers: map[string]*TierImbalance{}}
 	byTier := map[string][]int{}
 	for _, s := range sets {
-		si := SetImbalance{Node: s.Node, Tier: s.Tier, Set: s.Set, Bytes: Imbalance(s.Bytes), Flows: Imbalance(s.Flows)}
+		si := SetImbalance{Node: s.Node, Tier: s.Tier, Set: s.Set, Bytes: Imbalance(s.Bytes), Flows: Imbalance(s.Flows), BytesLoad: s.Bytes, FlowsLoad: s.Flows}
 		byTier[s.Tier] = append(byTier[s.Tier], len(r.Sets))
 		r.Sets = append(r.Sets, si)
 	}

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 )
 
@@ -249,57 +250,72 @@ type FlowPath struct {
 // Victims counts, per episode, the flows that crossed one of the episode's paused
 // port-classes while it was paused, and returns per episode the victim flow IDs (up to
 // keep per episode, in flow order; keep < 0 keeps all). It sets each Episode.Victims.
-//
-// Approximation: flow records hold only a flow's first and last packet times, not when
-// it reached each port, so a flow is a victim of an interval when its class matches,
-// its path leaves through the paused port, and its active span [FirstPs, LastPs]
-// overlaps the interval [StartPs, EndPs). Flows that were idle during the pause but
-// active before and after it are counted (an overestimate); the per-packet records
-// (--record-packets) would be exact. Only the episodes passed in are considered; pass
-// Storms(...) for storm victims.
+// See VictimCounter for the rule and its approximation.
 func Victims(episodes []Episode, intervals []PauseInterval, flows []FlowPath, keep int) [][]uint64 {
-	type span struct {
-		start, end int64
-		ep         int32
+	v := NewVictimCounter(episodes, intervals, keep)
+	for i := range flows {
+		v.Add(&flows[i])
 	}
-	byPort := map[PortClass][]span{}
+	return v.IDs()
+}
+
+// VictimCounter counts storm victims one flow at a time (flows can be streamed).
+//
+// A flow is a victim of an episode when its class matches one of the episode's pause
+// intervals, its path leaves through that interval's paused port, and its active span
+// [FirstPs, LastPs] overlaps the interval [StartPs, EndPs). Approximation: flow records
+// hold only a flow's first and last packet times, not when it reached each port, so
+// flows that were idle during the pause but active before and after it are counted (an
+// overestimate); per-packet records (--record-packets) would be exact. A flow counts
+// once per episode. Only the episodes given are considered: pass the storms for storm
+// victims, or all episodes and filter later.
+type VictimCounter struct {
+	episodes []Episode
+	byPort   map[PortClass][]victimSpan
+	ids      [][]uint64
+	keep     int
+	hit      []int32
+}
+
+type victimSpan struct {
+	start, end int64
+	ep         int32
+}
+
+// NewVictimCounter prepares counting for episodes (whose Victims it resets and then
+// increments) built from intervals; keep bounds the IDs kept per episode (< 0: all).
+func NewVictimCounter(episodes []Episode, intervals []PauseInterval, keep int) *VictimCounter {
+	v := &VictimCounter{episodes: episodes, byPort: map[PortClass][]victimSpan{}, ids: make([][]uint64, len(episodes)), keep: keep}
 	for e := range episodes {
 		episodes[e].Victims = 0
 		for _, i := range episodes[e].Intervals {
 			iv := &intervals[i]
-			byPort[iv.PortClass] = append(byPort[iv.PortClass], span{iv.StartPs, iv.EndPs, int32(e)})
+			v.byPort[iv.PortClass] = append(v.byPort[iv.PortClass], victimSpan{iv.StartPs, iv.EndPs, int32(e)})
 		}
 	}
-	out := make([][]uint64, len(episodes))
-	if len(byPort) == 0 {
-		return out
-	}
-	var hit []int32
-	for f := range flows {
-		fl := &flows[f]
-		hit = hit[:0]
-		for _, h := range fl.Hops {
-			for _, s := range byPort[PortClass{h.Node, h.Port, fl.TC}] {
-				if fl.FirstPs < s.end && s.start <= fl.LastPs {
-					dup := false
-					for _, x := range hit {
-						if x == s.ep {
-							dup = true
-							break
-						}
-					}
-					if !dup {
-						hit = append(hit, s.ep)
-					}
-				}
-			}
-		}
-		for _, e := range hit {
-			episodes[e].Victims++
-			if keep < 0 || len(out[e]) < keep {
-				out[e] = append(out[e], fl.FlowID)
-			}
-		}
-	}
-	return out
+	return v
 }
+
+// Add checks one flow.
+func (v *VictimCounter) Add(fl *FlowPath) {
+	if len(v.byPort) == 0 {
+		return
+	}
+	v.hit = v.hit[:0]
+	for _, h := range fl.Hops {
+		for _, s := range v.byPort[PortClass{h.Node, h.Port, fl.TC}] {
+			if fl.FirstPs < s.end && s.start <= fl.LastPs && !slices.Contains(v.hit, s.ep) {
+				v.hit = append(v.hit, s.ep)
+			}
+		}
+	}
+	for _, e := range v.hit {
+		v.episodes[e].Victims++
+		if v.keep < 0 || len(v.ids[e]) < v.keep {
+			v.ids[e] = append(v.ids[e], fl.FlowID)
+		}
+	}
+}
+
+// IDs returns the kept victim flow IDs per episode.
+func (v *VictimCounter) IDs() [][]uint64 { return v.ids }
