@@ -1,0 +1,134 @@
+package analysis
+
+// Run is one replay run as analysis needs it: what Load reads from a run directory,
+// reduced while streaming to sizes that do not grow with the number of packets or
+// events (except the per-flow table and the pause intervals). Tests and other callers
+// may also fill it by hand.
+type Run struct {
+	Dir  string  // the run directory
+	Info RunInfo // from run.json
+
+	// Queues are ports.arrow's counters per (node, port, tc).
+	Queues []QueueCounters
+	// PortsPausedPs is the sum of ports.arrow's paused_ps (cross-check of PFC).
+	PortsPausedPs int64
+
+	// Sets are loadbalance.arrow's equal-cost sets with their member loads.
+	Sets []SetLoad
+
+	// PFC: the pause intervals built from pfc.arrow, their episodes (Storm not yet
+	// decided: Analyze applies the threshold; Victims counted at load time), the events
+	// read and the resume/expire events that closed nothing.
+	Intervals   []PauseInterval
+	Episodes    []Episode
+	VictimIDs   [][]uint64 // per episode, up to MaxVictimIDs flow IDs
+	PFCEvents   int
+	PFCIgnored  int
+	NoPathFlows int // flows whose path could not be rebuilt for the victim check
+
+	// Drops aggregates drops.arrow; TopFlows are the flows with most drops (flows.arrow).
+	Drops    DropStats
+	TopFlows []FlowDrops
+
+	// Delay holds delay.arrow's histogram per class, ordered by class.
+	Delay []DelayClass
+
+	// Buffer holds buffer.arrow per (switch, pool), binned.
+	Buffer []BufferSeries
+
+	// ECNOverTime is the CE fraction over time from packets.arrow, nil without it.
+	ECNOverTime *ECNSeries
+
+	// Flows is the per-flow table (flows.arrow) that polarization and comparisons use.
+	Flows FlowTable
+	// FlowTotals sums flows.arrow.
+	FlowTotals FlowTotals
+}
+
+// MaxVictimIDs is how many victim flow IDs Load keeps per episode.
+const MaxVictimIDs = 100
+
+// TimeBins is the number of equal time bins of the series over the simulated time
+// (drops, buffer, ECN, pause timeline).
+const TimeBins = 200
+
+// RunInfo is what run.json says about a run.
+type RunInfo struct {
+	Version       string           `json:"version"`
+	Method        string           `json:"hash_method"`
+	Seed          uint64           `json:"seed"`
+	SimPs         int64            `json:"sim_time_ps"`
+	Injected      int64            `json:"injected"`
+	Delivered     int64            `json:"delivered"`
+	Dropped       map[string]int64 `json:"dropped"`
+	LosslessDrops int64            `json:"lossless_drops"`
+	CEMarked      int64            `json:"ce_marked"`
+	PFCFrames     int64            `json:"pfc_frames"`
+	Undrained     int64            `json:"undrained"`
+	TracePackets  int64            `json:"trace_packets"`
+	TraceFlows    int64            `json:"trace_flows"`
+	Complete      bool             `json:"complete"`
+}
+
+// DroppedTotal sums Dropped.
+func (r RunInfo) DroppedTotal() int64 {
+	var t int64
+	for _, v := range r.Dropped {
+		t += v
+	}
+	return t
+}
+
+// DelayClass is the delay histogram of one traffic class.
+type DelayClass struct {
+	TC      uint8
+	Buckets []DelayBucket
+}
+
+// FlowTotals sums the flow rows.
+type FlowTotals struct {
+	Flows     int64 `json:"flows"`
+	Packets   int64 `json:"packets"`
+	Bytes     int64 `json:"bytes"`
+	Delivered int64 `json:"delivered"`
+	Dropped   int64 `json:"dropped"`
+	Undrained int64 `json:"undrained"`
+	CEMarked  int64 `json:"ce_marked"`
+}
+
+// BufferSeries is one (switch, pool)'s buffer occupancy over time: per time bin
+// [b*BinPs, (b+1)*BinPs) the largest sampled value of each counter (bytes; 0 for bins
+// without a sample). Peak is the largest IngressBytes sample.
+type BufferSeries struct {
+	Node     string  `json:"node"`
+	Pool     uint8   `json:"pool"`
+	BinPs    int64   `json:"bin_ps"`
+	Peak     int64   `json:"peak_ingress_bytes"`
+	Shared   []int64 `json:"shared_bytes"`
+	Headroom []int64 `json:"headroom_bytes"`
+	Ingress  []int64 `json:"ingress_bytes"`
+	Egress   []int64 `json:"egress_bytes"`
+}
+
+// NewBufferSeries makes an empty series over simPs in bins bins.
+func NewBufferSeries(node string, pool uint8, simPs int64, bins int) *BufferSeries {
+	bins = max(bins, 1)
+	simPs = max(simPs, 1)
+	binPs := (simPs + int64(bins) - 1) / int64(bins)
+	n := (simPs + binPs - 1) / binPs
+	return &BufferSeries{Node: node, Pool: pool, BinPs: binPs,
+		Shared: make([]int64, n), Headroom: make([]int64, n), Ingress: make([]int64, n), Egress: make([]int64, n)}
+}
+
+// Add records one sample at timePs.
+func (s *BufferSeries) Add(timePs, shared, headroom, ingress, egress int64) {
+	b := int64(0)
+	if timePs > 0 {
+		b = min(timePs/s.BinPs, int64(len(s.Shared)-1))
+	}
+	s.Shared[b] = max(s.Shared[b], shared)
+	s.Headroom[b] = max(s.Headroom[b], headroom)
+	s.Ingress[b] = max(s.Ingress[b], ingress)
+	s.Egress[b] = max(s.Egress[b], egress)
+	s.Peak = max(s.Peak, ingress)
+}

@@ -1,0 +1,79 @@
+package analysis
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+)
+
+// Table is a table behind a figure or a report section, for tables/<Name>.csv: a
+// header and rows of cells already formatted (integers as integers, floats with
+// strconv 'g' full precision, times in ps, sizes in bytes).
+type Table struct {
+	Name   string     // file stem, e.g. "drops_over_time"
+	Header []string   // column names, snake_case with units (_ps, _bytes)
+	Rows   [][]string // one slice of len(Header) cells per row
+}
+
+// WriteCSV writes the table as CSV (RFC 4180, header first).
+func (t *Table) WriteCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(t.Header); err != nil {
+		return fmt.Errorf("analysis: table %s: %w", t.Name, err)
+	}
+	for i, r := range t.Rows {
+		if len(r) != len(t.Header) {
+			return fmt.Errorf("analysis: table %s row %d has %d cells, the header %d", t.Name, i, len(r), len(t.Header))
+		}
+		if err := cw.Write(r); err != nil {
+			return fmt.Errorf("analysis: table %s: %w", t.Name, err)
+		}
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return fmt.Errorf("analysis: table %s: %w", t.Name, err)
+	}
+	return nil
+}
+
+// WriteCSVFile writes the table to dir/<Name>.csv through a temporary file renamed at
+// the end, so a partial file never looks complete.
+func (t *Table) WriteCSVFile(dir string) (err error) {
+	path := filepath.Join(dir, t.Name+".csv")
+	f, err := os.CreateTemp(dir, "."+t.Name+".*.csv.tmp")
+	if err != nil {
+		return fmt.Errorf("analysis: writing %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if err = t.WriteCSV(f); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return fmt.Errorf("analysis: writing %s: %w", path, err)
+	}
+	if err = os.Rename(f.Name(), path); err != nil {
+		return fmt.Errorf("analysis: writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// WriteTables writes each table to dir/<Name>.csv (see WriteCSVFile).
+func WriteTables(dir string, tables []Table) error {
+	for i := range tables {
+		if err := tables[i].WriteCSVFile(dir); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func fi(v int64) string   { return strconv.FormatInt(v, 10) }
+func ff(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }

@@ -1,0 +1,140 @@
+package analysis
+
+import (
+	"sort"
+	"strconv"
+)
+
+// Tables returns the tables behind the figures and report sections of a Summary, for
+// tables/<name>.csv: drops_over_time, drops_by, top_flows, pfc_ports, pfc_storms,
+// pfc_pause_timeline, buffer_occupancy, ecmp_member_load, ecmp_sets, ecmp_tiers,
+// delay_cdf, ecn_queues and ecn_over_time (only with per-packet records).
+func (s *Summary) Tables() []Table {
+	var ts []Table
+
+	r := s.Drops.Rate
+	t := Table{Name: "drops_over_time", Header: append(append([]string{"start_ps", "end_ps"}, r.Reasons...), "total")}
+	for b := range r.Total {
+		row := []string{fi(int64(b) * r.BinPs), fi(int64(b+1) * r.BinPs)}
+		for k := range r.Reasons {
+			row = append(row, fi(r.Counts[k][b]))
+		}
+		t.Rows = append(t.Rows, append(row, fi(r.Total[b])))
+	}
+	ts = append(ts, t)
+
+	t = Table{Name: "drops_by", Header: []string{"dimension", "key", "drops"}}
+	for _, d := range []struct {
+		name string
+		m    map[string]int64
+	}{{"reason", s.Drops.ByReason}, {"node", s.Drops.ByNode}, {"tier", s.Drops.ByTier}, {"tc", s.Drops.ByTC}} {
+		keys := make([]string, 0, len(d.m))
+		for k := range d.m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			t.Rows = append(t.Rows, []string{d.name, k, fi(d.m[k])})
+		}
+	}
+	ts = append(ts, t)
+
+	t = Table{Name: "top_flows", Header: []string{"flow_id", "src", "dst", "proto", "sport", "dport", "tc", "packets", "bytes", "dropped"}}
+	for _, f := range s.Drops.TopFlows {
+		t.Rows = append(t.Rows, []string{fi(f.FlowID), f.Src, f.Dst, u(f.Proto), u(f.Sport), u(f.Dport), u(f.TC), fi(f.Packets), fi(f.Bytes), fi(f.Dropped)})
+	}
+	ts = append(ts, t)
+
+	t = Table{Name: "pfc_ports", Header: []string{"node", "port", "tc", "peer", "intervals", "total_ps", "longest_ps", "fraction", "first_ps", "last_end_ps"}}
+	for _, p := range s.PFC.Ports {
+		t.Rows = append(t.Rows, []string{p.Node, fi(int64(p.Port)), u(p.TC), p.Peer, fi(int64(p.Intervals)), fi(p.TotalPs), fi(p.LongestPs), ff(p.Fraction), fi(p.FirstPs), fi(p.LastEndPs)})
+	}
+	ts = append(ts, t)
+
+	t = Table{Name: "pfc_storms", Header: []string{"start_ps", "duration_ps", "ports", "depth", "root", "tc", "root_paused", "paused_ps", "victims"}}
+	for _, e := range s.PFC.Storms {
+		t.Rows = append(t.Rows, []string{fi(e.StartPs), fi(e.DurationPs), fi(int64(e.Ports)), fi(int64(e.Depth)), e.Root, u(e.TC), e.RootPaused.String(), fi(e.PausedPs), fi(int64(e.Victims))})
+	}
+	ts = append(ts, t)
+
+	t = Table{Name: "pfc_pause_timeline", Header: []string{"node", "port", "tc", "start_ps", "end_ps", "paused_fraction"}}
+	if tl := s.PFC.Timeline; tl != nil {
+		for i, p := range tl.Ports {
+			for b, v := range tl.Paused[i] {
+				t.Rows = append(t.Rows, []string{p.Node, fi(int64(p.Port)), u(p.TC), fi(int64(b) * tl.BinPs), fi(int64(b+1) * tl.BinPs), ff(v)})
+			}
+		}
+	}
+	ts = append(ts, t)
+
+	t = Table{Name: "buffer_occupancy", Header: []string{"node", "pool", "start_ps", "end_ps", "shared_bytes", "headroom_bytes", "ingress_bytes", "egress_bytes"}}
+	for _, bs := range s.Buffer {
+		for b := range bs.Ingress {
+			t.Rows = append(t.Rows, []string{bs.Node, u(bs.Pool), fi(int64(b) * bs.BinPs), fi(int64(b+1) * bs.BinPs), fi(bs.Shared[b]), fi(bs.Headroom[b]), fi(bs.Ingress[b]), fi(bs.Egress[b])})
+		}
+	}
+	ts = append(ts, t)
+
+	t = Table{Name: "ecmp_member_load", Header: []string{"node", "tier", "set", "member", "bytes", "flows", "byte_share", "flow_share"}}
+	t2 := Table{Name: "ecmp_sets", Header: []string{"node", "tier", "set", "members", "basis", "total", "max_mean", "cov", "jain", "idle_fraction", "chi2", "chi2_p"}}
+	if s.Imbalance != nil {
+		for _, si := range s.Imbalance.Sets {
+			for m := range si.BytesLoad {
+				t.Rows = append(t.Rows, []string{si.Node, si.Tier, strconv.Itoa(si.Set), strconv.Itoa(m), ff(si.BytesLoad[m]), ff(si.FlowsLoad[m]), ff(share(si.BytesLoad[m], si.Bytes.Total)), ff(share(si.FlowsLoad[m], si.Flows.Total))})
+			}
+			for _, b := range []struct {
+				name string
+				b    Balance
+			}{{"bytes", si.Bytes}, {"flows", si.Flows}} {
+				t2.Rows = append(t2.Rows, []string{si.Node, si.Tier, strconv.Itoa(si.Set), strconv.Itoa(b.b.Members), b.name, ff(b.b.Total), ff(b.b.MaxMean), ff(b.b.CoV), ff(b.b.Jain), ff(b.b.IdleFraction), ff(b.b.Chi2), ff(b.b.Chi2P)})
+			}
+		}
+	}
+	ts = append(ts, t, t2)
+
+	t = Table{Name: "ecmp_tiers", Header: []string{"tier", "basis", "sets", "max_mean", "cov", "jain", "idle_fraction", "chi2_p", "worst_max_mean", "worst_max_mean_set"}}
+	if s.Imbalance != nil {
+		for _, tier := range s.Imbalance.TierNames() {
+			ti := s.Imbalance.Tiers[tier]
+			for _, b := range []struct {
+				name string
+				s    TierStats
+			}{{"bytes", ti.Bytes}, {"flows", ti.Flows}} {
+				t.Rows = append(t.Rows, []string{tier, b.name, strconv.Itoa(b.s.Sets), ff(b.s.MaxMean), ff(b.s.CoV), ff(b.s.Jain), ff(b.s.IdleFraction), ff(b.s.Chi2P), ff(b.s.Worst.MaxMean), b.s.Worst.MaxMeanSet})
+			}
+		}
+	}
+	ts = append(ts, t)
+
+	t = Table{Name: "delay_cdf", Header: []string{"tc", "delay_ps", "fraction"}}
+	for _, c := range s.Delay.Classes {
+		for _, p := range c.Points {
+			t.Rows = append(t.Rows, []string{u(c.TC), ff(p.DelayPs), ff(p.Fraction)})
+		}
+	}
+	ts = append(ts, t)
+
+	t = Table{Name: "ecn_queues", Header: []string{"node", "tier", "port", "tc", "tx_packets", "marked", "fraction"}}
+	for _, q := range s.ECN.Queues {
+		t.Rows = append(t.Rows, []string{q.Node, q.Tier, fi(int64(q.Port)), u(q.TC), fi(q.TxPackets), fi(q.Marked), ff(q.Fraction)})
+	}
+	ts = append(ts, t)
+
+	if e := s.ECN.OverTime; e != nil {
+		t = Table{Name: "ecn_over_time", Header: []string{"start_ps", "end_ps", "delivered", "marked", "fraction"}}
+		for b := range e.Delivered {
+			t.Rows = append(t.Rows, []string{fi(int64(b) * e.BinPs), fi(int64(b+1) * e.BinPs), fi(e.Delivered[b]), fi(e.Marked[b]), ff(e.Fraction[b])})
+		}
+		ts = append(ts, t)
+	}
+	return ts
+}
+
+func share(x, total float64) float64 {
+	if total <= 0 {
+		return 0
+	}
+	return x / total
+}
+
+func u[T uint8 | uint16](v T) string { return strconv.FormatUint(uint64(v), 10) }
