@@ -1,0 +1,24 @@
+// Package replay turns captures into a simulation of a Clos fabric and streams its
+// records (SPEC 4, 5 and 6).
+//
+// It builds the Clos of SPEC 4.1 (NewClos: a pure graph with SPEC 4.2's up/down
+// routing), maps the trace's IPv4 endpoints onto its hosts (MapHosts: subnet, hash or
+// a CSV file), instantiates the switch model of package switchmodel on that graph,
+// injects every IPv4 packet of the capture at (t - t0) / Speedup into its source host's
+// NIC, runs until the fabric drains or the drain limit passes, and writes the record
+// files of package replay/records plus run.json into an output directory that appears
+// atomically.
+//
+// Units: simulation time in picoseconds (units.Time), sizes in bytes, speeds in bits
+// per second. Capture timestamps are nanoseconds; injection time is
+// (t - t0) * 1000 / Speedup picoseconds, rounded down.
+//
+// Decisions where the spec is silent:
+//   - Host ids are dense and in name order: id = (pod*RacksPerPod + rack)*HostsPerRack
+//     + host; node indices put hosts first, then racks, fabric and spine switches.
+//   - In subnet mode, /prefix groups placed on the same rack (more groups than racks)
+//     take that rack's hosts in order, continuing after earlier groups.
+//   - In hash mode an endpoint goes to host crc32IEEE(address bytes) mod Hosts.
+//   - In a CSV host file the longest matching prefix wins; a header line "cidr,..." and
+//     lines starting with # are skipped; an unmatched endpoint is an error.
+package replay
