@@ -1,0 +1,112 @@
+package analysis
+
+import (
+	"encoding/json"
+	"errors"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// syntheticRun builds a run of n flows over 4 racks x 4 fabric uplinks and 4 fabric
+// switches x 4 spine uplinks. polarized: the fabric member equals the rack member (one
+// unsalted hash mod 4 at both tiers); otherwise independent choices.
+func syntheticRun(method string, n int, polarized bool, seed uint64) *Run {
+	r := rand.New(rand.NewPCG(seed, 99))
+	keys := rand.New(rand.NewPCG(5, 5)) // the same trace for every method
+	run := &Run{Dir: "/out/" + method, Info: RunInfo{Method: method, SimPs: 1e9, TracePackets: int64(10 * n), Complete: true}}
+	for i := 0; i < 4; i++ {
+		run.Flows.Sets = append(run.Flows.Sets, SetDef{Node: "rack-p0-r" + itoa1(i), Tier: "rack", Members: 4, Offset: 4 * i})
+	}
+	for j := 0; j < 4; j++ {
+		run.Flows.Sets = append(run.Flows.Sets, SetDef{Node: "fabric-p0-f" + itoa1(j), Tier: "fabric", Members: 4, Offset: 16 + 4*j})
+	}
+	for i := 0; i < n; i++ {
+		rack := keys.IntN(4)
+		bytes := float64(100 + keys.IntN(10000))
+		rm := r.IntN(4)
+		fm := r.IntN(4)
+		if polarized {
+			fm = rm
+		}
+		run.Flows.Flows = append(run.Flows.Flows, FlowSample{
+			RackCell: int32(4*rack + rm), RackMember: int32(rm),
+			FabricCell: int32(16 + 4*rm + fm), FabricMember: int32(fm),
+			Bytes: bytes, Dropped: float64(keys.IntN(3) / 2), Delivered: 10, DelayMeanPs: float64(1e6 + keys.IntN(1e6)),
+		})
+	}
+	return run
+}
+
+func itoa1(i int) string { return string(rune('0' + i)) }
+
+func TestCompare(t *testing.T) {
+	runs := []*Run{syntheticRun("crc32", 4000, true, 1), syntheticRun("crc32WithSalt", 4000, false, 2)}
+	opt := Options{Seed: 7, Bootstrap: 200}
+	c, err := Compare(runs, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol := c.ByMethod["crc32"].Metrics[MetricNMI]
+	salt := c.ByMethod["crc32WithSalt"].Metrics[MetricNMI]
+	if !near(pol.Value, 1) || salt.Value > 0.01 {
+		t.Errorf("NMI polarized %v, salted %v", pol, salt)
+	}
+	if b := c.Best[MetricNMI]; b.Method != "crc32WithSalt" || !b.Clear || b.RunnerUp != "crc32" {
+		t.Errorf("best NMI %+v", b)
+	}
+	// Polarized: each fabric switch uses a single spine uplink, so 3 of 4 idle.
+	fi := "imbalance.tiers.fabric.idle_fraction"
+	if v := c.ByMethod["crc32"].Metrics[fi].Value; !near(v, 0.75) {
+		t.Errorf("polarized fabric idle fraction %v, want 0.75", v)
+	}
+	if b := c.Best["imbalance.tiers.fabric.jain"]; b.Method != "crc32WithSalt" || !b.Higher {
+		t.Errorf("best fabric Jain %+v", b)
+	}
+	for _, m := range c.Methods {
+		e := c.ByMethod[m].Metrics[MetricDrops]
+		if !(e.HasCI && e.Lo <= e.Value && e.Value <= e.Hi) {
+			t.Errorf("%s drops %v: point outside CI", m, e)
+		}
+		if e := c.ByMethod[m].Metrics[MetricPausedPs]; e.HasCI {
+			t.Errorf("%s paused_ps has a CI: %v", m, e)
+		}
+	}
+	again, err := Compare(runs, opt)
+	if err != nil || !reflect.DeepEqual(again, c) {
+		t.Errorf("Compare is not deterministic for a seed")
+	}
+	if len(c.Headline) == 0 || !strings.Contains(strings.Join(c.Headline, " "), "crc32WithSalt") {
+		t.Errorf("headline %q", c.Headline)
+	}
+	tb := c.Table()
+	if len(tb.Rows) != 2*len(c.Metrics) {
+		t.Errorf("table has %d rows, want %d", len(tb.Rows), 2*len(c.Metrics))
+	}
+	var sb strings.Builder
+	if err := tb.WriteCSV(&sb); err != nil || !strings.HasPrefix(sb.String(), "method,metric,value,lo,hi,best\n") {
+		t.Errorf("CSV: %v %q", err, sb.String()[:60])
+	}
+	js, err := json.Marshal(c)
+	if err != nil || !strings.Contains(string(js), `"polarization.nmi":{"value":`) {
+		t.Errorf("JSON: %v %.200s", err, js)
+	}
+}
+
+func TestCompareRefusesOtherTraces(t *testing.T) {
+	_, err := Compare([]*Run{syntheticRun("crc32", 100, true, 1), syntheticRun("xor16", 120, true, 1)}, Options{Bootstrap: 10})
+	if !errors.Is(err, ErrNotComparable) {
+		t.Errorf("err = %v, want ErrNotComparable", err)
+	}
+	if _, err := Compare(nil, Options{}); !errors.Is(err, ErrNotComparable) {
+		t.Errorf("no runs: err = %v", err)
+	}
+	// Same method twice: named by directory.
+	a, b := syntheticRun("crc32", 50, true, 1), syntheticRun("crc32", 50, true, 2)
+	b.Dir = "/other/crc32-again"
+	c, err := Compare([]*Run{a, b}, Options{Bootstrap: 10})
+	if err != nil || !reflect.DeepEqual(c.Methods, []string{"crc32", "crc32-again"}) {
+		t.Errorf("methods %v, err %v", c.Methods, err)
+	}
+}
