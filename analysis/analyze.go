@@ -265,7 +265,9 @@ func delaySummary(classes []DelayClass) DelaySummary {
 	for k, n := range merged {
 		all = append(all, DelayBucket{k[0], k[1], n})
 	}
-	sort.Slice(all, func(i, j int) bool { return all[i].LoPs < all[j].LoPs || all[i].LoPs == all[j].LoPs && all[i].HiPs < all[j].HiPs })
+	sort.Slice(all, func(i, j int) bool {
+		return all[i].LoPs < all[j].LoPs || all[i].LoPs == all[j].LoPs && all[i].HiPs < all[j].HiPs
+	})
 	d.All = NewDelayCDF(255, all)
 	d.P99Ps = d.All.P99Ps
 	return d
