@@ -42,16 +42,11 @@ type entry struct {
 // table).
 type flowState struct {
 	entry
-	prev int32 // member of the flow's previous packet, -1 before the first
-	bits int32 // offset of the flow's visited-member bitset in Balancer.bits
-}
-
-// flowID identifies a flow within a set. It has no padding, so the map hashes it as
-// plain memory.
-type flowID struct {
-	set uint32
-	key Key
-	pad [3]byte
+	prev int32  // member of the flow's previous packet, -1 before the first
+	bits int32  // offset of the flow's visited-member bitset in Balancer.bits
+	set  int32  // the flow's set
+	hx   uint32 // index hash (flowHash)
+	key  Key
 }
 
 type setInfo struct {
@@ -74,7 +69,37 @@ type Balancer struct {
 	table   []entry // FlowTableSize entries per set when hashed
 	flows   []flowState
 	bits    []uint64
-	index   map[flowID]int32
+	// index is an open-addressing (linear probing) table of flow indices + 1 (0 is
+	// empty), at most half full; a flow's slot starts at flowSlot(hx).
+	index []int32
+	shift uint32 // 32 - log2(len(index))
+}
+
+const initialIndexBits = 10
+
+// flowHash is the index hash of a flow: CRC-32 of the key, with the set mixed in.
+// It is independent of the configured method (xor16 would cluster).
+func flowHash(set int, key *Key) uint32 {
+	return methodTable[CRC32].hash(uint32(set)*0x9E3779B1, key)
+}
+
+// slot maps an index hash to a starting slot (Fibonacci hashing: the top bits of the
+// product depend on every bit of hx).
+func (b *Balancer) slot(hx uint32) int { return int((hx * 0x9E3779B1) >> b.shift) }
+
+// lookup returns the flow's index in b.flows, creating the flow when new.
+func (b *Balancer) lookup(set int, key *Key, words int) int32 {
+	hx := flowHash(set, key)
+	mask := len(b.index) - 1
+	for i := b.slot(hx); ; i = (i + 1) & mask {
+		fi := b.index[i] - 1
+		if fi < 0 {
+			return b.newFlow(i, hx, set, key, words)
+		}
+		if f := &b.flows[fi]; f.hx == hx && f.key == *key && f.set == int32(set) {
+			return fi
+		}
+	}
 }
 
 // NewBalancer validates cfg and returns a Balancer with no sets.
@@ -89,7 +114,8 @@ func NewBalancer(cfg Config) (*Balancer, error) {
 		c:       c,
 		flowlet: cfg.LoadBalancing == Flowlet,
 		exact:   cfg.FlowTableSize == 0,
-		index:   make(map[flowID]int32),
+		index:   make([]int32, 1<<initialIndexBits),
+		shift:   32 - initialIndexBits,
 	}, nil
 }
 
@@ -138,12 +164,7 @@ func (b *Balancer) Select(now units.Time, set int, key *Key, tc uint8, bytes int
 	n := uint32(s.n)
 	base := int(h % n)
 
-	id := flowID{set: uint32(set), key: *key}
-	fi, ok := b.index[id]
-	if !ok {
-		fi = b.newFlow(id, s.words)
-	}
-	f := &b.flows[fi]
+	f := &b.flows[b.lookup(set, key, s.words)]
 
 	member = base
 	started := false
@@ -188,16 +209,33 @@ func (b *Balancer) Select(now units.Time, set int, key *Key, tc uint8, bytes int
 	return member
 }
 
-// newFlow creates the state of a flow seen for the first time (this allocates as the
-// tables grow).
-func (b *Balancer) newFlow(id flowID, words int) int32 {
+// newFlow creates the state of a flow seen for the first time in index slot i (this
+// allocates as the tables grow).
+func (b *Balancer) newFlow(i int, hx uint32, set int, key *Key, words int) int32 {
 	fi := int32(len(b.flows))
-	b.flows = append(b.flows, flowState{prev: -1, bits: int32(len(b.bits))})
+	b.flows = append(b.flows, flowState{prev: -1, bits: int32(len(b.bits)), set: int32(set), hx: hx, key: *key})
 	for range words {
 		b.bits = append(b.bits, 0)
 	}
-	b.index[id] = fi
+	b.index[i] = fi + 1
+	if 2*len(b.flows) > len(b.index) {
+		b.grow()
+	}
 	return fi
+}
+
+// grow doubles the index and reinserts every flow.
+func (b *Balancer) grow() {
+	b.index = make([]int32, 2*len(b.index))
+	b.shift--
+	mask := len(b.index) - 1
+	for fi := range b.flows {
+		i := b.slot(b.flows[fi].hx)
+		for b.index[i] != 0 {
+			i = (i + 1) & mask
+		}
+		b.index[i] = int32(fi) + 1
+	}
 }
 
 // choose picks the member for a new flowlet: the least (paused, occupancy) in
