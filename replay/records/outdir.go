@@ -1,0 +1,166 @@
+package records
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// OutputDir makes a run's output appear atomically. The files are written into a
+// temporary sibling directory, FINAL.partial-<pid>-<random>, whose run.json says
+// complete=false from the start, so an interrupted run is visibly incomplete; Commit
+// writes the final run.json (complete=true) and renames the directory to FINAL.
+//
+//	out, err := records.CreateOutputDir("out/demo")
+//	w, err := records.NewDropsWriter(out.Path(records.DropsFile), dicts)
+//	... write, close the writers ...
+//	err = out.Commit(run) // or out.Abort() on failure
+type OutputDir struct {
+	final string
+	tmp   string
+	done  bool
+}
+
+// ErrNotRunDir: the output path exists and does not look like a tracefabric run
+// directory, so it is not replaced.
+var ErrNotRunDir = errors.New("records: not a tracefabric run directory")
+
+// CreateOutputDir prepares the output directory final: it creates final's parent if
+// needed, checks that final is absent, empty or a run directory of ours (so a long
+// run does not fail at its end), and creates the temporary directory with an
+// incomplete run.json.
+func CreateOutputDir(final string) (*OutputDir, error) {
+	final = filepath.Clean(final)
+	parent := filepath.Dir(final)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return nil, fmt.Errorf("records: output directory %s: cannot create its parent: %w", final, err)
+	}
+	if err := checkReplaceable(final); err != nil {
+		return nil, err
+	}
+	pattern := filepath.Base(final) + ".partial-" + strconv.Itoa(os.Getpid()) + "-*"
+	tmp, err := os.MkdirTemp(parent, pattern)
+	if err != nil {
+		return nil, fmt.Errorf("records: output directory %s: parent %s is not writable: %w", final, parent, err)
+	}
+	d := &OutputDir{final: final, tmp: tmp}
+	err = os.Chmod(tmp, 0o755)
+	if err == nil {
+		err = WriteRun(d.Path(RunFile), &Run{SchemaVersion: SchemaVersion})
+	}
+	if err != nil {
+		os.RemoveAll(tmp)
+		return nil, fmt.Errorf("records: output directory %s: %w", final, err)
+	}
+	return d, nil
+}
+
+// Path is where to write the output file called name (for example DropsFile).
+func (d *OutputDir) Path(name string) string { return filepath.Join(d.tmp, name) }
+
+// Dir is the temporary directory being written (after Abort, the incomplete output).
+func (d *OutputDir) Dir() string { return d.tmp }
+
+// Final is the directory the output appears as after Commit.
+func (d *OutputDir) Final() string { return d.final }
+
+// Commit marks run complete, writes it as run.json and renames the temporary
+// directory to the final one. An existing final directory is replaced only if it is
+// empty or looks like a run directory (a run.json of ours and *.arrow files);
+// otherwise Commit fails with ErrNotRunDir and leaves everything in place.
+// Close every writer before Commit.
+func (d *OutputDir) Commit(run *Run) error {
+	if d.done {
+		return fmt.Errorf("records: output directory %s: already committed or aborted", d.final)
+	}
+	if err := checkReplaceable(d.final); err != nil {
+		return err
+	}
+	run.Complete, run.SchemaVersion = true, SchemaVersion
+	if err := WriteRun(d.Path(RunFile), run); err != nil {
+		run.Complete = false
+		return err
+	}
+	if err := d.rename(); err != nil {
+		run.Complete = false
+		WriteRun(d.Path(RunFile), run) // the temporary directory must not look complete
+		return fmt.Errorf("records: output directory %s: %w", d.final, err)
+	}
+	d.done = true
+	return nil
+}
+
+// rename moves the temporary directory to final, moving an existing final aside first
+// and removing it once the new one is in place.
+func (d *OutputDir) rename() error {
+	old := ""
+	if _, err := os.Lstat(d.final); err == nil {
+		old = d.tmp + ".replaced"
+		if err := os.Rename(d.final, old); err != nil {
+			return err
+		}
+	}
+	if err := os.Rename(d.tmp, d.final); err != nil {
+		if old != "" {
+			os.Rename(old, d.final)
+		}
+		return err
+	}
+	if old != "" {
+		return os.RemoveAll(old)
+	}
+	return nil
+}
+
+// Abort ends the run without committing: the temporary directory stays, its run.json
+// saying complete=false, for inspection (Dir names it).
+func (d *OutputDir) Abort() error {
+	if d.done {
+		return nil
+	}
+	d.done = true
+	return nil
+}
+
+// checkReplaceable returns nil if dir is absent, an empty directory, or a directory
+// holding only a tracefabric run.json and *.arrow files.
+func checkReplaceable(dir string) error {
+	fi, err := os.Lstat(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("records: output directory %s: %w", dir, err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%w: %s exists and is not a directory", ErrNotRunDir, dir)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("records: output directory %s: %w", dir, err)
+	}
+	if len(entries) == 0 {
+		return nil
+	}
+	for _, e := range entries {
+		if e.Name() != RunFile && (!e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".arrow")) {
+			return fmt.Errorf("%w: %s holds %q, not only run.json and *.arrow files; remove it or choose another output directory", ErrNotRunDir, dir, e.Name())
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(dir, RunFile))
+	var head struct {
+		SchemaVersion *int  `json:"schema_version"`
+		Complete      *bool `json:"complete"`
+	}
+	if err == nil {
+		err = json.Unmarshal(data, &head)
+	}
+	if err != nil || head.SchemaVersion == nil || head.Complete == nil {
+		return fmt.Errorf("%w: %s has no tracefabric run.json; remove it or choose another output directory", ErrNotRunDir, dir)
+	}
+	return nil
+}

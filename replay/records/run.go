@@ -1,0 +1,168 @@
+package records
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// RunFile is the name of the run summary in an output directory.
+const RunFile = "run.json"
+
+// ErrIncomplete: run.json says the run did not finish (complete is false): it was
+// interrupted, failed or is still running, and its records are partial.
+var ErrIncomplete = errors.New("records: run is incomplete")
+
+// Run is run.json: what a replay run did and wrote. Keys are snake_case; times are
+// picoseconds, wall time seconds, speeds bits per second, sizes bytes.
+type Run struct {
+	Version       string   `json:"version"`        // tracefabric version that wrote the run
+	SchemaVersion int      `json:"schema_version"` // SchemaVersion of run.json and the record files
+	Command       []string `json:"command"`        // the command line, program name first
+	Seed          uint64   `json:"seed"`           // the run's seed (SPEC 2)
+	// HashMethod is the ECMP hash method of the run (the one configured, or this
+	// directory's method under --hash all).
+	HashMethod HashMethod `json:"hash_method"`
+	// Config is the effective configuration (all defaults filled in) as JSON.
+	Config json.RawMessage `json:"config"`
+	// Topology summarises the simulated Clos.
+	Topology Topology `json:"topology"`
+	// Trace is the capture summary of `replay inspect --json` plus the replay's own
+	// trace counters intra_host and oversize, as JSON.
+	Trace json.RawMessage `json:"trace"`
+	// Simulation summarises the simulation's totals.
+	Simulation Simulation `json:"simulation"`
+	// Records maps each record file written (ports.arrow, ...) to its row count.
+	Records map[string]int64 `json:"records"`
+	// Complete is true only in the run.json of a run that finished and committed its
+	// output directory.
+	Complete bool `json:"complete"`
+}
+
+// Topology is run.json's topology summary.
+type Topology struct {
+	Nodes     int      `json:"nodes"`       // nodes, hosts included
+	Links     int      `json:"links"`       // full-duplex links
+	Hosts     int      `json:"hosts"`       // hosts
+	BDPBytes  int64    `json:"bdp_bytes"`   // fabric BDP (SPEC 4.3), bytes
+	BaseRTTPs int64    `json:"base_rtt_ps"` // base RTT over the longest path (SPEC 4.3), ps
+	Switches  []Switch `json:"switches"`    // every switch, in node order
+}
+
+// Switch is one switch's line in run.json: its bandwidth against its switching
+// capacity (SPEC 3.8).
+type Switch struct {
+	Name                 string `json:"name"`
+	Tier                 Tier   `json:"tier"`
+	BandwidthBps         int64  `json:"bandwidth_bps"`          // sum of its port speeds
+	SwitchingCapacityBps int64  `json:"switching_capacity_bps"` // configured SwitchingCapacity
+	Oversubscribed       bool   `json:"oversubscribed"`         // bandwidth > switching capacity
+}
+
+// Simulation is run.json's simulation summary. Conservation: Injected = Delivered +
+// sum(Dropped) + sum(Undrained).
+type Simulation struct {
+	SimTimePs     int64            `json:"sim_time_ps"`    // simulated time at the end, ps
+	WallS         float64          `json:"wall_s"`         // wall-clock time of the simulation, seconds
+	Events        int64            `json:"events"`         // events executed
+	PacketHops    int64            `json:"packet_hops"`    // data packets put onto links (SPEC 6)
+	Injected      int64            `json:"injected"`       // packets injected into host NICs
+	Delivered     int64            `json:"delivered"`      // packets delivered to their destination host
+	Dropped       map[Reason]int64 `json:"dropped"`        // drop reason -> packets
+	LosslessDrops int64            `json:"lossless_drops"` // drops of lossless-class packets (headroom drops)
+	CEMarked      int64            `json:"ce_marked"`      // packets marked CE by the fabric
+	PFCFrames     int64            `json:"pfc_frames"`     // PFC frames sent
+	Undrained     map[string]int64 `json:"undrained"`      // node name -> packets still buffered at the end
+}
+
+// DroppedTotal is the sum of Dropped.
+func (s *Simulation) DroppedTotal() int64 { return sum(s.Dropped) }
+
+// UndrainedTotal is the sum of Undrained.
+func (s *Simulation) UndrainedTotal() int64 { return sum(s.Undrained) }
+
+func sum[K comparable](m map[K]int64) int64 {
+	var t int64
+	for _, v := range m {
+		t += v
+	}
+	return t
+}
+
+// WriteRun writes run as JSON to path, atomically (a temporary file renamed over
+// path). It fills in SchemaVersion if zero. Maps are written with sorted keys, so the
+// same run gives the same bytes.
+func WriteRun(path string, run *Run) error {
+	if run.SchemaVersion == 0 {
+		run.SchemaVersion = SchemaVersion
+	}
+	data, err := json.MarshalIndent(run, "", "  ")
+	if err != nil {
+		return fmt.Errorf("records: encode %s: %w", path, err)
+	}
+	return writeFileAtomic(path, append(data, '\n'))
+}
+
+// ReadRun reads run.json at path (or path/run.json when path is a directory). It
+// refuses another schema version (ErrSchemaVersion) and, returning the decoded run
+// along with the error so that callers can say what was done, a run whose complete
+// flag is false (ErrIncomplete).
+func ReadRun(path string) (*Run, error) {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		path = filepath.Join(path, RunFile)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("records: %w", err)
+	}
+	var head struct {
+		SchemaVersion *int `json:"schema_version"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, fmt.Errorf("records: %s: not a run.json: %w", path, err)
+	}
+	if head.SchemaVersion == nil {
+		return nil, fmt.Errorf("records: %s: not a tracefabric run.json: no schema_version", path)
+	}
+	if *head.SchemaVersion != SchemaVersion {
+		return nil, fmt.Errorf("%w: %s: schema_version %d, this build reads %d", ErrSchemaVersion, path, *head.SchemaVersion, SchemaVersion)
+	}
+	run := new(Run)
+	if err := json.Unmarshal(data, run); err != nil {
+		return nil, fmt.Errorf("records: %s: %w", path, err)
+	}
+	if !run.Complete {
+		return run, fmt.Errorf("%w: %s says complete=false (interrupted or failed; its records are partial)", ErrIncomplete, path)
+	}
+	return run, nil
+}
+
+// writeFileAtomic writes data to a temporary file beside path, syncs it and renames it
+// to path.
+func writeFileAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("records: write %s: %w", path, err)
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("records: write %s: %w", path, err)
+	}
+	return nil
+}
