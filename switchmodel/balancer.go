@@ -40,3 +40,14 @@ func (v *setView) EgressBytes(member int) int64 { return v.s.ports[v.set[member]
 func (v *setView) Paused(member int, tc uint8) bool {
 	return v.s.ports[v.set[member]].paused&(1<<tc) != 0
 }
+
+// SelectorSetPorts returns the ports of the set that the Selector knows as id (the
+// Set of an ecmp.Record), in member order, or nil.
+func (s *Switch) SelectorSetPorts(id int) []int {
+	for i, sid := range s.selSet {
+		if sid == id && id >= 0 {
+			return s.EqualCostSet(i)
+		}
+	}
+	return nil
+}

@@ -197,6 +197,7 @@ type Network struct {
 	hosts    []*Host
 	started  bool
 	samplers []*sampler
+	injectH  HandlerID
 
 	injected, delivered, hops, pfcFrames, ceMarked int64
 	dropped                                        [NumDropReasons]int64
@@ -204,7 +205,24 @@ type Network struct {
 
 // NewNetwork returns an empty network driven by eng.
 func NewNetwork(eng *Engine, opts Options) *Network {
-	return &Network{eng: eng, opts: opts, obs: opts.Observers, arena: newArena()}
+	n := &Network{eng: eng, opts: opts, obs: opts.Observers, arena: newArena()}
+	n.injectH = eng.Register(injectHandler{n})
+	return n
+}
+
+// injectHandler delivers InjectAt events: arg = packet id | host index << 32.
+type injectHandler struct{ n *Network }
+
+func (ih injectHandler) Handle(now units.Time, kind int32, arg int64) {
+	ih.n.Inject(ih.n.hosts[arg>>32], PacketID(int32(arg)))
+}
+
+// InjectAt schedules packet id to enter host h's NIC at time t (>= Engine.Now), as
+// Inject would then. Use it to feed a time-ordered stream: schedule a batch, run the
+// engine up to the batch's last time, repeat. Packets injected at the same time enter
+// in call order.
+func (n *Network) InjectAt(t units.Time, h *Host, id PacketID) {
+	n.eng.Schedule(t, n.injectH, 0, int64(id)|int64(h.index)<<32)
 }
 
 // Engine returns the network's engine.

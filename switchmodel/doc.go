@@ -1,0 +1,85 @@
+// Package switchmodel is tracefabric's discrete-event model of a shared-buffer data
+// center switch ("Scala Switch" 3.7.0, SPEC section 3) and of the host NICs and links
+// around it. It imports neither Arrow nor plotting: results leave through observer
+// interfaces and counters that package replay turns into records.
+//
+// # Units
+//
+// Time is units.Time, int64 picoseconds since the start of the run; sizes are bytes;
+// speeds bits per second. Serialization of n wire bytes at speed C is
+// ceil(n*8e12/C) ps (units.SerializationTime). An IPv4 packet of total length L is a
+// frame of F = max(64, L+18) bytes and F+20 bytes on the wire; buffers account
+// ceil(F/CellSize) cells, and every buffer byte count (queues, pools, headroom,
+// thresholds compared with them, watermarks, samples) is cells*CellSize.
+//
+// # What it models
+//
+//   - Engine: events ordered by (time, insertion sequence) in a typed 4-ary min-heap,
+//     one pending event per busy port (transmit done), per link with frames in flight
+//     (its head frame's arrival: the link keeps a FIFO of frames), per switch port's
+//     ForwardingLatency line, per paused (port, pool) refresh timer and per paused
+//     (port, class) pause timer. External code registers an EventHandler and
+//     schedules its own events (Engine.Register, Engine.Schedule).
+//   - Packets live in an arena of fixed chunks recycled through a free list: no
+//     allocation per packet in steady state. A *Packet is valid until it is delivered
+//     or dropped.
+//   - Port: 8 class queues plus a PFC queue; strict priority PFC, TC7..TC0, skipping
+//     classes the peer paused; a frame on the wire is never pre-empted. Link: speed
+//     and propagation delay per direction, store and forward.
+//   - Switch: classification TC = DSCP>>3; routing by destination host to an
+//     equal-cost set; a Selector (package ecmp's Balancer) picks the member of sets
+//     of two or more ports; ForwardingLatency before admission; the shared buffer
+//     manager of SPEC 3.3 (pools, per-(port, lossless pool) headroom outside the
+//     pools sized by config.Switch.Layout, dynamic or fixed Xoff, XonThreshold,
+//     dynamic or fixed lossy egress limits, drops headroom / egress-limit /
+//     pool-full, release when a packet starts transmitting); PFC (SPEC 3.4); ECN
+//     (SPEC 3.5).
+//   - Host: a NIC with unbounded per-class FIFOs, strict priority, honouring PFC;
+//     hosts never send PFC. A packet is delivered when its last bit reaches the host
+//     whose Index equals Packet.Dst.
+//
+// # Seeds
+//
+// Each switch draws ECN marks from its own PCG generator seeded with
+// config.ComponentSeed(Options.Seed, name+"/ecn"), i.e. PCG(uint64(Seed),
+// crc32IEEE(name+"/ecn")). A draw happens only for an ECT(0)/ECT(1) packet of an
+// ECN-enabled class whose marking probability is strictly between 0 and 1, so the
+// stream depends only on the traffic. Hash salts are the Selector's business
+// (ecmp.DefaultSalt).
+//
+// # Decisions where the spec is silent
+//
+//   - Release (SPEC 3.3 "headroom first then shared"): a departing packet's bytes
+//     leave its (ingress port, pool) headroom counter first, whatever part it was
+//     charged to, then shared (as HPCC's switch does).
+//   - Thresholds are evaluated in float64 on byte counts: XoffThreshold =
+//     XoffAlpha*(PoolSize-PoolShared), XonThreshold = max(Xon, XoffThreshold -
+//     XonOffset) at the moment of the departure, limit = EgressAlpha*(PoolSize -
+//     PoolUsed). A lossless packet goes to shared only if the pool also has room.
+//   - A drop is counted at the ingress port for headroom and no-route, at the egress
+//     port for egress-limit and pool-full. no-route is the model's own reason for a
+//     packet with no route (never expected in replay's Clos).
+//   - PFC: the pause quanta time is SerializationTime(quanta*64 bytes, port speed);
+//     the refresh period is floor(pause time / 2). tx_pause / tx_resume events and
+//     counters happen when the PFC frame starts transmitting, rx_* when its last bit
+//     arrives, expire when a received pause times out. A resume is sent only when the
+//     (port, pool) is pausing. PausedPs is counted at the paused sender's port.
+//     PFC frames skip ForwardingLatency, are not packet-hops and are not in Tx
+//     counters; they are in Counters.PFCFrames and the PFC counters per class.
+//   - ECN: the per-queue average is updated at every departure of the queue, marked
+//     or not; marks are counted at the egress port (ECNMarked).
+//   - Statistics bytes are frame bytes (F). Rx counts frames whose last bit arrived at
+//     the port (before admission), Tx frames started on it.
+//   - Buffer samples are taken at multiples of BufferStatsReportInterval while any
+//     packet or PFC frame is in the network; the sampler stops when it is empty (so
+//     draining ends) and restarts at the next multiple when a packet is injected.
+//   - The Selector is told the frame bytes of the packet; the member index it returns
+//     is recorded in Packet.RackMember or FabricMember by the switch's Tier.
+//
+// # Driving a run
+//
+// Build with NewNetwork, AddSwitch, AddHost, Connect, AddEqualCostSet and SetRoute;
+// Start lays out the buffers and returns warnings; feed packets with NewPacket and
+// Inject (from an event handler) or InjectAt; run with Engine.Run or RunUntil; read
+// Counters, Node.PortStats, Switch.Selector records and CheckAccounting at the end.
+package switchmodel
