@@ -21,6 +21,10 @@ type Violation struct {
 	Attr string
 	// Rule says what is wrong and what the rule is.
 	Rule string
+
+	// related are other attributes the rule involves; Load locates the violation at
+	// the first of Attr and related that the file or a --set sets.
+	related []string
 }
 
 // String prints "file:line: Attr: rule" (as much of the location as is known).

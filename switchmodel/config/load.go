@@ -229,6 +229,7 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) {
 			continue
 		}
 		d.decode(val, v.FieldByIndex(f.Index), at)
+		d.set_[at] = origin{d.source, k.Line} // point at the key, not the value's first line
 	}
 }
 
@@ -465,7 +466,17 @@ func (d *decoder) locate(e *Error) {
 		if v.Source != "" {
 			continue
 		}
-		for p := v.Attr; p != ""; p = parentPath(p) {
+		found := false
+		for _, p := range append([]string{v.Attr}, v.related...) {
+			if o, ok := d.set_[p]; ok {
+				v.Source, v.Line, found = o.source, o.line, true
+				if o.source == "--set" {
+					v.Line = 0
+				}
+				break
+			}
+		}
+		for p := v.Attr; p != "" && !found; p = parentPath(p) {
 			if o, ok := d.set_[p]; ok {
 				v.Source, v.Line = o.source, o.line
 				if o.source == "--set" {

@@ -125,10 +125,18 @@ func (s *Switch) Layout(ports []PortSpec) (BufferLayout, error) {
 		shares += float64(p.Size.Share)
 	}
 	if left < 0 || sum > left || shares > 1+1e-12 {
+		var rule string
+		if left < 0 {
+			rule = fmt.Sprintf("over-committed buffer: the headroom alone, %d B (%d ports x %d lossless pools), exceeds BufferSize %v (%d B); the pools and all headroom must fit in the buffer",
+				int64(l.TotalHeadroom), len(ports), l.LosslessPools, s.BufferSize, int64(s.BufferSize))
+		} else {
+			rule = fmt.Sprintf("over-committed buffer: pools %d B + headroom %d B (%d ports x %d lossless pools) > BufferSize %v (%d B); the pools and all headroom must fit in the buffer",
+				int64(sum), int64(l.TotalHeadroom), len(ports), l.LosslessPools, s.BufferSize, int64(s.BufferSize))
+		}
 		return l, &Error{Violations: []Violation{{
-			Attr: "Switch.Pools",
-			Rule: fmt.Sprintf("over-committed buffer: pools %d B (%s of what headroom leaves) + headroom %d B (%d ports x %d lossless pools) > BufferSize %v (%d B); the pools and all headroom must fit in the buffer",
-				int64(sum), units.Fraction(shares), int64(l.TotalHeadroom), len(ports), l.LosslessPools, s.BufferSize, int64(s.BufferSize)),
+			Attr:    "Switch.BufferSize",
+			Rule:    rule,
+			related: []string{"Switch.Headroom", "Switch.Pools", "Topology"},
 		}}}
 	}
 	return l, nil

@@ -90,7 +90,7 @@ func TestLayoutDefault(t *testing.T) {
 	c.Switch.Headroom = FixedHeadroom(2 * units.MiB)
 	_, err = c.Layout(Rack)
 	var e *Error
-	if !errors.As(err, &e) || !errors.Is(err, ErrInvalid) || e.Violations[0].Attr != "Switch.Pools" {
+	if !errors.As(err, &e) || !errors.Is(err, ErrInvalid) || e.Violations[0].Attr != "Switch.BufferSize" {
 		t.Fatalf("20 x 2MiB headroom accepted: %v", err)
 	}
 }

@@ -17,6 +17,14 @@ const (
 	MaxMtu units.Bytes = 65535
 )
 
+// Sanity bounds that keep every derived quantity far from int64 overflow.
+const (
+	MaxPorts      = 4096                 // ports of one switch
+	MaxSpeed      = 100 * units.Tbps     // link speed
+	MaxDelay      = units.Second         // propagation delay, forwarding latency
+	MaxBufferSize = units.Bytes(1 << 40) // 1 TiB
+)
+
 // Validate checks every rule of SPEC 3.11 and returns nil or an *Error (wrapping
 // ErrInvalid) listing all violations, each naming the attribute and the rule:
 // over-committed buffer (pools + all headroom > BufferSize, for each switch role);
@@ -60,6 +68,8 @@ func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
 func (s *Switch) validate(e *Error) {
 	if s.BufferSize <= 0 {
 		e.add("Switch.BufferSize", "%v must be positive (buffer sizes are > 0)", s.BufferSize)
+	} else if s.BufferSize > MaxBufferSize {
+		e.add("Switch.BufferSize", "%v is above %v", s.BufferSize, MaxBufferSize)
 	}
 	if s.CellSize <= 0 {
 		e.add("Switch.CellSize", "%v must be positive (cell sizes are > 0)", s.CellSize)
@@ -122,6 +132,8 @@ func (s *Switch) validate(e *Error) {
 	}
 	if s.ForwardingLatency < 0 {
 		e.add("Switch.ForwardingLatency", "%v is negative (delays must be >= 0)", s.ForwardingLatency)
+	} else if s.ForwardingLatency > MaxDelay {
+		e.add("Switch.ForwardingLatency", "%v is above %v", s.ForwardingLatency, MaxDelay)
 	}
 	if s.SwitchingCapacity < 0 {
 		e.add("Switch.SwitchingCapacity", "%v is negative (speeds must be positive; 0 = the sum of port speeds)", s.SwitchingCapacity)
@@ -200,6 +212,8 @@ func (s *Switch) validatePools(e *Error) {
 			e.add(attr+".Size", "%v is negative (a share of the buffer left after headroom, or bytes)", p.Size)
 		case !finite(float64(p.Size.Share)) || p.Size.Share > 1:
 			e.add(attr+".Size", "%v is more than the whole buffer (100%%)", p.Size)
+		case p.Size.Share == 0 && p.Size.Bytes > s.BufferSize:
+			e.add(attr+".Size", "%v is more than the whole buffer (BufferSize %v): over-committed buffer", p.Size, s.BufferSize)
 		}
 		shares += float64(p.Size.Share)
 		tcsAttr := attr + ".TrafficClasses"
@@ -256,7 +270,13 @@ func (t *Topology) validate(e *Error) {
 	if t.Pods > 1 {
 		counts[4].min = 1
 	}
+	countsOK := true
 	for _, c := range counts {
+		if c.v > MaxPorts {
+			e.add("Topology."+c.name, "%d is above %d (no switch has more than %d ports)", c.v, MaxPorts, MaxPorts)
+			countsOK = false
+			continue
+		}
 		if c.v < c.min {
 			rule := fmt.Sprintf("%d is below %d", c.v, c.min)
 			switch c.name {
@@ -270,10 +290,24 @@ func (t *Topology) validate(e *Error) {
 			e.add("Topology."+c.name, "%s", rule)
 		}
 	}
-	const maxSwitches = 1 << 20
-	if t.Pods > 0 && t.RacksPerPod > 0 && t.HostsPerRack > 0 &&
-		int64(t.Pods)*int64(t.RacksPerPod)*int64(t.HostsPerRack) > maxSwitches*16 {
-		e.add("Topology", "%d x %d x %d hosts is too large to simulate", t.Pods, t.RacksPerPod, t.HostsPerRack)
+	spinePorts := 0
+	fabricPorts := t.RacksPerPod
+	if t.Pods > 1 {
+		spinePorts = t.Pods
+		fabricPorts += t.SpinesPerPlane
+	}
+	for _, r := range []struct {
+		attr  string
+		role  Role
+		ports int
+	}{
+		{"Topology.HostsPerRack", Rack, t.HostsPerRack + t.FabricPerPod},
+		{"Topology.RacksPerPod", Fabric, fabricPorts},
+		{"Topology.Pods", Spine, spinePorts},
+	} {
+		if countsOK && r.ports > MaxPorts {
+			e.add(r.attr, "gives %s switches %d ports (at most %d per switch)", r.role, r.ports, MaxPorts)
+		}
 	}
 	for _, l := range []struct {
 		name string
@@ -281,9 +315,13 @@ func (t *Topology) validate(e *Error) {
 	}{{"HostLink", t.HostLink}, {"RackFabricLink", t.RackFabricLink}, {"FabricSpineLink", t.FabricSpineLink}} {
 		if l.link.Speed <= 0 {
 			e.add("Topology."+l.name+".Speed", "%v must be positive (speeds are > 0)", l.link.Speed)
+		} else if l.link.Speed > MaxSpeed {
+			e.add("Topology."+l.name+".Speed", "%v is above %v", l.link.Speed, MaxSpeed)
 		}
 		if l.link.PropagationDelay < 0 {
 			e.add("Topology."+l.name+".PropagationDelay", "%v is negative (delays must be >= 0)", l.link.PropagationDelay)
+		} else if l.link.PropagationDelay > MaxDelay {
+			e.add("Topology."+l.name+".PropagationDelay", "%v is above %v", l.link.PropagationDelay, MaxDelay)
 		}
 	}
 }

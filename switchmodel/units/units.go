@@ -67,18 +67,37 @@ func SerializationTime(wireBytes int64, rate BitRate) Time {
 	if wireBytes <= 0 {
 		return 0
 	}
+	if wireBytes > math.MaxInt64/8 {
+		return Time(math.MaxInt64)
+	}
 	hi, lo := bits.Mul64(uint64(wireBytes)*8, uint64(Second))
+	if hi >= uint64(rate) {
+		return Time(math.MaxInt64) // beyond int64 picoseconds: saturate
+	}
 	q, r := bits.Div64(hi, lo, uint64(rate))
 	if r != 0 {
 		q++
 	}
+	if q > math.MaxInt64 {
+		return Time(math.MaxInt64)
+	}
 	return Time(q)
 }
 
-// BytesIn returns how many whole bytes rate carries in d (floor(rate*d/8)).
+// BytesIn returns how many whole bytes rate carries in d (floor(rate*d/8)); 0 for a
+// non-positive rate or duration, math.MaxInt64 when the result does not fit.
 func BytesIn(rate BitRate, d Time) Bytes {
+	if rate <= 0 || d <= 0 {
+		return 0
+	}
 	hi, lo := bits.Mul64(uint64(rate), uint64(d))
+	if hi >= 8*uint64(Second) {
+		return Bytes(math.MaxInt64)
+	}
 	q, _ := bits.Div64(hi, lo, 8*uint64(Second))
+	if q > math.MaxInt64 {
+		return Bytes(math.MaxInt64)
+	}
 	return Bytes(q)
 }
 

@@ -2,6 +2,7 @@ package units
 
 import (
 	"errors"
+	"math"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
@@ -119,6 +120,15 @@ func TestSerializationTime(t *testing.T) {
 		if got := SerializationTime(c.bytes, c.rate); got != c.want {
 			t.Errorf("SerializationTime(%d, %v) = %d, want %d", c.bytes, c.rate, got, c.want)
 		}
+	}
+	if got := SerializationTime(math.MaxInt64/4, 1); got != math.MaxInt64 {
+		t.Errorf("SerializationTime overflow = %d, want saturation", got)
+	}
+	if got := BytesIn(math.MaxInt64, math.MaxInt64); got != math.MaxInt64 {
+		t.Errorf("BytesIn overflow = %d, want saturation", got)
+	}
+	if got := BytesIn(-1, Second); got != 0 {
+		t.Errorf("BytesIn(-1, 1s) = %d", got)
 	}
 	if got := BytesIn(100*Gbps, Microsecond); got != 12500 {
 		t.Errorf("BytesIn(100G, 1us) = %d, want 12500", got)
