@@ -97,11 +97,11 @@ func IncastLossless() Incast {
 }
 
 // IncastLossy: 16 senders in pod 1 (hosts 5-8 of each rack) send 9000-byte TCP at
-// 100 Gb/s to host-p0-r2-h0 for 800 us from t = 10 ms, after the lossless backlog has
+// 100 Gb/s to host-p0-r2-h0 for 1 ms from t = 10 ms, after the lossless backlog has
 // drained.
 func IncastLossy() Incast {
 	return Incast{
-		Start: 10 * ms, Duration: 800 * us,
+		Start: 10 * ms, Duration: 1000 * us,
 		Senders: concat(hostsOf(1, 0, 5, 6, 7, 8), hostsOf(1, 1, 5, 6, 7, 8), hostsOf(1, 2, 5, 6, 7, 8),
 			hostsOf(1, 3, 5, 6, 7, 8)),
 		Receiver: HostAddr(0, 2, 0), Class: TCPData, Length: MaxLength,

@@ -1,0 +1,73 @@
+// Command generate writes the synthetic traces committed under testdata/pcaps
+// (demo.pcap, incast.pcap, many-flows.pcap) from their seeded scenarios in package
+// ingest/tracegen, or, with -bench N, one N-packet benchmark trace.
+//
+// Usage, from the repository root:
+//
+//	go run ./testdata/pcaps/generate                 # rewrite the committed traces
+//	go run ./testdata/pcaps/generate -bench 1000000 -o /tmp/bench-1m.pcap
+//
+// The output is deterministic: the same scenario and seed give the same bytes, and
+// ingest/tracegen's tests fail when a committed file differs from its scenario.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/tracefabric/tracefabric/ingest/tracegen"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "generate:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	dir := flag.String("dir", filepath.Join("testdata", "pcaps"), "directory of the committed traces")
+	bench := flag.Int("bench", 0, "write one benchmark trace of this many packets to -o instead")
+	out := flag.String("o", "", "output file for -bench")
+	seed := flag.Uint64("seed", 1, "seed of the -bench trace")
+	flag.Parse()
+	if flag.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", flag.Args())
+	}
+	if *bench > 0 {
+		if *out == "" {
+			return errors.New("-bench needs -o FILE")
+		}
+		st, err := tracegen.WriteBenchmarkFile(*out, tracegen.Benchmark{Packets: *bench, Seed: *seed})
+		if err != nil {
+			return err
+		}
+		report(*out, st)
+		return nil
+	}
+	if fi, err := os.Stat(*dir); err != nil || !fi.IsDir() {
+		return fmt.Errorf("%s is not a directory: run from the repository root or pass -dir", *dir)
+	}
+	for _, s := range tracegen.Committed() {
+		path := filepath.Join(*dir, s.Name)
+		st, err := s.WriteFile(path)
+		if err != nil {
+			return err
+		}
+		report(path, st)
+	}
+	return nil
+}
+
+func report(path string, st tracegen.Stats) {
+	size := int64(-1)
+	if fi, err := os.Stat(path); err == nil {
+		size = fi.Size()
+	}
+	fmt.Printf("%s: %d packets, %d flows, %d IPv4 bytes, %s .. %s, file %d bytes\n",
+		path, st.Packets, st.Flows, st.Bytes, st.First.Format("15:04:05.000000000"),
+		st.Last.Format("15:04:05.000000000"), size)
+}
