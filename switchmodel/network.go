@@ -535,3 +535,29 @@ func (sm *sampler) Handle(now units.Time, kind int32, arg int64) {
 		sm.idle = true
 	}
 }
+
+// ForEachOutstanding calls f for every data packet still in the network (queued in a
+// NIC or a switch, waiting ForwardingLatency, or on a link), with the node holding it
+// (for a link, the sending node). Use it at the end of a run to attribute undrained
+// packets to flows. f must not modify the network.
+func (n *Network) ForEachOutstanding(f func(node Node, p *Packet)) {
+	a := &n.arena
+	walk := func(nd Node, q *fifo) {
+		for id := q.head; id != NoPacket; {
+			p := a.get(id)
+			id = p.next
+			if p.kind == kindData {
+				f(nd, p)
+			}
+		}
+	}
+	for _, nd := range n.nodes {
+		for _, pt := range nd.core().ports {
+			for tc := range pt.q {
+				walk(nd, &pt.q[tc])
+			}
+			walk(nd, &pt.fwd)
+			walk(nd, &pt.flight)
+		}
+	}
+}

@@ -212,8 +212,10 @@ func TestConservationSmallClos(t *testing.T) {
 		for _, nd := range nodes {
 			held += nd.Buffered() + nd.InFlight()
 		}
-		if cn := c.net.Counters(); cn.Outstanding() != int64(held) {
-			t.Fatalf("at %v: outstanding %d, nodes hold %d", step, cn.Outstanding(), held)
+		walked := 0
+		c.net.ForEachOutstanding(func(Node, *Packet) { walked++ })
+		if cn := c.net.Counters(); cn.Outstanding() != int64(held) || walked != held {
+			t.Fatalf("at %v: outstanding %d, nodes hold %d, walk finds %d", step, cn.Outstanding(), held, walked)
 		}
 	}
 	cn := c.net.Counters()
