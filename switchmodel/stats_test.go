@@ -1,0 +1,126 @@
+package switchmodel
+
+import (
+	"testing"
+
+	"github.com/tracefabric/tracefabric/switchmodel/units"
+)
+
+// SPEC 3.9: buffer samples per (switch, pool) every BufferStatsReportInterval; the
+// sampler stops when the network is empty (so draining ends) and restarts with traffic.
+func TestBufferSamplerStopsWhenIdle(t *testing.T) {
+	cfg := defaultSwitch()
+	cfg.BufferStatsReportInterval = 10 * units.Microsecond
+	c := 10 * units.Gbps
+	st := newStar(t, 3, cfg, LinkSpec{Speed: c, PropagationDelay: units.Microsecond})
+	// Two bursts 1 ms apart; each drains in well under 100 us.
+	specs := incast([]int32{1, 2}, 0, 20, 1500, 0, 0, c)
+	for _, s := range incast([]int32{1, 2}, 0, 20, 1500, 0, 0, c) {
+		s.at += units.Millisecond
+		specs = append(specs, s)
+	}
+	newInjector(st.net, specs)
+	st.eng.Run()
+	if len(st.obs.samples) == 0 {
+		t.Fatal("no samples")
+	}
+	var sawData bool
+	for i, s := range st.obs.samples {
+		if s.Time%cfg.BufferStatsReportInterval != 0 {
+			t.Fatalf("sample at %v, not a multiple of the interval", s.Time)
+		}
+		if s.Pool != i%2 || s.Switch != st.sw.ID() {
+			t.Fatalf("sample %d is pool %d", i, s.Pool)
+		}
+		if s.Time > 200*units.Microsecond && s.Time < units.Millisecond {
+			t.Fatalf("sampling while the network is empty (at %v)", s.Time)
+		}
+		if s.Pool == 0 && s.Egress > 0 {
+			sawData = true
+		}
+	}
+	if !sawData {
+		t.Fatal("no sample saw the queue")
+	}
+	last := st.obs.samples[len(st.obs.samples)-1].Time
+	if last < units.Millisecond || last > st.eng.Now()+cfg.BufferStatsReportInterval {
+		t.Fatalf("last sample at %v, run ended %v", last, st.eng.Now())
+	}
+	checkDrained(t, st.net)
+}
+
+// SPEC 5: the NIC queues without bound, strict priority, and records backlog and
+// queueing delay.
+func TestHostNICBacklogAndDelay(t *testing.T) {
+	c := 10 * units.Gbps
+	st := newStar(t, 2, defaultSwitch(), LinkSpec{Speed: c, PropagationDelay: units.Microsecond})
+	var specs []pktSpec
+	for i := 0; i < 5; i++ {
+		specs = append(specs, pktSpec{at: 0, src: 0, dst: 1, length: 982}) // 1000-byte frames
+	}
+	newInjector(st.net, specs)
+	st.eng.Run()
+	ser := units.SerializationTime(1020, c)
+	if len(st.obs.nic) != 5 {
+		t.Fatalf("%d NIC events", len(st.obs.nic))
+	}
+	for i, e := range st.obs.nic {
+		// The first packet starts alone at t=0; the others queue behind it.
+		backlog := int64(4-i) * 1000
+		if i == 0 {
+			backlog = 0
+		}
+		if e.Delay != units.Time(i)*ser || e.Backlog != backlog || e.Host != st.hosts[0].ID() {
+			t.Fatalf("NIC event %d: %+v (want delay %d backlog %d)", i, e, units.Time(i)*ser, backlog)
+		}
+	}
+	if n, b := st.hosts[0].Backlog(0); n != 0 || b != 0 {
+		t.Fatal("backlog left")
+	}
+	checkDrained(t, st.net)
+}
+
+// SPEC 3.8: bandwidth is the sum of port speeds; SwitchingCapacity below it is reported
+// as oversubscription, and never limits forwarding.
+func TestOversubscriptionWarning(t *testing.T) {
+	cfg := defaultSwitch()
+	cfg.SwitchingCapacity = 150 * units.Gbps
+	st := newStar(t, 2, cfg, LinkSpec{Speed: 100 * units.Gbps, PropagationDelay: units.Microsecond})
+	if st.sw.Bandwidth() != 200*units.Gbps || !st.sw.Oversubscribed() {
+		t.Fatalf("bandwidth %v oversubscribed %v", st.sw.Bandwidth(), st.sw.Oversubscribed())
+	}
+	found := false
+	for _, w := range st.warns {
+		if len(w) > 0 && contains(w, "oversubscribed") {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("warnings %v", st.warns)
+	}
+	// Forwarding is not limited: two 100G flows cross at full rate.
+	newInjector(st.net, append(incast([]int32{0}, 1, 100, 1500, 0, 0, 100*units.Gbps), incast([]int32{1}, 0, 100, 1500, 0, 0, 100*units.Gbps)...))
+	st.eng.Run()
+	ser := units.SerializationTime(1538, 100*units.Gbps)
+	end := units.Time(0)
+	for _, d := range st.obs.deliveries {
+		end = max(end, d.at)
+	}
+	if end != 100*ser+ser+2*units.Microsecond {
+		t.Fatalf("ended at %v, want line rate both ways (%v)", end, 101*ser+2*units.Microsecond)
+	}
+	cfg.SwitchingCapacity = 0
+	st2 := newStar(t, 2, cfg, LinkSpec{Speed: 100 * units.Gbps, PropagationDelay: units.Microsecond})
+	if st2.sw.Oversubscribed() || len(st2.warns) != 0 || st2.sw.SwitchingCapacity() != 200*units.Gbps {
+		t.Fatal("default capacity is the sum of port speeds")
+	}
+}
+
+func contains(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if s[i:i+len(sub)] == sub {
+			return true
+		}
+	}
+	return false
+}
