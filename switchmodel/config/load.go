@@ -76,13 +76,19 @@ func (c *Config) Set(assignment string) error {
 	return d.errs.errOrNil()
 }
 
-// YAML prints the configuration in the file's spelling (human units); Load of the
-// result gives back an equal Config.
+// YAML prints the configuration in the file's spelling (human units), each attribute
+// with a short comment (unit, choices, meaning of zero); Load of the result gives back
+// an equal Config.
 func (c *Config) YAML() ([]byte, error) {
+	var n yaml.Node
+	if err := n.Encode(c); err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	comment(&n, "")
 	var b bytes.Buffer
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(2)
-	if err := enc.Encode(c); err != nil {
+	if err := enc.Encode(&n); err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
 	if err := enc.Close(); err != nil {

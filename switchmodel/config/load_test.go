@@ -278,7 +278,7 @@ func TestRoundTripDefault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"BufferSize: 32MiB", "Size: 60%", "Headroom: auto", "EcnMinThreshold: 400KB", "Mtu: 9000B", "EcmpHashMethod: crc32WithSalt", "HashSalt: null", "Speed: 100Gbps", "PropagationDelay: 1us", "EgressLimitMode: dynamic", "Gap: 100us", "Xoff: 0\n"} {
+	for _, want := range []string{"BufferSize: 32MiB", "Size: 60%", "Headroom: auto", "EcnMinThreshold: 400KB", "Mtu: 9000B", "EcmpHashMethod: crc32WithSalt", "HashSalt: null", "Speed: 100Gbps", "PropagationDelay: 1us", "EgressLimitMode: dynamic", "Gap: 100us", "Xoff: 0 #", "HashSalt: null #"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("default YAML lacks %q:\n%s", want, out)
 		}
@@ -335,6 +335,11 @@ func TestRoundTripCustom(t *testing.T) {
 	back, _, err := Parse(out, "custom.yaml", nil)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, want := range []string{"HashSalt: 0xdeadbeef #", "Size: 12MiB\n", "Size: 7%\n", "3:\n      EcnMinThreshold: 10KB\n"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("YAML lacks %q:\n%s", want, out)
+		}
 	}
 	if !reflect.DeepEqual(*back, c) {
 		t.Fatalf("round trip differs:\n%s\n%+v\n%+v", out, back.Switch, c.Switch)

@@ -1,0 +1,102 @@
+package config
+
+import (
+	"fmt"
+	"strconv"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// attrDocs are the one-line comments YAML prints beside each attribute: the unit, the
+// choices and what zero means. TestEveryAttributeDocumented keeps them complete.
+var attrDocs = map[string]string{
+	"Seed":                                      "seeds every random component (PCG of Seed and crc32 of its name)",
+	"Switch":                                    "attributes of every switch: Rack, Fabric and Spine",
+	"Switch.BufferSize":                         "shared packet buffer, bytes",
+	"Switch.CellSize":                           "buffer accounting unit, bytes",
+	"Switch.Pools":                              "at most 8; Size is a share of the buffer left after headroom, or bytes",
+	"Switch.Pools.Name":                         "",
+	"Switch.Pools.Size":                         "",
+	"Switch.Pools.TrafficClasses":               "",
+	"Switch.PfcEnabled":                         "TCs with PFC; a pool of PFC TCs is lossless",
+	"Switch.Headroom":                           "per (port, lossless pool): auto (SPEC 3.10) or bytes",
+	"Switch.XoffAlpha":                          "dynamic Xoff = XoffAlpha x (pool size - pool shared), when Xoff is 0",
+	"Switch.Xoff":                               "fixed Xoff, bytes; 0 = dynamic",
+	"Switch.Xon":                                "XonThreshold = max(Xon, Xoff - XonOffset), bytes",
+	"Switch.XonOffset":                          "bytes",
+	"Switch.EgressLimitMode":                    "lossy egress queue limit: dynamic | fixed",
+	"Switch.EgressAlpha":                        "dynamic limit = EgressAlpha x (pool size - pool used)",
+	"Switch.EgressQueueLimit":                   "fixed mode, bytes",
+	"Switch.EgressQueueLimitBdp":                "fixed mode, multiple of the fabric BDP; wins when > 0",
+	"Switch.EcnEnabled":                         "TCs that may be marked CE",
+	"Switch.EcnMinThreshold":                    "RED: no marking below this average queue, bytes",
+	"Switch.EcnMaxThreshold":                    "RED: every ECN-capable packet marked at or above, bytes",
+	"Switch.EcnMaxProbability":                  "marking probability just below EcnMaxThreshold, [0,1]",
+	"Switch.EcnWeight":                          "queue EWMA weight, (0,1]; 1 = instantaneous",
+	"Switch.EcnClasses":                         "per-TC overrides of the three ECN numbers",
+	"Switch.EcnClasses.EcnMinThreshold":         "",
+	"Switch.EcnClasses.EcnMaxThreshold":         "",
+	"Switch.EcnClasses.EcnMaxProbability":       "",
+	"Switch.Mtu":                                "largest IPv4 packet, bytes (frame + 18, wire + 38)",
+	"Switch.ForwardingLatency":                  "delay before ingress admission",
+	"Switch.SwitchingCapacity":                  "compared with the sum of port speeds (0 = that sum); never limits",
+	"Switch.EcmpHashMethod":                     "crc32 | crc32WithSalt | crc16 | crc16Ccitt | xor16 | toeplitz",
+	"Switch.HashSalt":                           "null = crc32(switch name) XOR Seed, per switch",
+	"Switch.LoadBalancingMethod":                "none | flowlet",
+	"Switch.Flowlet":                            "LoadBalancingMethod flowlet",
+	"Switch.Flowlet.Gap":                        "idle time after which a flow may move",
+	"Switch.Flowlet.FlowTableSize":              "hashed entries per equal-cost set; 0 = exact",
+	"Switch.Flowlet.PreferUnpaused":             "avoid members PFC is pausing",
+	"Switch.BufferStatsReportInterval":          "buffer sample period; 0 = none",
+	"Topology":                                  "Clos fabric (SPEC 4.1)",
+	"Topology.Pods":                             "1 = two tiers, no spines",
+	"Topology.RacksPerPod":                      "",
+	"Topology.HostsPerRack":                     "",
+	"Topology.FabricPerPod":                     "also the number of spine planes",
+	"Topology.SpinesPerPlane":                   "",
+	"Topology.HostLink":                         "host - rack",
+	"Topology.HostLink.Speed":                   "",
+	"Topology.HostLink.PropagationDelay":        "one way",
+	"Topology.RackFabricLink":                   "rack - fabric",
+	"Topology.RackFabricLink.Speed":             "",
+	"Topology.RackFabricLink.PropagationDelay":  "",
+	"Topology.FabricSpineLink":                  "fabric - spine",
+	"Topology.FabricSpineLink.Speed":            "",
+	"Topology.FabricSpineLink.PropagationDelay": "",
+}
+
+// comment adds attrDocs as line comments to an encoded configuration.
+func comment(n *yaml.Node, path string) {
+	switch n.Kind {
+	case yaml.DocumentNode:
+		for _, c := range n.Content {
+			comment(c, path)
+		}
+	case yaml.SequenceNode:
+		for _, c := range n.Content {
+			comment(c, path)
+		}
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			p := join(path, k.Value)
+			doc := attrDocs[p]
+			if path == "Switch.EcnClasses" {
+				p, doc = path, "" // keys are TCs
+			}
+			if p == "Switch.HashSalt" && v.Kind == yaml.ScalarNode && v.Tag == "!!int" {
+				if x, err := strconv.ParseUint(v.Value, 10, 32); err == nil {
+					v.Value = fmt.Sprintf("0x%08x", x)
+				}
+			}
+			if doc != "" {
+				if v.Kind == yaml.ScalarNode {
+					v.LineComment = doc
+				} else {
+					k.LineComment = doc
+				}
+			}
+			comment(v, p)
+		}
+	}
+}
