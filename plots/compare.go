@@ -157,12 +157,12 @@ func comparisonPanel(m MetricCI, best int) (*plot.Plot, error) {
 	case Share:
 		div, unit = 0.01, "%"
 	}
-	title := safeText(m.Name, 40)
+	title := safeText(m.Name, 30)
 	switch m.Better {
 	case Lower:
-		title += ", lower is better"
+		title += "\n(lower is better)"
 	case Higher:
-		title += ", higher is better"
+		title += "\n(higher is better)"
 	}
 	ylabel := ""
 	if unit != "" {

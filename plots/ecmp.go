@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -25,7 +26,8 @@ type ECMPLoad struct {
 }
 
 // ECMPSet is one equal-cost set of one switch. Bytes holds the bytes each member
-// carried; Members names them (port or peer), one per value.
+// carried; Members names them (port or peer), one per value, or is nil for
+// members named by their index (0, 1, ...).
 type ECMPSet struct {
 	Node    string
 	Set     string
@@ -59,7 +61,7 @@ func ECMPMemberLoad(l ECMPLoad, o Options) (*Figure, error) {
 			continue
 		}
 		n := s.Bytes.Len()
-		if len(s.Members) != n {
+		if s.Members != nil && len(s.Members) != n {
 			return nil, fmt.Errorf("plots: %s: set %s: %d member names for %d byte counts",
 				NameECMPMemberLoad, s.Label(), len(s.Members), n)
 		}
@@ -67,8 +69,8 @@ func ECMPMemberLoad(l ECMPLoad, o Options) (*Figure, error) {
 		for i := range n {
 			v := s.Bytes.Value(i)
 			if !finite(v) || v < 0 {
-				return nil, fmt.Errorf("plots: %s: set %s member %s: %v bytes must be finite and >= 0",
-					NameECMPMemberLoad, s.Label(), s.Members[i], v)
+				return nil, fmt.Errorf("plots: %s: set %s member %d: %v bytes must be finite and >= 0",
+					NameECMPMemberLoad, s.Label(), i, v)
 			}
 			total += v
 			peak = math.Max(peak, v)
@@ -76,9 +78,13 @@ func ECMPMemberLoad(l ECMPLoad, o Options) (*Figure, error) {
 		if total == 0 {
 			continue
 		}
-		st := set{label: safeText(s.Label(), 32), maxMean: peak / (total / float64(n))}
+		st := set{label: safeText(s.Label(), 24), maxMean: peak / (total / float64(n))}
 		for i := range n {
-			st.members = append(st.members, safeText(s.Members[i], 12))
+			name := strconv.Itoa(i)
+			if s.Members != nil {
+				name = safeText(s.Members[i], 12)
+			}
+			st.members = append(st.members, name)
 			st.shares = append(st.shares, 100*s.Bytes.Value(i)/total)
 		}
 		sets = append(sets, st)

@@ -26,18 +26,19 @@ type ECNMarks struct {
 	// Zero: DefaultMaxQueues.
 	MaxQueues int
 
-	// Over time (optional; no panel when Marked is empty): packets marked and
-	// packets sent per bin, fabric-wide. Both slices have the same length.
+	// Over time (optional; no panel when Marked is empty): packets CE-marked and
+	// packets counted (sent, or delivered) per bin, fabric-wide. Both slices have
+	// the same length.
 	Start, BinWidth units.Time
-	Marked, Sent    []float64
+	Marked, Packets []float64
 }
 
-// QueueMarks is one egress queue (node, port, traffic class): packets CE-marked
-// and packets sent.
+// QueueMarks is one egress queue (node, port, traffic class): packets it CE-marked
+// and packets it sent.
 type QueueMarks struct {
-	Node         string
-	Port, TC     int
-	Marked, Sent float64
+	Node            string
+	Port, TC        int
+	Marked, Packets float64
 }
 
 // Label is "node:port:tc".
@@ -55,27 +56,27 @@ func ECNMarking(m ECNMarks, o Options) (*Figure, error) {
 	}
 	type queue struct {
 		label        string
-		marked, sent float64
+		marked, sent float64 // packets
 		frac         float64
 	}
 	var qs []queue
 	for _, q := range m.Queues {
-		if !finite(q.Marked) || !finite(q.Sent) || q.Marked < 0 || q.Marked > q.Sent {
-			return nil, fmt.Errorf("plots: %s: queue %s: %v marked of %v sent: want 0 <= marked <= sent",
-				NameECNMarking, q.Label(), q.Marked, q.Sent)
+		if !finite(q.Marked) || !finite(q.Packets) || q.Marked < 0 || q.Marked > q.Packets {
+			return nil, fmt.Errorf("plots: %s: queue %s: %v marked of %v packets: want 0 <= marked <= packets",
+				NameECNMarking, q.Label(), q.Marked, q.Packets)
 		}
 		if q.Marked > 0 {
-			qs = append(qs, queue{label: safeText(q.Label(), 32), marked: q.Marked, sent: q.Sent, frac: q.Marked / q.Sent})
+			qs = append(qs, queue{label: safeText(q.Label(), 32), marked: q.Marked, sent: q.Packets, frac: q.Marked / q.Packets})
 		}
 	}
-	if len(m.Marked) != len(m.Sent) {
-		return nil, fmt.Errorf("plots: %s: %d marked bins but %d sent bins", NameECNMarking, len(m.Marked), len(m.Sent))
+	if len(m.Marked) != len(m.Packets) {
+		return nil, fmt.Errorf("plots: %s: %d marked bins but %d packet bins", NameECNMarking, len(m.Marked), len(m.Packets))
 	}
 	var markedOverTime float64
 	for i := range m.Marked {
-		if !finite(m.Marked[i]) || !finite(m.Sent[i]) || m.Marked[i] < 0 || m.Marked[i] > m.Sent[i] {
-			return nil, fmt.Errorf("plots: %s: bin %d: %v marked of %v sent: want 0 <= marked <= sent",
-				NameECNMarking, i, m.Marked[i], m.Sent[i])
+		if !finite(m.Marked[i]) || !finite(m.Packets[i]) || m.Marked[i] < 0 || m.Marked[i] > m.Packets[i] {
+			return nil, fmt.Errorf("plots: %s: bin %d: %v marked of %v packets: want 0 <= marked <= packets",
+				NameECNMarking, i, m.Marked[i], m.Packets[i])
 		}
 		markedOverTime += m.Marked[i]
 	}
@@ -131,13 +132,13 @@ func ECNMarking(m ECNMarks, o Options) (*Figure, error) {
 		bins := len(m.Marked)
 		width, start := float64(m.BinWidth), float64(m.Start)
 		div, unit := timeScale(width * float64(bins))
-		p := newPlot("CE-marked fraction over time, all queues", "time ("+unit+")", "CE-marked (% of sent)")
+		p := newPlot("CE-marked fraction over time, all queues", "time ("+unit+")", "CE-marked (% of packets)")
 		gridLines(p, false)
 		xys := make(plotter.XYs, bins+1)
 		for i := range bins {
 			xys[i].X = (start + float64(i)*width) / div
-			if m.Sent[i] > 0 {
-				xys[i].Y = 100 * m.Marked[i] / m.Sent[i]
+			if m.Packets[i] > 0 {
+				xys[i].Y = 100 * m.Marked[i] / m.Packets[i]
 			}
 		}
 		xys[bins].X = (start + float64(bins)*width) / div

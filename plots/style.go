@@ -206,9 +206,17 @@ func byteScale(maxBytes float64) (div float64, unit string) {
 
 // durationText formats picoseconds for titles: "100 us", "1.5 ms".
 func durationText(ps float64) string {
-	div, unit := timeScale(ps * 0.999)
-	v := ps / div
-	return trimFloat(v) + " " + unit
+	div, unit := 1.0, "ps"
+	for _, u := range []struct {
+		div  float64
+		unit string
+	}{{1e12, "s"}, {1e9, "ms"}, {1e6, "us"}, {1e3, "ns"}} {
+		if math.Abs(ps) >= u.div {
+			div, unit = u.div, u.unit
+			break
+		}
+	}
+	return trimFloat(ps/div) + " " + unit
 }
 
 // trimFloat formats v with at most 3 decimals and no trailing zeros.

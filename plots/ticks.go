@@ -17,7 +17,7 @@ func (t niceTicks) Ticks(lo, hi float64) []plot.Tick {
 	if !(hi > lo) || !finite(lo) || !finite(hi) {
 		return plot.DefaultTicks{}.Ticks(lo, lo+1)
 	}
-	step, minor, prec := niceStep((hi - lo) / float64(n-1))
+	step, minor, prec := niceStep(lo, hi, n)
 	first := math.Ceil(lo/minor-1e-9) * minor
 	var ticks []plot.Tick
 	for i := 0; ; i++ {
@@ -38,31 +38,23 @@ func (t niceTicks) Ticks(lo, hi float64) []plot.Tick {
 	return ticks
 }
 
-// niceStep rounds raw up to a nice step and returns it with its minor step and the
-// number of decimals its labels need.
-func niceStep(raw float64) (step, minor float64, prec int) {
-	mag := math.Floor(math.Log10(raw))
-	base := math.Pow(10, mag)
-	f := raw / base
-	var m, sub float64
-	switch {
-	case f <= 1:
-		m, sub = 1, 5
-	case f <= 2:
-		m, sub = 2, 4
-	case f <= 2.5:
-		m, sub = 2.5, 5
-	case f <= 5:
-		m, sub = 5, 5
-	default:
-		m, sub = 10, 5
+// niceStep returns the smallest nice step (1, 2, 2.5 or 5 times a power of ten)
+// that puts at most n labels in [lo, hi], its minor step and the number of
+// decimals its labels need.
+func niceStep(lo, hi float64, n int) (step, minor float64, prec int) {
+	raw := (hi - lo) / float64(n-1)
+	base := math.Pow(10, math.Floor(math.Log10(raw)))
+	for _, c := range []struct{ m, sub float64 }{{1, 5}, {2, 4}, {2.5, 5}, {5, 5}, {10, 5}, {20, 4}, {25, 5}, {50, 5}} {
+		step, minor = c.m*base, c.m*base/c.sub
+		if math.Floor(hi/step+1e-9)-math.Ceil(lo/step-1e-9)+1 <= float64(n) {
+			break
+		}
 	}
-	step = m * base
 	prec = int(max(0, -math.Floor(math.Log10(step)+1e-9)))
-	if m == 2.5 && step < 10 {
+	if m := step / math.Pow(10, math.Floor(math.Log10(step)+1e-9)); math.Abs(m-2.5) < 1e-9 && step < 10 {
 		prec++
 	}
-	return step, step / sub, prec
+	return step, minor, prec
 }
 
 // logTicks is plot.LogTicks with the 2 and 5 of each decade labelled too when the
