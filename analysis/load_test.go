@@ -1,0 +1,375 @@
+package analysis
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tracefabric/tracefabric/replay/records"
+)
+
+// The fixture: two pods, one rack each with two fabric uplinks, two spine planes of
+// two spines. Node indices:
+var fixtureNodes = []string{
+	"host-p0-r0-h0", "host-p1-r0-h0", // 0 1
+	"rack-p0-r0", "rack-p1-r0", // 2 3
+	"fabric-p0-f0", "fabric-p0-f1", "fabric-p1-f0", "fabric-p1-f1", // 4 5 6 7
+	"spine-s0-0", "spine-s0-1", "spine-s1-0", "spine-s1-1", // 8 9 10 11
+}
+
+const (
+	nH0, nH1, nR0, nR1, nF0, nF1, nG0, nG1, nS00, nS01, nS10, nS11 = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11
+)
+
+// links: node -> peers in port order.
+var fixtureLinks = map[int32][]int32{
+	nH0: {nR0}, nH1: {nR1},
+	nR0: {nH0, nF0, nF1}, nR1: {nH1, nG0, nG1},
+	nF0: {nR0, nS00, nS01}, nF1: {nR0, nS10, nS11},
+	nG0: {nR1, nS00, nS01}, nG1: {nR1, nS10, nS11},
+	nS00: {nF0, nG0}, nS01: {nF0, nG0}, nS10: {nF1, nG1}, nS11: {nF1, nG1},
+}
+
+func tierOf(n int32) records.Tier {
+	switch {
+	case n <= nH1:
+		return records.TierHost
+	case n <= nR1:
+		return records.TierRack
+	case n <= nG1:
+		return records.TierFabric
+	}
+	return records.TierSpine
+}
+
+type fixture struct {
+	drops, pfc, packets bool
+	complete            bool
+	lieRows             bool // run.json lists a wrong row count for flows.arrow
+}
+
+func writeFixture(t *testing.T, fx fixture) string {
+	t.Helper()
+	dir := t.TempDir()
+	d := records.Dictionaries{Nodes: fixtureNodes}
+	rows := map[string]int64{}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	write := func(name string, appendAll func(path string) int64) {
+		rows[name] = appendAll(filepath.Join(dir, name))
+	}
+	write(records.PortsFile, func(p string) int64 {
+		w, err := records.NewPortsWriter(p, d)
+		must(err)
+		for n := int32(0); n < int32(len(fixtureNodes)); n++ {
+			for port, peer := range fixtureLinks[n] {
+				r := records.PortRow{Node: n, Tier: tierOf(n), Port: int32(port), Peer: peer, TC: 3, TxPackets: 10}
+				if n == nR1 && port == 0 {
+					r.ECNMarked = 4
+				}
+				must(w.Append(&r))
+			}
+		}
+		must(w.Close())
+		return w.Rows()
+	})
+	write(records.LoadBalanceFile, func(p string) int64 {
+		w, err := records.NewLoadBalanceWriter(p, d)
+		must(err)
+		for _, n := range []int32{nR0, nR1, nF0, nF1, nG0, nG1} {
+			for m := int32(0); m < 2; m++ {
+				r := records.LoadBalanceRow{Node: n, Tier: tierOf(n), Set: 0, Member: m, Port: m + 1, Peer: fixtureLinks[n][m+1], HashMethod: records.HashCRC32}
+				// flow 1: r0 member 1, f1 member 0; flow 2: r1 member 0, g0 member 1.
+				if (n == nR0 && m == 1) || (n == nF1 && m == 0) {
+					r.Flows, r.Bytes = 1, 3000
+				}
+				if (n == nR1 && m == 0) || (n == nG0 && m == 1) {
+					r.Flows, r.Bytes = 1, 1000
+				}
+				must(w.Append(&r))
+			}
+		}
+		must(w.Close())
+		return w.Rows()
+	})
+	write(records.PFCFile, func(p string) int64 {
+		w, err := records.NewPFCWriter(p, d)
+		must(err)
+		if fx.pfc {
+			for _, r := range []records.PFCRow{
+				{TimePs: 1000, Node: nR1, Port: 2, Peer: nG1, TC: 3, Event: records.EventTxPause, Quanta: 65535},
+				{TimePs: 1000, Node: nG1, Port: 0, Peer: nR1, TC: 3, Event: records.EventRxPause, Quanta: 65535},
+				{TimePs: 2000, Node: nS10, Port: 1, Peer: nG1, TC: 3, Event: records.EventRxPause, Quanta: 65535},
+				{TimePs: 5000, Node: nS10, Port: 1, Peer: nG1, TC: 3, Event: records.EventRxResume},
+				{TimePs: 6000, Node: nG1, Port: 0, Peer: nR1, TC: 3, Event: records.EventExpire},
+				{TimePs: 7000, Node: nG0, Port: 0, Peer: nR1, TC: 3, Event: records.EventRxResume}, // nothing open
+			} {
+				must(w.Append(&r))
+			}
+		}
+		must(w.Close())
+		return w.Rows()
+	})
+	write(records.DropsFile, func(p string) int64 {
+		w, err := records.NewDropsWriter(p, d)
+		must(err)
+		if fx.drops {
+			for _, r := range []records.DropRow{
+				{TimePs: 1500, Node: nR1, Tier: records.TierRack, Port: 1, TC: 3, Reason: records.ReasonHeadroom, FlowID: 1, Bytes: 1000},
+				{TimePs: 2500, Node: nF1, Tier: records.TierFabric, Port: 1, TC: 3, Reason: records.ReasonEgressLimit, FlowID: 1, Bytes: 1000},
+				{TimePs: 9500, Node: nG0, Tier: records.TierFabric, Port: 0, TC: 3, Reason: records.ReasonEgressLimit, FlowID: 2, Bytes: 500},
+			} {
+				must(w.Append(&r))
+			}
+		}
+		must(w.Close())
+		return w.Rows()
+	})
+	dropped := func(n int64) int64 {
+		if fx.drops {
+			return n
+		}
+		return 0
+	}
+	write(records.FlowsFile, func(p string) int64 {
+		w, err := records.NewFlowsWriter(p, d)
+		must(err)
+		for _, r := range []records.FlowRow{
+			{FlowID: 1, Src: [4]byte{10, 0, 0, 1}, Dst: [4]byte{10, 0, 1, 1}, Proto: 17, Sport: 1000, Dport: 4791, DSCP: 26, TC: 3,
+				SrcHost: nH0, DstHost: nH1, Packets: 3, Bytes: 3000, Delivered: 3 - dropped(2), Dropped: dropped(2), FirstPs: 0, LastPs: 3000,
+				DelayMeanPs: 1500, RackMember: 1, FabricMember: 0},
+			{FlowID: 2, Src: [4]byte{10, 0, 1, 1}, Dst: [4]byte{10, 0, 0, 1}, Proto: 17, Sport: 1001, Dport: 4791, DSCP: 26, TC: 3,
+				SrcHost: nH1, DstHost: nH0, Packets: 2, Bytes: 1000, Delivered: 2 - dropped(1), Dropped: dropped(1), FirstPs: 8000, LastPs: 9000,
+				DelayMeanPs: 3000, RackMember: 0, FabricMember: 1},
+		} {
+			must(w.Append(&r))
+		}
+		must(w.Close())
+		return w.Rows()
+	})
+	write(records.DelayFile, func(p string) int64 {
+		w, err := records.NewDelayWriter(p, d)
+		must(err)
+		for _, r := range []records.DelayRow{{TC: 3, LoPs: 1000, HiPs: 2000, Packets: 1}, {TC: 3, LoPs: 2000, HiPs: 4000, Packets: 1}} {
+			if fx.drops {
+				must(w.Append(&r))
+			}
+		}
+		if !fx.drops {
+			r := records.DelayRow{TC: 3, LoPs: 1000, HiPs: 2000, Packets: 5}
+			must(w.Append(&r))
+		}
+		must(w.Close())
+		return w.Rows()
+	})
+	write(records.BufferFile, func(p string) int64 {
+		w, err := records.NewBufferWriter(p, d)
+		must(err)
+		for _, r := range []records.BufferRow{
+			{TimePs: 0, Node: nR1, Pool: 0, SharedBytes: 100, IngressBytes: 100},
+			{TimePs: 5000, Node: nR1, Pool: 0, SharedBytes: 9000, HeadroomBytes: 500, IngressBytes: 9500, EgressBytes: 9500},
+			{TimePs: 5000, Node: nF0, Pool: 0, SharedBytes: 10, IngressBytes: 10},
+		} {
+			must(w.Append(&r))
+		}
+		must(w.Close())
+		return w.Rows()
+	})
+	if fx.packets {
+		write(records.PacketsFile, func(p string) int64 {
+			w, err := records.NewPacketsWriter(p, d)
+			must(err)
+			for _, r := range []records.PacketRow{
+				{TraceIndex: 0, FlowID: 1, TC: 3, Bytes: 1000, InjectPs: 0, DeliverPs: 1500, Fate: records.FateDelivered, CE: true, Path: []int32{nH0, nR0, nF1, nS10, nG1, nR1, nH1}},
+				{TraceIndex: 1, FlowID: 2, TC: 3, Bytes: 1000, InjectPs: 8000, DeliverPs: 9500, Fate: records.FateDelivered, Path: []int32{nH1, nR1, nG0, nS01, nF0, nR0, nH0}},
+			} {
+				must(w.Append(&r))
+			}
+			must(w.Close())
+			return w.Rows()
+		})
+	}
+	if fx.lieRows {
+		rows[records.FlowsFile]++
+	}
+	sim := records.Simulation{SimTimePs: 10000, Injected: 5, Delivered: 5 - dropped(3), Dropped: map[records.Reason]int64{}, CEMarked: 4}
+	if fx.drops {
+		sim.Dropped[records.ReasonHeadroom] = 1
+		sim.Dropped[records.ReasonEgressLimit] = 2
+		sim.LosslessDrops = 1
+	}
+	run := &records.Run{Version: "test", Seed: 1, HashMethod: records.HashCRC32, Simulation: sim, Records: rows, Complete: fx.complete,
+		Trace: json.RawMessage(`{"packets": 5, "flows": 2}`)}
+	must(records.WriteRun(filepath.Join(dir, records.RunFile), run))
+	return dir
+}
+
+func TestLoadAnalyze(t *testing.T) {
+	dir := writeFixture(t, fixture{drops: true, pfc: true, packets: true, complete: true})
+	run, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Analyze(run, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Drops.Total != 3 || s.Drops.Lossless != 1 || s.Drops.ByReason["egress-limit"] != 2 || s.Drops.ByTier["fabric"] != 2 {
+		t.Errorf("drops %+v", s.Drops)
+	}
+	if len(s.Drops.TopFlows) != 2 || s.Drops.TopFlows[0].FlowID != 1 || s.Drops.TopFlows[0].Src != "10.0.0.1" {
+		t.Errorf("top flows %+v", s.Drops.TopFlows)
+	}
+	p := s.PFC
+	if p.PauseIntervals != 2 || p.PausedPs != 5000+3000 || p.IgnoredEvents != 1 || len(p.Storms) != 1 {
+		t.Fatalf("pfc %+v", p)
+	}
+	st := p.Storms[0]
+	if st.StartPs != 1000 || st.DurationPs != 5000 || st.Depth != 2 || st.Ports != 2 || st.Root != "rack-p1-r0:2" || st.Victims != 1 {
+		t.Errorf("storm %+v", st)
+	}
+	if ids := run.VictimIDs[0]; len(ids) != 1 || ids[0] != 1 {
+		t.Errorf("victims %v", ids)
+	}
+	if s.ECN.Marked != 4 || len(s.ECN.Queues) != 1 || s.ECN.OverTime == nil || s.ECN.OverTime.Marked[1500/50] != 1 || s.ECN.OverTime.Delivered[9500/50] != 1 {
+		t.Errorf("ecn %+v", s.ECN)
+	}
+	rack := s.Imbalance.Tiers["rack"]
+	if rack == nil || rack.Sets != 2 || !near(rack.MaxMean, 2) || !near(rack.IdleFraction, 0.5) {
+		t.Errorf("rack tier %+v", rack)
+	}
+	if s.Polarization.Flows != 2 {
+		t.Errorf("polarization %+v", s.Polarization)
+	}
+	if !near(s.Delay.P99Ps, 2000+2000*(0.98)) {
+		t.Errorf("p99 %v", s.Delay.P99Ps)
+	}
+	if len(s.Buffer) != 2 || s.Buffer[0].Node != "rack-p1-r0" || s.Buffer[0].Peak != 9500 {
+		t.Errorf("buffer %+v", s.Buffer)
+	}
+	if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "ignored") {
+		t.Errorf("warnings %q", s.Warnings)
+	}
+	h := strings.Join(s.Headline, "\n")
+	for _, want := range []string{"3 packets dropped", "1 lossless (headroom) drops", "1 storm (deepest 2 hops", "Worst ECMP imbalance"} {
+		if !strings.Contains(h, want) {
+			t.Errorf("headline lacks %q:\n%s", want, h)
+		}
+	}
+	// Stable summary.json keys.
+	js, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(js, &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"drops.total", "drops.lossless", "drops.by_reason", "pfc.pause_intervals", "pfc.paused_ps",
+		"pfc.storms", "ecn.marked", "imbalance.tiers.rack.max_mean", "imbalance.tiers.fabric.cov", "imbalance.tiers.fabric.jain",
+		"imbalance.tiers.rack.chi2_p", "imbalance.tiers.rack.idle_fraction", "polarization.nmi", "headline"} {
+		if _, ok := lookup(m, key); !ok {
+			t.Errorf("summary.json lacks %s", key)
+		}
+	}
+	storm, _ := lookup(m, "pfc.storms")
+	for _, k := range []string{"start_ps", "duration_ps", "ports", "depth", "root"} {
+		if _, ok := storm.([]any)[0].(map[string]any)[k]; !ok {
+			t.Errorf("storm lacks %s", k)
+		}
+	}
+	out := t.TempDir()
+	if err := WriteTables(out, s.Tables()); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "pfc_storms.csv"))
+	if err != nil || !strings.Contains(string(b), "1000,5000,2,2,rack-p1-r0:2,3,") {
+		t.Errorf("pfc_storms.csv: %v\n%s", err, b)
+	}
+}
+
+func lookup(m map[string]any, key string) (any, bool) {
+	var v any = m
+	for _, k := range strings.Split(key, ".") {
+		mm, ok := v.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if v, ok = mm[k]; !ok {
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+func TestLoadQuietRun(t *testing.T) {
+	dir := writeFixture(t, fixture{complete: true})
+	run, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Analyze(run, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := strings.Join(s.Headline, "\n")
+	for _, want := range []string{"No packets were dropped.", "No PFC pauses."} {
+		if !strings.Contains(h, want) {
+			t.Errorf("headline lacks %q:\n%s", want, h)
+		}
+	}
+	if run.ECNOverTime != nil || s.ECN.Note == "" {
+		t.Errorf("ECN over time without packets.arrow: %+v", s.ECN)
+	}
+	js, _ := json.Marshal(s)
+	if !strings.Contains(string(js), `"storms":[]`) || !strings.Contains(string(js), `"by_reason":{}`) {
+		t.Errorf("empty lists must be [] / {} in JSON: %.300s", js)
+	}
+	if len(s.Warnings) != 0 {
+		t.Errorf("warnings %q", s.Warnings)
+	}
+}
+
+func TestLoadBadInput(t *testing.T) {
+	cases := []struct {
+		name  string
+		fx    fixture
+		spoil func(dir string)
+		is    error
+		says  string
+	}{
+		{"missing-file", fixture{complete: true}, func(dir string) { os.Remove(filepath.Join(dir, records.DropsFile)) }, os.ErrNotExist, "drops.arrow"},
+		{"truncated-arrow", fixture{complete: true}, func(dir string) {
+			p := filepath.Join(dir, records.FlowsFile)
+			b, _ := os.ReadFile(p)
+			os.WriteFile(p, b[:len(b)/2], 0o644)
+		}, records.ErrNotRecordFile, "flows.arrow"},
+		{"incomplete-run", fixture{}, nil, records.ErrIncomplete, "complete"},
+		{"no-run-json", fixture{complete: true}, func(dir string) { os.Remove(filepath.Join(dir, records.RunFile)) }, os.ErrNotExist, "run.json"},
+		{"row-count-mismatch", fixture{complete: true, lieRows: true}, nil, ErrRecordsMismatch, "flows.arrow has 2 rows, run.json lists 3"},
+		{"packets-listed-but-missing", fixture{complete: true, packets: true}, func(dir string) { os.Remove(filepath.Join(dir, records.PacketsFile)) }, os.ErrNotExist, "packets.arrow"},
+		{"wrong-file-kind", fixture{complete: true}, func(dir string) {
+			b, _ := os.ReadFile(filepath.Join(dir, records.DelayFile))
+			os.WriteFile(filepath.Join(dir, records.PFCFile), b, 0o644)
+		}, records.ErrNotRecordFile, "pfc.arrow"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := writeFixture(t, c.fx)
+			if c.spoil != nil {
+				c.spoil(dir)
+			}
+			_, err := Load(dir)
+			if !errors.Is(err, c.is) || !strings.Contains(err.Error(), c.says) {
+				t.Errorf("err = %v, want %v naming %q", err, c.is, c.says)
+			}
+		})
+	}
+}
