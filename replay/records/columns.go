@@ -27,7 +27,6 @@ func (c column[R]) field() arrow.Field {
 
 // env is what the codecs of one writer or reader share.
 type env struct {
-	mem   memory.Allocator
 	nodes []string // the node dictionary: a writer's Dictionaries.Nodes, a reader's file's
 	// nodeDict is the writer's node dictionary as an Arrow array, shared by every node
 	// column and every batch so that the IPC file writer sees one dictionary per field.
@@ -36,12 +35,17 @@ type env struct {
 	nodeIndex map[string]int32
 }
 
-// codec moves one column between rows and Arrow arrays. Writers call put, reserve and
-// build; readers call load once per batch and get once per row.
+// codec moves one column between rows and Arrow arrays.
+//
+// Writers call put per row, then build once per batch: the array build returns wraps
+// the codec's own Go slices without copying (memory.NewBufferBytes) and is valid
+// until reset, which the writer calls once the IPC writer has written the batch. The
+// slices keep their capacity, so a writer allocates nothing per row or per batch in
+// steady state. Readers call load once per batch and get once per row.
 type codec[R any] interface {
 	put(r *R)
-	reserve(n int)
 	build() arrow.Array
+	reset()
 	load(a arrow.Array) error
 	get(i int, r *R) error
 	release()
@@ -56,43 +60,72 @@ type checker[R any] interface {
 // dictType is the type of every dictionary column: dictionary<values=utf8, indices=int32>.
 var dictType = &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
 
-// ---- plain values: int64, int32, uint16, uint8, bool ----
-
-type appender[T any] interface {
-	array.Builder
-	Append(T)
+// newArray wraps buffers (nil for absent ones) as an array of n values.
+func newArray(typ arrow.DataType, n, nulls int, bufs ...[]byte) arrow.Array {
+	mb := make([]*memory.Buffer, len(bufs))
+	for i, b := range bufs {
+		if b != nil {
+			mb[i] = memory.NewBufferBytes(b)
+		}
+	}
+	data := array.NewData(typ, n, mb, nil, nulls, 0)
+	defer data.Release()
+	return array.MakeFromData(data)
 }
+
+// bitmap is a growable Arrow bitmap (validity or booleans), least significant bit first.
+type bitmap struct {
+	bits []byte
+	n    int // bits used
+}
+
+func (b *bitmap) append(v bool) {
+	if b.n%8 == 0 {
+		b.bits = append(b.bits, 0)
+	}
+	if v {
+		b.bits[b.n/8] |= 1 << (b.n % 8)
+	}
+	b.n++
+}
+
+func (b *bitmap) reset() { b.bits, b.n = b.bits[:0], 0 }
+
+// ---- fixed-width values: int64, int32, uint16, uint8 ----
 
 type valuer[T any] interface {
 	arrow.Array
 	Value(int) T
 }
 
-type valueCodec[R, T any] struct {
+type valueCodec[R any, T arrow.FixedWidthType] struct {
+	typ    arrow.DataType
 	f      func(*R) *T   // the row's field; nil for a derived, write-only column
 	derive func(*R) T    // the value of a derived column
 	null   func(*R) bool // nil: never null; else the row's value is written as null
-	b      appender[T]
+	vals   []T
+	valid  bitmap // nullable columns only
+	nulls  int
 	a      valuer[T]
 }
 
 // value is a non-null column of a primitive type whose Go type is T.
-func value[R, T any](name string, typ arrow.DataType, f func(*R) *T) column[R] {
+func value[R any, T arrow.FixedWidthType](name string, typ arrow.DataType, f func(*R) *T) column[R] {
 	return nullable(name, typ, f, nil)
 }
 
 // nullable is a column of a primitive type that is null where null(row) holds; a
 // reader leaves the row's field zero there.
-func nullable[R, T any](name string, typ arrow.DataType, f func(*R) *T, null func(*R) bool) column[R] {
-	return column[R]{name: name, typ: typ, nullable: null != nil, codec: func(e *env) codec[R] {
-		return &valueCodec[R, T]{f: f, null: null, b: array.NewBuilder(e.mem, typ).(appender[T])}
+func nullable[R any, T arrow.FixedWidthType](name string, typ arrow.DataType, f func(*R) *T, null func(*R) bool) column[R] {
+	return column[R]{name: name, typ: typ, nullable: null != nil, codec: func(*env) codec[R] {
+		return &valueCodec[R, T]{typ: typ, f: f, null: null}
 	}}
 }
 
 // derivedI64 is a write-only int64 column computed from the row (a reader skips it).
 func derivedI64[R any](name string, derive func(*R) int64) column[R] {
-	return column[R]{name: name, typ: arrow.PrimitiveTypes.Int64, codec: func(e *env) codec[R] {
-		return &valueCodec[R, int64]{derive: derive, b: array.NewInt64Builder(e.mem)}
+	return column[R]{name: name, typ: arrow.PrimitiveTypes.Int64, codec: func(*env) codec[R] {
+		return &valueCodec[R, int64]{typ: arrow.PrimitiveTypes.Int64, derive: derive}
 	}}
 }
 
@@ -113,20 +146,38 @@ func u16[R any](name string, f func(*R) *uint16) column[R] {
 }
 
 func (c *valueCodec[R, T]) put(r *R) {
-	if c.null != nil && c.null(r) {
-		c.b.AppendNull()
+	var v T
+	switch {
+	case c.null != nil && c.null(r):
+		c.valid.append(false)
+		c.nulls++
+		c.vals = append(c.vals, v)
 		return
+	case c.f == nil:
+		v = c.derive(r)
+	default:
+		v = *c.f(r)
 	}
-	if c.f == nil {
-		c.b.Append(c.derive(r))
-		return
+	if c.null != nil {
+		c.valid.append(true)
 	}
-	c.b.Append(*c.f(r))
+	c.vals = append(c.vals, v)
 }
 
-func (c *valueCodec[R, T]) reserve(n int)      { c.b.Reserve(n) }
-func (c *valueCodec[R, T]) build() arrow.Array { return c.b.NewArray() }
-func (c *valueCodec[R, T]) release()           { c.b.Release() }
+func (c *valueCodec[R, T]) build() arrow.Array {
+	var valid []byte
+	if c.nulls > 0 {
+		valid = c.valid.bits
+	}
+	return newArray(c.typ, len(c.vals), c.nulls, valid, arrow.GetBytes(c.vals))
+}
+
+func (c *valueCodec[R, T]) reset() {
+	c.vals, c.nulls = c.vals[:0], 0
+	c.valid.reset()
+}
+
+func (c *valueCodec[R, T]) release() {}
 
 func (c *valueCodec[R, T]) load(a arrow.Array) error {
 	c.a = a.(valuer[T]) // the reader has checked the schema: the assertion holds
@@ -146,6 +197,37 @@ func (c *valueCodec[R, T]) get(i int, r *R) error {
 	return nil
 }
 
+// ---- booleans ----
+
+type boolCodec[R any] struct {
+	f    func(*R) *bool
+	vals bitmap
+	a    *array.Boolean
+}
+
+func boolColumn[R any](name string, f func(*R) *bool) column[R] {
+	return column[R]{name: name, typ: arrow.FixedWidthTypes.Boolean, codec: func(*env) codec[R] {
+		return &boolCodec[R]{f: f}
+	}}
+}
+
+func (c *boolCodec[R]) put(r *R) { c.vals.append(*c.f(r)) }
+func (c *boolCodec[R]) build() arrow.Array {
+	return newArray(arrow.FixedWidthTypes.Boolean, c.vals.n, 0, nil, c.vals.bits)
+}
+func (c *boolCodec[R]) reset()   { c.vals.reset() }
+func (c *boolCodec[R]) release() {}
+
+func (c *boolCodec[R]) load(a arrow.Array) error {
+	c.a = a.(*array.Boolean)
+	return nil
+}
+
+func (c *boolCodec[R]) get(i int, r *R) error {
+	*c.f(r) = c.a.Value(i)
+	return nil
+}
+
 // ---- dictionary columns: nodes and the fixed enumerations ----
 
 type dictCodec[R any, E ~uint8 | ~int32] struct {
@@ -154,10 +236,10 @@ type dictCodec[R any, E ~uint8 | ~int32] struct {
 	derive func(*R) E  // the value of a derived column
 	names  []string    // the dictionary, as the writer writes it or the reader expects it
 	nodes  bool        // the node dictionary: names come from env (a reader adopts the file's)
-	e      *env        //
-	dict   arrow.Array // writer: the dictionary, the same array for every batch
-	b      *array.Int32Builder
-	idx    *array.Int32 // reader: the batch's indices
+	e      *env
+	dict   arrow.Array  // writer: the dictionary, the same array for every batch
+	idx    []int32      // writer: the batch's indices
+	ind    *array.Int32 // reader: the batch's indices
 }
 
 // nodeColumn is a node name column: rows hold indices into the node dictionary.
@@ -177,15 +259,13 @@ func derivedNodeColumn[R any](name string, derive func(*R) int32) column[R] {
 
 func dictColumn[R any, E ~uint8 | ~int32](name, what string, f func(*R) *E, derive func(*R) E, names []string) column[R] {
 	return column[R]{name: name, typ: dictType, codec: func(e *env) codec[R] {
-		c := &dictCodec[R, E]{what: what, f: f, derive: derive, names: names, nodes: names == nil, e: e,
-			b: array.NewInt32Builder(e.mem)}
-		if c.nodes {
+		c := &dictCodec[R, E]{what: what, f: f, derive: derive, names: names, nodes: names == nil, e: e}
+		switch {
+		case c.nodes && e.nodeDict != nil: // a writer's node column
 			c.names, c.dict = e.nodes, e.nodeDict
-			if c.dict != nil {
-				c.dict.Retain()
-			}
-		} else {
-			c.dict = stringArray(e.mem, names)
+			c.dict.Retain()
+		case !c.nodes:
+			c.dict = stringArray(names)
 		}
 		return c
 	}}
@@ -205,19 +285,20 @@ func (c *dictCodec[R, E]) check(r *R) error {
 	return nil
 }
 
-func (c *dictCodec[R, E]) put(r *R)      { c.b.Append(int32(c.value(r))) }
-func (c *dictCodec[R, E]) reserve(n int) { c.b.Reserve(n) }
+func (c *dictCodec[R, E]) put(r *R) { c.idx = append(c.idx, int32(c.value(r))) }
 
 func (c *dictCodec[R, E]) build() arrow.Array {
-	ind := c.b.NewArray()
+	ind := newArray(arrow.PrimitiveTypes.Int32, len(c.idx), 0, nil, arrow.GetBytes(c.idx))
 	defer ind.Release()
 	return array.NewDictionaryArray(dictType, ind, c.dict)
 }
 
+func (c *dictCodec[R, E]) reset() { c.idx = c.idx[:0] }
+
 func (c *dictCodec[R, E]) release() {
-	c.b.Release()
 	if c.dict != nil {
 		c.dict.Release()
+		c.dict = nil
 	}
 }
 
@@ -236,13 +317,13 @@ func (c *dictCodec[R, E]) load(a arrow.Array) error {
 	if !sameStrings(values, c.names) {
 		return fmt.Errorf("dictionary of %s differs from the expected %q", c.what, c.names)
 	}
-	c.idx = d.Indices().(*array.Int32)
+	c.ind = d.Indices().(*array.Int32)
 	return nil
 }
 
 func (c *dictCodec[R, E]) get(i int, r *R) error {
-	v := c.idx.Value(i)
-	if v < 0 || int(v) >= len(c.names) || c.idx.IsNull(i) {
+	v := c.ind.Value(i)
+	if v < 0 || int(v) >= len(c.names) || c.ind.IsNull(i) {
 		return fmt.Errorf("%s index %d out of range [0,%d) or null", c.what, v, len(c.names))
 	}
 	if c.f != nil {
@@ -273,47 +354,72 @@ func sameStrings(a *array.String, want []string) bool {
 	return true
 }
 
-func stringArray(mem memory.Allocator, values []string) arrow.Array {
-	b := array.NewStringBuilder(mem)
-	defer b.Release()
-	b.AppendValues(values, nil)
-	return b.NewArray()
+// stringArray is a utf8 array holding values (the dictionaries).
+func stringArray(values []string) arrow.Array {
+	var s stringsBuf
+	for _, v := range values {
+		s.data = append(s.data, v...)
+		s.end()
+	}
+	return s.build()
 }
+
+// stringsBuf is a growable utf8 column: offsets and bytes.
+type stringsBuf struct {
+	offsets []int32 // len = values + 1 once the first value is ended
+	data    []byte
+}
+
+// end closes the value appended to data since the previous end.
+func (s *stringsBuf) end() {
+	if len(s.offsets) == 0 {
+		s.offsets = append(s.offsets, 0)
+	}
+	s.offsets = append(s.offsets, int32(len(s.data)))
+}
+
+func (s *stringsBuf) build() arrow.Array {
+	if len(s.offsets) == 0 {
+		s.offsets = append(s.offsets, 0)
+	}
+	return newArray(arrow.BinaryTypes.String, len(s.offsets)-1, 0, nil, arrow.GetBytes(s.offsets), s.data)
+}
+
+func (s *stringsBuf) reset() { s.offsets, s.data = s.offsets[:0], s.data[:0] }
 
 // ---- IPv4 addresses as dotted quads ----
 
 type ipv4Codec[R any] struct {
-	f   func(*R) *[4]byte
-	b   *array.StringBuilder
-	a   *array.String
-	buf []byte
+	f func(*R) *[4]byte
+	stringsBuf
+	a *array.String
 }
 
 func ipv4Column[R any](name string, f func(*R) *[4]byte) column[R] {
-	return column[R]{name: name, typ: arrow.BinaryTypes.String, codec: func(e *env) codec[R] {
-		return &ipv4Codec[R]{f: f, b: array.NewStringBuilder(e.mem), buf: make([]byte, 0, 16)}
+	return column[R]{name: name, typ: arrow.BinaryTypes.String, codec: func(*env) codec[R] {
+		return &ipv4Codec[R]{f: f}
 	}}
 }
 
+// decimalOctets[x] is x in decimal: formatting an address is four appends.
+var decimalOctets = func() (t [256]string) {
+	for i := range t {
+		t[i] = strconv.Itoa(i)
+	}
+	return t
+}()
+
 func (c *ipv4Codec[R]) put(r *R) {
 	a := c.f(r)
-	c.buf = c.buf[:0]
-	for i, x := range a {
-		if i > 0 {
-			c.buf = append(c.buf, '.')
-		}
-		c.buf = strconv.AppendUint(c.buf, uint64(x), 10)
+	c.data = append(c.data, decimalOctets[a[0]]...)
+	for _, x := range a[1:] {
+		c.data = append(c.data, '.')
+		c.data = append(c.data, decimalOctets[x]...)
 	}
-	c.b.BinaryBuilder.Append(c.buf)
+	c.end()
 }
 
-func (c *ipv4Codec[R]) reserve(n int) {
-	c.b.Reserve(n)
-	c.b.ReserveData(n * 12)
-}
-
-func (c *ipv4Codec[R]) build() arrow.Array { return c.b.NewArray() }
-func (c *ipv4Codec[R]) release()           { c.b.Release() }
+func (c *ipv4Codec[R]) release() {}
 
 func (c *ipv4Codec[R]) load(a arrow.Array) error {
 	c.a = a.(*array.String)
@@ -336,16 +442,15 @@ func (c *ipv4Codec[R]) get(i int, r *R) error {
 const PathSeparator = " > "
 
 type pathCodec[R any] struct {
-	f   func(*R) *[]int32
-	e   *env
-	b   *array.StringBuilder
-	a   *array.String
-	buf []byte
+	f func(*R) *[]int32
+	e *env
+	stringsBuf
+	a *array.String
 }
 
 func pathColumn[R any](name string, f func(*R) *[]int32) column[R] {
 	return column[R]{name: name, typ: arrow.BinaryTypes.String, codec: func(e *env) codec[R] {
-		return &pathCodec[R]{f: f, e: e, b: array.NewStringBuilder(e.mem)}
+		return &pathCodec[R]{f: f, e: e}
 	}}
 }
 
@@ -363,23 +468,16 @@ func (c *pathCodec[R]) check(r *R) error {
 }
 
 func (c *pathCodec[R]) put(r *R) {
-	c.buf = c.buf[:0]
 	for i, n := range *c.f(r) {
 		if i > 0 {
-			c.buf = append(c.buf, PathSeparator...)
+			c.data = append(c.data, PathSeparator...)
 		}
-		c.buf = append(c.buf, c.e.nodes[n]...)
+		c.data = append(c.data, c.e.nodes[n]...)
 	}
-	c.b.BinaryBuilder.Append(c.buf)
+	c.end()
 }
 
-func (c *pathCodec[R]) reserve(n int) {
-	c.b.Reserve(n)
-	c.b.ReserveData(n * 64)
-}
-
-func (c *pathCodec[R]) build() arrow.Array { return c.b.NewArray() }
-func (c *pathCodec[R]) release()           { c.b.Release() }
+func (c *pathCodec[R]) release() {}
 
 func (c *pathCodec[R]) load(a arrow.Array) error {
 	c.a = a.(*array.String)

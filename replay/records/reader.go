@@ -9,7 +9,6 @@ import (
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/ipc"
-	"github.com/apache/arrow/go/v17/arrow/memory"
 )
 
 var (
@@ -73,7 +72,7 @@ func openReader[R any](t *table[R], path string) (*Reader[R], error) {
 	if err != nil {
 		return nil, err
 	}
-	rd := &Reader[R]{path: path, f: f, r: fr, env: env{mem: memory.DefaultAllocator}}
+	rd := &Reader[R]{path: path, f: f, r: fr}
 	for _, c := range t.cols {
 		rd.codecs = append(rd.codecs, c.codec(&rd.env))
 	}

@@ -322,7 +322,7 @@ var packetsTable = &table[PacketRow]{name: PacketsFile, cols: []column[PacketRow
 	i64("inject_ps", func(r *PacketRow) *int64 { return &r.InjectPs }),
 	i64("deliver_ps", func(r *PacketRow) *int64 { return &r.DeliverPs }),
 	enumColumn("fate", "fate", fateNames[:], func(r *PacketRow) *Fate { return &r.Fate }),
-	value("ce", arrow.FixedWidthTypes.Boolean, func(r *PacketRow) *bool { return &r.CE }),
+	boolColumn("ce", func(r *PacketRow) *bool { return &r.CE }),
 	pathColumn("path", func(r *PacketRow) *[]int32 { return &r.Path }),
 	derivedNodeColumn("end_node", lastNode),
 }}

@@ -9,7 +9,6 @@ import (
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/ipc"
-	"github.com/apache/arrow/go/v17/arrow/memory"
 )
 
 // DefaultBatchRows is the number of rows a writer buffers before it writes a record
@@ -47,20 +46,17 @@ type Option func(*options)
 
 type options struct {
 	batchRows int
-	mem       memory.Allocator
 }
 
 // WithBatchRows sets the number of rows per record batch (default DefaultBatchRows).
 // Values below 1 mean the default.
 func WithBatchRows(n int) Option { return func(o *options) { o.batchRows = n } }
 
-// WithAllocator sets the Arrow memory allocator (default memory.NewGoAllocator()).
-func WithAllocator(mem memory.Allocator) Option { return func(o *options) { o.mem = mem } }
-
-// Writer streams rows of type R into one record file. Append buffers a row in Arrow
-// builders (no allocation in steady state); every BatchRows rows a record batch goes
-// to the file; Close writes the last batch and the file footer. A Writer is not safe
-// for concurrent use.
+// Writer streams rows of type R into one record file. Append adds a row to per-column
+// Go slices that are reused from batch to batch (no allocation in steady state);
+// every batch-size rows they are wrapped, without copying, as a record batch that the
+// Arrow IPC file writer writes; Close writes the last batch and the file footer. A
+// Writer is not safe for concurrent use.
 type Writer[R any] struct {
 	path     string
 	f        *os.File
@@ -125,7 +121,7 @@ func NewPacketsWriter(path string, d Dictionaries, opts ...Option) (*PacketsWrit
 }
 
 func newWriter[R any](t *table[R], path string, d Dictionaries, opts []Option) (*Writer[R], error) {
-	o := options{batchRows: DefaultBatchRows, mem: memory.NewGoAllocator()}
+	o := options{batchRows: DefaultBatchRows}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -140,9 +136,8 @@ func newWriter[R any](t *table[R], path string, d Dictionaries, opts []Option) (
 		return nil, fmt.Errorf("records: %s: %w", t.name, err)
 	}
 	w := &Writer[R]{path: path, f: f, schema: t.schema(), batch: o.batchRows}
-	w.env = env{mem: o.mem, nodes: d.Nodes}
-	w.env.nodeDict = stringArray(o.mem, d.Nodes)
-	w.w, err = ipc.NewFileWriter(f, ipc.WithSchema(w.schema), ipc.WithAllocator(o.mem))
+	w.env = env{nodes: d.Nodes, nodeDict: stringArray(d.Nodes)}
+	w.w, err = ipc.NewFileWriter(f, ipc.WithSchema(w.schema))
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("records: %s: %w", path, err)
@@ -153,7 +148,6 @@ func newWriter[R any](t *table[R], path string, d Dictionaries, opts []Option) (
 		if ch, ok := k.(checker[R]); ok {
 			w.checkers = append(w.checkers, ch)
 		}
-		k.reserve(w.batch)
 	}
 	w.cols = make([]arrow.Array, len(w.codecs))
 	return w, nil
@@ -200,16 +194,14 @@ func (w *Writer[R]) Append(r *R) error {
 func (w *Writer[R]) flush() error {
 	for i, c := range w.codecs {
 		w.cols[i] = c.build()
-		if !w.closed {
-			c.reserve(w.batch)
-		}
 	}
 	rec := array.NewRecord(w.schema, w.cols, int64(w.n))
-	err := w.w.Write(rec)
+	err := w.w.Write(rec) // the batch is on its way to the file when Write returns
 	rec.Release()
 	for i, a := range w.cols {
 		a.Release()
 		w.cols[i] = nil
+		w.codecs[i].reset()
 	}
 	w.n = 0
 	if err != nil {
