@@ -14,8 +14,8 @@
 // (t - t0) * 1000 / Speedup picoseconds, rounded down.
 //
 // Decisions where the spec is silent:
-//   - Host ids are dense and in name order: id = (pod*RacksPerPod + rack)*HostsPerRack
-//     + host; node indices put hosts first, then racks, fabric and spine switches.
+//   - Host ids are dense and in name order: id = (pod*RacksPerPod+rack)*HostsPerRack+host;
+//     node indices put hosts first, then racks, fabric and spine switches.
 //   - In subnet mode, /prefix groups placed on the same rack (more groups than racks)
 //     take that rack's hosts in order, continuing after earlier groups.
 //   - In hash mode an endpoint goes to host crc32IEEE(address bytes) mod Hosts.

@@ -3,29 +3,9 @@ package replay
 import (
 	"fmt"
 
+	"github.com/tracefabric/tracefabric/replay/records"
 	"github.com/tracefabric/tracefabric/switchmodel/config"
 )
-
-// Tier is a node's role in the Clos (SPEC 4.1).
-type Tier uint8
-
-// Tiers, in the order nodes are numbered.
-const (
-	TierHost Tier = iota
-	TierRack
-	TierFabric
-	TierSpine
-)
-
-var tierNames = [...]string{"host", "rack", "fabric", "spine"}
-
-// String is the tier's record name: host, rack, fabric or spine.
-func (t Tier) String() string {
-	if int(t) < len(tierNames) {
-		return tierNames[t]
-	}
-	return fmt.Sprintf("tier(%d)", t)
-}
 
 // ClosPort is one port of a Clos node: the link to its peer.
 type ClosPort struct {
@@ -37,7 +17,7 @@ type ClosPort struct {
 // ClosNode is a host or switch of the Clos.
 type ClosNode struct {
 	Name  string
-	Tier  Tier
+	Tier  records.Tier
 	Pod   int // pod of a host, rack or fabric switch; the plane of a spine
 	Index int // host id for hosts; rack or fabric index in its pod; spine index in its plane
 	Ports []ClosPort
@@ -74,25 +54,25 @@ func NewClos(t config.Topology) (*Clos, error) {
 	c := &Clos{Topology: t, Grid: g}
 	for h := 0; h < g.Hosts(); h++ {
 		r := h / t.HostsPerRack
-		c.Nodes = append(c.Nodes, ClosNode{Name: g.HostName(int32(h)), Tier: TierHost, Pod: r / t.RacksPerPod, Index: h})
+		c.Nodes = append(c.Nodes, ClosNode{Name: g.HostName(int32(h)), Tier: records.TierHost, Pod: r / t.RacksPerPod, Index: h})
 	}
 	c.firstRack = len(c.Nodes)
 	for p := 0; p < t.Pods; p++ {
 		for r := 0; r < t.RacksPerPod; r++ {
-			c.Nodes = append(c.Nodes, ClosNode{Name: fmt.Sprintf("rack-p%d-r%d", p, r), Tier: TierRack, Pod: p, Index: r})
+			c.Nodes = append(c.Nodes, ClosNode{Name: fmt.Sprintf("rack-p%d-r%d", p, r), Tier: records.TierRack, Pod: p, Index: r})
 		}
 	}
 	c.firstFabric = len(c.Nodes)
 	for p := 0; p < t.Pods; p++ {
 		for f := 0; f < t.FabricPerPod; f++ {
-			c.Nodes = append(c.Nodes, ClosNode{Name: fmt.Sprintf("fabric-p%d-f%d", p, f), Tier: TierFabric, Pod: p, Index: f})
+			c.Nodes = append(c.Nodes, ClosNode{Name: fmt.Sprintf("fabric-p%d-f%d", p, f), Tier: records.TierFabric, Pod: p, Index: f})
 		}
 	}
 	c.firstSpine = len(c.Nodes)
 	if t.Pods > 1 {
 		for s := 0; s < t.FabricPerPod; s++ {
 			for i := 0; i < t.SpinesPerPlane; i++ {
-				c.Nodes = append(c.Nodes, ClosNode{Name: fmt.Sprintf("spine-s%d-%d", s, i), Tier: TierSpine, Pod: s, Index: i})
+				c.Nodes = append(c.Nodes, ClosNode{Name: fmt.Sprintf("spine-s%d-%d", s, i), Tier: records.TierSpine, Pod: s, Index: i})
 			}
 		}
 	}
@@ -159,22 +139,22 @@ func (c *Clos) NextHops(node int, dst int32) []int {
 	dstRack := int(dst) / t.HostsPerRack
 	dstPod := dstRack / t.RacksPerPod
 	switch nd.Tier {
-	case TierHost:
+	case records.TierHost:
 		if int32(node) == dst {
 			return nil
 		}
 		return []int{0}
-	case TierRack:
+	case records.TierRack:
 		if nd.Pod*t.RacksPerPod+nd.Index == dstRack {
 			return []int{int(dst) % t.HostsPerRack}
 		}
 		return seq(t.HostsPerRack, t.FabricPerPod)
-	case TierFabric:
+	case records.TierFabric:
 		if nd.Pod == dstPod {
 			return []int{dstRack % t.RacksPerPod}
 		}
 		return seq(t.RacksPerPod, t.SpinesPerPlane)
-	case TierSpine:
+	case records.TierSpine:
 		return []int{dstPod}
 	}
 	return nil
@@ -185,9 +165,9 @@ func (c *Clos) NextHops(node int, dst int32) []int {
 func (c *Clos) UplinkSet(node int) []int {
 	t := c.Topology
 	switch c.Nodes[node].Tier {
-	case TierRack:
+	case records.TierRack:
 		return seq(t.HostsPerRack, t.FabricPerPod)
-	case TierFabric:
+	case records.TierFabric:
 		if t.Pods > 1 {
 			return seq(t.RacksPerPod, t.SpinesPerPlane)
 		}

@@ -1,0 +1,755 @@
+package replay
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/tracefabric/tracefabric/ingest"
+	"github.com/tracefabric/tracefabric/replay/records"
+	"github.com/tracefabric/tracefabric/switchmodel"
+	"github.com/tracefabric/tracefabric/switchmodel/config"
+	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
+	"github.com/tracefabric/tracefabric/switchmodel/units"
+)
+
+// Run replays the prepared trace with the configured hash method (or method, when
+// not "") and writes the records and run.json into outDir, atomically. It returns
+// the run.json it wrote.
+func (pr *Prepared) Run(outDir, method string) (*records.Run, error) {
+	cfg, err := methodConfig(pr.Opt.Config, method)
+	if err != nil {
+		return nil, err
+	}
+	out, err := records.CreateOutputDir(outDir)
+	if err != nil {
+		return nil, fmt.Errorf("%w: output directory: %w", ErrInput, err)
+	}
+	s, err := newSim(pr, cfg, out)
+	if err == nil {
+		err = s.run()
+	}
+	if cerr := s.close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		out.Abort()
+		return nil, err
+	}
+	run, err := s.runJSON()
+	if err != nil {
+		out.Abort()
+		return nil, err
+	}
+	if err := out.Commit(run); err != nil {
+		return nil, err
+	}
+	return run, nil
+}
+
+// flowState is what the replay keeps per 5-tuple flow.
+type flowState struct {
+	tuple                    ingest.FiveTuple
+	dscp                     uint8
+	src, dst                 int32
+	packets, bytes           int64
+	delivered, dropped       int64
+	ce                       int64
+	first, last              units.Time
+	delayMin, delayMax       int64
+	delaySum                 int64
+	rackMember, fabricMember int16
+	lastRack, lastFabric     int16
+	seen                     bool
+	pathChanges              int64
+}
+
+// sim is one simulation run: the network, the injector and the record writers.
+type sim struct {
+	pr   *Prepared
+	cfg  *config.Config
+	out  *records.OutputDir
+	eng  *switchmodel.Engine
+	net  *switchmodel.Network
+	hid  switchmodel.HandlerID
+	tier []records.Tier // per node
+
+	// injector
+	reader        *ingest.Reader
+	next          ingest.Packet
+	have          bool
+	readErr       error
+	lastInj       units.Time
+	doneInjecting bool
+	mtu           int32
+	trace         traceCounts
+	injected      int64 // packets handed to NICs (pieces included)
+
+	flows     []flowState
+	flowIndex map[ingest.FiveTuple]int32
+	delay     [switchmodel.NumTC][delayBuckets]int64
+	oversizeD []records.DropRow // oversize drops are written by the injector directly
+
+	drops   *records.DropsWriter
+	pfc     *records.PFCWriter
+	buffer  *records.BufferWriter
+	packets *records.PacketsWriter
+	obsErr  error
+
+	dropRow records.DropRow
+	pfcRow  records.PFCRow
+	bufRow  records.BufferRow
+	pktRow  records.PacketRow
+
+	wallStart time.Time
+	wall      time.Duration
+	warnings  []string
+	rows      map[string]int64
+}
+
+func newSim(pr *Prepared, cfg *config.Config, out *records.OutputDir) (*sim, error) {
+	s := &sim{pr: pr, cfg: cfg, out: out, flowIndex: make(map[ingest.FiveTuple]int32), mtu: int32(cfg.Switch.Mtu), rows: map[string]int64{}}
+	names := make([]string, len(pr.Clos.Nodes))
+	for i, n := range pr.Clos.Nodes {
+		names[i] = n.Name
+		s.tier = append(s.tier, n.Tier)
+	}
+	dicts := records.Dictionaries{Nodes: names}
+	var err error
+	if s.drops, err = records.NewDropsWriter(out.Path(records.DropsFile), dicts); err != nil {
+		return s, err
+	}
+	if s.pfc, err = records.NewPFCWriter(out.Path(records.PFCFile), dicts); err != nil {
+		return s, err
+	}
+	if s.buffer, err = records.NewBufferWriter(out.Path(records.BufferFile), dicts); err != nil {
+		return s, err
+	}
+	if pr.Opt.RecordPackets {
+		if s.packets, err = records.NewPacketsWriter(out.Path(records.PacketsFile), dicts); err != nil {
+			return s, err
+		}
+		s.pktRow.Path = make([]int32, 0, switchmodel.MaxPath+1)
+	}
+	s.eng = switchmodel.NewEngine()
+	s.net = switchmodel.NewNetwork(s.eng, switchmodel.Options{
+		Seed:      cfg.Seed,
+		FabricBDP: cfg.BDP(),
+		Observers: switchmodel.Observers{Drops: s, PFC: s, Buffer: s, Deliveries: s},
+	})
+	if err := s.build(); err != nil {
+		return s, err
+	}
+	s.hid = s.eng.Register(s)
+	return s, nil
+}
+
+// build instantiates the Clos: hosts first, then switches, so network node ids equal
+// Clos node indices and host indices equal host ids.
+func (s *sim) build() error {
+	c := s.pr.Clos
+	nodes := make([]switchmodel.Node, len(c.Nodes))
+	for i, n := range c.Nodes {
+		switch n.Tier {
+		case records.TierHost:
+			h, err := s.net.AddHost(n.Name)
+			if err != nil {
+				return err
+			}
+			nodes[i] = h
+		default:
+			ec := s.cfg.ECMP(n.Name)
+			b, err := ecmp.NewBalancer(ec)
+			if err != nil {
+				return fmt.Errorf("%s: %w", n.Name, err)
+			}
+			sw, err := s.net.AddSwitch(n.Name, modelTier(n.Tier), &s.cfg.Switch, b)
+			if err != nil {
+				return err
+			}
+			nodes[i] = sw
+		}
+		if nodes[i].ID() != int32(i) {
+			return fmt.Errorf("replay: node %s got id %d, want %d", n.Name, nodes[i].ID(), i)
+		}
+	}
+	for i, n := range c.Nodes {
+		for pi, p := range n.Ports {
+			if p.Peer < i {
+				continue // connected from the peer's side
+			}
+			pa, pb, err := s.net.Connect(nodes[i], nodes[p.Peer], switchmodel.LinkSpec{Speed: p.Link.Speed, PropagationDelay: p.Link.PropagationDelay})
+			if err != nil {
+				return err
+			}
+			if pa != pi || pb != p.PeerPort {
+				return fmt.Errorf("replay: link %s:%d-%s:%d numbered %d-%d", n.Name, pi, c.Nodes[p.Peer].Name, p.PeerPort, pa, pb)
+			}
+		}
+	}
+	for i, n := range c.Nodes {
+		sw, ok := nodes[i].(*switchmodel.Switch)
+		if !ok {
+			continue
+		}
+		// One set per distinct next-hop list.
+		sets := map[string]int{}
+		for dst := int32(0); dst < int32(c.Grid.Hosts()); dst++ {
+			hops := c.NextHops(i, dst)
+			key := fmt.Sprint(hops)
+			set, ok := sets[key]
+			if !ok {
+				var err error
+				if set, err = sw.AddEqualCostSet(hops); err != nil {
+					return fmt.Errorf("%s: %w", n.Name, err)
+				}
+				sets[key] = set
+			}
+			if err := sw.SetRoute(dst, set); err != nil {
+				return fmt.Errorf("%s: %w", n.Name, err)
+			}
+		}
+	}
+	warns, err := s.net.Start()
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrInput, err)
+	}
+	s.warnings = warns
+	s.pr.warnOnce.Do(func() {
+		if s.pr.Opt.Warn != nil {
+			for _, w := range warns {
+				s.pr.Opt.Warn(w)
+			}
+		}
+	})
+	return nil
+}
+
+func modelTier(t records.Tier) switchmodel.Tier {
+	switch t {
+	case records.TierRack:
+		return switchmodel.TierRack
+	case records.TierFabric:
+		return switchmodel.TierFabric
+	case records.TierSpine:
+		return switchmodel.TierSpine
+	}
+	return switchmodel.TierNone
+}
+
+// run streams the trace into the network and simulates until drained or the drain
+// limit.
+func (s *sim) run() error {
+	opt := &s.pr.Opt
+	r, err := ingest.Open(opt.Traces, ingest.Options{ReorderWindow: opt.ReorderWindow})
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrInput, err)
+	}
+	s.reader = r
+	s.wallStart = time.Now()
+	s.advance()
+	if s.have {
+		s.eng.Schedule(s.injectTime(&s.next), s.hid, 0, 0)
+	}
+	// Run until the injector has fed the last packet (it stops the engine then), then
+	// drain until the network is empty or MaxDrain has passed since.
+	s.eng.Run()
+	if s.doneInjecting && s.readErr == nil && s.obsErr == nil {
+		s.eng.RunUntil(s.lastInj + opt.MaxDrain)
+	}
+	if s.readErr != nil {
+		return fmt.Errorf("%w: %w", ErrInput, s.readErr)
+	}
+	if s.obsErr != nil {
+		return s.obsErr
+	}
+	s.wall = time.Since(s.wallStart)
+	s.progress(true)
+	return nil
+}
+
+// injectTime converts a capture timestamp to simulated time.
+func (s *sim) injectTime(p *ingest.Packet) units.Time {
+	d := p.Timestamp - s.pr.T0
+	if s.pr.Opt.Speedup == 1 {
+		return units.Time(d) * units.Nanosecond
+	}
+	return units.Time(float64(d) * 1000 / s.pr.Opt.Speedup)
+}
+
+// advance reads the next trace packet into s.next.
+func (s *sim) advance() {
+	ok, err := s.reader.Next(&s.next)
+	if err != nil {
+		s.readErr = err
+		s.have = false
+		s.eng.Stop()
+		return
+	}
+	s.have = ok
+}
+
+// Handle is the injector's event: inject s.next, read the following packet and
+// schedule it; after the last one, stop the engine so run can start the drain.
+func (s *sim) Handle(now units.Time, kind int32, arg int64) {
+	s.inject(now, &s.next)
+	s.trace.replayed++
+	if s.trace.replayed&0xffff == 0 {
+		s.progress(false)
+	}
+	s.advance()
+	if s.have {
+		s.eng.Schedule(s.injectTime(&s.next), s.hid, 0, 0)
+	} else if s.readErr == nil {
+		s.lastInj = now
+		s.doneInjecting = true
+		s.eng.Stop()
+	}
+}
+
+func (s *sim) progress(done bool) {
+	if s.pr.Opt.Progress == nil {
+		return
+	}
+	s.pr.Opt.Progress(Progress{Method: s.cfg.Switch.EcmpHashMethod.String(), Injected: s.trace.replayed,
+		Total: s.pr.Summary.IPv4Packets, SimTime: s.eng.Now(), Done: done})
+}
+
+func (s *sim) inject(now units.Time, p *ingest.Packet) {
+	src, ok1 := s.pr.HostMap.Host(p.Src)
+	dst, ok2 := s.pr.HostMap.Host(p.Dst)
+	if !ok1 || !ok2 {
+		s.readErr = fmt.Errorf("packet %d of %s: endpoint not in the host map (the trace changed since it was read?)",
+			p.Index, s.pr.Opt.Traces[p.FileIndex])
+		s.eng.Stop()
+		return
+	}
+	if src == dst {
+		s.trace.intraHost++
+		return
+	}
+	tuple := p.Tuple()
+	fid, ok := s.flowIndex[tuple]
+	if !ok {
+		fid = int32(len(s.flows))
+		s.flowIndex[tuple] = fid
+		s.flows = append(s.flows, flowState{tuple: tuple, dscp: p.DSCP, src: src, dst: dst, first: now,
+			rackMember: -1, fabricMember: -1, lastRack: -1, lastFabric: -1, delayMin: -1})
+	}
+	f := &s.flows[fid]
+	f.last = now
+	key := ecmp.MakeKey(p.Src, p.Dst, p.Proto, p.SrcPort, p.DstPort, p.Fragment && p.FragOffset != 0)
+	length := int32(p.TotalLen)
+	traceIndex := s.traceIndex(p)
+	if length > s.mtu {
+		s.trace.oversize++
+		if s.pr.Opt.Oversize == OversizeDrop {
+			f.packets++
+			f.bytes += int64(length)
+			f.dropped++
+			s.trace.oversizeDropped++
+			s.injected++
+			s.writeOversizeDrop(now, f, fid, p, key, length, traceIndex)
+			return
+		}
+	}
+	host := s.net.Hosts()[src]
+	for length > 0 {
+		piece := min(length, s.mtu)
+		length -= piece
+		if piece != int32(p.TotalLen) {
+			s.trace.oversizePieces++
+		}
+		id, pk := s.net.NewPacket()
+		pk.FlowID = int64(fid)
+		pk.TraceIndex = traceIndex
+		pk.Key = key
+		pk.Src, pk.Dst = src, dst
+		pk.DSCP = p.DSCP
+		pk.ECN = p.ECN
+		pk.Length = piece
+		f.packets++
+		f.bytes += int64(piece)
+		s.injected++
+		s.net.Inject(host, id)
+	}
+}
+
+// traceIndex numbers a packet in the merged capture: its record index in its file,
+// offset by the records of the files before it.
+func (s *sim) traceIndex(p *ingest.Packet) int64 {
+	if p.FileIndex == 0 {
+		return p.Index
+	}
+	var off int64
+	for i := 0; i < p.FileIndex; i++ {
+		off += s.pr.Summary.Files[i].Packets
+	}
+	return off + p.Index
+}
+
+func (s *sim) writeOversizeDrop(now units.Time, f *flowState, fid int32, p *ingest.Packet, key ecmp.Key, length int32, ti int64) {
+	r := &s.dropRow
+	*r = records.DropRow{TimePs: int64(now), Node: f.src, Tier: records.TierHost, Port: 0, TC: p.DSCP >> 3,
+		Reason: records.ReasonOversize, FlowID: int64(fid), Src: p.Src, Dst: p.Dst, Proto: p.Proto,
+		Sport: p.SrcPort, Dport: p.DstPort, Bytes: length, TraceIndex: ti}
+	s.setErr(s.drops.Append(r))
+	if s.packets != nil {
+		s.writePacket(int64(fid), ti, p.DSCP>>3, length, now, -1, records.FateDropped, false, []int32{f.src})
+	}
+}
+
+func (s *sim) setErr(err error) {
+	if err != nil && s.obsErr == nil {
+		s.obsErr = err
+		s.eng.Stop()
+	}
+}
+
+var reasonOf = [switchmodel.NumDropReasons]records.Reason{
+	switchmodel.DropHeadroom:    records.ReasonHeadroom,
+	switchmodel.DropEgressLimit: records.ReasonEgressLimit,
+	switchmodel.DropPoolFull:    records.ReasonPoolFull,
+}
+
+// Drop implements switchmodel.DropObserver.
+func (s *sim) Drop(e switchmodel.DropEvent) {
+	if e.Reason == switchmodel.DropNoRoute {
+		s.setErr(fmt.Errorf("replay: %s dropped a packet with no route (topology bug)", s.pr.Clos.Nodes[e.Node].Name))
+		return
+	}
+	p := e.Packet
+	f := &s.flows[p.FlowID]
+	f.dropped++
+	s.members(f, p)
+	k := &p.Key
+	r := &s.dropRow
+	*r = records.DropRow{TimePs: int64(e.Time), Node: e.Node, Tier: s.tier[e.Node], Port: e.Port, TC: e.TC,
+		Reason: reasonOf[e.Reason], FlowID: p.FlowID, Src: f.tuple.Src, Dst: f.tuple.Dst, Proto: k[8],
+		Sport: uint16(k[9])<<8 | uint16(k[10]), Dport: uint16(k[11])<<8 | uint16(k[12]), Bytes: p.Length, TraceIndex: p.TraceIndex}
+	s.setErr(s.drops.Append(r))
+	if s.packets != nil {
+		s.writePathPacket(p, e.Time, -1, records.FateDropped, e.Node)
+	}
+}
+
+// members records the flow's first members and counts path changes.
+func (s *sim) members(f *flowState, p *switchmodel.Packet) {
+	if !f.seen {
+		f.seen = true
+		f.rackMember, f.fabricMember = p.RackMember, p.FabricMember
+	} else if (p.RackMember >= 0 && f.lastRack >= 0 && p.RackMember != f.lastRack) ||
+		(p.FabricMember >= 0 && f.lastFabric >= 0 && p.FabricMember != f.lastFabric) {
+		f.pathChanges++
+	}
+	if p.RackMember >= 0 {
+		f.lastRack = p.RackMember
+	}
+	if p.FabricMember >= 0 {
+		f.lastFabric = p.FabricMember
+	}
+}
+
+// Delivered implements switchmodel.DeliveryObserver.
+func (s *sim) Delivered(now units.Time, p *switchmodel.Packet) {
+	f := &s.flows[p.FlowID]
+	f.delivered++
+	s.members(f, p)
+	if p.CEMarked() {
+		f.ce++
+	}
+	d := int64(now - p.Inject)
+	if f.delayMin < 0 || d < f.delayMin {
+		f.delayMin = d
+	}
+	f.delayMax = max(f.delayMax, d)
+	f.delaySum += d
+	s.delay[p.TC][delayBucket(d)]++
+	if s.packets != nil {
+		s.writePathPacket(p, p.Inject, int64(now), records.FateDelivered, p.Dst)
+	}
+}
+
+func (s *sim) writePathPacket(p *switchmodel.Packet, inject units.Time, deliver int64, fate records.Fate, end int32) {
+	path := s.pktRow.Path[:0]
+	for _, h := range p.PathHops() {
+		path = append(path, h.Node)
+	}
+	if len(path) == 0 || path[len(path)-1] != end {
+		path = append(path, end)
+	}
+	s.writePacket(p.FlowID, p.TraceIndex, p.TC, p.Length, p.Inject, deliver, fate, p.CEMarked() && fate == records.FateDelivered, path)
+}
+
+func (s *sim) writePacket(fid, ti int64, tc uint8, length int32, inject units.Time, deliver int64, fate records.Fate, ce bool, path []int32) {
+	r := &s.pktRow
+	r.TraceIndex, r.FlowID, r.TC, r.Bytes = ti, fid, tc, length
+	r.InjectPs, r.DeliverPs, r.Fate, r.CE, r.Path = int64(inject), deliver, fate, ce, path
+	s.setErr(s.packets.Append(r))
+}
+
+var pfcKind = [...]records.PFCEvent{
+	switchmodel.PFCTxPause:  records.EventTxPause,
+	switchmodel.PFCTxResume: records.EventTxResume,
+	switchmodel.PFCRxPause:  records.EventRxPause,
+	switchmodel.PFCRxResume: records.EventRxResume,
+	switchmodel.PFCExpire:   records.EventExpire,
+}
+
+// PFC implements switchmodel.PFCObserver.
+func (s *sim) PFC(e switchmodel.PFCEvent) {
+	r := &s.pfcRow
+	*r = records.PFCRow{TimePs: int64(e.Time), Node: e.Node, Port: e.Port, Peer: e.Peer, TC: e.TC, Event: pfcKind[e.Kind], Quanta: e.Quanta}
+	s.setErr(s.pfc.Append(r))
+}
+
+// BufferSample implements switchmodel.BufferObserver.
+func (s *sim) BufferSample(b switchmodel.BufferSample) {
+	r := &s.bufRow
+	*r = records.BufferRow{TimePs: int64(b.Time), Node: b.Switch, Pool: uint8(b.Pool), SharedBytes: b.Shared,
+		HeadroomBytes: b.Headroom, IngressBytes: b.Ingress, EgressBytes: b.Egress}
+	s.setErr(s.buffer.Append(r))
+}
+
+// close writes the end-of-run files and closes every writer.
+func (s *sim) close() error {
+	var errs []error
+	add := func(name string, rows int64, err error) {
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", name, err))
+		}
+		s.rows[name] = rows
+	}
+	if s.reader != nil {
+		s.reader.Close()
+	}
+	if s.net != nil && s.obsErr == nil && s.readErr == nil {
+		errs = append(errs, s.writeEndFiles(add))
+	}
+	for _, w := range []interface {
+		Close() error
+		Rows() int64
+		Path() string
+	}{s.drops, s.pfc, s.buffer, s.packets} {
+		if w == nil || isNilWriter(w) {
+			continue
+		}
+		err := w.Close()
+		add(baseName(w.Path()), w.Rows(), err)
+	}
+	return errors.Join(errs...)
+}
+
+func isNilWriter(w any) bool {
+	switch v := w.(type) {
+	case *records.DropsWriter:
+		return v == nil
+	case *records.PFCWriter:
+		return v == nil
+	case *records.BufferWriter:
+		return v == nil
+	case *records.PacketsWriter:
+		return v == nil
+	}
+	return false
+}
+
+func baseName(p string) string {
+	for i := len(p) - 1; i >= 0; i-- {
+		if p[i] == '/' {
+			return p[i+1:]
+		}
+	}
+	return p
+}
+
+// writeEndFiles writes ports, loadbalance, flows and delay.
+func (s *sim) writeEndFiles(add func(string, int64, error)) error {
+	c := s.pr.Clos
+	dicts := records.Dictionaries{Nodes: make([]string, len(c.Nodes))}
+	for i, n := range c.Nodes {
+		dicts.Nodes[i] = n.Name
+	}
+	// ports.arrow
+	pw, err := records.NewPortsWriter(s.out.Path(records.PortsFile), dicts)
+	if err != nil {
+		return err
+	}
+	var pr records.PortRow
+	for _, n := range s.net.Nodes() {
+		for port := 0; port < n.NumPorts(); port++ {
+			info := n.PortInfo(port)
+			st := n.PortStats(port)
+			for tc := range st {
+				t := &st[tc]
+				pr = records.PortRow{Node: n.ID(), Tier: s.tier[n.ID()], Port: int32(port), Peer: info.Peer, TC: uint8(tc),
+					RxPackets: t.RxPackets, RxBytes: t.RxBytes, TxPackets: t.TxPackets, TxBytes: t.TxBytes,
+					ECNMarked: t.ECNMarked, QueueWatermarkBytes: t.WatermarkBytes, PFCPauseTx: t.PFCPauseTx,
+					PFCResumeTx: t.PFCResumeTx, PFCPauseRx: t.PFCPauseRx, PFCResumeRx: t.PFCResumeRx, PausedPs: int64(t.PausedPs)}
+				for reason, n := range t.Drops {
+					if reason < len(reasonOf) && switchmodel.DropReason(reason) != switchmodel.DropNoRoute {
+						pr.Drops[reasonOf[reason]] += n
+					}
+				}
+				if err := pw.Append(&pr); err != nil {
+					pw.Close()
+					return err
+				}
+			}
+		}
+	}
+	// Oversize drops are charged to the source host's NIC port.
+	err = pw.Close()
+	add(records.PortsFile, pw.Rows(), err)
+	if err := s.writeLoadBalance(dicts, add); err != nil {
+		return err
+	}
+	if err := s.writeFlows(dicts, add); err != nil {
+		return err
+	}
+	return s.writeDelay(dicts, add)
+}
+
+func (s *sim) writeLoadBalance(dicts records.Dictionaries, add func(string, int64, error)) error {
+	w, err := records.NewLoadBalanceWriter(s.out.Path(records.LoadBalanceFile), dicts)
+	if err != nil {
+		return err
+	}
+	hm, _ := records.ParseHashMethod(s.cfg.Switch.EcmpHashMethod.String())
+	for _, sw := range s.net.Switches() {
+		b, ok := sw.Selector().(*ecmp.Balancer)
+		if !ok {
+			continue
+		}
+		recs := b.Records()
+		// Selector set id -> switch set index.
+		bySel := map[int]int{}
+		for i := 0; i < sw.NumSets(); i++ {
+			if id := sw.SelectorSet(i); id >= 0 {
+				bySel[id] = i
+			}
+		}
+		for _, r := range recs {
+			set := bySel[r.Set]
+			port := sw.EqualCostSet(set)[r.Member]
+			row := records.LoadBalanceRow{Node: sw.ID(), Tier: s.tier[sw.ID()], Set: int32(set), Member: int32(r.Member),
+				Port: int32(port), Peer: sw.PortInfo(port).Peer, Flows: r.Flows, Flowlets: r.Flowlets, Packets: r.Packets,
+				Bytes: r.Bytes, MovedIn: r.MovedIn, MovedOut: r.MovedOut, HashMethod: hm}
+			if err := w.Append(&row); err != nil {
+				w.Close()
+				return err
+			}
+		}
+	}
+	err = w.Close()
+	add(records.LoadBalanceFile, w.Rows(), err)
+	return err
+}
+
+func (s *sim) writeFlows(dicts records.Dictionaries, add func(string, int64, error)) error {
+	w, err := records.NewFlowsWriter(s.out.Path(records.FlowsFile), dicts)
+	if err != nil {
+		return err
+	}
+	for i := range s.flows {
+		f := &s.flows[i]
+		row := records.FlowRow{FlowID: int64(i), Src: f.tuple.Src, Dst: f.tuple.Dst, Proto: f.tuple.Proto,
+			Sport: f.tuple.SrcPort, Dport: f.tuple.DstPort, DSCP: f.dscp, TC: f.dscp >> 3, SrcHost: f.src, DstHost: f.dst,
+			Packets: f.packets, Bytes: f.bytes, Delivered: f.delivered, Dropped: f.dropped,
+			Undrained: f.packets - f.delivered - f.dropped, CEMarked: f.ce, FirstPs: int64(f.first), LastPs: int64(f.last),
+			RackMember: int32(f.rackMember), FabricMember: int32(f.fabricMember), PathChanges: f.pathChanges}
+		if f.delivered > 0 {
+			row.DelayMinPs, row.DelayMaxPs, row.DelayMeanPs = f.delayMin, f.delayMax, f.delaySum/f.delivered
+		}
+		if err := w.Append(&row); err != nil {
+			w.Close()
+			return err
+		}
+	}
+	err = w.Close()
+	add(records.FlowsFile, w.Rows(), err)
+	return err
+}
+
+func (s *sim) writeDelay(dicts records.Dictionaries, add func(string, int64, error)) error {
+	w, err := records.NewDelayWriter(s.out.Path(records.DelayFile), dicts)
+	if err != nil {
+		return err
+	}
+	for tc := range s.delay {
+		for b, n := range s.delay[tc] {
+			if n == 0 {
+				continue
+			}
+			lo, hi := delayBounds(b)
+			row := records.DelayRow{TC: uint8(tc), LoPs: lo, HiPs: hi, Packets: n}
+			if err := w.Append(&row); err != nil {
+				w.Close()
+				return err
+			}
+		}
+	}
+	err = w.Close()
+	add(records.DelayFile, w.Rows(), err)
+	return err
+}
+
+// runJSON assembles run.json.
+func (s *sim) runJSON() (*records.Run, error) {
+	cfgJSON, err := json.Marshal(s.cfg)
+	if err != nil {
+		return nil, err
+	}
+	trace, err := traceJSON(s.pr.Summary, &s.trace)
+	if err != nil {
+		return nil, err
+	}
+	hm, _ := records.ParseHashMethod(s.cfg.Switch.EcmpHashMethod.String())
+	c := s.pr.Clos
+	topo := records.Topology{Nodes: len(c.Nodes), Links: c.Links(), Hosts: c.Grid.Hosts(),
+		BDPBytes: int64(s.cfg.BDP()), BaseRTTPs: int64(s.cfg.BaseRTT())}
+	for _, sw := range s.net.Switches() {
+		topo.Switches = append(topo.Switches, records.Switch{Name: sw.Name(), Tier: s.tier[sw.ID()],
+			BandwidthBps: int64(sw.Bandwidth()), SwitchingCapacityBps: int64(sw.SwitchingCapacity()), Oversubscribed: sw.Oversubscribed()})
+	}
+	k := s.net.Counters()
+	sim := records.Simulation{SimTimePs: int64(s.eng.Now()), WallS: s.wall.Seconds(), Events: int64(k.Events),
+		PacketHops: k.PacketHops, Injected: s.injected, Delivered: k.Delivered, Dropped: map[records.Reason]int64{},
+		CEMarked: k.CEMarked, PFCFrames: k.PFCFrames, Undrained: map[string]int64{}}
+	for r := range records.NumReasons {
+		sim.Dropped[records.Reason(r)] = 0
+	}
+	for r, n := range k.Dropped {
+		if switchmodel.DropReason(r) != switchmodel.DropNoRoute {
+			sim.Dropped[reasonOf[r]] += n
+		}
+	}
+	sim.Dropped[records.ReasonOversize] += s.trace.oversizeDropped
+	sim.LosslessDrops = sim.Dropped[records.ReasonHeadroom]
+	for _, n := range s.net.Nodes() {
+		if b := n.Buffered() + n.InFlight(); b > 0 {
+			sim.Undrained[n.Name()] = int64(b)
+		}
+	}
+	if got := sim.Delivered + sim.DroppedTotal() + sim.UndrainedTotal(); got != sim.Injected {
+		return nil, fmt.Errorf("replay: conservation broken: injected %d != delivered %d + dropped %d + undrained %d",
+			sim.Injected, sim.Delivered, sim.DroppedTotal(), sim.UndrainedTotal())
+	}
+	names := make([]string, 0, len(s.rows))
+	for n := range s.rows {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	rows := make(map[string]int64, len(names))
+	for _, n := range names {
+		rows[n] = s.rows[n]
+	}
+	return &records.Run{Version: s.pr.Opt.Version, SchemaVersion: records.SchemaVersion, Command: s.pr.Opt.Command,
+		Seed: uint64(s.cfg.Seed), HashMethod: hm, Config: cfgJSON, Topology: topo, Trace: trace, Simulation: sim, Records: rows}, nil
+}
+
+// Warnings returns the network's start-up warnings (undersized headroom,
+// oversubscription).
+func (s *sim) Warnings() []string { return s.warnings }
