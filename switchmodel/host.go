@@ -58,7 +58,7 @@ func (h *Host) receive(now units.Time, pi int32, id PacketID, p *Packet) {
 	if n.obs.Deliveries != nil {
 		n.obs.Deliveries.Delivered(now, p)
 	}
-	n.arena.release(id)
+	n.free(id)
 }
 
 func (h *Host) depart(now units.Time, pt *port, id PacketID, p *Packet) {

@@ -198,6 +198,7 @@ type Network struct {
 	started  bool
 	samplers []*sampler
 	injectH  HandlerID
+	draining bool
 
 	injected, delivered, hops, pfcFrames, ceMarked int64
 	dropped                                        [NumDropReasons]int64
@@ -487,7 +488,7 @@ func (c *nodeCore) handleCommon(now units.Time, kind int32, arg int64) {
 		if p.kind == kindPFC {
 			in.flightPFC--
 			n.rxPFC(now, pt, p)
-			n.arena.release(id)
+			n.free(id)
 			return
 		}
 		st := &pt.stats[p.TC]
@@ -505,7 +506,7 @@ func (n *Network) drop(now units.Time, c *nodeCore, pt *port, id PacketID, p *Pa
 	if n.obs.Drops != nil {
 		n.obs.Drops.Drop(DropEvent{Time: now, Node: c.id, Port: pt.idx, TC: p.TC, Reason: r, Packet: p})
 	}
-	n.arena.release(id)
+	n.free(id)
 }
 
 // sampler emits buffer samples of its switches every interval while the network holds
@@ -560,4 +561,33 @@ func (n *Network) ForEachOutstanding(f func(node Node, p *Packet)) {
 			walk(nd, &pt.flight)
 		}
 	}
+}
+
+// free returns a packet to the arena; during Drain the engine stops as soon as the
+// network holds no packet.
+func (n *Network) free(id PacketID) {
+	n.arena.release(id)
+	if n.draining && n.arena.live == 0 {
+		n.eng.Stop()
+	}
+}
+
+// Idle reports whether the network holds no packet: none queued, waiting or on a link
+// (PFC frames included), and none taken with NewPacket and not yet delivered or
+// dropped.
+func (n *Network) Idle() bool { return n.arena.live == 0 }
+
+// Drain runs the engine after the last injection until the network is idle or the
+// next event is later than limit, and reports whether it drained. Engine.Now is then
+// the time of the last delivery or drop (pending timers, such as a pause expiry that
+// no longer matters, are left unhandled). Packets left are reported by Node.Buffered,
+// Node.InFlight and ForEachOutstanding.
+func (n *Network) Drain(limit units.Time) bool {
+	if n.Idle() {
+		return true
+	}
+	n.draining = true
+	n.eng.RunUntil(limit)
+	n.draining = false
+	return n.Idle()
 }

@@ -242,6 +242,11 @@ func TestPFCRefreshEveryHalfPauseTime(t *testing.T) {
 			t.Fatalf("refresh %d after %d ps, want half pause time %d (+ at most one frame)", i, gap, half)
 		}
 	}
+	for _, e := range st.obs.pfcOf(PFCExpire) {
+		if e.Node == st.hosts[0].ID() {
+			t.Fatalf("the refreshed pause expired at host 0: %+v", e)
+		}
+	}
 	res := st.obs.pfcOf(PFCTxResume)
 	var swRes []PFCEvent
 	for _, e := range res {

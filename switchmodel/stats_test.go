@@ -124,3 +124,28 @@ func contains(s, sub string) bool {
 	}
 	return false
 }
+
+// Drain stops when the last packet leaves, not at the last stale timer, and reports a
+// network that cannot drain in time.
+func TestDrain(t *testing.T) {
+	c := 100 * units.Gbps
+	cfg := defaultSwitch()
+	cfg.Xoff = 20_000
+	st := newStar(t, 3, cfg, LinkSpec{Speed: c, PropagationDelay: units.Microsecond})
+	newInjector(st.net, incast([]int32{1, 2}, 0, 200, 1500, 3<<3, 0, c))
+	st.eng.RunUntil(10 * units.Microsecond) // injections are scheduled up front
+	if st.net.Drain(20 * units.Microsecond) {
+		t.Fatal("drained 400 packets in 20 us")
+	}
+	if !st.net.Drain(units.Second) {
+		t.Fatal("did not drain")
+	}
+	last := units.Time(0)
+	for _, d := range st.obs.deliveries {
+		last = max(last, d.at)
+	}
+	if st.eng.Now() != last || st.eng.Pending() == 0 {
+		t.Fatalf("Drain ended at %v, last delivery %v, %d events pending", st.eng.Now(), last, st.eng.Pending())
+	}
+	checkDrained(t, st.net)
+}
