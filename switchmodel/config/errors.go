@@ -44,9 +44,12 @@ func (v Violation) String() string {
 	return b.String()
 }
 
-// Error lists every violation found; it wraps ErrInvalid.
+// Error lists every violation found; it wraps ErrInvalid (and, for a file that
+// cannot be read, the fs error).
 type Error struct {
 	Violations []Violation
+
+	cause error
 }
 
 // Error prints the violations on one line, separated by "; ".
@@ -58,8 +61,13 @@ func (e *Error) Error() string {
 	return strings.Join(parts, "; ")
 }
 
-// Unwrap returns ErrInvalid.
-func (e *Error) Unwrap() error { return ErrInvalid }
+// Unwrap returns ErrInvalid and the underlying cause, if any.
+func (e *Error) Unwrap() []error {
+	if e.cause != nil {
+		return []error{ErrInvalid, e.cause}
+	}
+	return []error{ErrInvalid}
+}
 
 func (e *Error) add(attr, format string, args ...any) {
 	e.Violations = append(e.Violations, Violation{Attr: attr, Rule: fmt.Sprintf(format, args...)})

@@ -31,7 +31,7 @@ func Load(path string, sets []string) (*Config, []string, error) {
 		var err error
 		data, err = os.ReadFile(path)
 		if err != nil {
-			return nil, nil, fmt.Errorf("config: %w", err)
+			return nil, nil, &Error{Violations: []Violation{{Rule: "cannot read the configuration: " + err.Error()}}, cause: err}
 		}
 	}
 	return Parse(data, path, sets)

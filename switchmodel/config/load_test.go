@@ -1,7 +1,9 @@
 package config
 
 import (
+	"encoding/json"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -52,6 +54,7 @@ func TestRulesRejectBadFiles(t *testing.T) {
 		{"unknown load-balancing method", "Switch:\n  LoadBalancingMethod: random\n", []string{"bad.yaml:2: Switch.LoadBalancingMethod:", "unknown load-balancing method"}},
 		{"zero speed", "Topology:\n  HostLink: {Speed: 0}\n", []string{"bad.yaml:2: Topology.HostLink.Speed: 0bps must be positive"}},
 		{"negative speed", "Topology:\n  FabricSpineLink:\n    Speed: -100G\n", []string{"bad.yaml:3: Topology.FabricSpineLink.Speed: -100Gbps must be positive"}},
+		{"speed without a unit", "Topology:\n  HostLink: {Speed: 100}\n", []string{"bad.yaml:2: Topology.HostLink.Speed: 100bps is below 1Mbps (a bare number is bits per second: write a unit, e.g. 100Gbps)"}},
 		{"zero cell size", "Switch:\n  CellSize: 0\n", []string{"Switch.CellSize: 0 must be positive"}},
 		{"zero buffer size", "Switch:\n  BufferSize: 0\n", []string{"Switch.BufferSize: 0 must be positive"}},
 		{"negative propagation delay", "Topology:\n  RackFabricLink: {PropagationDelay: -1us}\n", []string{"Topology.RackFabricLink.PropagationDelay: -1us is negative"}},
@@ -165,7 +168,8 @@ func TestEmptyAndMissing(t *testing.T) {
 			t.Errorf("%q: %v", data, err)
 		}
 	}
-	if _, _, err := Load(filepath.Join(t.TempDir(), "missing.yaml"), nil); err == nil || !strings.Contains(err.Error(), "missing.yaml") {
+	_, _, err := Load(filepath.Join(t.TempDir(), "missing.yaml"), nil)
+	if err == nil || !strings.Contains(err.Error(), "missing.yaml") || !errors.Is(err, ErrInvalid) || !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
 	}
 }
@@ -467,4 +471,19 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("accepted config does not round-trip: %v\n%s", err, out)
 		}
 	})
+}
+
+// TestJSON: run.json embeds the effective configuration with the same names and
+// spellings as the YAML.
+func TestJSON(t *testing.T) {
+	c := Default()
+	b, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"BufferSize":"32MiB"`, `"Size":"60%"`, `"Headroom":"auto"`, `"EcmpHashMethod":"crc32WithSalt"`, `"HashSalt":null`, `"Speed":"100Gbps"`, `"EgressLimitMode":"dynamic"`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("JSON lacks %s: %s", want, b)
+		}
+	}
 }

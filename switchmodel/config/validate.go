@@ -20,6 +20,7 @@ const (
 // Sanity bounds that keep every derived quantity far from int64 overflow.
 const (
 	MaxPorts      = 4096                 // ports of one switch
+	MinSpeed      = units.Mbps           // link speed (catches "100" meaning 100 bit/s)
 	MaxSpeed      = 100 * units.Tbps     // link speed
 	MaxDelay      = units.Second         // propagation delay, forwarding latency
 	MaxBufferSize = units.Bytes(1 << 40) // 1 TiB
@@ -315,6 +316,8 @@ func (t *Topology) validate(e *Error) {
 	}{{"HostLink", t.HostLink}, {"RackFabricLink", t.RackFabricLink}, {"FabricSpineLink", t.FabricSpineLink}} {
 		if l.link.Speed <= 0 {
 			e.add("Topology."+l.name+".Speed", "%v must be positive (speeds are > 0)", l.link.Speed)
+		} else if l.link.Speed < MinSpeed {
+			e.add("Topology."+l.name+".Speed", "%v is below %v (a bare number is bits per second: write a unit, e.g. 100Gbps)", l.link.Speed, MinSpeed)
 		} else if l.link.Speed > MaxSpeed {
 			e.add("Topology."+l.name+".Speed", "%v is above %v", l.link.Speed, MaxSpeed)
 		}
