@@ -526,6 +526,11 @@ func (s *sim) close() error {
 		s.reader.Close()
 	}
 	if s.net != nil && s.obsErr == nil && s.readErr == nil {
+		if s.packets != nil {
+			s.net.ForEachOutstanding(func(n switchmodel.Node, p *switchmodel.Packet) {
+				s.writePathPacket(p, p.Inject, -1, records.FateUndrained, n.ID())
+			})
+		}
 		errs = append(errs, s.writeEndFiles(add))
 	}
 	for _, w := range []interface {
