@@ -13,7 +13,7 @@ func incastSizes(short bool) []int {
 	if short {
 		return []int{2, 4, 16}
 	}
-	return []int{2, 3, 4, 5, 6, 8, 10, 12, 14, 16}
+	return []int{2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}
 }
 
 // SPEC 3.10 and 9: with Headroom auto a lossless class never drops at ingress, even in
@@ -67,6 +67,42 @@ func TestLosslessIncastNeverDropsHeadroom(t *testing.T) {
 				checkDrained(t, st.net)
 			})
 		}
+	}
+}
+
+// The adversarial mix for headroom: 64-byte lossless frames arrive (most cells per
+// wire byte) while the paused port is busy sending jumbo frames back to the senders
+// (the pause waits behind one), from senders at two speeds.
+func TestLosslessIncastWithReverseJumbos(t *testing.T) {
+	for _, n := range []int{4, 8, 16} {
+		t.Run("N"+itoa(n), func(t *testing.T) {
+			links := repeatLink(LinkSpec{Speed: 100 * units.Gbps, PropagationDelay: units.Microsecond}, n+1)
+			for i := 1; i <= n; i += 2 {
+				links[i] = LinkSpec{Speed: 25 * units.Gbps, PropagationDelay: 2 * units.Microsecond}
+			}
+			cfg := defaultSwitch()
+			cfg.Xoff = 50_000 // pause early and often: many pause cycles
+			st := newStarSpeeds(t, cfg, links)
+			var specs []pktSpec
+			for i := 1; i <= n; i++ {
+				specs = append(specs, incast([]int32{int32(i)}, 0, 8000, 46, 3<<3, 0, links[i].Speed)...)
+				// Jumbo frames from host 0 back to each sender, same class and TC4.
+				for _, s := range incast([]int32{0}, int32(i), 150, 9000, 4<<3, 0, 100*units.Gbps) {
+					s.at *= units.Time(n)
+					specs = append(specs, s)
+				}
+			}
+			newInjector(st.net, specs)
+			st.eng.Run()
+			cn := st.net.Counters()
+			if cn.DroppedTotal() != 0 {
+				t.Fatalf("lossless drops: %v", cn.Dropped)
+			}
+			if len(st.obs.pfcOf(PFCTxPause)) < 10 {
+				t.Fatalf("%d pauses", len(st.obs.pfcOf(PFCTxPause)))
+			}
+			checkDrained(t, st.net)
+		})
 	}
 }
 
