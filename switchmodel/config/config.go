@@ -200,7 +200,7 @@ func Default() Config {
 				{Name: "lossless", Size: PoolShare(0.4), TrafficClasses: []int{3, 4}},
 			},
 			PfcEnabled:                []int{3, 4},
-			Headroom:                  AutoHeadroomSize,
+			Headroom:                  HeadroomAuto(),
 			XoffAlpha:                 0.125,
 			Xoff:                      0,
 			Xon:                       4608,

@@ -298,6 +298,10 @@ func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value, path string) {
 		if !d.decodeScalar(k, key, at) {
 			continue
 		}
+		if m.MapIndex(key).IsValid() {
+			d.fail(k.Line, at, "set twice (the same key spelled differently)")
+			continue
+		}
 		ev := reflect.New(v.Type().Elem()).Elem()
 		d.decode(val, ev, at)
 		m.SetMapIndex(key, ev)

@@ -82,6 +82,9 @@ func TestRulesRejectBadFiles(t *testing.T) {
 		{"negative fixed headroom", "Switch:\n  Headroom: -1KiB\n", []string{"bad.yaml:2: Switch.Headroom: -1024B must not be negative"}},
 		{"too many ports", "Topology:\n  HostsPerRack: 4094\n", []string{"bad.yaml:2: Topology.HostsPerRack: gives rack switches 4098 ports (at most 4096 per switch)"}},
 		{"count too large", "Topology:\n  Pods: 9000000000000000000\n  RacksPerPod: 9000000000000000000\n", []string{"bad.yaml:2: Topology.Pods: 9000000000000000000 is above 4096", "bad.yaml:3: Topology.RacksPerPod"}},
+		{"pool without a size", "Switch:\n  Pools:\n    - {Name: lossy, TrafficClasses: [0,1,2,5,6,7]}\n    - {Name: lossless, Size: 40%, TrafficClasses: [3,4]}\n",
+			[]string{"bad.yaml:3: Switch.Pools[0].Size: 0: a pool with traffic classes needs space"}},
+		{"ECN class key twice", "Switch:\n  EcnClasses:\n    3: {EcnMaxProbability: 0.1}\n    03: {EcnMaxProbability: 0.2}\n", []string{"bad.yaml:4: Switch.EcnClasses[03]: set twice"}},
 		{"flow table too big", "Switch:\n  Flowlet: {FlowTableSize: -1}\n", []string{"Switch.Flowlet.FlowTableSize: -1 is outside 0..16777216"}},
 	}
 	for _, c := range cases {

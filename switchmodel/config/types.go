@@ -98,8 +98,8 @@ type Headroom struct {
 	Size units.Bytes
 }
 
-// AutoHeadroomSize is the "auto" Headroom setting (the default).
-var AutoHeadroomSize = Headroom{Auto: true}
+// HeadroomAuto returns the "auto" Headroom setting (the default).
+func HeadroomAuto() Headroom { return Headroom{Auto: true} }
 
 // FixedHeadroom returns a fixed Headroom of b bytes per (port, lossless pool).
 func FixedHeadroom(b units.Bytes) Headroom { return Headroom{Size: b} }
@@ -116,7 +116,7 @@ func (h Headroom) String() string {
 func ParseHeadroom(s string) (Headroom, error) {
 	in := strings.TrimSpace(s)
 	if in == "auto" {
-		return AutoHeadroomSize, nil
+		return HeadroomAuto(), nil
 	}
 	b, err := units.ParseBytes(in)
 	if err != nil {

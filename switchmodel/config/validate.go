@@ -213,6 +213,8 @@ func (s *Switch) validatePools(e *Error) {
 			e.add(attr+".Size", "%v is negative (a share of the buffer left after headroom, or bytes)", p.Size)
 		case !finite(float64(p.Size.Share)) || p.Size.Share > 1:
 			e.add(attr+".Size", "%v is more than the whole buffer (100%%)", p.Size)
+		case p.Size.Share == 0 && p.Size.Bytes == 0 && len(p.TrafficClasses) > 0:
+			e.add(attr+".Size", "0: a pool with traffic classes needs space (a share such as \"40%%\" or a size)")
 		case p.Size.Share == 0 && p.Size.Bytes > s.BufferSize:
 			e.add(attr+".Size", "%v is more than the whole buffer (BufferSize %v): over-committed buffer", p.Size, s.BufferSize)
 		}
