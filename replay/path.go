@@ -1,0 +1,64 @@
+package replay
+
+import (
+	"fmt"
+	"net/netip"
+
+	"github.com/tracefabric/tracefabric/switchmodel/config"
+	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
+)
+
+// PathHop is one forwarding step of a flow's path (`replay path`): the node that
+// puts the packet on a link, the size of the set of ports it chooses from, the hash
+// it computes when that set has two or more members ("" otherwise), the chosen
+// member's index in the set and port, and the next node.
+type PathHop struct {
+	Node    string `json:"node"`
+	SetSize int    `json:"set_size"`
+	Hash    string `json:"hash"`
+	Member  int    `json:"member"`
+	Port    int    `json:"port"`
+	Next    string `json:"next"`
+}
+
+// FlowPath returns the hops a flow takes from its source host to its destination
+// host with cfg's hash method and salts (the show load-balance of a real switch).
+// Under LoadBalancingMethod flowlet the hops are the hash choices, which is where a
+// flowlet starts looking among equally loaded members; the simulated path can differ.
+func (c *Clos) FlowPath(cfg *config.Config, hm *HostMap, src, dst netip.Addr, proto uint8, sport, dport uint16) ([]PathHop, error) {
+	if !src.Is4() || !dst.Is4() {
+		return nil, fmt.Errorf("%w: %s -> %s: IPv4 addresses only", ErrInput, src, dst)
+	}
+	s, ok := hm.Host(src.As4())
+	if !ok {
+		return nil, fmt.Errorf("%w: %s is not an endpoint of the host mapping", ErrInput, src)
+	}
+	d, ok := hm.Host(dst.As4())
+	if !ok {
+		return nil, fmt.Errorf("%w: %s is not an endpoint of the host mapping", ErrInput, dst)
+	}
+	if s == d {
+		return nil, fmt.Errorf("%w: %s and %s map to the same host %s (intra-host traffic is not simulated)", ErrInput, src, dst, c.Nodes[s].Name)
+	}
+	key := ecmp.MakeKey(src.As4(), dst.As4(), proto, sport, dport, false)
+	var hops []PathHop
+	node := int(s)
+	for node != int(d) {
+		set := c.NextHops(node, d)
+		if len(set) == 0 || len(hops) > 8 {
+			return nil, fmt.Errorf("replay: no route from %s to %s", c.Nodes[node].Name, c.Nodes[d].Name)
+		}
+		h := PathHop{Node: c.Nodes[node].Name, SetSize: len(set)}
+		if len(set) > 1 {
+			ec := cfg.ECMP(h.Node)
+			v := ec.Method.Hash(ec.Salt, &key)
+			h.Hash = fmt.Sprintf("0x%08x", v)
+			h.Member = int(v % uint32(len(set)))
+		}
+		h.Port = set[h.Member]
+		node = c.Nodes[node].Ports[h.Port].Peer
+		h.Next = c.Nodes[node].Name
+		hops = append(hops, h)
+	}
+	return hops, nil
+}
