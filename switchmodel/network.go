@@ -158,6 +158,7 @@ type port struct {
 	prop                units.Time
 	peer                *port
 	pauseDur, halfPause units.Time
+	psPerByte           units.Time // 8e12/speed when exact, else 0 (use SerializationTime)
 
 	q      [NumTC]fifo
 	pfcq   fifo
@@ -184,6 +185,15 @@ type port struct {
 	headroomCap [MaxPools]int64
 	pausing     [MaxPools]bool // this port has paused its upstream for the pool
 	refreshGen  [MaxPools]uint32
+}
+
+// serialization is units.SerializationTime(wire, speed), by one multiplication when
+// the speed divides 8e12 (10, 25, 40, 100, 400 Gb/s ...).
+func (pt *port) serialization(wire int64) units.Time {
+	if pt.psPerByte > 0 {
+		return units.Time(wire) * pt.psPerByte
+	}
+	return units.SerializationTime(wire, pt.speed)
 }
 
 // Network holds the nodes, links and packets of one simulation, driven by an Engine.
@@ -297,6 +307,9 @@ func (n *Network) newPort(c *nodeCore, l LinkSpec) *port {
 		pt.pauseEvAt[i] = -1
 	}
 	pt.pfcq, pt.flight, pt.fwd = newFifo(), newFifo(), newFifo()
+	if (8*int64(units.Second))%int64(l.Speed) == 0 {
+		pt.psPerByte = units.Time(8 * int64(units.Second) / int64(l.Speed))
+	}
 	pt.pauseDur = units.SerializationTime(PFCQuanta*64, l.Speed)
 	pt.halfPause = pt.pauseDur / 2
 	c.ports = append(c.ports, pt)
@@ -463,7 +476,7 @@ func (n *Network) startTx(now units.Time, pt *port) {
 		n.txPFC(now, pt, p)
 		pt.flightPFC++
 	}
-	ser := units.SerializationTime(p.wireBytes(), pt.speed)
+	ser := pt.serialization(p.wireBytes())
 	n.eng.Schedule(now+ser, c.h, evTxDone, int64(pt.idx))
 	p.at = now + ser + pt.prop
 	if pt.flight.n == 0 {

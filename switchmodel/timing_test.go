@@ -117,3 +117,17 @@ func TestStrictPriorityOrder(t *testing.T) {
 	}
 	checkDrained(t, st.net)
 }
+
+// The per-port fast path equals units.SerializationTime at every speed, exact or not.
+func TestPortSerializationMatchesUnits(t *testing.T) {
+	for _, c := range []units.BitRate{1 * units.Gbps, 10 * units.Gbps, 25 * units.Gbps, 40 * units.Gbps, 50 * units.Gbps,
+		100 * units.Gbps, 200 * units.Gbps, 400 * units.Gbps, 800 * units.Gbps, 3 * units.Gbps, 7*units.Gbps + 1} {
+		net := NewNetwork(NewEngine(), Options{})
+		pt := net.newPort(&nodeCore{}, LinkSpec{Speed: c})
+		for _, w := range []int64{84, 85, 1538, 9038, 123457} {
+			if got, want := pt.serialization(w), units.SerializationTime(w, c); got != want {
+				t.Fatalf("%v, %d B: %d ps, want %d", c, w, got, want)
+			}
+		}
+	}
+}
