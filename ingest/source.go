@@ -297,17 +297,19 @@ func (s *source) nextPacket(p *Packet) (bool, error) {
 		if s.pend.len() > 0 {
 			front := s.pend.front()
 			if s.eof || (front.Timestamp <= s.maxSeen && uint64(s.maxSeen)-uint64(front.Timestamp) >= uint64(s.window)) {
-				*p = s.pend.pop()
+				s.pend.popInto(p)
 				s.lastOut, s.haveOut = p.Timestamp, true
 				s.stats.IPv4++
 				return true, nil
 			}
 		} else if s.eof {
+			s.pend.release()
 			s.finishLate()
 			return false, nil
 		}
-		var q Packet
-		ok, err := s.record(&q)
+		// Decode straight into the buffer's free slot.
+		q := s.pend.slot()
+		ok, err := s.record(q)
 		if err != nil {
 			return false, err
 		}
@@ -326,7 +328,7 @@ func (s *source) nextPacket(p *Packet) (bool, error) {
 		if !s.haveSeen || q.Timestamp > s.maxSeen {
 			s.maxSeen, s.haveSeen = q.Timestamp, true
 		}
-		s.pend.push(q)
+		s.pend.commit()
 	}
 }
 
