@@ -12,7 +12,9 @@ import (
 // addresses are IPv4 in network byte order; times are picoseconds of simulated time.
 
 // PortRow is one row of ports.arrow: the counters of one (node, port, tc) at the end
-// of the run. Host NIC ports are rows too (tier host).
+// of the run. Every port of every node (host NICs included, tier host) has a row for
+// each of the 8 classes, zero counters included. Byte counts are frame bytes
+// (F = max(64, L+18) for an IPv4 total length L).
 type PortRow struct {
 	Node int32 // the node owning the port
 	Tier Tier  // the node's tier
@@ -60,7 +62,7 @@ type DropRow struct {
 	Sport      uint16 // L4 ports; 0 for protocols other than TCP/UDP and non-first fragments
 	Dport      uint16
 	Bytes      int32 // the packet's IPv4 total length
-	TraceIndex int64 // the packet's index in the merged capture (0-based, all packets counted)
+	TraceIndex int64 // the packet's index in the merged capture (0-based); split pieces share it
 }
 
 // PFCRow is one row of pfc.arrow: one PFC event for one traffic class. A frame that
@@ -97,8 +99,8 @@ type LoadBalanceRow struct {
 	Peer       int32 // the node that port leads to
 	Flows      int64 // flows assigned to the member (counted once per flow and member)
 	Flowlets   int64 // flowlets started on the member (equals Flows without flowlet balancing)
-	Packets    int64
-	Bytes      int64
+	Packets    int64 // data packets sent through the member
+	Bytes      int64 // their frame bytes
 	MovedIn    int64 // flows moved onto this member from another one by a flowlet
 	MovedOut   int64 // flows moved from this member to another one by a flowlet
 	HashMethod HashMethod
