@@ -71,6 +71,10 @@ func TestCorruptFiles(t *testing.T) {
 			binary.LittleEndian.PutUint32(b[ngPkt1+20:], 0x40000000)
 			return b
 		}(), want{errParts: []string{"packet 1", "captured length 1073741824"}, packets: 1}},
+		{"pcapng captured length over the cap", func() []byte {
+			b := ng(func(b *ngb) { b.epb(0, 2, make([]byte, MaxSnaplen+1), 0) })
+			return b
+		}(), want{errParts: []string{"packet 1", "captured length 262145", "limit is 262144"}, packets: 1}},
 		{"pcapng undeclared interface", ng(func(b *ngb) { b.epb(3, 2, frame, 0) }), want{errParts: []string{"packet 1", "interface 3"}, packets: 1}},
 		{"pcapng if_tsresol out of range", func() []byte { b := &ngb{}; b.shb().idb(LinkEthernet, 0, 100); return b.out }(), want{errParts: []string{"block before packet 0 at byte offset 28", "if_tsresol 0x64"}}},
 		{"pcapng binary if_tsresol out of range", func() []byte { b := &ngb{}; b.shb().idb(LinkEthernet, 0, 0x80|64); return b.out }(), want{errParts: []string{"if_tsresol 0xc0"}}},

@@ -340,8 +340,8 @@ func (g *ngGuard) check(typ uint32, b []byte) bool {
 		if id >= uint32(len(g.ifaces)) {
 			return g.corrupt("packet block names interface %d, but the section declares %d", id, len(g.ifaces))
 		}
-		if caplen := g.u32(b[20:24]); caplen > blen-32 {
-			return g.corrupt("packet block has captured length %d, but the block holds at most %d", caplen, blen-32)
+		if caplen := g.u32(b[20:24]); caplen > blen-32 || caplen > MaxSnaplen {
+			return g.corrupt("packet block has captured length %d, but the block holds at most %d and the limit is %d", caplen, blen-32, MaxSnaplen)
 		}
 		g.push(g.ifaces[id].link)
 		g.cur, g.aliased = b, true
@@ -356,8 +356,8 @@ func (g *ngGuard) check(typ uint32, b []byte) bool {
 		if s := g.ifaces[0].snap; s != 0 && caplen > s {
 			caplen = s
 		}
-		if caplen > blen-16 {
-			return g.corrupt("simple packet block has captured length %d, but the block holds at most %d", caplen, blen-16)
+		if caplen > blen-16 || caplen > MaxSnaplen {
+			return g.corrupt("simple packet block has captured length %d, but the block holds at most %d and the limit is %d", caplen, blen-16, MaxSnaplen)
 		}
 		g.push(g.ifaces[0].link)
 		g.cur, g.aliased = b, true
