@@ -63,7 +63,10 @@
 //     the refresh period is floor(pause time / 2). tx_pause / tx_resume events and
 //     counters happen when the PFC frame starts transmitting, rx_* when its last bit
 //     arrives, expire when a received pause times out. A resume is sent only when the
-//     (port, pool) is pausing. PausedPs is counted at the paused sender's port.
+//     (port, pool) is pausing. A pausing (port, pool) that holds nothing when its
+//     refresh is due (every packet that arrived there was dropped, e.g. with a
+//     zero headroom) resumes then instead of refreshing, since no departure could
+//     ever resume it. PausedPs is counted at the paused sender's port.
 //     PFC frames skip ForwardingLatency, are not packet-hops and are not in Tx
 //     counters; they are in Counters.PFCFrames and the PFC counters per class.
 //   - ECN: the per-queue average is updated at every departure of the queue, marked

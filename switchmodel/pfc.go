@@ -134,6 +134,13 @@ func (s *Switch) refresh(now units.Time, arg int64) {
 	if !pt.pausing[pool] || pt.refreshGen[pool]&0xffffff != gen&0xffffff {
 		return
 	}
+	if pt.ingShared[pool] == 0 && pt.ingHeadroom[pool] == 0 {
+		// Nothing that arrived on pt is left in the pool (the packets that triggered
+		// the pause were dropped), so no departure can ever resume it: resume now
+		// instead of refreshing (the spec is silent; see the package doc).
+		s.resume(now, pt, pool)
+		return
+	}
 	s.net.sendPFC(now, pt, s.pools[pool].vector, PFCQuanta)
 	s.net.eng.Schedule(now+pt.halfPause, s.h, evRefresh, arg)
 }

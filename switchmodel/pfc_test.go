@@ -364,3 +364,28 @@ func TestReleaseHeadroomFirst(t *testing.T) {
 		t.Fatalf("headroom %d shared %d", in.ingHeadroom[P], in.ingShared[P])
 	}
 }
+
+// A (port, pool) paused by arrivals that were all dropped holds nothing, so no
+// departure can resume it: it resumes at its refresh time instead of pausing forever.
+func TestPFCPausedWithNothingBufferedResumes(t *testing.T) {
+	c := 100 * units.Gbps
+	cfg := defaultSwitch()
+	cfg.Headroom = config.FixedHeadroom(0)
+	cfg.Xoff = 1000 // below one 1518-byte frame: every lossless arrival pauses and drops
+	st := newStar(t, 2, cfg, LinkSpec{Speed: c, PropagationDelay: units.Microsecond})
+	newInjector(st.net, []pktSpec{{at: 0, src: 0, dst: 1, length: 1500, dscp: 3 << 3}})
+	if !st.net.Drain(units.Second) {
+		t.Fatal("did not drain")
+	}
+	st.eng.RunUntil(10 * units.Millisecond) // the refresh timer
+	tx, res := st.obs.pfcOf(PFCTxPause), st.obs.pfcOf(PFCTxResume)
+	if len(tx) != 2 || len(res) != 2 || st.net.Counters().Dropped[DropHeadroom] != 1 {
+		t.Fatalf("pause %d resume %d events (2 classes each), drops %v", len(tx), len(res), st.net.Counters().Dropped)
+	}
+	if res[0].Time != tx[0].Time+335_539_200/2 {
+		t.Fatalf("resumed at %v, want at the refresh time", res[0].Time)
+	}
+	if st.eng.Pending() != 0 {
+		t.Fatalf("%d events left: the pause keeps refreshing", st.eng.Pending())
+	}
+}
