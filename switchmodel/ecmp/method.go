@@ -33,8 +33,8 @@ var methodNames = [numMethods]string{"crc32", "crc32WithSalt", "crc16", "crc16Cc
 // ErrUnknownMethod is wrapped by the errors of ParseMethod and UnmarshalText.
 var ErrUnknownMethod = errors.New("unknown hash method")
 
-// Methods returns the six hash methods in SPEC order.
-func Methods() []Method { return AllMethods[:] }
+// Methods returns a new slice of the six hash methods in SPEC order.
+func Methods() []Method { return append([]Method(nil), AllMethods[:]...) }
 
 // Valid reports whether m is one of the six methods.
 func (m Method) Valid() bool { return m < numMethods }
