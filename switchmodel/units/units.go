@@ -144,6 +144,11 @@ func parse(s, what string, units []unit, bare bool) (int64, error) {
 		if u.name == "" && !bare && num != "0" {
 			return 0, fmt.Errorf("%w: %q has no unit (want e.g. %s)", ErrSyntax, s, example(what))
 		}
+		if i := strings.IndexAny(num, "eE"); i >= 0 {
+			if e, err := strconv.Atoi(num[i+1:]); err != nil || e > 40 || e < -40 {
+				return 0, fmt.Errorf("%w: %q is out of range", ErrSyntax, s)
+			}
+		}
 		r, ok := new(big.Rat).SetString(num)
 		if !ok {
 			return 0, fmt.Errorf("%w: %q is not a %s", ErrSyntax, s, what)

@@ -26,6 +26,9 @@ func TestParseTime(t *testing.T) {
 		{"1 hour", 0, true},
 		{"", 0, true},
 		{"us", 0, true},
+		{"1e3ns", Microsecond, false},
+		{"1e100000s", 0, true},
+		{"1e-100000s", 0, true},
 	}
 	for _, c := range cases {
 		t.Run(c.in, func(t *testing.T) {
