@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"sort"
 	"testing"
 
 	"gonum.org/v1/gonum/stat"
@@ -169,5 +170,40 @@ func TestFlowStatPoint(t *testing.T) {
 	}
 	if bad := (&FlowTable{Sets: ft.Sets, Flows: []FlowSample{{RackCell: 9, FabricCell: -1}}}).Validate(); bad == nil {
 		t.Error("Validate accepted a cell outside the table")
+	}
+}
+
+func TestTailQuantileMatchesGonum(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for trial := 0; trial < 300; trial++ {
+		n := 1 + r.IntN(300)
+		flows := make([]FlowSample, n)
+		w := make([]float64, n)
+		var order []int32
+		for i := range flows {
+			flows[i] = FlowSample{Delivered: float64(r.IntN(4)), DelayMeanPs: float64(r.IntN(50))}
+			w[i] = float64(r.IntN(3))
+			if flows[i].Delivered > 0 {
+				order = append(order, int32(i))
+			}
+		}
+		sort.SliceStable(order, func(a, b int) bool { return flows[order[a]].DelayMeanPs < flows[order[b]].DelayMeanPs })
+		x := make([]float64, len(order))
+		wt := make([]float64, len(order))
+		var total float64
+		for k, i := range order {
+			x[k], wt[k] = flows[i].DelayMeanPs, w[i]*flows[i].Delivered
+			total += wt[k]
+		}
+		for _, p := range []float64{0.5, 0.9, 0.99, 0.999} {
+			got := tailQuantile(p, order, flows, w, total)
+			want := 0.0
+			if total > 0 {
+				want = stat.Quantile(p, stat.Empirical, x, wt)
+			}
+			if got != want {
+				t.Fatalf("trial %d p%v: tail scan %v, stat.Quantile %v", trial, p, got, want)
+			}
+		}
 	}
 }

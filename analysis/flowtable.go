@@ -1,10 +1,9 @@
 package analysis
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
-
-	"gonum.org/v1/gonum/stat"
+	"slices"
 )
 
 // SetDef is one equal-cost set of a FlowTable. Its members are the cells
@@ -126,31 +125,32 @@ func (ft *FlowTable) FlowStat(tiers []string) func() func(w, out []float64) {
 		}
 		setTier[i] = t
 	}
-	// Delivered flows in delay order, and each flow's rank in it.
+	// Delivered flows in delay order (ties by flow order).
 	var delayed []int32
 	for i, f := range ft.Flows {
 		if f.Delivered > 0 {
 			delayed = append(delayed, int32(i))
 		}
 	}
-	sort.SliceStable(delayed, func(a, b int) bool {
-		return ft.Flows[delayed[a]].DelayMeanPs < ft.Flows[delayed[b]].DelayMeanPs
+	slices.SortFunc(delayed, func(a, b int32) int {
+		if c := cmp.Compare(ft.Flows[a].DelayMeanPs, ft.Flows[b].DelayMeanPs); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
 	})
-	rank := make([]int32, len(ft.Flows))
-	for i := range rank {
-		rank[i] = -1
-	}
-	delays := make([]float64, len(delayed))
-	for r, i := range delayed {
-		rank[i] = int32(r)
-		delays[r] = ft.Flows[i].DelayMeanPs
+	// The contingency cell of each flow for polarization, -1 when it lacks a tier.
+	contCell := make([]int32, len(ft.Flows))
+	for i, f := range ft.Flows {
+		contCell[i] = -1
+		if f.RackMember >= 0 && f.FabricMember >= 0 {
+			contCell[i] = f.RackMember*int32(ny) + f.FabricMember
+		}
 	}
 	dim := len(tiers)*len(TierMetricNames) + 3
 	return func() func(w, out []float64) {
 		bytes := make([]float64, cells)
 		flows := make([]float64, cells)
 		cont := make([]float64, nx*ny)
-		wd := make([]float64, len(delays))
 		scratch := make([]float64, nx+ny+nx*ny)
 		bb := make([][]Balance, len(tiers))
 		fb := make([][]Balance, len(tiers))
@@ -161,7 +161,7 @@ func (ft *FlowTable) FlowStat(tiers []string) func() func(w, out []float64) {
 			clear(bytes)
 			clear(flows)
 			clear(cont)
-			var drops float64
+			var drops, delivered float64
 			for i := range ft.Flows {
 				wi := w[i]
 				if wi == 0 {
@@ -176,13 +176,13 @@ func (ft *FlowTable) FlowStat(tiers []string) func() func(w, out []float64) {
 					bytes[c] += wi * f.Bytes
 					flows[c] += wi
 				}
-				if f.RackMember >= 0 && f.FabricMember >= 0 {
-					cont[int(f.RackMember)*ny+int(f.FabricMember)] += wi
+				if c := contCell[i]; c >= 0 {
+					cont[c] += wi
 				}
 				drops += wi * f.Dropped
-			}
-			for r, i := range delayed {
-				wd[r] = w[i] * ft.Flows[i].Delivered
+				if f.Delivered > 0 {
+					delivered += wi * f.Delivered
+				}
 			}
 			for t := range tiers {
 				bb[t], fb[t] = bb[t][:0], fb[t][:0]
@@ -207,14 +207,30 @@ func (ft *FlowTable) FlowStat(tiers []string) func() func(w, out []float64) {
 				out[k] = NMIFromCounts(cont, nx, ny, scratch).NMI
 			}
 			out[k+1] = drops
-			out[k+2] = 0
-			var sw float64
-			for _, v := range wd {
-				sw += v
-			}
-			if sw > 0 {
-				out[k+2] = stat.Quantile(0.99, stat.Empirical, delays, wd)
-			}
+			out[k+2] = tailQuantile(0.99, delayed, ft.Flows, w, delivered)
 		}
 	}
+}
+
+// tailQuantile is the empirical p-quantile (stat.Quantile's Empirical rule: the lowest
+// value whose cumulative weight reaches p*total) of the flows' mean delays, each flow
+// weighing w[i]*Delivered, where order lists the delivered flows by delay and total is
+// their summed weight. It scans from the top, visiting only the flows above the
+// quantile (1% of them for p99), where stat.Quantile would scan them all; the weights
+// are integers, so the sums are exact and both scans agree.
+func tailQuantile(p float64, order []int32, flows []FlowSample, w []float64, total float64) float64 {
+	if total <= 0 || len(order) == 0 {
+		return 0
+	}
+	fidx := p * total // as stat.Quantile computes it
+	var tail float64  // weight above index k: exact, the weights are integers
+	for k := len(order) - 1; k >= 0; k-- {
+		i := order[k]
+		wk := w[i] * flows[i].Delivered
+		if wk > 0 && total-tail-wk < fidx { // the cumulative weight below k misses p
+			return flows[i].DelayMeanPs
+		}
+		tail += wk
+	}
+	return flows[order[0]].DelayMeanPs
 }

@@ -1,9 +1,9 @@
 package analysis
 
 import (
-	"fmt"
+	"cmp"
 	"slices"
-	"sort"
+	"strconv"
 )
 
 // DefaultStormDurationPs is the default storm duration threshold: 1 ms in ps.
@@ -87,7 +87,12 @@ func Episodes(intervals []PauseInterval, stormDurationPs int64) []Episode {
 	for i := range order {
 		order[i] = int32(i)
 	}
-	sort.SliceStable(order, func(a, b int) bool { return intervals[order[a]].StartPs < intervals[order[b]].StartPs })
+	slices.SortFunc(order, func(a, b int32) int {
+		if c := cmp.Compare(intervals[a].StartPs, intervals[b].StartPs); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
 
 	ids := map[string]uint64{}
 	intern := func(s string) uint64 {
@@ -180,39 +185,70 @@ func Episodes(intervals []PauseInterval, stormDurationPs int64) []Episode {
 		pausedBy[kPeer] = append(pausedBy[kPeer], j)
 	}
 
-	epOf := map[int32]int{}
-	var eps []Episode
-	ports := []map[PortClass]struct{}{}
-	best := []int32{}
+	// Group by component, in start order: episode numbers by first interval.
+	epOfRoot := make([]int32, n)
+	for i := range epOfRoot {
+		epOfRoot[i] = -1
+	}
+	epOf := make([]int32, n)
+	var sizes []int32
 	for _, j := range order {
 		r := find(j)
-		e, ok := epOf[r]
-		iv := &intervals[j]
-		if !ok {
-			e = len(eps)
-			epOf[r] = e
-			eps = append(eps, Episode{StartPs: iv.StartPs, TC: iv.TC})
-			ports = append(ports, map[PortClass]struct{}{})
-			best = append(best, j)
+		if epOfRoot[r] < 0 {
+			epOfRoot[r] = int32(len(sizes))
+			sizes = append(sizes, 0)
 		}
+		epOf[j] = epOfRoot[r]
+		sizes[epOf[j]]++
+	}
+	eps := make([]Episode, len(sizes))
+	members := make([]int32, n)
+	fill := make([]int32, len(sizes))
+	off := int32(0)
+	for e, sz := range sizes {
+		eps[e].Intervals = members[off : off : off+sz]
+		fill[e] = off
+		off += sz
+	}
+	pcID := map[PortClass]int32{}
+	pcOf := make([]int32, n)
+	best := make([]int32, len(sizes))
+	for _, j := range order {
+		e := epOf[j]
+		iv := &intervals[j]
 		ep := &eps[e]
+		if len(ep.Intervals) == 0 {
+			ep.StartPs, ep.TC = iv.StartPs, iv.TC
+			best[e] = j
+		}
 		ep.Intervals = append(ep.Intervals, j)
 		ep.DurationPs = max(ep.DurationPs, iv.EndPs-ep.StartPs)
 		ep.PausedPs += iv.DurationPs()
-		ports[e][iv.PortClass] = struct{}{}
+		id, ok := pcID[iv.PortClass]
+		if !ok {
+			id = int32(len(pcID))
+			pcID[iv.PortClass] = id
+		}
+		pcOf[j] = id
 		if better(depth[j], head[j], depth[best[e]], head[best[e]]) {
 			best[e] = j
 		}
 	}
+	seen := make([]int32, len(pcID)) // episode+1 that last counted the port-class
 	for e := range eps {
 		ep := &eps[e]
-		ep.Ports = len(ports[e])
+		for _, j := range ep.Intervals {
+			if seen[pcOf[j]] != int32(e)+1 {
+				seen[pcOf[j]] = int32(e) + 1
+				ep.Ports++
+			}
+		}
 		ep.Depth = int(depth[best[e]])
 		h := &intervals[head[best[e]]]
 		ep.RootNode, ep.RootPort, ep.RootPaused = h.Peer, h.PeerPort, h.PortClass
 		ep.Root = h.Peer
 		if h.PeerPort >= 0 {
-			ep.Root = fmt.Sprintf("%s:%d", h.Peer, h.PeerPort)
+			ep.Root = h.Peer + ":" + strconv.Itoa(int(h.PeerPort))
 		}
 		ep.Storm = ep.Depth >= 2 || ep.DurationPs >= stormDurationPs
 	}
