@@ -1,0 +1,131 @@
+package ingest
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/gopacket/layers"
+)
+
+func writeTemp(t *testing.T, name string, data []byte) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestSummarizeTwoFiles checks the totals against hand-computed values: flows and
+// endpoints are unions over the files, histograms and bytes are sums.
+func TestSummarizeTwoFiles(t *testing.T) {
+	u := func(src, dst string, dport uint16, tos uint8, payload int) []byte {
+		return ether(t, ipSpec{src: src, dst: dst, proto: layers.IPProtocolUDP, sport: 1000, dport: dport, tos: tos, payload: payload})
+	}
+	// File a: flows A (x2) and B; file b: flow A again, flow C, an ARP.
+	a := writeTemp(t, "a.pcap", pcapFile(t, LinkEthernet, false, 65535,
+		rec{ts: at(0), frame: u("10.0.0.1", "10.0.0.2", 4791, 26<<2|2, 72)},  // total 100
+		rec{ts: at(10), frame: u("10.0.0.1", "10.0.0.2", 4791, 26<<2|3, 72)}, // 100, CE
+		rec{ts: at(20), frame: u("10.0.0.2", "10.0.0.1", 4791, 0, 172)}))     // 200
+	b := writeTemp(t, "b.pcapng", gz(t, ngFile(t, []ngIfaceSpec{{link: layers.LinkTypeEthernet}},
+		rec{ts: at(5), frame: u("10.0.0.1", "10.0.0.2", 4791, 26<<2|2, 72)}, // 100
+		rec{ts: at(15), frame: u("10.0.0.3", "10.0.0.2", 80, 46<<2, 372)},   // 400
+		rec{ts: at(16), frame: etherFrame(t, nil, layers.EthernetTypeARP, make([]byte, 28))})))
+	s, err := Summarize([]string{a, b}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(name string, got, want any) {
+		t.Helper()
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
+	}
+	check("packets", s.Packets, int64(6))
+	check("ipv4", s.IPv4Packets, int64(5))
+	check("non-ipv4", s.NonIPv4Packets, int64(1))
+	check("flows", s.Flows, int64(3))
+	check("endpoints", s.Endpoints, int64(3))
+	check("dscp", s.DSCP, map[string]int64{"0": 1, "26": 3, "46": 1})
+	check("ecn", s.ECN, map[string]int64{"0": 2, "1": 0, "2": 2, "3": 1})
+	check("bytes", s.Bytes, int64(900))
+	check("first", s.FirstTS, "2024-05-01T12:00:00.000000000Z")
+	check("last", s.LastTS, "2024-05-01T12:00:00.000020000Z")
+	check("duration", s.DurationS, 20e-6)
+	check("rate", s.MeanRateBps, 900*8/20e-6)
+	check("skipped arp", s.Skipped["arp"], int64(1))
+	check("files", len(s.Files), 2)
+	fa, fb := s.Files[0], s.Files[1]
+	check("a flows", fa.Flows, int64(2))
+	check("a endpoints", fa.Endpoints, int64(2))
+	check("a format", fa.Format, "pcap")
+	check("b flows", fb.Flows, int64(2))
+	check("b endpoints", fb.Endpoints, int64(3))
+	check("b format", fb.Format, "pcapng+gzip")
+	check("b resolution", fb.TSResolution, "ns")
+	check("b linktypes", fb.LinkTypes, []string{"ETHERNET(1)"})
+	check("b first", fb.FirstTS, "2024-05-01T12:00:00.000005000Z")
+	check("b bytes", fb.Bytes, int64(500))
+}
+
+// TestSummaryJSONKeys pins the JSON keys of `replay inspect --json` (issue 2).
+func TestSummaryJSONKeys(t *testing.T) {
+	p := writeTemp(t, "x.pcap", exampleTrace(t))
+	s, err := Summarize([]string{p}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	keys := func(m map[string]json.RawMessage) string {
+		var k []string
+		for key := range m {
+			k = append(k, key)
+		}
+		sort.Strings(k)
+		return strings.Join(k, " ")
+	}
+	top := "bytes dscp duration_s ecn endpoints files first_ts flows ipv4_packets last_ts mean_rate_bps non_ipv4_packets packets skipped"
+	if got := keys(m); got != top {
+		t.Errorf("keys %q, want %q", got, top)
+	}
+	var files []map[string]json.RawMessage
+	if err := json.Unmarshal(m["files"], &files); err != nil || len(files) != 1 {
+		t.Fatal(err, files)
+	}
+	perFile := "bytes dscp duration_s ecn endpoints first_ts flows format ipv4_packets last_ts linktypes mean_rate_bps non_ipv4_packets packets path skipped ts_resolution"
+	if got := keys(files[0]); got != perFile {
+		t.Errorf("per-file keys %q, want %q", got, perFile)
+	}
+	var skipped map[string]int64
+	json.Unmarshal(m["skipped"], &skipped)
+	if len(skipped) != 7 || skipped["ipv6"] != 1 || skipped["arp"] != 1 {
+		t.Errorf("skipped %v", skipped)
+	}
+}
+
+func TestSummarizeEmpty(t *testing.T) {
+	p := writeTemp(t, "empty.pcap", pcapFile(t, LinkEthernet, false, 65535))
+	s, err := Summarize([]string{p}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Packets != 0 || s.FirstTS != "" || s.DurationS != 0 || s.MeanRateBps != 0 || len(s.DSCP) != 0 {
+		t.Errorf("%+v", s)
+	}
+	var b strings.Builder
+	if err := s.WriteText(&b); err != nil || !strings.Contains(b.String(), "first             -") {
+		t.Errorf("text %q %v", b.String(), err)
+	}
+}
