@@ -17,4 +17,7 @@
 // (Switch.Layout: headroom per port, pool sizes in bytes), BaseRTT and BDP (SPEC 4.3),
 // switching capacity vs bandwidth (SPEC 3.8), and component seeds (ComponentSeed:
 // every random component owns a PCG seeded with (Seed, crc32IEEE(componentName))).
+//
+// testdata/default.yaml is the default configuration as Config.YAML prints it, with a
+// comment per attribute: a starting point for users' files.
 package config

@@ -368,6 +368,14 @@ func TestWarnings(t *testing.T) {
 	if len(warns) != 1 || !strings.Contains(warns[0], "Switch.HashSalt 0x5: every switch uses the same salt") {
 		t.Errorf("HashSalt warnings %q", warns)
 	}
+	_, warns, _ = Parse(nil, "", []string{"SwitchingCapacity=1Tbps"})
+	if len(warns) != 1 || warns[0] != "rack switches: Switch.SwitchingCapacity 1Tbps is below their bandwidth 2Tbps (20 ports): oversubscribed 2:1 (reported only; forwarding is not limited)" {
+		t.Errorf("capacity warnings %q", warns)
+	}
+	_, warns, _ = Parse(nil, "", []string{"Xoff=12MiB"})
+	if len(warns) != 1 || !strings.Contains(warns[0], `rack switches: Switch.Xoff 12MiB is not below lossless pool "lossless"'s size 11754496 B`) {
+		t.Errorf("Xoff warnings %q", warns)
+	}
 	_, warns, _ = Parse(nil, "", []string{"EgressQueueLimit=1MB"})
 	if len(warns) != 1 || !strings.Contains(warns[0], "ignored with EgressLimitMode dynamic") {
 		t.Errorf("egress warnings %q", warns)

@@ -332,8 +332,10 @@ func (t *Topology) validate(e *Error) {
 }
 
 // Warnings returns the problems that do not stop a run, one line each, naming the
-// attribute: a fixed Headroom below SPEC 3.10's formula (per switch role), a HashSalt
-// shared by every switch, egress limits that the mode ignores. Call after Validate.
+// attribute: a fixed Headroom below SPEC 3.10's formula (per switch role), a
+// SwitchingCapacity below a role's bandwidth (oversubscription, SPEC 3.8), a fixed
+// Xoff not below a lossless pool's size, a HashSalt shared by every switch, egress
+// limits that the mode ignores. Call after Validate.
 func (c *Config) Warnings() []string {
 	var w []string
 	for _, role := range c.Roles() {
@@ -343,6 +345,18 @@ func (c *Config) Warnings() []string {
 		}
 		for _, s := range l.Warnings {
 			w = append(w, fmt.Sprintf("%s switches: %s", role, s))
+		}
+		if r := c.Capacity(role); r.Oversubscribed {
+			w = append(w, fmt.Sprintf("%s switches: Switch.SwitchingCapacity %v is below their bandwidth %v (%d ports): oversubscribed %.3g:1 (reported only; forwarding is not limited)",
+				role, r.SwitchingCapacity, r.Bandwidth, r.Ports, float64(r.Bandwidth)/float64(r.SwitchingCapacity)))
+		}
+		if x := c.Switch.Xoff; x > 0 {
+			for i, size := range l.PoolSizes {
+				if c.Switch.Lossless(i) && x >= size {
+					w = append(w, fmt.Sprintf("%s switches: Switch.Xoff %v is not below lossless pool %q's size %d B: ports pause only when the pool is full",
+						role, x, c.Switch.Pools[i].Name, int64(size)))
+				}
+			}
 		}
 	}
 	s := &c.Switch
