@@ -64,11 +64,13 @@ type Balancer struct {
 	c       uint32
 	flowlet bool
 	exact   bool
-	sets    []setInfo
-	records []Record
-	table   []entry // FlowTableSize entries per set when hashed
-	flows   []flowState
-	bits    []uint64
+	// wideHash: the method's hash has 32 good bits and also indexes the flows.
+	wideHash bool
+	sets     []setInfo
+	records  []Record
+	table    []entry // FlowTableSize entries per set when hashed
+	flows    []flowState
+	bits     []uint64
 	// index is an open-addressing (linear probing) table of flow indices + 1 (0 is
 	// empty), at most half full; a flow's slot starts at flowSlot(hx).
 	index []int32
@@ -77,10 +79,14 @@ type Balancer struct {
 
 const initialIndexBits = 10
 
-// flowHash is the index hash of a flow: CRC-32 of the key, with the set mixed in.
-// It is independent of the configured method (xor16 would cluster).
-func flowHash(set int, key *Key) uint32 {
-	return methodTable[CRC32].hash(uint32(set)*0x9E3779B1, key)
+// indexHash returns the flow index hash of a key whose configured hash is h: h itself
+// for the 32-bit methods, else (16-bit methods would crowd the index) CRC-32 of the
+// key; the set is mixed in.
+func (b *Balancer) indexHash(h uint32, set int, key *Key) uint32 {
+	if !b.wideHash {
+		h = methodTable[CRC32].hash(0, key)
+	}
+	return h ^ uint32(set)*0x9E3779B1
 }
 
 // slot maps an index hash to a starting slot (Fibonacci hashing: the top bits of the
@@ -88,8 +94,7 @@ func flowHash(set int, key *Key) uint32 {
 func (b *Balancer) slot(hx uint32) int { return int((hx * 0x9E3779B1) >> b.shift) }
 
 // lookup returns the flow's index in b.flows, creating the flow when new.
-func (b *Balancer) lookup(set int, key *Key, words int) int32 {
-	hx := flowHash(set, key)
+func (b *Balancer) lookup(hx uint32, set int, key *Key, words int) int32 {
 	mask := len(b.index) - 1
 	for i := b.slot(hx); ; i = (i + 1) & mask {
 		fi := b.index[i] - 1
@@ -109,13 +114,14 @@ func NewBalancer(cfg Config) (*Balancer, error) {
 	}
 	tab, c := cfg.Method.hasher(cfg.Salt)
 	return &Balancer{
-		cfg:     cfg,
-		tab:     tab,
-		c:       c,
-		flowlet: cfg.LoadBalancing == Flowlet,
-		exact:   cfg.FlowTableSize == 0,
-		index:   make([]int32, 1<<initialIndexBits),
-		shift:   32 - initialIndexBits,
+		cfg:      cfg,
+		tab:      tab,
+		c:        c,
+		flowlet:  cfg.LoadBalancing == Flowlet,
+		exact:    cfg.FlowTableSize == 0,
+		wideHash: cfg.Method == CRC32 || cfg.Method == CRC32WithSalt || cfg.Method == Toeplitz,
+		index:    make([]int32, 1<<initialIndexBits),
+		shift:    32 - initialIndexBits,
 	}, nil
 }
 
@@ -164,7 +170,7 @@ func (b *Balancer) Select(now units.Time, set int, key *Key, tc uint8, bytes int
 	n := uint32(s.n)
 	base := int(h % n)
 
-	f := &b.flows[b.lookup(set, key, s.words)]
+	f := &b.flows[b.lookup(b.indexHash(h, set, key), set, key, s.words)]
 
 	member = base
 	started := false

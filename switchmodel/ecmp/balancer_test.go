@@ -204,6 +204,22 @@ func TestFlowletChoice(t *testing.T) {
 	}
 }
 
+// TestFlowletSinglePausedMember: a set whose only member is paused still uses it.
+func TestFlowletSinglePausedMember(t *testing.T) {
+	b := mustBalancer(t, flowletConfig())
+	set := b.AddSet(1)
+	v := newView(1 << 20)
+	v.paused[0] = 0xFF
+	for i, now := range []units.Time{0, DefaultGap, 3 * DefaultGap} {
+		if m := b.Select(now, set, &fixedKeys[0], 5, 100, v); m != 0 {
+			t.Fatalf("packet %d: member %d, want 0", i, m)
+		}
+	}
+	if r := rec(b, set, 0); r.Flowlets != 3 || r.Flows != 1 || r.Packets != 3 || r.MovedIn != 0 {
+		t.Errorf("record %+v", r)
+	}
+}
+
 func TestFlowletNilView(t *testing.T) {
 	b := mustBalancer(t, flowletConfig())
 	set := b.AddSet(5)
@@ -616,5 +632,34 @@ func TestHashOfAndPath(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("PathMembers = %v, want %v", got, want)
+	}
+}
+
+// TestFlowIndexGrowth: thousands of flows (the flow index grows several times) are all
+// found again, for every method (32-bit hashes index directly, 16-bit ones via CRC-32).
+func TestFlowIndexGrowth(t *testing.T) {
+	keys := randomFlows(21, 5000)
+	for _, m := range AllMethods {
+		cfg := DefaultConfig()
+		cfg.Method = m
+		b := mustBalancer(t, cfg)
+		s0, s1 := b.AddSet(7), b.AddSet(2)
+		for pass := range 2 {
+			for i := range keys {
+				b.Select(units.Time(pass), s0, &keys[i], 0, 1, nil)
+				b.Select(units.Time(pass), s1, &keys[i], 0, 1, nil)
+			}
+		}
+		if b.Flows() != 2*len(keys) {
+			t.Errorf("%v: %d flows, want %d", m, b.Flows(), 2*len(keys))
+		}
+		var flows, packets int64
+		for _, r := range b.Records() {
+			flows += r.Flows
+			packets += r.Packets
+		}
+		if flows != int64(2*len(keys)) || packets != int64(4*len(keys)) {
+			t.Errorf("%v: records count %d flows, %d packets", m, flows, packets)
+		}
 	}
 }

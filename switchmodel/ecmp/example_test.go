@@ -47,9 +47,9 @@ func ExampleBalancer() {
 	v := &view{queued: [4]int64{9000, 0, 4500, 0}, paused: [4]bool{false, true, false, false}}
 	us := units.Microsecond
 
-	fmt.Println(b.Select(0, uplinks, &k, 3, 1024, v))      // new flow: least occupied unpaused member
-	v.queued = [4]int64{0, 0, 0, 9000}                     // member 3 fills up
-	fmt.Println(b.Select(50*us, uplinks, &k, 3, 1024, v))  // 50us later: same flowlet
+	fmt.Println(b.Select(0, uplinks, &k, 3, 1024, v))     // new flow: least occupied unpaused member
+	v.queued = [4]int64{0, 0, 0, 9000}                    // member 3 fills up
+	fmt.Println(b.Select(50*us, uplinks, &k, 3, 1024, v)) // 50us later: same flowlet
 	// Idle 100us = Gap: a new flowlet. Members 0 and 2 tie (empty, unpaused); the
 	// current member 3 is not among them, so the first of them from hash mod 4 = 1
 	// onward (1 is paused) wins: 2.

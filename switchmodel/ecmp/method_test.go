@@ -6,9 +6,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/pflag"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/tracefabric/tracefabric/switchmodel/units"
+)
+
+// Method and LoadBalancing work as command-line flag values.
+var (
+	_ pflag.Value = (*Method)(nil)
+	_ pflag.Value = (*LoadBalancing)(nil)
 )
 
 func TestMethodNames(t *testing.T) {
@@ -59,6 +66,13 @@ func TestLoadBalancingNames(t *testing.T) {
 	}
 	if None.String() != "none" || Flowlet.String() != "flowlet" {
 		t.Error("String wrong")
+	}
+	fs := pflag.NewFlagSet("replay", pflag.ContinueOnError)
+	hash, lb := DefaultMethod, None
+	fs.Var(&hash, "hash", "ECMP hash method")
+	fs.Var(&lb, "lb", "load balancing")
+	if err := fs.Parse([]string{"--hash", "toeplitz", "--lb", "flowlet"}); err != nil || hash != Toeplitz || lb != Flowlet {
+		t.Errorf("pflag: %v %v %v", hash, lb, err)
 	}
 	var l LoadBalancing
 	if err := l.Set("ecmp"); !errors.Is(err, ErrUnknownLoadBalancing) || !strings.Contains(err.Error(), "none, flowlet") {
