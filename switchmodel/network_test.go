@@ -2,9 +2,14 @@ package switchmodel
 
 import (
 	"encoding/binary"
+	"flag"
+	"fmt"
 	"hash"
 	"hash/fnv"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
@@ -367,5 +372,31 @@ func TestDeterminism(t *testing.T) {
 	c, _ := runDigest(t, 4) // another seed: other salts and ECN draws
 	if c == a {
 		t.Fatal("a different seed gave the same trace: the seed is not used")
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite testdata golden files")
+
+// The seeded run's event trace is pinned by a golden digest: the same on every machine
+// (integer time, no fused floating point) and across versions unless the model
+// deliberately changes (then: go test ./switchmodel -run Golden -update).
+func TestGoldenTrace(t *testing.T) {
+	d, n := runDigest(t, 3)
+	got := fmt.Sprintf("%016x %d\n", d, n)
+	path := filepath.Join("testdata", "trace.golden")
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if strings.TrimSpace(got) != strings.TrimSpace(string(want)) {
+		t.Fatalf("trace digest %q, golden %q", strings.TrimSpace(got), strings.TrimSpace(string(want)))
 	}
 }

@@ -149,3 +149,22 @@ func TestDrain(t *testing.T) {
 	}
 	checkDrained(t, st.net)
 }
+
+// The Selector's view of a set: member i is the set's i-th port; EgressBytes is its
+// queued bytes over all classes, Paused whether its peer paused the class.
+func TestMemberView(t *testing.T) {
+	st := newStar(t, 3, defaultSwitch(), LinkSpec{Speed: units.Gbps, PropagationDelay: units.Microsecond})
+	s := st.sw
+	set, err := s.AddEqualCostSet([]int{2, 0})
+	if err == nil || set != 0 {
+		// A multi-port set needs a Selector: newStar gave none.
+		t.Fatalf("AddEqualCostSet without a Selector: set %d err %v", set, err)
+	}
+	v := &setView{s: s, set: []int32{2, 0}}
+	s.ports[2].egressTotal, s.ports[0].egressTotal = 5120, 256
+	s.ports[0].paused = 1 << 3
+	if v.EgressBytes(0) != 5120 || v.EgressBytes(1) != 256 || v.Paused(0, 3) || !v.Paused(1, 3) || v.Paused(1, 4) {
+		t.Fatal("view does not follow the set's port order")
+	}
+	s.ports[2].egressTotal, s.ports[0].egressTotal, s.ports[0].paused = 0, 0, 0
+}

@@ -426,7 +426,9 @@ func (s *Switch) admit(now units.Time, in *port, id PacketID, p *Packet) {
 
 func (s *Switch) xoffThreshold(pl *pool) float64 {
 	if s.xoffDyn {
-		return s.xoffA * float64(pl.size-pl.shared)
+		// The explicit conversion rounds the product, so no platform fuses it with
+		// the subtraction in xonThreshold (determinism across machines).
+		return float64(s.xoffA * float64(pl.size-pl.shared))
 	}
 	return s.xoff
 }
@@ -466,7 +468,9 @@ func (s *Switch) depart(now units.Time, e *port, id PacketID, p *Packet) {
 	// ECN (SPEC 3.5): EWMA of the queue excluding the departing packet.
 	ep := &s.ecn[tc]
 	q := float64(e.egress[tc])
-	e.avg[tc] = (1-ep.w)*e.avg[tc] + ep.w*q
+	// Explicit conversions round each product: no fused multiply-add on any platform,
+	// so the average, and the marks, are identical on every machine.
+	e.avg[tc] = float64((1-ep.w)*e.avg[tc]) + float64(ep.w*q)
 	if ep.enabled && (p.ECN == ECT0 || p.ECN == ECT1) {
 		if s.markProbability(ep, e.avg[tc]) {
 			p.ECN = CE
