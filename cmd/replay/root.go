@@ -12,6 +12,9 @@ import (
 // newXxxCmd function and one line here.
 var subcommands = []func() *cobra.Command{
 	newInspectCmd,
+	newRunCmd,
+	newConfigCmd,
+	newPathCmd,
 }
 
 func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -22,7 +25,10 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 simulated Clos fabric of shared-buffer switches and records what happened.
 
 Subcommands:
+  run       replay captures through the simulated Clos; write Arrow records + run.json
   inspect   summarize captures: packets, flows, DSCP/ECN histograms, duration, rate
+  config    print the effective configuration (YAML), validated
+  path      show the hops and ECMP choices of one flow
 
 Exit status: 0 success, 1 failure while running, 2 bad usage or input.`,
 		Args: func(cmd *cobra.Command, args []string) error {

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/tracefabric/tracefabric/replay"
+	"github.com/tracefabric/tracefabric/switchmodel/config"
+)
+
+// version is the tool version recorded in run.json.
+const version = "0.1.0"
+
+// configFlags are the flags that shape the effective configuration (run, config, path).
+type configFlags struct {
+	file string
+	sets []string
+	seed string
+	hash string
+	lb   string
+}
+
+func (f *configFlags) register(cmd *cobra.Command, withHash bool) {
+	cmd.Flags().StringVarP(&f.file, "config", "c", "", "YAML configuration file (default: the built-in defaults; see 'replay config --defaults')")
+	cmd.Flags().StringArrayVar(&f.sets, "set", nil, "override one attribute, e.g. --set BufferSize=16MiB or --set Topology.Pods=1 (repeatable)")
+	cmd.Flags().StringVar(&f.seed, "seed", "", "the run's seed (Seed attribute; default 1)")
+	cmd.Flags().StringVar(&f.lb, "lb", "", "load balancing: none or flowlet (LoadBalancingMethod attribute)")
+	if withHash {
+		cmd.Flags().StringVar(&f.hash, "hash", "", "ECMP hash method: crc32, crc32WithSalt, crc16, crc16Ccitt, xor16, toeplitz, or all (EcmpHashMethod attribute)")
+	}
+}
+
+// load returns the effective configuration; "all" as hash leaves the method alone.
+func (f *configFlags) load() (*config.Config, []string, error) {
+	sets := append([]string(nil), f.sets...)
+	if f.seed != "" {
+		if _, err := strconv.ParseInt(f.seed, 0, 64); err != nil {
+			return nil, nil, usageError{fmt.Errorf("--seed %q: want an integer", f.seed)}
+		}
+		sets = append(sets, "Seed="+f.seed)
+	}
+	if f.lb != "" {
+		sets = append(sets, "LoadBalancingMethod="+f.lb)
+	}
+	if f.hash != "" && f.hash != "all" {
+		sets = append(sets, "EcmpHashMethod="+f.hash)
+	}
+	cfg, warns, err := config.Load(f.file, sets)
+	if err != nil {
+		return nil, nil, configError(err)
+	}
+	return cfg, warns, nil
+}
+
+// configError classifies configuration problems as input errors (exit 2).
+func configError(err error) error {
+	if errors.Is(err, config.ErrInvalid) || errors.Is(err, config.ErrSyntax) {
+		return inputError{err}
+	}
+	return classifyInput(err)
+}
+
+// replayError classifies replay's errors: bad inputs exit 2, the rest 1.
+func replayError(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, replay.ErrInput) || errors.Is(err, config.ErrInvalid) {
+		return inputError{err}
+	}
+	return classifyInput(err)
+}
+
+// isTerminal reports whether w is a terminal (progress bars only then).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+func warnFunc(cmd *cobra.Command) func(string) {
+	stderr := cmd.ErrOrStderr()
+	return func(msg string) { fmt.Fprintf(stderr, "%s: warning: %s\n", cmd.CommandPath(), msg) }
+}
+
+// noArgs is cobra's NoArgs returning a usage error.
+func noArgs(cmd *cobra.Command, args []string) error {
+	if err := cobra.NoArgs(cmd, args); err != nil {
+		return usageError{err}
+	}
+	return nil
+}
+
+// exactArgs is cobra's ExactArgs returning a usage error.
+func exactArgs(n int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := cobra.ExactArgs(n)(cmd, args); err != nil {
+			return usageError{err}
+		}
+		return nil
+	}
+}

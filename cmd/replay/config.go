@@ -1,0 +1,51 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/tracefabric/tracefabric/switchmodel/config"
+)
+
+func newConfigCmd() *cobra.Command {
+	var (
+		cf       configFlags
+		defaults bool
+	)
+	cmd := &cobra.Command{
+		Use:   "config [--defaults] [-c config.yaml] [--set Attr=Value]...",
+		Short: "Print the effective configuration as YAML, validated",
+		Long: `config prints the configuration a run would use, as YAML with human units: the
+built-in defaults, overridden by the -c file and the --set, --seed, --hash and --lb
+flags, then validated (an invalid configuration is an error naming the attribute and
+the rule). --defaults prints the built-in defaults alone. Save the output, edit it and
+pass it back with -c.`,
+		Example: `  replay config --defaults > fabric.yaml
+  replay config -c fabric.yaml --set Topology.Pods=1 --hash crc16`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var cfg *config.Config
+			if defaults {
+				d := config.Default()
+				cfg = &d
+			} else {
+				c, warns, err := cf.load()
+				if err != nil {
+					return err
+				}
+				for _, w := range warns {
+					warnFunc(cmd)(w)
+				}
+				cfg = c
+			}
+			b, err := cfg.YAML()
+			if err != nil {
+				return err
+			}
+			_, err = cmd.OutOrStdout().Write(b)
+			return err
+		},
+	}
+	cmd.Flags().BoolVar(&defaults, "defaults", false, "print the built-in defaults, ignoring other flags")
+	cf.register(cmd, true)
+	return cmd
+}
