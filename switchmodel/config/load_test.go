@@ -358,11 +358,14 @@ func TestWarnings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	joined := strings.Join(warns, "\n")
-	for _, want := range []string{"rack switches: Switch.Headroom 100KiB (102400 B) is below the 208384 B", "fabric switches", "spine switches"} {
-		if !strings.Contains(joined, want) {
-			t.Errorf("warnings %q lack %q", joined, want)
-		}
+	if len(warns) != 1 || !strings.HasPrefix(warns[0], "rack, fabric, spine switches: Switch.Headroom 100KiB (102400 B) is below the 208384 B that a 100Gbps port with 1us links needs") {
+		t.Errorf("headroom warnings %q", warns)
+	}
+	// 25G host ports need 90,112 B (rack switches only), 100G ports 208,384 B (all).
+	_, warns, _ = Parse(nil, "", []string{"Headroom=80KiB", "HostLink.Speed=25G"})
+	if len(warns) != 2 || !strings.HasPrefix(warns[0], "rack switches: Switch.Headroom 80KiB (81920 B) is below the 90112 B that a 25Gbps port") ||
+		!strings.HasPrefix(warns[1], "rack, fabric, spine switches: Switch.Headroom 80KiB (81920 B) is below the 208384 B that a 100Gbps port") {
+		t.Errorf("headroom warnings with 25G hosts %q", warns)
 	}
 	_, warns, _ = Parse(nil, "", []string{"HashSalt=5"})
 	if len(warns) != 1 || !strings.Contains(warns[0], "Switch.HashSalt 0x5: every switch uses the same salt") {

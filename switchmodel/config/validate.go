@@ -338,13 +338,29 @@ func (t *Topology) validate(e *Error) {
 // limits that the mode ignores. Call after Validate.
 func (c *Config) Warnings() []string {
 	var w []string
+	// Headroom warnings often repeat across roles (same speed and delay): one line
+	// names every role concerned.
+	var order []string
+	roles := map[string][]string{}
 	for _, role := range c.Roles() {
 		l, err := c.Layout(role)
 		if err != nil {
 			continue
 		}
 		for _, s := range l.Warnings {
-			w = append(w, fmt.Sprintf("%s switches: %s", role, s))
+			if roles[s] == nil {
+				order = append(order, s)
+			}
+			roles[s] = append(roles[s], role.String())
+		}
+	}
+	for _, s := range order {
+		w = append(w, fmt.Sprintf("%s switches: %s", strings.Join(roles[s], ", "), s))
+	}
+	for _, role := range c.Roles() {
+		l, err := c.Layout(role)
+		if err != nil {
+			continue
 		}
 		if r := c.Capacity(role); r.Oversubscribed {
 			w = append(w, fmt.Sprintf("%s switches: Switch.SwitchingCapacity %v is below their bandwidth %v (%d ports): oversubscribed %.3g:1 (reported only; forwarding is not limited)",
