@@ -87,13 +87,16 @@ for 'analyze' to compare.`,
 			opt.Command = append([]string{"replay"}, os.Args[1:]...)
 			opt.Version = version
 			stderr := cmd.ErrOrStderr()
+			if err := os.MkdirAll(filepath.Dir(filepath.Clean(out)), 0o755); err != nil {
+				return inputError{fmt.Errorf("output directory %s: %w", out, err)}
+			}
 			pr, err := replay.Prepare(opt)
 			if err != nil {
 				return replayError(err)
 			}
-			fmt.Fprintf(stderr, "%s: %d IPv4 packets, %d flows, %d endpoints -> %d hosts (%s mapping); fabric BDP %d B, base RTT %s\n",
+			fmt.Fprintf(stderr, "%s: %d IPv4 packets, %d flows, %d endpoints -> %d hosts (%s mapping); fabric BDP %d B, base RTT %.3f us\n",
 				strings.Join(args, ", "), pr.Summary.IPv4Packets, pr.Summary.Flows, pr.HostMap.Len(), pr.Clos.Grid.Hosts(),
-				pr.HostMap.Mode, cfg.BDP(), cfg.BaseRTT())
+				pr.HostMap.Mode, cfg.BDP(), float64(cfg.BaseRTT())/float64(units.Microsecond))
 			bar := newProgress(stderr, int64(len(methods))*pr.Summary.IPv4Packets, quiet || asJSON)
 			pr.Opt.Progress = bar.update
 			runs, err := runMethods(pr, out, methods)

@@ -1,0 +1,184 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tracefabric/tracefabric/replay/records"
+)
+
+func TestRunDemo(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "demo")
+	code, stdout, stderr := runCmd("run", demo, "-o", out)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{out, "injected", "delivered", "PFC frames", "wrote run.json"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("summary lacks %q:\n%s", want, stdout)
+		}
+	}
+	run, err := records.ReadRun(filepath.Join(out, records.RunFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !run.Complete || run.Simulation.Injected == 0 || run.Simulation.PFCFrames == 0 || run.Simulation.DroppedTotal() == 0 {
+		t.Errorf("demo run: complete %v, injected %d, pfc frames %d, drops %d; the demo must pause and drop",
+			run.Complete, run.Simulation.Injected, run.Simulation.PFCFrames, run.Simulation.DroppedTotal())
+	}
+	if run.Simulation.LosslessDrops != 0 {
+		t.Errorf("%d lossless drops under Headroom auto", run.Simulation.LosslessDrops)
+	}
+	// Running again over a previous run replaces it.
+	if code, _, stderr := runCmd("run", demo, "-o", out, "--json", "--seed", "2"); code != exitOK {
+		t.Fatalf("rerun: exit %d: %s", code, stderr)
+	}
+	run2, err := records.ReadRun(filepath.Join(out, records.RunFile))
+	if err != nil || run2.Seed != 2 {
+		t.Fatalf("rerun: seed %v, %v", run2, err)
+	}
+}
+
+func TestRunHashAll(t *testing.T) {
+	if testing.Short() {
+		t.Skip("six runs")
+	}
+	out := filepath.Join(t.TempDir(), "cmp")
+	code, stdout, stderr := runCmd("run", demo, "-o", out, "--hash", "all", "--json")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var runs map[string]records.Run
+	if err := json.Unmarshal([]byte(stdout), &runs); err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 6 {
+		t.Fatalf("%d runs, want 6", len(runs))
+	}
+	for m, r := range runs {
+		if r.HashMethod.String() != m {
+			t.Errorf("%s/ holds a %s run", m, r.HashMethod)
+		}
+		if _, err := records.ReadRun(filepath.Join(out, m, records.RunFile)); err != nil {
+			t.Errorf("%s: %v", m, err)
+		}
+		if r.Simulation.Injected != runs["crc32"].Simulation.Injected {
+			t.Errorf("%s injected %d, crc32 %d", m, r.Simulation.Injected, runs["crc32"].Simulation.Injected)
+		}
+	}
+}
+
+// TestRunBadInput: every bad input exits 2 with one line naming the culprit.
+func TestRunBadInput(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	typo := write("typo.yaml", "Switch:\n  BufferSze: 16MiB\n")
+	over := write("over.yaml", "Switch:\n  BufferSize: 1MiB\n  Headroom: 512KiB\n")
+	garbage := write("garbage.pcap", "this is not a capture file at all, not even close")
+	hostsCSV := write("few.csv", "10.0.0.0/24,host-p0-r0-h0\n")
+	readonly := filepath.Join(dir, "ro")
+	os.Mkdir(readonly, 0o555)
+	cases := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"unknown config key", []string{"run", demo, "-o", filepath.Join(dir, "a"), "-c", typo}, []string{"typo.yaml:2", "BufferSze"}},
+		{"over-committed buffer", []string{"run", demo, "-o", filepath.Join(dir, "b"), "-c", over}, []string{"BufferSize"}},
+		{"bad --set", []string{"run", demo, "-o", filepath.Join(dir, "c"), "--set", "EcnWeight=2"}, []string{"EcnWeight"}},
+		{"too many endpoints", []string{"run", demo, "-o", filepath.Join(dir, "d"), "--set", "Topology.HostsPerRack=4"}, []string{"endpoints", "hosts", "--hosts hash"}},
+		{"unreadable capture", []string{"run", garbage, "-o", filepath.Join(dir, "e")}, []string{"garbage.pcap"}},
+		{"missing capture", []string{"run", filepath.Join(dir, "nope.pcap"), "-o", filepath.Join(dir, "f")}, []string{"nope.pcap"}},
+		{"output not writable", []string{"run", demo, "-o", filepath.Join(readonly, "sub", "out")}, []string{"output directory"}},
+		{"unknown hash", []string{"run", demo, "-o", filepath.Join(dir, "g"), "--hash", "md5"}, []string{"md5"}},
+		{"bad speedup", []string{"run", demo, "-o", filepath.Join(dir, "h"), "--speedup", "-1"}, []string{"speedup"}},
+		{"CSV without every endpoint", []string{"run", demo, "-o", filepath.Join(dir, "i"), "--hosts", hostsCSV}, []string{"few.csv"}},
+		{"no trace", []string{"run"}, []string{"arg"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if c.name == "output not writable" && os.Geteuid() == 0 {
+				// root writes anywhere; make the parent a file instead.
+				f := write("file", "x")
+				c.args[3] = filepath.Join(f, "out")
+			}
+			code, _, stderr := runCmd(c.args...)
+			if code != exitUsage {
+				t.Fatalf("exit %d, want 2; stderr %q", code, stderr)
+			}
+			if strings.Count(stderr, "\n") != 1 {
+				t.Errorf("stderr is not one line: %q", stderr)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr %q lacks %q", stderr, w)
+				}
+			}
+		})
+	}
+}
+
+func TestConfigCmd(t *testing.T) {
+	code, out, stderr := runCmd("config", "--defaults")
+	if code != exitOK || !strings.Contains(out, "BufferSize: 32MiB") || !strings.Contains(out, "Pods: 2") {
+		t.Fatalf("exit %d stderr %q out:\n%s", code, stderr, out)
+	}
+	code, out, _ = runCmd("config", "--set", "Pods=1", "--hash", "crc16")
+	if code != exitOK || !strings.Contains(out, "Pods: 1") || !strings.Contains(out, "crc16") {
+		t.Errorf("config with overrides: exit %d:\n%s", code, out)
+	}
+	if code, _, stderr := runCmd("config", "--set", "Nope=1"); code != exitUsage || !strings.Contains(stderr, "Nope") {
+		t.Errorf("unknown attribute: exit %d %q", code, stderr)
+	}
+}
+
+func TestPathCmd(t *testing.T) {
+	code, out, stderr := runCmd("path", "--json", "10.0.0.1", "10.0.4.1", "udp", "1000", "4791")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var one struct {
+		Hops []struct {
+			Node    string `json:"node"`
+			SetSize int    `json:"set_size"`
+			Hash    string `json:"hash"`
+			Member  int    `json:"member"`
+			Port    int    `json:"port"`
+			Next    string `json:"next"`
+		} `json:"hops"`
+	}
+	if err := json.Unmarshal([]byte(out), &one); err != nil || len(one.Hops) != 4 {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if one.Hops[1].SetSize != 4 || !strings.HasPrefix(one.Hops[1].Hash, "0x") || one.Hops[1].Port != 16+one.Hops[1].Member {
+		t.Errorf("rack hop %+v", one.Hops[1])
+	}
+	code, out, stderr = runCmd("path", "--json", "--hash", "all", "--trace", demo, "10.0.0.1", "10.1.0.1", "tcp", "40000", "80")
+	if code != exitOK {
+		t.Fatalf("--hash all: exit %d: %s", code, stderr)
+	}
+	var all struct {
+		Methods map[string]json.RawMessage `json:"methods"`
+	}
+	if err := json.Unmarshal([]byte(out), &all); err != nil || len(all.Methods) != 6 {
+		t.Fatalf("--hash all: %v: %s", err, out)
+	}
+	for _, bad := range [][]string{
+		{"path", "10.0.0.1", "10.0.4.1", "udp", "1000"},
+		{"path", "10.0.0.1", "fe80::1", "udp", "1", "2"},
+		{"path", "10.0.0.1", "10.0.4.1", "udp", "1", "70000"},
+	} {
+		if code, _, _ := runCmd(bad...); code != exitUsage {
+			t.Errorf("%v: exit %d, want 2", bad, code)
+		}
+	}
+}
