@@ -146,6 +146,14 @@ func TestAllViolationsReported(t *testing.T) {
 	}
 }
 
+// The over-commit rule is reported with unrelated violations too.
+func TestOvercommitWithOtherViolations(t *testing.T) {
+	_, _, err := Parse([]byte("Switch:\n  EcnWeight: 0\n  Headroom: 2MiB\n"), "bad.yaml", nil)
+	if err == nil || !strings.Contains(err.Error(), "bad.yaml:2: Switch.EcnWeight") || !strings.Contains(err.Error(), "bad.yaml:3: Switch.BufferSize: over-committed buffer") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
 func TestPartialFileKeepsDefaults(t *testing.T) {
 	c, warns, err := Parse([]byte("Seed: 42\nSwitch:\n  BufferSize: 16MiB\n  EcnMaxProbability: 10%\nTopology:\n  HostLink:\n    Speed: 25G\n"), "f.yaml", nil)
 	if err != nil {

@@ -39,8 +39,8 @@ func (c *Config) Validate() error {
 	e := &Error{}
 	c.Switch.validate(e)
 	c.Topology.validate(e)
-	if len(e.Violations) == 0 {
-		// The buffer layout needs sane sizes and speeds; check it last.
+	if layoutInputsOK(e) {
+		// The buffer layout needs sane sizes, pools and topology; check it last.
 		for _, role := range c.Roles() {
 			if _, err := c.Layout(role); err != nil {
 				e.Violations = append(e.Violations, err.(*Error).Violations...)
@@ -48,6 +48,18 @@ func (c *Config) Validate() error {
 		}
 	}
 	return e.errOrNil()
+}
+
+// layoutInputsOK reports whether no violation concerns what the buffer layout reads.
+func layoutInputsOK(e *Error) bool {
+	for _, v := range e.Violations {
+		for _, p := range []string{"Switch.BufferSize", "Switch.CellSize", "Switch.Mtu", "Switch.Pools", "Switch.PfcEnabled", "Switch.Headroom", "Topology"} {
+			if strings.HasPrefix(v.Attr, p) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func checkTCs(e *Error, attr string, tcs []int) {
