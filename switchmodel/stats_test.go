@@ -3,6 +3,7 @@ package switchmodel
 import (
 	"testing"
 
+	"github.com/tracefabric/tracefabric/switchmodel/config"
 	"github.com/tracefabric/tracefabric/switchmodel/units"
 )
 
@@ -167,4 +168,66 @@ func TestMemberView(t *testing.T) {
 		t.Fatal("view does not follow the set's port order")
 	}
 	s.ports[2].egressTotal, s.ports[0].egressTotal, s.ports[0].paused = 0, 0, 0
+}
+
+// Builder errors name what is wrong; nothing can be added after Start.
+func TestBuilderErrors(t *testing.T) {
+	cfg := defaultSwitch()
+	net := NewNetwork(NewEngine(), Options{})
+	sw, _ := net.AddSwitch("sw", TierRack, &cfg, nil)
+	h, _ := net.AddHost("h")
+	h2, _ := net.AddHost("h2")
+	l := LinkSpec{Speed: 10 * units.Gbps, PropagationDelay: units.Microsecond}
+	if _, _, err := net.Connect(h, sw, LinkSpec{Speed: 0}); err == nil || !contains(err.Error(), "Speed") {
+		t.Fatalf("zero speed: %v", err)
+	}
+	if _, _, err := net.Connect(h, sw, LinkSpec{Speed: 1, PropagationDelay: -1}); err == nil || !contains(err.Error(), "PropagationDelay") {
+		t.Fatalf("negative delay: %v", err)
+	}
+	if _, _, err := net.Connect(sw, sw, l); err == nil {
+		t.Fatal("self link accepted")
+	}
+	if _, _, err := net.Connect(h, sw, l); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := net.Connect(h, h2, l); err == nil || !contains(err.Error(), "host h") {
+		t.Fatalf("second link on a host: %v", err)
+	}
+	if _, err := sw.AddEqualCostSet([]int{3}); err == nil || !contains(err.Error(), "port 3") {
+		t.Fatalf("bad port: %v", err)
+	}
+	if _, err := sw.AddEqualCostSet(nil); err == nil {
+		t.Fatal("empty set accepted")
+	}
+	if err := sw.SetRoute(0, 5); err == nil {
+		t.Fatal("route to a missing set accepted")
+	}
+	if _, err := net.Start(); err == nil || !contains(err.Error(), "h2") {
+		t.Fatalf("host without a link: %v", err)
+	}
+	other := NewNetwork(NewEngine(), Options{})
+	oh, _ := other.AddHost("x")
+	if _, _, err := net.Connect(oh, sw, l); err == nil {
+		t.Fatal("node of another network accepted")
+	}
+	net2 := NewNetwork(NewEngine(), Options{})
+	s2, _ := net2.AddSwitch("s", TierNone, &cfg, nil)
+	if _, err := net2.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := net2.AddHost("late"); err != ErrStarted {
+		t.Fatalf("AddHost after Start: %v", err)
+	}
+	if _, err := net2.Start(); err != ErrStarted {
+		t.Fatal("Start twice")
+	}
+	_ = s2
+	// A BDP-based limit needs the BDP.
+	cfg.EgressLimitMode = config.EgressFixed
+	cfg.EgressQueueLimitBdp = 2
+	net3 := NewNetwork(NewEngine(), Options{})
+	net3.AddSwitch("s3", TierNone, &cfg, nil)
+	if _, err := net3.Start(); err == nil || !contains(err.Error(), "EgressQueueLimitBdp") {
+		t.Fatalf("BDP limit without BDP: %v", err)
+	}
 }
