@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
+	"syscall"
 	"testing"
 
 	"github.com/tracefabric/tracefabric/replay/records"
@@ -231,6 +232,7 @@ func benchLoadAnalyze(b *testing.B, flows, events int) {
 	dir := b.TempDir()
 	writeBenchRun(b, dir, flows, events)
 	b.ReportAllocs()
+	cpu0 := cpuTime()
 	b.ResetTimer()
 	for range b.N {
 		run, err := Load(dir)
@@ -246,6 +248,18 @@ func benchLoadAnalyze(b *testing.B, flows, events int) {
 			b.ReportMetric(float64(s.PFC.PauseIntervals), "intervals")
 		}
 	}
+	b.StopTimer()
+	// CPU time (user+system) per op: the machine is shared, wall time is not ours alone.
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
+}
+
+// cpuTime is the process's user+system CPU time in ns.
+func cpuTime() int64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
 }
 
 // BenchmarkLoadAnalyze: Load + Analyze of a run with N flows and N PFC events.
@@ -260,12 +274,15 @@ func BenchmarkLoadAnalyze(b *testing.B) {
 func BenchmarkCompareBootstrap(b *testing.B) {
 	run := syntheticRun("crc32", 1_000_000, false, 1)
 	b.ReportAllocs()
+	cpu0 := cpuTime()
 	b.ResetTimer()
 	for range b.N {
 		if _, err := Compare([]*Run{run}, Options{Bootstrap: 20, Seed: 1}); err != nil {
 			b.Fatal(err)
 		}
 	}
+	b.StopTimer()
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
 }
 
 // BenchmarkEpisodes: storm episodes of 1M pause intervals.

@@ -3,6 +3,7 @@ package analysis
 import (
 	"cmp"
 	"slices"
+	"sort"
 	"strconv"
 )
 
@@ -144,11 +145,7 @@ func Episodes(intervals []PauseInterval, stormDurationPs int64) []Episode {
 				j++
 			}
 		}
-		if j == 0 {
-			delete(m, k)
-			return nil
-		}
-		m[k] = l[:j]
+		m[k] = l[:j] // kept when empty: its storage serves the next interval
 		return l[:j]
 	}
 	better := func(d int32, h int32, bestD int32, bestH int32) bool {
@@ -329,6 +326,11 @@ func NewVictimCounter(episodes []Episode, intervals []PauseInterval, keep int) *
 			v.byPort[iv.PortClass] = append(v.byPort[iv.PortClass], victimSpan{iv.StartPs, iv.EndPs, int32(e)})
 		}
 	}
+	// One port-class is paused by one interval at a time, so ordered by start its spans
+	// are ordered by end too: Add finds a flow's spans by binary search.
+	for _, spans := range v.byPort {
+		slices.SortFunc(spans, func(a, b victimSpan) int { return cmp.Compare(a.start, b.start) })
+	}
 	return v
 }
 
@@ -339,8 +341,11 @@ func (v *VictimCounter) Add(fl *FlowPath) {
 	}
 	v.hit = v.hit[:0]
 	for _, h := range fl.Hops {
-		for _, s := range v.byPort[PortClass{h.Node, h.Port, fl.TC}] {
-			if fl.FirstPs < s.end && s.start <= fl.LastPs && !slices.Contains(v.hit, s.ep) {
+		spans := v.byPort[PortClass{h.Node, h.Port, fl.TC}]
+		k := sort.Search(len(spans), func(k int) bool { return spans[k].end > fl.FirstPs })
+		for ; k < len(spans) && spans[k].start <= fl.LastPs; k++ {
+			s := spans[k]
+			if fl.FirstPs < s.end && !slices.Contains(v.hit, s.ep) {
 				v.hit = append(v.hit, s.ep)
 			}
 		}
