@@ -72,13 +72,32 @@ func TestWriteBenchmarkFileAtomic(t *testing.T) {
 	if _, err := WriteBenchmarkFile(path, Benchmark{Packets: 0}); err == nil {
 		t.Fatal("0 packets: no error")
 	}
-	ents, _ := os.ReadDir(dir)
-	if len(ents) != 1 {
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
 		t.Fatalf("directory holds %d entries after a failed write, want only b.pcap", len(ents))
 	}
 	data, _ := os.ReadFile(path)
 	if n := len(readTrace(t, data, DefaultSnaplen)); n != 10 {
 		t.Fatalf("%d packets", n)
+	}
+	// Never rename over something that is not a regular file (say /dev/stdout).
+	if _, err := WriteBenchmarkFile(dir, Benchmark{Packets: 1}); err == nil {
+		t.Fatal("writing over a directory: no error")
+	}
+	if _, err := WriteBenchmarkFile(os.DevNull, Benchmark{Packets: 1}); err == nil {
+		t.Fatalf("writing over %s: no error", os.DevNull)
+	}
+	if fi, err := os.Stat(os.DevNull); err != nil || fi.Mode()&os.ModeDevice == 0 {
+		t.Fatalf("%s damaged: %v %v", os.DevNull, fi, err)
+	}
+	link := filepath.Join(dir, "link.pcap") // a symbolic link to a regular file
+	if err := os.Symlink(path, link); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := WriteBenchmarkFile(link, Benchmark{Packets: 1}); err == nil {
+		t.Fatal("writing over a symbolic link: no error")
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("symbolic link replaced: %v %v", fi, err)
 	}
 }
 

@@ -23,8 +23,8 @@ const (
 // Sizes used by the encoder and the scenarios.
 const (
 	// DefaultSnaplen is the number of frame bytes captured per packet: Ethernet (14),
-	// IPv4 (20) and TCP (20) or UDP (8) plus the 12-byte InfiniBand BTH of RoCEv2 all
-	// fit, the payload does not.
+	// IPv4 (20) and TCP (20) or UDP (8) fit, and the first payload bytes (all zero;
+	// where a RoCEv2 packet's 12-byte InfiniBand BTH would be).
 	DefaultSnaplen = 64
 	// MaxLength is the largest IPv4 total length the encoder writes (a 9000-byte jumbo
 	// MTU is the default fabric's).

@@ -98,8 +98,8 @@ func (s *Scenario) Packets(yield func(*Packet) error) (flows int, err error) {
 // Timestamper turns picosecond times into strictly increasing nanosecond timestamps.
 type Timestamper struct {
 	Epoch time.Time
-	last  int64 // nanoseconds since Epoch of the previous packet; -1 before the first
-	init  bool
+	last  int64 // nanoseconds since Epoch of the previous packet
+	init  bool  // a packet has been stamped
 }
 
 // Next returns the timestamp of a packet at t: t rounded up to whole nanoseconds, or
@@ -154,12 +154,18 @@ func (s *Scenario) WritePcap(w io.Writer) (Stats, error) {
 }
 
 // WriteFile writes the scenario to path atomically: to a temporary file in the same
-// directory, renamed over path only when complete.
+// directory, renamed over path only when complete. An existing path must be a
+// regular file. Use WritePcap to write to a stream.
 func (s *Scenario) WriteFile(path string) (Stats, error) {
 	return writeFileAtomic(path, s.WritePcap)
 }
 
 func writeFileAtomic(path string, write func(io.Writer) (Stats, error)) (st Stats, err error) {
+	// The rename replaces the directory entry path names: never let it be a symbolic
+	// link, device, pipe or directory (for example /dev/stdout).
+	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
+		return Stats{}, fmt.Errorf("tracegen: %s is not a regular file (%v); refusing to replace it", path, fi.Mode().Type())
+	}
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return Stats{}, fmt.Errorf("tracegen: %w", err)
