@@ -6,6 +6,7 @@
 //
 //	go run ./testdata/pcaps/generate                 # rewrite the committed traces
 //	go run ./testdata/pcaps/generate -bench 1000000 -o /tmp/bench-1m.pcap
+//	go run ./testdata/pcaps/generate -bench 4000000 -o - | replay inspect /dev/stdin
 //
 // The output is deterministic: the same scenario and seed give the same bytes, and
 // ingest/tracegen's tests fail when a committed file differs from its scenario.
@@ -31,7 +32,7 @@ func main() {
 func run() error {
 	dir := flag.String("dir", filepath.Join("testdata", "pcaps"), "directory of the committed traces")
 	bench := flag.Int("bench", 0, "write one benchmark trace of this many packets to -o instead")
-	out := flag.String("o", "", "output file for -bench")
+	out := flag.String("o", "", "output file for -bench (written atomically; - for stdout)")
 	seed := flag.Uint64("seed", 1, "seed of the -bench trace")
 	flag.Parse()
 	if flag.NArg() > 0 {
@@ -41,7 +42,12 @@ func run() error {
 		if *out == "" {
 			return errors.New("-bench needs -o FILE")
 		}
-		st, err := tracegen.WriteBenchmarkFile(*out, tracegen.Benchmark{Packets: *bench, Seed: *seed})
+		b := tracegen.Benchmark{Packets: *bench, Seed: *seed}
+		if *out == "-" {
+			_, err := tracegen.WriteBenchmark(os.Stdout, b)
+			return err
+		}
+		st, err := tracegen.WriteBenchmarkFile(*out, b)
 		if err != nil {
 			return err
 		}
