@@ -1,9 +1,48 @@
-// Package analysis turns a replay run's records into statistics: drops, PFC pause
-// intervals and storm episodes, ECN marking, one-way delay, ECMP hash imbalance and
-// polarization, and comparisons of several runs of one trace with bootstrap confidence
-// intervals. Nothing here draws; plots and reports build on these results.
+// Package analysis turns a replay run's records into statistics (SPEC 7): drops, PFC
+// pause intervals and storm episodes, ECN marking, one-way delay, ECMP hash imbalance
+// and polarization, and the comparison of several runs of one trace with bootstrap
+// confidence intervals. Nothing here draws: package plots and the analyze command build
+// on these results.
 //
-// Units: times are int64 picoseconds (fields and keys end in _ps / Ps), sizes are bytes,
-// fractions are in [0, 1]. Loads passed to the imbalance functions are bytes or flow
-// counts as documented per function.
+// # Units
+//
+// Times are int64 picoseconds of simulated time (fields and JSON keys end in Ps /
+// _ps), sizes are bytes, fractions are in [0, 1]. Imbalance loads are bytes or flow
+// counts as each function says.
+//
+// # Two layers
+//
+// Pure functions on plain slices and structs, usable without any file:
+//
+//   - Imbalance, SummarizeTier, ImbalanceOf: one equal-cost set's max/mean, CoV
+//     (population std / mean), Jain's index, idle-member fraction and chi-square test
+//     against uniform (gonum distuv.ChiSquared), and per-tier traffic-weighted means,
+//     worst sets and a pooled chi-square test.
+//   - NMI, NMIFromCounts: polarization, I(X;Y) / min(H(X), H(Y)) between the rack's and
+//     the fabric's member choices.
+//   - PauseBuilder, PauseIntervals, PauseStats: pause intervals per paused
+//     (node, port, tc) from PFC events; Episodes, Storms: storm episodes (see Episode
+//     for the exact linking, depth and root rules, with an example); VictimCounter,
+//     Victims: flows that crossed a paused port during an episode.
+//   - DropCounter, TopFlows: drops by reason, node, tier, class and over time, and the
+//     flows with most drops; lossless (headroom) drops apart.
+//   - ECNByQueue, ECNSeries: CE marks per egress queue and over time.
+//   - DelayQuantile, NewDelayCDF: percentiles and CDF from log-bucket histograms.
+//   - Bootstrap, FlowTable.FlowStat: Poisson bootstrap over flows, percentile
+//     intervals, seeded PCG, deterministic for a seed whatever the parallelism.
+//
+// The reading layer: Load (LoadWith for progress) streams a run directory's run.json
+// and record files through package replay/records into a Run, refusing incomplete
+// runs, other schema versions, missing or truncated files and row counts that differ
+// from run.json. Analyze turns a Run into a Summary (the body of summary.json, with a
+// Headline in words, and Tables for tables/*.csv); Compare turns runs of one trace
+// into a Comparison with a confidence interval per method and metric and the best
+// method per metric. FindRuns expands a `replay run --hash all` output directory.
+//
+//	run, err := analysis.Load("out/demo")
+//	...
+//	sum, err := analysis.Analyze(run, analysis.DefaultOptions())
+//	...
+//	fmt.Println(strings.Join(sum.Headline, "\n"))
+//	err = analysis.WriteTables("report/tables", sum.Tables())
 package analysis

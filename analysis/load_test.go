@@ -373,3 +373,24 @@ func TestLoadBadInput(t *testing.T) {
 		})
 	}
 }
+
+func TestFindRuns(t *testing.T) {
+	one := writeFixture(t, fixture{complete: true})
+	if got, err := FindRuns(one); err != nil || len(got) != 1 || got[0] != one {
+		t.Errorf("FindRuns(run) = %v, %v", got, err)
+	}
+	all := t.TempDir()
+	for _, m := range []string{"xor16", "crc32"} {
+		if err := os.Rename(writeFixture(t, fixture{complete: true}), filepath.Join(all, m)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.Mkdir(filepath.Join(all, ".tmp-partial"), 0o755)
+	got, err := FindRuns(all)
+	if err != nil || len(got) != 2 || filepath.Base(got[0]) != "crc32" || filepath.Base(got[1]) != "xor16" {
+		t.Errorf("FindRuns(--hash all dir) = %v, %v", got, err)
+	}
+	if _, err := FindRuns(t.TempDir()); !errors.Is(err, ErrNoRuns) {
+		t.Errorf("empty dir: %v", err)
+	}
+}

@@ -1,0 +1,52 @@
+package analysis_test
+
+import (
+	"fmt"
+
+	"github.com/tracefabric/tracefabric/analysis"
+)
+
+// One equal-cost set of four members: one member carries half the flows.
+func ExampleImbalance() {
+	b := analysis.Imbalance([]float64{20, 10, 10, 0})
+	fmt.Printf("max/mean %.2f  CoV %.3f  Jain %.3f  idle %.2f  chi2 %.1f  p %.4f\n",
+		b.MaxMean, b.CoV, b.Jain, b.IdleFraction, b.Chi2, b.Chi2P)
+	// Output:
+	// max/mean 2.00  CoV 0.707  Jain 0.667  idle 0.25  chi2 20.0  p 0.0002
+}
+
+// The rack's choice determines the fabric's: fully polarized.
+func ExampleNMI() {
+	rack := []int{0, 1, 2, 3, 0, 1, 2, 3}
+	fabric := []int{0, 1, 2, 3, 0, 1, 2, 3}
+	fmt.Printf("%.2f\n", analysis.NMI(rack, fabric).NMI)
+	// Output:
+	// 1.00
+}
+
+// A rack pauses a fabric switch, which, paused, pauses a spine: a storm of depth 2.
+func ExampleEpisodes() {
+	events := []analysis.PFCEvent{
+		{TimePs: 0, Node: "fabric-p0-f0", Port: 0, Peer: "rack-p0-r0", TC: 3, Kind: analysis.RxPause, Quanta: 65535},
+		{TimePs: 1_000_000, Node: "spine-s0-0", Port: 0, Peer: "fabric-p0-f0", TC: 3, Kind: analysis.RxPause, Quanta: 65535},
+		{TimePs: 5_000_000, Node: "spine-s0-0", Port: 0, Peer: "fabric-p0-f0", TC: 3, Kind: analysis.RxResume},
+		{TimePs: 8_000_000, Node: "fabric-p0-f0", Port: 0, Peer: "rack-p0-r0", TC: 3, Kind: analysis.RxResume},
+	}
+	intervals, err := analysis.PauseIntervals(events, 10_000_000)
+	if err != nil {
+		panic(err)
+	}
+	for _, e := range analysis.Episodes(intervals, analysis.DefaultStormDurationPs) {
+		fmt.Printf("start %d ps, %d ps, %d ports, depth %d, root %s, storm %v\n", e.StartPs, e.DurationPs, e.Ports, e.Depth, e.Root, e.Storm)
+	}
+	// Output:
+	// start 0 ps, 8000000 ps, 2 ports, depth 2, root rack-p0-r0, storm true
+}
+
+// The p99 of a delay histogram, interpolated inside its bucket.
+func ExampleDelayQuantile() {
+	buckets := []analysis.DelayBucket{{LoPs: 0, HiPs: 1000, Packets: 90}, {LoPs: 1000, HiPs: 2000, Packets: 10}}
+	fmt.Println(analysis.DelayQuantile(buckets, 0.99))
+	// Output:
+	// 1900
+}
