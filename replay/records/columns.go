@@ -364,10 +364,12 @@ func stringArray(values []string) arrow.Array {
 	return s.build()
 }
 
-// stringsBuf is a growable utf8 column: offsets and bytes.
+// stringsBuf is a utf8 column: growable offsets and bytes for writing, the batch's
+// array for reading. The string codecs embed it.
 type stringsBuf struct {
 	offsets []int32 // len = values + 1 once the first value is ended
 	data    []byte
+	a       *array.String
 }
 
 // end closes the value appended to data since the previous end.
@@ -385,14 +387,19 @@ func (s *stringsBuf) build() arrow.Array {
 	return newArray(arrow.BinaryTypes.String, len(s.offsets)-1, 0, nil, arrow.GetBytes(s.offsets), s.data)
 }
 
-func (s *stringsBuf) reset() { s.offsets, s.data = s.offsets[:0], s.data[:0] }
+func (s *stringsBuf) reset()   { s.offsets, s.data = s.offsets[:0], s.data[:0] }
+func (s *stringsBuf) release() {}
+
+func (s *stringsBuf) load(a arrow.Array) error {
+	s.a = a.(*array.String)
+	return nil
+}
 
 // ---- IPv4 addresses as dotted quads ----
 
 type ipv4Codec[R any] struct {
 	f func(*R) *[4]byte
 	stringsBuf
-	a *array.String
 }
 
 func ipv4Column[R any](name string, f func(*R) *[4]byte) column[R] {
@@ -419,13 +426,6 @@ func (c *ipv4Codec[R]) put(r *R) {
 	c.end()
 }
 
-func (c *ipv4Codec[R]) release() {}
-
-func (c *ipv4Codec[R]) load(a arrow.Array) error {
-	c.a = a.(*array.String)
-	return nil
-}
-
 func (c *ipv4Codec[R]) get(i int, r *R) error {
 	s := c.a.Value(i)
 	addr, err := netip.ParseAddr(s)
@@ -445,7 +445,6 @@ type pathCodec[R any] struct {
 	f func(*R) *[]int32
 	e *env
 	stringsBuf
-	a *array.String
 }
 
 func pathColumn[R any](name string, f func(*R) *[]int32) column[R] {
@@ -477,24 +476,18 @@ func (c *pathCodec[R]) put(r *R) {
 	c.end()
 }
 
-func (c *pathCodec[R]) release() {}
-
-func (c *pathCodec[R]) load(a arrow.Array) error {
-	c.a = a.(*array.String)
-	return nil
-}
-
 func (c *pathCodec[R]) get(i int, r *R) error {
 	p := (*c.f(r))[:0]
-	defer func() { *c.f(r) = p }()
-	for s, more := c.a.Value(i), true; more; {
+	var err error
+	for s, more := c.a.Value(i), true; more && err == nil; {
 		var name string
 		name, s, more = strings.Cut(s, PathSeparator)
 		n, ok := c.e.nodeIndex[name]
 		if !ok {
-			return fmt.Errorf("path %q names an unknown node %q", c.a.Value(i), name)
+			err = fmt.Errorf("path %q names an unknown node %q", c.a.Value(i), name)
 		}
 		p = append(p, n)
 	}
-	return nil
+	*c.f(r) = p
+	return err
 }

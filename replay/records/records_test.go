@@ -109,24 +109,33 @@ type fileCase[R any] struct {
 // write writes rows gen(0..n-1) with the given batch size and returns the file's path.
 func (fc fileCase[R]) write(t testing.TB, dir string, n, batch int) string {
 	t.Helper()
+	path, err := fc.tryWrite(dir, n, batch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// tryWrite is write for any goroutine.
+func (fc fileCase[R]) tryWrite(dir string, n, batch int) (string, error) {
 	path := filepath.Join(dir, fc.name)
 	w, err := fc.create(path, testNodes, WithBatchRows(batch))
 	if err != nil {
-		t.Fatal(err)
+		return "", err
 	}
 	for i := range n {
 		r := fc.gen(i)
 		if err := w.Append(&r); err != nil {
-			t.Fatalf("append row %d: %v", i, err)
+			return "", fmt.Errorf("append row %d: %w", i, err)
 		}
 	}
 	if err := w.Close(); err != nil {
-		t.Fatal(err)
+		return "", err
 	}
 	if w.Rows() != int64(n) {
-		t.Fatalf("Rows() = %d, want %d", w.Rows(), n)
+		return "", fmt.Errorf("Rows() = %d, want %d", w.Rows(), n)
 	}
-	return path
+	return path, nil
 }
 
 func (fc fileCase[R]) roundTrip(t *testing.T) {
@@ -184,6 +193,7 @@ type anyCase struct {
 	name      string
 	roundTrip func(*testing.T)
 	write     func(t testing.TB, dir string, n, batch int) string
+	tryWrite  func(dir string, n, batch int) (string, error)
 }
 
 func cases() []anyCase {
@@ -199,7 +209,7 @@ func cases() []anyCase {
 	}
 }
 
-func mk[R any](fc fileCase[R]) anyCase { return anyCase{fc.name, fc.roundTrip, fc.write} }
+func mk[R any](fc fileCase[R]) anyCase { return anyCase{fc.name, fc.roundTrip, fc.write, fc.tryWrite} }
 
 func TestRoundTrip(t *testing.T) {
 	for _, c := range cases() {
@@ -530,5 +540,62 @@ func TestCorruptBatch(t *testing.T) {
 	t.Logf("%d of the corrupted files gave an error", errs)
 	if errs == 0 {
 		t.Error("no corruption detected at all")
+	}
+}
+
+// TestWriteErrorSticky: an I/O error while writing a batch is returned by that
+// Append, every later one and Close, naming the file.
+func TestWriteErrorSticky(t *testing.T) {
+	path := filepath.Join(t.TempDir(), PFCFile)
+	w, err := NewPFCWriter(path, testNodes, WithBatchRows(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.f.Close() // the disk goes away
+	r := genPFC(0)
+	if err := w.Append(&r); err != nil {
+		t.Fatalf("first row (buffered): %v", err)
+	}
+	err = w.Append(&r) // fills the batch: written now
+	if err == nil || !strings.Contains(err.Error(), path) {
+		t.Fatalf("write to a closed file: %v, want an error naming %s", err, path)
+	}
+	if err2 := w.Append(&r); err2 != err {
+		t.Errorf("later Append: %v, want the same error", err2)
+	}
+	if err3 := w.Close(); err3 == nil {
+		t.Error("Close after a write error returned nil")
+	}
+}
+
+// TestConcurrentWriters: writers in parallel goroutines (replay --hash all) share no
+// mutable state: they produce the same bytes as a lone writer (run with -race).
+func TestConcurrentWriters(t *testing.T) {
+	c := mk(fileCase[PacketRow]{PacketsFile, NewPacketsWriter, OpenPackets, genPacket})
+	want, err := os.ReadFile(c.write(t, t.TempDir(), 700, 64))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs := []string{t.TempDir(), t.TempDir(), t.TempDir(), t.TempDir()}
+	type result struct {
+		path string
+		err  error
+	}
+	done := make(chan result)
+	for _, d := range dirs {
+		go func() {
+			p, err := c.tryWrite(d, 700, 64)
+			done <- result{p, err}
+		}()
+	}
+	for range dirs {
+		r := <-done
+		if r.err != nil {
+			t.Error(r.err)
+			continue
+		}
+		if got, err := os.ReadFile(r.path); err != nil || !bytes.Equal(got, want) {
+			t.Errorf("concurrent writer's file differs (%v)", err)
+		}
 	}
 }
