@@ -310,7 +310,11 @@ func (l *loader) pfc(path string) error {
 		if err != nil {
 			return err
 		}
-		return b.Add(PFCEvent{TimePs: r.TimePs, Node: l.names[n], Port: r.Port, Peer: l.names[p], TC: r.TC, Kind: PFCEventKind(r.Event), Quanta: r.Quanta})
+		kind, err := pfcKind(r.Event)
+		if err != nil {
+			return err
+		}
+		return b.Add(PFCEvent{TimePs: r.TimePs, Node: l.names[n], Port: r.Port, Peer: l.names[p], TC: r.TC, Kind: kind, Quanta: r.Quanta})
 	})
 	if err != nil {
 		return err
@@ -329,6 +333,11 @@ func (l *loader) pfc(path string) error {
 	l.run.Episodes = Episodes(ivs, DefaultStormDurationPs)
 	l.episodes = len(l.run.Episodes) > 0
 	return nil
+}
+
+// pfcKind maps the records' event enumeration to PFCEventKind by name.
+func pfcKind(e records.PFCEvent) (PFCEventKind, error) {
+	return ParsePFCEventKind(e.String())
 }
 
 func (l *loader) drops(path string) error {
@@ -403,7 +412,10 @@ func (l *loader) flows(path string) error {
 				return fmt.Errorf("flow %d: %w", r.FlowID, err)
 			}
 			f.RackCell = c
-			fab := l.members[[3]int32{rack, l.run.Flows.Sets[l.setOf[rack]].setIndex(), r.RackMember}].peer
+			fab, ok := l.memberPeer(rack, r.RackMember)
+			if !ok {
+				return fmt.Errorf("flow %d: %s has no member %d in loadbalance.arrow", r.FlowID, l.names[rack], r.RackMember)
+			}
 			pathNodes[np] = fab
 			np++
 			if r.FabricMember >= 0 {
@@ -413,10 +425,15 @@ func (l *loader) flows(path string) error {
 				}
 				f.FabricCell = c
 				if l.episodes {
-					spine := l.members[[3]int32{fab, l.run.Flows.Sets[l.setOf[fab]].setIndex(), r.FabricMember}].peer
+					spine, ok := l.memberPeer(fab, r.FabricMember)
+					if !ok {
+						return fmt.Errorf("flow %d: %s has no member %d in loadbalance.arrow", r.FlowID, l.names[fab], r.FabricMember)
+					}
 					pathNodes[np] = spine
 					np++
-					dstRack := l.hostUp[dst].peer
+					dstUp, ok := l.hostUp[dst]
+					resolved = resolved && ok
+					dstRack := dstUp.peer
 					down := int32(-1)
 					for _, nb := range l.neigh[spine] {
 						if _, ok := l.adj[[2]int32{nb, dstRack}]; ok {
@@ -432,7 +449,9 @@ func (l *loader) flows(path string) error {
 				}
 			}
 			if l.episodes {
-				pathNodes[np] = l.hostUp[dst].peer
+				dstUp, ok := l.hostUp[dst]
+				resolved = resolved && ok
+				pathNodes[np] = dstUp.peer
 				np++
 			}
 		}
@@ -482,8 +501,15 @@ func (l *loader) flows(path string) error {
 	return nil
 }
 
-// setIndex is the set number of a table set.
-func (d SetDef) setIndex() int32 { return int32(d.Set) }
+// memberPeer returns the node that member m of switch sw's table set leads to.
+func (l *loader) memberPeer(sw, m int32) (int32, bool) {
+	si, ok := l.setOf[sw]
+	if !ok {
+		return 0, false
+	}
+	ref, ok := l.members[[3]int32{sw, int32(l.run.Flows.Sets[si].Set), m}]
+	return ref.peer, ok
+}
 
 func (l *loader) delay(path string) error {
 	by := map[uint8][]DelayBucket{}

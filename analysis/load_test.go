@@ -353,6 +353,11 @@ func TestLoadBadInput(t *testing.T) {
 		}, records.ErrNotRecordFile, "flows.arrow"},
 		{"incomplete-run", fixture{}, nil, records.ErrIncomplete, "complete"},
 		{"no-run-json", fixture{complete: true}, func(dir string) { os.Remove(filepath.Join(dir, records.RunFile)) }, os.ErrNotExist, "run.json"},
+		{"other-schema-version", fixture{complete: true}, func(dir string) {
+			p := filepath.Join(dir, records.RunFile)
+			b, _ := os.ReadFile(p)
+			os.WriteFile(p, []byte(strings.Replace(string(b), `"schema_version": 1`, `"schema_version": 2`, 1)), 0o644)
+		}, records.ErrSchemaVersion, "schema_version 2"},
 		{"row-count-mismatch", fixture{complete: true, lieRows: true}, nil, ErrRecordsMismatch, "flows.arrow has 2 rows, run.json lists 3"},
 		{"packets-listed-but-missing", fixture{complete: true, packets: true}, func(dir string) { os.Remove(filepath.Join(dir, records.PacketsFile)) }, os.ErrNotExist, "packets.arrow"},
 		{"wrong-file-kind", fixture{complete: true}, func(dir string) {
@@ -392,5 +397,14 @@ func TestFindRuns(t *testing.T) {
 	}
 	if _, err := FindRuns(t.TempDir()); !errors.Is(err, ErrNoRuns) {
 		t.Errorf("empty dir: %v", err)
+	}
+}
+
+func TestPFCKindNames(t *testing.T) {
+	for e := records.PFCEvent(0); e < records.NumPFCEvents; e++ {
+		k, err := pfcKind(e)
+		if err != nil || k.String() != e.String() {
+			t.Errorf("records event %v -> %v, %v", e, k, err)
+		}
 	}
 }
