@@ -66,6 +66,9 @@ func LoadWith(runDir string, progress func(stage string, done, total int)) (*Run
 			if s.optional && !listed && errors.Is(err, os.ErrNotExist) {
 				continue
 			}
+			if errors.Is(err, os.ErrNotExist) {
+				return nil, fmt.Errorf("analysis: run %s: record file %s is missing: %w", runDir, s.file, err)
+			}
 			return nil, fmt.Errorf("analysis: run %s: record file %s: %w", runDir, s.file, err)
 		}
 		if err := s.read(path); err != nil {

@@ -372,6 +372,7 @@ func TestLoadBadInput(t *testing.T) {
 				c.spoil(dir)
 			}
 			_, err := Load(dir)
+			t.Log(err)
 			if !errors.Is(err, c.is) || !strings.Contains(err.Error(), c.says) {
 				t.Errorf("err = %v, want %v naming %q", err, c.is, c.says)
 			}
