@@ -2,6 +2,7 @@ package ecmp
 
 import (
 	"fmt"
+	"math/bits"
 
 	"github.com/tracefabric/tracefabric/switchmodel/units"
 )
@@ -50,10 +51,11 @@ type flowState struct {
 }
 
 type setInfo struct {
-	n     int // members
-	rec   int // offset in Balancer.records
-	table int // offset in Balancer.table (hashed flow table)
-	words int // bitset words per flow
+	m     uint64 // fastmod multiplier of n
+	n     int    // members
+	rec   int    // offset in Balancer.records
+	table int    // offset in Balancer.table (hashed flow table)
+	words int    // bitset words per flow
 }
 
 // Balancer selects equal-cost members for one switch and keeps its load balancing
@@ -66,6 +68,7 @@ type Balancer struct {
 	exact   bool
 	// wideHash: the method's hash has 32 good bits and also indexes the flows.
 	wideHash bool
+	tableM   uint64 // fastmod multiplier of FlowTableSize
 	sets     []setInfo
 	records  []Record
 	table    []entry // FlowTableSize entries per set when hashed
@@ -87,6 +90,22 @@ func (b *Balancer) indexHash(h uint32, set int, key *Key) uint32 {
 		h = methodTable[CRC32].hash(0, key)
 	}
 	return h ^ uint32(set)*0x9E3779B1
+}
+
+// fastmodM returns the multiplier for fastmod by d: floor((2^64-1)/d) + 1 (0 for
+// d <= 1, which makes fastmod return 0).
+func fastmodM(d uint32) uint64 {
+	if d <= 1 {
+		return 0
+	}
+	return ^uint64(0)/uint64(d) + 1
+}
+
+// fastmod returns a mod d without a division (Lemire, Kaser, Kurz, "Faster
+// remainder by direct computation", 2019; exact for all 32-bit a and d).
+func fastmod(a uint32, m uint64, d uint32) uint32 {
+	hi, _ := bits.Mul64(m*uint64(a), uint64(d))
+	return uint32(hi)
 }
 
 // slot maps an index hash to a starting slot (Fibonacci hashing: the top bits of the
@@ -120,6 +139,7 @@ func NewBalancer(cfg Config) (*Balancer, error) {
 		flowlet:  cfg.LoadBalancing == Flowlet,
 		exact:    cfg.FlowTableSize == 0,
 		wideHash: cfg.Method == CRC32 || cfg.Method == CRC32WithSalt || cfg.Method == Toeplitz,
+		tableM:   fastmodM(uint32(cfg.FlowTableSize)),
 		index:    make([]int32, 1<<initialIndexBits),
 		shift:    32 - initialIndexBits,
 	}, nil
@@ -136,7 +156,7 @@ func (b *Balancer) AddSet(members int) (set int) {
 		panic(fmt.Sprintf("ecmp: AddSet(%d): an equal-cost set needs at least one member", members))
 	}
 	set = len(b.sets)
-	s := setInfo{n: members, rec: len(b.records), table: len(b.table), words: (members + 63) / 64}
+	s := setInfo{m: fastmodM(uint32(members)), n: members, rec: len(b.records), table: len(b.table), words: (members + 63) / 64}
 	for m := range members {
 		b.records = append(b.records, Record{Set: set, Member: m})
 	}
@@ -167,8 +187,7 @@ func (b *Balancer) HashOf(key *Key) uint32 { return b.tab.hash(b.c, key) }
 func (b *Balancer) Select(now units.Time, set int, key *Key, tc uint8, bytes int, view MemberView) (member int) {
 	s := &b.sets[set]
 	h := b.tab.hash(b.c, key)
-	n := uint32(s.n)
-	base := int(h % n)
+	base := int(fastmod(h, s.m, uint32(s.n)))
 
 	f := &b.flows[b.lookup(b.indexHash(h, set, key), set, key, s.words)]
 
@@ -177,7 +196,7 @@ func (b *Balancer) Select(now units.Time, set int, key *Key, tc uint8, bytes int
 	if b.flowlet {
 		e := &f.entry
 		if !b.exact {
-			e = &b.table[s.table+int(h%uint32(b.cfg.FlowTableSize))]
+			e = &b.table[s.table+int(fastmod(h, b.tableM, uint32(b.cfg.FlowTableSize)))]
 		}
 		if !e.valid || now-e.last >= b.cfg.Gap {
 			cur := -1

@@ -663,3 +663,21 @@ func TestFlowIndexGrowth(t *testing.T) {
 		}
 	}
 }
+
+func TestFastmod(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 4))
+	ds := []uint32{1, 2, 3, 4, 5, 7, 16, 63, 64, 65, 1000, 4096, 65535, 65536, 1<<24 + 1, 1<<31 - 1, 1 << 31, 0xFFFFFFFF}
+	as := []uint32{0, 1, 2, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFE, 0xFFFFFFFF}
+	for range 200 {
+		ds = append(ds, 1+r.Uint32N(0xFFFFFFFE))
+		as = append(as, r.Uint32())
+	}
+	for _, d := range ds {
+		m := fastmodM(d)
+		for _, a := range as {
+			if got := fastmod(a, m, d); got != a%d {
+				t.Fatalf("fastmod(%d, %d) = %d, want %d", a, d, got, a%d)
+			}
+		}
+	}
+}
