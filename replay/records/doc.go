@@ -61,8 +61,11 @@
 //	err = drops.Close()                       // footer; drops.Rows() for run.json's records
 //	err = out.Commit(&run)                    // run.json complete=true, rename into place
 //
-// Writers buffer DefaultBatchRows rows (WithBatchRows) per record batch, so memory
-// stays bounded however long the run. The same rows give the same bytes.
+// NewWriterSet creates all the writers of a run in one call and its Close returns
+// the row counts for Run.Records. DelayHistogram accumulates delays into the buckets
+// of delay.arrow. Writers buffer DefaultBatchRows rows (WithBatchRows) per record
+// batch, so memory stays bounded however long the run. The same rows give the same
+// bytes, and writers share no mutable state (replay --hash all runs several at once).
 //
 // # Reading
 //

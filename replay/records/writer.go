@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/apache/arrow/go/v17/arrow"
@@ -136,7 +137,8 @@ func newWriter[R any](t *table[R], path string, d Dictionaries, opts []Option) (
 		return nil, fmt.Errorf("records: %s: %w", t.name, err)
 	}
 	w := &Writer[R]{path: path, f: f, schema: t.schema(), batch: o.batchRows}
-	w.env = env{nodes: d.Nodes, nodeDict: stringArray(d.Nodes)}
+	nodes := slices.Clone(d.Nodes) // the caller may reuse its slice
+	w.env = env{nodes: nodes, nodeDict: stringArray(nodes)}
 	w.w, err = ipc.NewFileWriter(f, ipc.WithSchema(w.schema))
 	if err != nil {
 		f.Close()
