@@ -312,25 +312,16 @@ func busiest(series []BufferSeries, k int) []BufferSeries {
 }
 
 // Polarization returns the NMI of the flows' rack and fabric member choices (flows that
-// crossed both tiers).
+// crossed both tiers), pooled and per source rack.
 func (ft *FlowTable) Polarization() Polarization {
-	nx, ny := 0, 0
-	for _, f := range ft.Flows {
-		if f.RackMember >= 0 && f.FabricMember >= 0 {
-			nx = max(nx, int(f.RackMember)+1)
-			ny = max(ny, int(f.FabricMember)+1)
+	l := ft.polLayout()
+	counts := make([]float64, l.groups*l.nx*l.ny)
+	for _, c := range l.cell {
+		if c >= 0 {
+			counts[c]++
 		}
 	}
-	if nx == 0 || ny == 0 {
-		return Polarization{}
-	}
-	counts := make([]float64, nx*ny)
-	for _, f := range ft.Flows {
-		if f.RackMember >= 0 && f.FabricMember >= 0 {
-			counts[int(f.RackMember)*ny+int(f.FabricMember)]++
-		}
-	}
-	return NMIFromCounts(counts, nx, ny, nil)
+	return polarizationFrom(counts, l.groups, l.nx, l.ny, make([]float64, l.nx*l.ny), nil)
 }
 
 // crossCheck compares the records with run.json and says where they disagree.
@@ -416,7 +407,7 @@ func headline(s *Summary) []string {
 		}
 	}
 	if pol := s.Polarization; pol.Flows > 0 {
-		h = append(h, fmt.Sprintf("Polarization between rack and fabric choices: NMI %.3f over %s flows (%s).", pol.NMI, count(int64(pol.Flows)), polWord(pol.NMI)))
+		h = append(h, fmt.Sprintf("Polarization between rack and fabric choices: NMI %.3f over %s flows (%s); within each source rack %.3f.", pol.NMI, count(int64(pol.Flows)), polWord(pol.NMI), pol.NMIByRack))
 	}
 	if s.ECN.Marked == 0 && s.ECN.DeliveredCE == 0 {
 		h = append(h, "No packets were ECN-marked.")

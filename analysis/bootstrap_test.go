@@ -141,7 +141,9 @@ func TestFlowStatPoint(t *testing.T) {
 	// Packets by delay: 10@1000, 10@2000, 9@3000, 10@4000, 8@5000 (47); rank 0.99*47
 	// = 46.53 falls on the last flow.
 	want := map[string]float64{
-		"polarization.nmi": pol.NMI, "drops.total": 3, "delay.flow_p99_ps": 5000,
+		// rack 0: (0,0) (1,1) (0,0) identical, NMI 1; rack 1: (1,1) (1,0) constant rack
+		// choice, NMI 0: weighted (3*1 + 2*0) / 5.
+		"polarization.nmi": pol.NMI, "polarization.nmi_by_rack": 0.6, "drops.total": 3, "delay.flow_p99_ps": 5000,
 	}
 	for _, tier := range tiers {
 		ti := ref.Tiers[tier]

@@ -13,13 +13,14 @@ var ErrNotComparable = errors.New("analysis: runs are not comparable")
 // Metric names of a comparison (besides "imbalance.tiers.<tier>.<metric>" for each
 // tier and TierMetricNames), with the summary key they correspond to.
 const (
-	MetricNMI          = "polarization.nmi"  // NMI of rack vs fabric member choices (CI)
-	MetricDrops        = "drops.total"       // dropped packets, from flow rows (CI)
-	MetricLossless     = "drops.lossless"    // headroom drops (no CI: not per flow)
-	MetricPausedPs     = "pfc.paused_ps"     // total pause time, ps (no CI: not per flow)
-	MetricStorms       = "pfc.storms"        // number of storm episodes (no CI)
-	MetricP99DelayPs   = "delay.p99_ps"      // packet p99 from delay.arrow, ps (no CI)
-	MetricFlowP99Delay = "delay.flow_p99_ps" // p99 of flow mean delays per packet, ps (CI)
+	MetricNMI          = "polarization.nmi"         // NMI of rack vs fabric member choices (CI)
+	MetricNMIByRack    = "polarization.nmi_by_rack" // the same within each source rack (CI)
+	MetricDrops        = "drops.total"              // dropped packets, from flow rows (CI)
+	MetricLossless     = "drops.lossless"           // headroom drops (no CI: not per flow)
+	MetricPausedPs     = "pfc.paused_ps"            // total pause time, ps (no CI: not per flow)
+	MetricStorms       = "pfc.storms"               // number of storm episodes (no CI)
+	MetricP99DelayPs   = "delay.p99_ps"             // packet p99 from delay.arrow, ps (no CI)
+	MetricFlowP99Delay = "delay.flow_p99_ps"        // p99 of flow mean delays per packet, ps (CI)
 )
 
 // HigherIsBetter reports whether a larger value of the metric is better: Jain's index

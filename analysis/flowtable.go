@@ -80,7 +80,7 @@ var TierMetricNames = []string{"max_mean", "cov", "jain", "chi2_p", "idle_fracti
 
 // FlowStatNames names the values FlowStat computes for the given tiers:
 // "<tier>.<metric>" for each tier and TierMetricNames, then "polarization.nmi",
-// "drops.total" and "delay.flow_p99_ps".
+// "polarization.nmi_by_rack", "drops.total" and "delay.flow_p99_ps".
 func FlowStatNames(tiers []string) []string {
 	var n []string
 	for _, t := range tiers {
@@ -88,7 +88,7 @@ func FlowStatNames(tiers []string) []string {
 			n = append(n, t+"."+m)
 		}
 	}
-	return append(n, "polarization.nmi", "drops.total", "delay.flow_p99_ps")
+	return append(n, "polarization.nmi", "polarization.nmi_by_rack", "drops.total", "delay.flow_p99_ps")
 }
 
 // FlowStat returns the statistic a comparison bootstraps, for use with Bootstrap.Run:
@@ -97,7 +97,8 @@ func FlowStatNames(tiers []string) []string {
 //   - per tier, from the member loads summed over the weighted flows: the bytes-based
 //     traffic-weighted max/mean, CoV, Jain and idle fraction and the pooled
 //     flow-count chi-square p-value (TierImbalance's headline numbers);
-//   - polarization.nmi: NMI of (RackMember, FabricMember) over flows with both;
+//   - polarization.nmi and nmi_by_rack: NMI of (RackMember, FabricMember) over flows
+//     with both, pooled and per source rack (see Polarization);
 //   - drops.total: the weighted sum of Dropped;
 //   - delay.flow_p99_ps: the 99th percentile over delivered packets of their flow's
 //     mean delay (each flow counts Delivered times; stat.Quantile, Empirical). Flow
@@ -108,11 +109,6 @@ func FlowStatNames(tiers []string) []string {
 // Each returned function owns its scratch space.
 func (ft *FlowTable) FlowStat(tiers []string) func() func(w, out []float64) {
 	cells := ft.cells()
-	nx, ny := 0, 0
-	for _, f := range ft.Flows {
-		nx = max(nx, int(f.RackMember)+1)
-		ny = max(ny, int(f.FabricMember)+1)
-	}
 	tierIdx := map[string]int{}
 	for i, t := range tiers {
 		tierIdx[t] = i
@@ -138,20 +134,14 @@ func (ft *FlowTable) FlowStat(tiers []string) func() func(w, out []float64) {
 		}
 		return cmp.Compare(a, b)
 	})
-	// The contingency cell of each flow for polarization, -1 when it lacks a tier.
-	contCell := make([]int32, len(ft.Flows))
-	for i, f := range ft.Flows {
-		contCell[i] = -1
-		if f.RackMember >= 0 && f.FabricMember >= 0 {
-			contCell[i] = f.RackMember*int32(ny) + f.FabricMember
-		}
-	}
-	dim := len(tiers)*len(TierMetricNames) + 3
+	pol := ft.polLayout()
+	dim := len(tiers)*len(TierMetricNames) + 4
 	return func() func(w, out []float64) {
 		bytes := make([]float64, cells)
 		flows := make([]float64, cells)
-		cont := make([]float64, nx*ny)
-		scratch := make([]float64, nx+ny+nx*ny)
+		cont := make([]float64, pol.groups*pol.nx*pol.ny)
+		pooled := make([]float64, pol.nx*pol.ny)
+		scratch := make([]float64, pol.nx+pol.ny+pol.nx*pol.ny)
 		bb := make([][]Balance, len(tiers))
 		fb := make([][]Balance, len(tiers))
 		return func(w, out []float64) {
@@ -176,7 +166,7 @@ func (ft *FlowTable) FlowStat(tiers []string) func() func(w, out []float64) {
 					bytes[c] += wi * f.Bytes
 					flows[c] += wi
 				}
-				if c := contCell[i]; c >= 0 {
+				if c := pol.cell[i]; c >= 0 {
 					cont[c] += wi
 				}
 				drops += wi * f.Dropped
@@ -202,12 +192,10 @@ func (ft *FlowTable) FlowStat(tiers []string) func() func(w, out []float64) {
 				out[k], out[k+1], out[k+2], out[k+3], out[k+4] = b.MaxMean, b.CoV, b.Jain, f.Chi2P, b.IdleFraction
 				k += 5
 			}
-			out[k] = 0
-			if nx > 0 && ny > 0 {
-				out[k] = NMIFromCounts(cont, nx, ny, scratch).NMI
-			}
-			out[k+1] = drops
-			out[k+2] = tailQuantile(0.99, delayed, ft.Flows, w, delivered)
+			p := polarizationFrom(cont, pol.groups, pol.nx, pol.ny, pooled, scratch)
+			out[k], out[k+1] = p.NMI, p.NMIByRack
+			out[k+2] = drops
+			out[k+3] = tailQuantile(0.99, delayed, ft.Flows, w, delivered)
 		}
 	}
 }

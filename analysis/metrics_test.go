@@ -132,3 +132,24 @@ func TestNMI(t *testing.T) {
 		})
 	}
 }
+
+// The fabric member is the rack member XOR a per-rack constant (what an affine hash
+// with per-switch salts does): pooled over racks the choices look independent, within
+// each rack they are fully determined.
+func TestPolarizationByRack(t *testing.T) {
+	ft := &FlowTable{}
+	for r := 0; r < 4; r++ {
+		ft.Sets = append(ft.Sets, SetDef{Node: "rack-" + itoa1(r), Tier: "rack", Members: 4, Offset: 4 * r})
+	}
+	for r := 0; r < 4; r++ {
+		for x := 0; x < 4; x++ {
+			for k := 0; k < 5; k++ {
+				ft.Flows = append(ft.Flows, FlowSample{RackCell: int32(4*r + x), FabricCell: -1, RackMember: int32(x), FabricMember: int32(x ^ r)})
+			}
+		}
+	}
+	p := ft.Polarization()
+	if !near(p.NMI, 0) || !near(p.NMIByRack, 1) || p.Racks != 4 || p.Flows != 80 {
+		t.Errorf("polarization %+v, want pooled 0 and by rack 1", p)
+	}
+}
