@@ -18,7 +18,10 @@ const DefaultMaxPools = 8
 // maxLinePoints bounds the points drawn per line; longer series are reduced to
 // the minimum and maximum of each of maxLinePoints/2 time buckets, which keeps
 // every peak and keeps the SVG small.
-const maxLinePoints = 4000
+const maxLinePoints = 1200
+
+// lineChunk is the number of segments stroked as one path.
+const lineChunk = 64
 
 // PoolOccupancy is the buffer occupancy of switch pools over time.
 type PoolOccupancy struct {
@@ -103,14 +106,23 @@ func BufferOccupancy(b PoolOccupancy, o Options) (*Figure, error) {
 			pts[k].X /= tdiv
 			pts[k].Y /= bdiv
 		}
-		l, err := plotter.NewLine(pts)
-		if err != nil {
-			return nil, fmt.Errorf("plots: %s: pool %s: %w", NameBufferOccupancy, s.label, err)
+		// Stroked in short pieces: one long zigzag path is quadratic in the PNG
+		// rasterizer (freetype's cell search), pieces of 64 points are not.
+		var first *plotter.Line
+		for a := 0; a < len(pts)-1 || a == 0; a += lineChunk {
+			l, err := plotter.NewLine(pts[a:min(len(pts), a+lineChunk+1)])
+			if err != nil {
+				return nil, fmt.Errorf("plots: %s: pool %s: %w", NameBufferOccupancy, s.label, err)
+			}
+			l.LineStyle.Color = seriesColor(i)
+			l.LineStyle.Width = vg.Points(1.5)
+			l.LineStyle.Dashes = seriesDash(i)
+			p.Add(l)
+			if first == nil {
+				first = l
+			}
 		}
-		l.LineStyle.Color = seriesColor(i)
-		l.LineStyle.Width = vg.Points(1.5)
-		l.LineStyle.Dashes = seriesDash(i)
-		p.Add(l)
+		l := first
 		leg.Add(fmt.Sprintf("%s (peak %s %s)", s.label, trimFloat(roundSig(s.peak/bdiv, 3)), bunit), l)
 	}
 	p.X.Min, p.X.Max = tmin/tdiv, tmax/tdiv

@@ -238,10 +238,11 @@ func comparisonPanel(m MetricCI, best int) (*plot.Plot, error) {
 	} else {
 		pad := (p.Y.Max - p.Y.Min) * 0.08
 		if p.Y.Min >= 0 && p.Y.Min-pad < 0 {
-			p.Y.Min = 0 // a non-negative metric keeps a non-negative axis
-		} else {
-			p.Y.Min -= pad
+			// A non-negative metric gets no negative tick labels (the axis still
+			// reaches a little below zero so points at zero are not cut).
+			p.Y.Tick.Marker = niceTicks{n: 6, nonNegative: true}
 		}
+		p.Y.Min -= pad
 		p.Y.Max += pad
 	}
 	return p, nil

@@ -3,10 +3,12 @@ package plots
 import (
 	"fmt"
 	"image/color"
+	"math"
 	"slices"
 
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/tracefabric/tracefabric/switchmodel/units"
 )
@@ -38,8 +40,9 @@ type ReasonCounts struct {
 	Counts []float64 // dropped packets in bin i, >= 0
 }
 
-// DropsOverTime draws drops per time bin as an area stacked by reason. It returns
-// a NoDataError ("no drops") when every count is zero or there are no bins.
+// DropsOverTime draws drops per time bin as bars stacked by reason (headroom at
+// the bottom). More than 600 bins are merged into wider ones. It returns a
+// NoDataError ("no drops") when every count is zero or there are no bins.
 func DropsOverTime(d DropBins, o Options) (*Figure, error) {
 	o = o.withDefaults()
 	if d.BinWidth <= 0 {
@@ -94,31 +97,28 @@ func DropsOverTime(d DropBins, o Options) (*Figure, error) {
 		return 0
 	})
 
+	// More bins than the figure has pixels for are merged k at a time (the
+	// figure then says the merged bin width).
+	k := coarsenFactor(bins, maxDrawnBins)
 	start := float64(d.Start)
-	width := float64(d.BinWidth)
-	div, unit := timeScale(width * float64(bins))
+	end := start + float64(d.BinWidth)*float64(bins)
+	width := float64(d.BinWidth) * float64(k)
+	n := (bins + k - 1) / k
+	div, unit := timeScale(end - start)
 	p := newPlot("", "time ("+unit+")", "dropped packets per "+durationText(width)+" bin")
 	gridLines(p, false)
 
-	// Cumulative tops, drawn from the top layer down so each area covers the one
-	// below only where it is taller: no seams between layers.
-	cum := make([]float64, bins)
-	layers := make([]*plotter.Line, len(ss))
+	st := &stackedBins{edges: make([]float64, n+1)}
+	for j := range n + 1 {
+		st.edges[j] = math.Min(start+float64(j)*width, end) / div
+	}
+	cum := make([]float64, n)
 	other := 0
-	for k, s := range ss {
-		xys := make(plotter.XYs, bins+1)
-		for j := range bins {
-			cum[j] += s.counts[j]
-			xys[j].X = (start + float64(j)*width) / div
-			xys[j].Y = cum[j]
+	for _, s := range ss {
+		for j, c := range s.counts {
+			cum[j/k] += c
 		}
-		xys[bins].X = (start + float64(bins)*width) / div
-		xys[bins].Y = cum[bins-1]
-		l, err := plotter.NewLine(xys)
-		if err != nil {
-			return nil, fmt.Errorf("plots: %s: %w", NameDropsOverTime, err)
-		}
-		l.StepStyle = plotter.PostStep
+		st.tops = append(st.tops, slices.Clone(cum))
 		var c color.Color
 		if s.rank < len(knownReasons) {
 			c = knownReasons[s.rank].color
@@ -126,17 +126,14 @@ func DropsOverTime(d DropBins, o Options) (*Figure, error) {
 			c = seriesColor(4 + other) // past Dark2's first four, used above
 			other++
 		}
-		l.FillColor = c
-		l.LineStyle.Width = 0
-		layers[k] = l
+		st.colors = append(st.colors, c)
 	}
+	p.Add(st)
 	leg := newLegend()
-	for k := len(layers) - 1; k >= 0; k-- {
-		p.Add(layers[k])
-		leg.Add(fmt.Sprintf("%s (%s)", safeText(ss[k].reason, 24), countText(ss[k].total)), layers[k])
+	for k := len(ss) - 1; k >= 0; k-- {
+		leg.Add(fmt.Sprintf("%s (%s)", safeText(ss[k].reason, 24), countText(ss[k].total)), swatch{st.colors[k]})
 	}
-	p.X.Min = start / div
-	p.X.Max = (start + float64(bins)*width) / div
+	p.X.Min, p.X.Max = start/div, end/div
 	p.Y.Min = 0
 
 	var total float64
@@ -151,4 +148,67 @@ func DropsOverTime(d DropBins, o Options) (*Figure, error) {
 		legendTitle: "reason (drops)",
 	}
 	return pg.figure(NameDropsOverTime, o), nil
+}
+
+// maxDrawnBins bounds the time bins a figure draws; finer bins are merged.
+const maxDrawnBins = 600
+
+// coarsenFactor is how many adjacent bins to merge so that n bins become at most
+// max.
+func coarsenFactor(n, max int) int {
+	if n <= max {
+		return 1
+	}
+	return (n + max - 1) / max
+}
+
+// stackedBins draws stacked bars per time bin: layer k (bottom first) reaches
+// tops[k][j] in bin j. Each layer is drawn from zero up to its top, from the
+// top layer down, so layers overlap instead of meeting edge to edge; runs of
+// equal bins are merged and each bar overlaps its right neighbour by a hairline,
+// so no anti-aliasing seam shows between bins. (One polygon per layer would be
+// simpler but is quadratic in gonum's PNG rasterizer.)
+type stackedBins struct {
+	edges  []float64 // n+1 bin edges, data units
+	tops   [][]float64
+	colors []color.Color
+}
+
+func (s *stackedBins) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	overlap := vg.Points(0.4)
+	y0 := trY(0)
+	for k := len(s.tops) - 1; k >= 0; k-- {
+		top := s.tops[k]
+		c.SetColor(s.colors[k])
+		for j := 0; j < len(top); {
+			e := j + 1
+			for e < len(top) && top[e] == top[j] {
+				e++
+			}
+			if top[j] > 0 {
+				x2 := trX(s.edges[e])
+				if e < len(top) && top[e] > 0 {
+					x2 += overlap
+				}
+				c.Fill(rectPath(trX(s.edges[j]), y0, x2, trY(top[j])))
+			}
+			j = e
+		}
+	}
+}
+
+func (s *stackedBins) DataRange() (xmin, xmax, ymin, ymax float64) {
+	if len(s.tops) > 0 {
+		ymax = slices.Max(s.tops[len(s.tops)-1])
+	}
+	return s.edges[0], s.edges[len(s.edges)-1], 0, ymax
+}
+
+// swatch is a legend thumbnail: a filled square.
+type swatch struct{ color color.Color }
+
+func (w swatch) Thumbnail(c *draw.Canvas) {
+	c.SetColor(w.color)
+	c.Fill(c.Rectangle.Path())
 }

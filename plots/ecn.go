@@ -130,29 +130,30 @@ func ECNMarking(m ECNMarks, o Options) (*Figure, error) {
 	}
 	if markedOverTime > 0 {
 		bins := len(m.Marked)
-		width, start := float64(m.BinWidth), float64(m.Start)
-		div, unit := timeScale(width * float64(bins))
+		k := coarsenFactor(bins, maxDrawnBins)
+		n := (bins + k - 1) / k
+		width, start := float64(m.BinWidth)*float64(k), float64(m.Start)
+		end := start + float64(m.BinWidth)*float64(bins)
+		div, unit := timeScale(end - start)
 		p := newPlot("CE-marked fraction over time, all queues", "time ("+unit+")", "CE-marked (% of packets)")
 		gridLines(p, false)
-		xys := make(plotter.XYs, bins+1)
+		marked, packets := make([]float64, n), make([]float64, n)
 		for i := range bins {
-			xys[i].X = (start + float64(i)*width) / div
-			if m.Packets[i] > 0 {
-				xys[i].Y = 100 * m.Marked[i] / m.Packets[i]
+			marked[i/k] += m.Marked[i]
+			packets[i/k] += m.Packets[i]
+		}
+		st := &stackedBins{edges: make([]float64, n+1), tops: [][]float64{make([]float64, n)},
+			colors: []color.Color{seriesColor(0)}}
+		for j := range n + 1 {
+			st.edges[j] = math.Min(start+float64(j)*width, end) / div
+		}
+		for j := range n {
+			if packets[j] > 0 {
+				st.tops[0][j] = 100 * marked[j] / packets[j]
 			}
 		}
-		xys[bins].X = (start + float64(bins)*width) / div
-		xys[bins].Y = xys[bins-1].Y
-		l, err := plotter.NewLine(xys)
-		if err != nil {
-			return nil, fmt.Errorf("plots: %s: %w", NameECNMarking, err)
-		}
-		l.StepStyle = plotter.PostStep
-		l.LineStyle.Color = seriesColor(0)
-		l.LineStyle.Width = vg.Points(1.2)
-		l.FillColor = withAlpha(seriesColor(0), 0x50)
-		p.Add(l)
-		p.X.Min, p.X.Max = xys[0].X, xys[bins].X
+		p.Add(st)
+		p.X.Min, p.X.Max = start/div, end/div
 		p.Y.Min = 0
 		grid = append(grid, []*plot.Plot{p})
 		notes = append(notes, "bin = "+durationText(width))

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"image/color"
+	"math"
 	"slices"
 	"sync"
 
@@ -68,7 +69,7 @@ var pauseColors = sync.OnceValues(func() (palette.ColorMap, error) {
 
 // PFCPauseTimeline draws a heatmap of paused port-classes (rows, most paused at
 // the top) by time bin, coloured by the paused fraction of the bin, with a colour
-// bar. Rows never paused are left out; past MaxRows the least paused are left out
+// bar. More than 600 bins are merged into wider ones. Rows never paused are left out; past MaxRows the least paused are left out
 // and the figure says so. It returns a NoDataError ("no PFC pauses") when no row
 // was paused.
 func PFCPauseTimeline(g PauseGrid, o Options) (*Figure, error) {
@@ -123,15 +124,30 @@ func PFCPauseTimeline(g PauseGrid, o Options) (*Figure, error) {
 		return nil, fmt.Errorf("plots: %s: colour map: %w", NamePFCPauseTimeline, err)
 	}
 
-	width := float64(g.BinWidth)
+	// More bins than the figure has pixels for are merged k at a time: a merged
+	// cell shows the paused fraction of the merged bin.
+	k := coarsenFactor(bins, maxDrawnBins)
+	nb := (bins + k - 1) / k
 	start := float64(g.Start)
-	div, unit := timeScale(width * float64(bins))
+	end := start + float64(g.BinWidth)*float64(bins)
+	width := float64(g.BinWidth) * float64(k)
+	div, unit := timeScale(end - start)
 	p := newPlot("", "time ("+unit+")", "")
-	cells := &cellGrid{x0: start / div, dx: width / div, cmap: cm}
+	cells := &cellGrid{edges: make([]float64, nb+1), cmap: cm}
+	for j := range nb + 1 {
+		cells.edges[j] = math.Min(start+float64(j)*width, end) / div
+	}
 	n := len(rows)
 	ticks := make([]plot.Tick, n)
 	for r, rw := range rows {
-		cells.rows = append(cells.rows, rw.paused)
+		merged := make([]float64, nb)
+		for j, v := range rw.paused {
+			merged[j/k] += v
+		}
+		for j := range merged {
+			merged[j] /= float64(min(k, bins-j*k)) // the last cell may merge fewer bins
+		}
+		cells.rows = append(cells.rows, merged)
 		ticks[r] = plot.Tick{Value: float64(n-r) - 0.5, Label: rw.label}
 	}
 	p.Add(cells)
@@ -143,8 +159,7 @@ func PFCPauseTimeline(g PauseGrid, o Options) (*Figure, error) {
 	p.Y.Min, p.Y.Max = 0, float64(n)
 	p.Y.Padding = 0
 	p.X.Padding = 0
-	p.X.Min = start / div
-	p.X.Max = (start + width*float64(bins)) / div
+	p.X.Min, p.X.Max = start/div, end/div
 
 	// A taller page when there are many rows, so labels stay legible.
 	rowH := vg.Points(10)
@@ -210,8 +225,8 @@ func colorBar(strip, data draw.Canvas, cm palette.ColorMap, label string) {
 // then cover each other's anti-aliased edges, leaving no seams (gonum's HeatMap
 // shows seams unrasterized and blurs cells rasterized).
 type cellGrid struct {
-	rows   [][]float64 // fractions in [0, 1]
-	x0, dx float64     // data x of the first bin's start, bin width
+	rows  [][]float64 // fractions in [0, 1]
+	edges []float64   // bin edges in data x, one more than bins
 	cmap   palette.ColorMap
 }
 
@@ -234,7 +249,7 @@ func (g *cellGrid) Plot(c draw.Canvas, p *plot.Plot) {
 				if err != nil {
 					col = color.Black
 				}
-				x1, x2 := trX(g.x0+float64(j)*g.dx), trX(g.x0+float64(k)*g.dx)
+				x1, x2 := trX(g.edges[j]), trX(g.edges[k])
 				y1, y2 := trY(yTop-1), trY(yTop)
 				if k < len(vals) {
 					x2 += overlap
@@ -260,11 +275,7 @@ func level(v float64) int {
 }
 
 func (g *cellGrid) DataRange() (xmin, xmax, ymin, ymax float64) {
-	bins := 0
-	if len(g.rows) > 0 {
-		bins = len(g.rows[0])
-	}
-	return g.x0, g.x0 + float64(bins)*g.dx, 0, float64(len(g.rows))
+	return g.edges[0], g.edges[len(g.edges)-1], 0, float64(len(g.rows))
 }
 
 func rectPath(x1, y1, x2, y2 vg.Length) vg.Path {

@@ -256,9 +256,3 @@ func countText(v float64) string {
 	return b.String()
 }
 
-// withAlpha returns c with opacity a (0-255).
-func withAlpha(c color.Color, a uint8) color.Color {
-	n := color.NRGBAModel.Convert(c).(color.NRGBA)
-	n.A = a
-	return n
-}

@@ -10,7 +10,10 @@ import (
 // niceTicks places about n labelled ticks at "nice" values (1, 2, 2.5 or 5 times a
 // power of ten) with unlabelled minor ticks between them. gonum's DefaultTicks
 // aims at 3 labels, too few to read values off a wide figure.
-type niceTicks struct{ n int }
+type niceTicks struct {
+	n           int
+	nonNegative bool // drop ticks below zero
+}
 
 func (t niceTicks) Ticks(lo, hi float64) []plot.Tick {
 	n := max(t.n, 2)
@@ -27,6 +30,9 @@ func (t niceTicks) Ticks(lo, hi float64) []plot.Tick {
 		}
 		if math.Abs(v) < minor*1e-9 {
 			v = 0
+		}
+		if t.nonNegative && v < 0 {
+			continue
 		}
 		k := v / step
 		if math.Abs(k-math.Round(k)) < 1e-6 {
