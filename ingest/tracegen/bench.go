@@ -88,7 +88,7 @@ func newBenchGen(b *Benchmark) (*benchGen, *Encoder, error) {
 	for i := range benchMix {
 		c := &benchMix[i]
 		for j, l := range c.lengths {
-			meanBits += c.weight * c.lweight[j] * float64(8*(l+WireOverhead))
+			meanBits += float64(float64(c.weight*c.lweight[j]) * float64(8*(l+WireOverhead))) // no FMA
 		}
 	}
 	g.mean = meanBits / float64(load) * float64(units.Second)

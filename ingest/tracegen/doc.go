@@ -50,8 +50,9 @@
 // All randomness comes from math/rand/v2 PCG generators derived from the scenario's
 // Seed: generator g (0-based) draws from PCG(Seed, g+1) and flow f (0-based, in
 // expansion order) draws its burst gaps from PCG(Seed, 1<<32 + f). The same scenario
-// gives the same bytes on any machine; a test regenerates every committed file and
-// compares it byte for byte.
+// gives the same bytes on any machine (the package's own floating-point expressions
+// round every product explicitly, so no fused multiply-add changes a draw); a test
+// regenerates every committed file and compares it byte for byte.
 //
 // # Benchmark traces
 //

@@ -220,7 +220,9 @@ func boundedPareto(r *rand.Rand, alpha float64, lo, hi int) int {
 	l, h := float64(lo), float64(hi+1)
 	u := r.Float64()
 	la, ha := math.Pow(l, alpha), math.Pow(h, alpha)
-	x := math.Pow(-(u*ha-u*la-ha)/(ha*la), -1/alpha)
+	// Explicit conversions round each product: no fused multiply-add, so the draw is
+	// the same on every architecture.
+	x := math.Pow(-(float64(u*ha)-float64(u*la)-ha)/(ha*la), -1/alpha)
 	return min(hi, max(lo, int(x)))
 }
 
