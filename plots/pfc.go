@@ -227,7 +227,7 @@ func colorBar(strip, data draw.Canvas, cm palette.ColorMap, label string) {
 type cellGrid struct {
 	rows  [][]float64 // fractions in [0, 1]
 	edges []float64   // bin edges in data x, one more than bins
-	cmap   palette.ColorMap
+	cmap  palette.ColorMap
 }
 
 const cellLevels = 64 // colour steps; adjacent cells within a step merge
