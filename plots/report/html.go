@@ -55,7 +55,7 @@ func (r *Report) view(html bool) view {
 					if c < len(t.Align) {
 						a = t.Align[c]
 					}
-					if a == AlignRight || (a == AlignDefault && c > 0) {
+					if a == AlignRight || (a == AlignDefault && numericColumn(t.Rows, c)) {
 						bv.Aligns[c] = "r"
 					} else {
 						bv.Aligns[c] = "l"

@@ -64,7 +64,7 @@ type KV struct{ Key, Value string }
 type Align int
 
 const (
-	AlignDefault Align = iota // first column left, others right
+	AlignDefault Align = iota // right when every cell of the column is a number, else left
 	AlignLeft
 	AlignRight
 )
@@ -269,4 +269,33 @@ func write(w io.Writer, render func(*bytes.Buffer) error) error {
 	}
 	_, err := w.Write(buf.Bytes())
 	return err
+}
+
+// numeric reports whether a cell reads as a number ("1,234", "-0.5", "58.9%",
+// "1.5 ms"): it starts with a digit, or a sign or point followed by a digit.
+func numeric(cell string) bool {
+	c := strings.TrimSpace(cell)
+	if c == "" {
+		return false
+	}
+	if c[0] == '-' || c[0] == '+' || c[0] == '.' {
+		c = c[1:]
+	}
+	return c != "" && c[0] >= '0' && c[0] <= '9'
+}
+
+// numericColumn reports whether column c has at least one cell and every
+// non-empty cell is numeric.
+func numericColumn(rows [][]string, c int) bool {
+	seen := false
+	for _, r := range rows {
+		if strings.TrimSpace(r[c]) == "" {
+			continue
+		}
+		if !numeric(r[c]) {
+			return false
+		}
+		seen = true
+	}
+	return seen
 }

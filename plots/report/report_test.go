@@ -52,7 +52,6 @@ func sampleReport(t testing.TB) *Report {
 					Caption: "1,234 dropped packets; bin = 100 us", PNG: redPNG}),
 				TableBlock(Table{Caption: "Drops by node", Columns: []string{"node", "tier", "drops"},
 					Rows:   [][]string{{"leaf0", "rack", "1,000"}, {hostile, "fabric", "234"}},
-					Align:  []Align{AlignLeft, AlignLeft},
 					Source: "tables/drops_by_node.csv", Note: "top 2 of 2 nodes"}),
 			}},
 			{Title: "PFC pauses", Blocks: []Block{
@@ -297,5 +296,18 @@ func TestSave(t *testing.T) {
 	}
 	if err := r.Save(filepath.Join(dir, "missing")); err == nil {
 		t.Error("saved into a missing directory")
+	}
+}
+
+func TestDefaultAlignment(t *testing.T) {
+	tb := Table{Columns: []string{"node", "drops", "share", "note", "mixed"}, Rows: [][]string{
+		{"leaf0", "1,234", "58.9%", "", "12"},
+		{"spine1", "-5", ".5 %", "", "n/a"},
+	}, Align: []Align{AlignRight}}
+	r := &Report{Title: "t", Sections: []Section{{Title: "s", Blocks: []Block{TableBlock(tb)}}}}
+	got := r.view(false).Sections[0].Blocks[0].Aligns
+	want := []string{"r", "r", "r", "l", "l"}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("aligns = %v, want %v", got, want)
 	}
 }
