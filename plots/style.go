@@ -255,4 +255,3 @@ func countText(v float64) string {
 	}
 	return b.String()
 }
-
