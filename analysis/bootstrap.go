@@ -75,6 +75,12 @@ func (e Estimate) String() string {
 // flows. The interval is the percentile interval: the (1-Level)/2 and (1+Level)/2
 // empirical quantiles (gonum stat.Quantile, Empirical) of the B replicate values.
 //
+// The percentile interval of a statistic that resampling biases need not contain its
+// point estimate: max/mean on a trace whose member loads are each one or two elephant
+// flows jumps up whenever a replicate draws an elephant twice or not at all. The
+// interval then says how fragile the number is; to rank methods read the paired test
+// of Comparison (Best.Clear), in which such bias cancels.
+//
 // Determinism: replicate b draws from its own PCG seeded (Seed, b), in flow order, so
 // the result depends only on Seed, B and the flows, not on Workers or scheduling. Runs
 // of the same trace list their flows in the same order, so each replicate gives the same
@@ -122,6 +128,15 @@ func PoissonWeights(r *rand.Rand, w []float64) {
 // never called concurrently with itself). It returns the point estimates (all weights
 // 1) with their intervals.
 func (bs Bootstrap) Run(n, dim int, newStat func() func(w, out []float64)) []Estimate {
+	est, _ := bs.RunReplicates(n, dim, newStat)
+	return est
+}
+
+// RunReplicates is Run that also returns the replicate values: reps[r*dim+k] is
+// statistic k in replicate r. Two runs bootstrapped with the same Seed and B over the
+// same flows in the same order share their weights replicate by replicate (paired), so
+// differences of their replicates bootstrap the difference of the statistics.
+func (bs Bootstrap) RunReplicates(n, dim int, newStat func() func(w, out []float64)) ([]Estimate, []float64) {
 	b := bs.B
 	if b <= 0 {
 		b = DefaultBootstrap
@@ -187,7 +202,7 @@ func (bs Bootstrap) Run(n, dim int, newStat func() func(w, out []float64)) []Est
 		lo, hi := PercentileCI(col, level)
 		est[k] = Estimate{Value: point[k], Lo: lo, Hi: hi, HasCI: true}
 	}
-	return est
+	return est, reps
 }
 
 // PercentileCI returns the percentile interval of level (e.g. 0.95) of samples, which

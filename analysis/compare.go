@@ -37,16 +37,19 @@ type MethodMetrics struct {
 	Metrics map[string]Estimate `json:"metrics"`
 }
 
-// Best names the best method on one metric. Clear is set when the best method's
-// confidence interval does not overlap the runner-up's (both must have one): the
-// ranking is then unlikely to be an accident of which flows the trace happened to
-// hold.
+// Best names the best method on one metric and how sure that is. Difference is the
+// best value minus the runner-up's; for bootstrapped metrics its interval comes from
+// the paired bootstrap (the same resampled flows in both runs, replicate by
+// replicate), and Clear is set when that interval excludes 0 on the best method's side:
+// the ranking is then unlikely to be an accident of which flows the trace happened to
+// hold. Metrics without a CI are never Clear.
 type Best struct {
-	Method   string  `json:"method"`
-	Value    float64 `json:"value"`
-	Higher   bool    `json:"higher_is_better"`
-	RunnerUp string  `json:"runner_up,omitempty"`
-	Clear    bool    `json:"clear"`
+	Method     string   `json:"method"`
+	Value      float64  `json:"value"`
+	Higher     bool     `json:"higher_is_better"`
+	RunnerUp   string   `json:"runner_up,omitempty"`
+	Difference Estimate `json:"difference"`
+	Clear      bool     `json:"clear"`
 }
 
 // Comparison is the side-by-side of several runs of one trace (one per hash method).
@@ -59,6 +62,10 @@ type Comparison struct {
 	Seed     uint64                    `json:"seed"`
 	Level    float64                   `json:"level"`
 	Headline []string                  `json:"headline"`
+
+	reps     map[string][]float64 // per method, the bootstrap replicates
+	repIndex map[string]int       // metric -> index in a replicate
+	dim      int
 }
 
 // Compare compares runs of the same trace. Per run it bootstraps (see Bootstrap;
@@ -67,11 +74,12 @@ type Comparison struct {
 // flow-delay p99), and adds without CI the run-level numbers that flows cannot be
 // resampled for (lossless drops, pause time, storms, the packet p99 from delay.arrow).
 // Then it picks the best method per metric (see HigherIsBetter; ties go to the
-// earlier run).
+// earlier run) and tests it against the runner-up with the paired bootstrap (Best).
 //
 // Runs are named by their hash method, or by their directory's base name when the
 // method is unknown or repeated. Runs must replay the same trace: the same number of
-// flows and of trace packets, else ErrNotComparable.
+// flows and of trace packets and, when Load filled FlowTable.Fingerprint, the same
+// flows in the same order; else ErrNotComparable.
 func Compare(runs []*Run, opt Options) (*Comparison, error) {
 	if len(runs) == 0 {
 		return nil, fmt.Errorf("%w: no runs", ErrNotComparable)
@@ -83,6 +91,9 @@ func Compare(runs []*Run, opt Options) (*Comparison, error) {
 		}
 		if err := r.Flows.Validate(); err != nil {
 			return nil, fmt.Errorf("%s: %w", r.Dir, err)
+		}
+		if i > 0 && runs[0].Flows.Fingerprint != 0 && r.Flows.Fingerprint != 0 && runs[0].Flows.Fingerprint != r.Flows.Fingerprint {
+			return nil, fmt.Errorf("%w: %s and %s hold different flows (flow ids, packets or bytes differ): compare replays of one trace", ErrNotComparable, runs[0].Dir, r.Dir)
 		}
 		if i > 0 {
 			a, b := runs[0], r
@@ -128,6 +139,12 @@ func Compare(runs []*Run, opt Options) (*Comparison, error) {
 		}
 	}
 	c.Metrics = append(append([]string{}, names...), MetricLossless, MetricPausedPs, MetricStorms, MetricP99DelayPs)
+	c.reps = map[string][]float64{}
+	c.repIndex = map[string]int{}
+	c.dim = len(names)
+	for k, n := range names {
+		c.repIndex[n] = k
+	}
 
 	for i, r := range runs {
 		name := c.Methods[i]
@@ -136,7 +153,8 @@ func Compare(runs []*Run, opt Options) (*Comparison, error) {
 			stage := "bootstrap " + name
 			bs.Progress = func(done, total int) { opt.Progress(stage, done, total) }
 		}
-		est := bs.Run(len(r.Flows.Flows), len(names), r.Flows.FlowStat(tiers))
+		est, reps := bs.RunReplicates(len(r.Flows.Flows), len(names), r.Flows.FlowStat(tiers))
+		c.reps[name] = reps
 		m := &MethodMetrics{Method: name, Dir: r.Dir, Flows: len(r.Flows.Flows), Metrics: map[string]Estimate{}}
 		for k, n := range names {
 			m.Metrics[n] = est[k]
@@ -185,16 +203,27 @@ func (c *Comparison) best(metric string) Best {
 	}
 	be := c.ByMethod[c.Methods[bi]].Metrics[metric]
 	b.Method, b.Value = c.Methods[bi], be.Value
-	if ri >= 0 {
-		b.RunnerUp = c.Methods[ri]
-		re := c.ByMethod[b.RunnerUp].Metrics[metric]
-		if be.HasCI && re.HasCI {
-			if higher {
-				b.Clear = be.Lo > re.Hi
-			} else {
-				b.Clear = be.Hi < re.Lo
-			}
-		}
+	if ri < 0 {
+		return b
+	}
+	b.RunnerUp = c.Methods[ri]
+	re := c.ByMethod[b.RunnerUp].Metrics[metric]
+	b.Difference = Estimate{Value: be.Value - re.Value}
+	k, ok := c.repIndex[metric]
+	if !ok || be.Value == re.Value {
+		return b
+	}
+	rb, rr := c.reps[b.Method], c.reps[b.RunnerUp]
+	d := make([]float64, len(rb)/c.dim)
+	for r := range d {
+		d[r] = rb[r*c.dim+k] - rr[r*c.dim+k]
+	}
+	b.Difference.Lo, b.Difference.Hi = PercentileCI(d, c.Level)
+	b.Difference.HasCI = true
+	if higher {
+		b.Clear = b.Difference.Lo > 0
+	} else {
+		b.Clear = b.Difference.Hi < 0
 	}
 	return b
 }
@@ -225,10 +254,13 @@ func (c *Comparison) clearWord(b Best) string {
 	if b.RunnerUp == "" {
 		return ""
 	}
-	if b.Clear {
-		return fmt.Sprintf(", clearly ahead of %s (the 95%% intervals do not overlap)", b.RunnerUp)
+	if !b.Difference.HasCI {
+		return fmt.Sprintf(", tied with %s", b.RunnerUp)
 	}
-	return fmt.Sprintf(", not clearly ahead of %s (overlapping 95%% intervals)", b.RunnerUp)
+	if b.Clear {
+		return fmt.Sprintf(", clearly ahead of %s (paired 95%% interval of the difference %s)", b.RunnerUp, b.Difference)
+	}
+	return fmt.Sprintf(", not clearly ahead of %s (paired 95%% interval of the difference %s includes 0)", b.RunnerUp, b.Difference)
 }
 
 // Table returns the hash_comparison table: one row per method and metric with the

@@ -53,8 +53,14 @@ func TestCompare(t *testing.T) {
 	if !near(pol.Value, 1) || salt.Value > 0.01 {
 		t.Errorf("NMI polarized %v, salted %v", pol, salt)
 	}
-	if b := c.Best[MetricNMI]; b.Method != "crc32WithSalt" || !b.Clear || b.RunnerUp != "crc32" {
+	if b := c.Best[MetricNMI]; b.Method != "crc32WithSalt" || !b.Clear || b.RunnerUp != "crc32" ||
+		!b.Difference.HasCI || !near(b.Difference.Value, salt.Value-pol.Value) || !(b.Difference.Hi < 0) {
 		t.Errorf("best NMI %+v", b)
+	}
+	// Drops are the same flows' drops in both runs: paired, the difference is exactly 0
+	// in every replicate, so neither is clearly better.
+	if b := c.Best[MetricDrops]; b.Clear || b.Difference.Value != 0 {
+		t.Errorf("best drops %+v", b)
 	}
 	// Polarized: each fabric switch uses a single spine uplink, so 3 of 4 idle.
 	fi := "imbalance.tiers.fabric.idle_fraction"
@@ -101,6 +107,11 @@ func TestCompareRefusesOtherTraces(t *testing.T) {
 	}
 	if _, err := Compare(nil, Options{}); !errors.Is(err, ErrNotComparable) {
 		t.Errorf("no runs: err = %v", err)
+	}
+	x, y := syntheticRun("crc32", 100, true, 1), syntheticRun("xor16", 100, true, 1)
+	x.Flows.Fingerprint, y.Flows.Fingerprint = 1, 2
+	if _, err := Compare([]*Run{x, y}, Options{Bootstrap: 10}); !errors.Is(err, ErrNotComparable) {
+		t.Errorf("different flows: err = %v", err)
 	}
 	// Same method twice: named by directory.
 	a, b := syntheticRun("crc32", 50, true, 1), syntheticRun("crc32", 50, true, 2)

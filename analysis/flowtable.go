@@ -38,6 +38,9 @@ type FlowSample struct {
 type FlowTable struct {
 	Sets  []SetDef
 	Flows []FlowSample
+	// Fingerprint identifies the flows (FNV-1a of each flow's id, packets and bytes, in
+	// order); 0 when unknown. Runs of one trace have the same.
+	Fingerprint uint64
 }
 
 // Validate checks that every cell index is inside the table.

@@ -1,9 +1,11 @@
 package analysis
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -381,6 +383,8 @@ func (l *loader) flows(path string) error {
 		ft.Flows = make([]FlowSample, 0, want)
 	}
 	tot := &l.run.FlowTotals
+	fprint := fnv.New64a()
+	var fbuf [24]byte
 	var fp FlowPath
 	var pathNodes [8]int32
 	err := stream(l, path, records.OpenFlows, func(r *records.FlowRow, nodes []int32) error {
@@ -462,6 +466,10 @@ func (l *loader) flows(path string) error {
 		np++
 		ft.Flows = append(ft.Flows, f)
 
+		binary.LittleEndian.PutUint64(fbuf[0:], uint64(r.FlowID))
+		binary.LittleEndian.PutUint64(fbuf[8:], uint64(r.Packets))
+		binary.LittleEndian.PutUint64(fbuf[16:], uint64(r.Bytes))
+		fprint.Write(fbuf[:])
 		tot.Flows++
 		tot.Packets += r.Packets
 		tot.Bytes += r.Bytes
@@ -497,6 +505,7 @@ func (l *loader) flows(path string) error {
 	if err != nil {
 		return err
 	}
+	ft.Fingerprint = fprint.Sum64()
 	l.run.TopFlows = top.Result()
 	if victims != nil {
 		l.run.VictimIDs = victims.IDs()
