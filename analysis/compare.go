@@ -254,8 +254,11 @@ func (c *Comparison) clearWord(b Best) string {
 	if b.RunnerUp == "" {
 		return ""
 	}
-	if !b.Difference.HasCI {
+	if b.Difference.Value == 0 {
 		return fmt.Sprintf(", tied with %s", b.RunnerUp)
+	}
+	if !b.Difference.HasCI {
+		return fmt.Sprintf(", ahead of %s (no interval: not a per-flow quantity)", b.RunnerUp)
 	}
 	if b.Clear {
 		return fmt.Sprintf(", clearly ahead of %s (paired 95%% interval of the difference %s)", b.RunnerUp, b.Difference)
