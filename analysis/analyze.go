@@ -82,8 +82,10 @@ type Summary struct {
 // PFCSummary is the PFC part of a Summary. PausedPs sums the pause intervals'
 // durations over all paused port-classes (two ports paused for 1 us each make 2 us).
 // Storms lists the storm episodes (an empty list when none); Episodes counts all
-// episodes. StormVictims sums the storms' victim counts (a flow caught by two storms
-// counts twice). Timeline is the pause timeline of the most paused port-classes.
+// episodes. StormVictims counts the distinct flows caught by at least one storm (each
+// storm's Victims counts its own; a Run without a VictimCounter gives their sum).
+// Timeline is the pause timeline of the most paused
+// port-classes.
 type PFCSummary struct {
 	Events          int            `json:"events"`
 	IgnoredEvents   int            `json:"ignored_events"`
@@ -222,6 +224,9 @@ func pfcSummary(run *Run, simPs int64, opt Options) PFCSummary {
 			p.Storms = append(p.Storms, e)
 			p.StormVictims += e.Victims
 		}
+	}
+	if run.Victims != nil {
+		p.StormVictims = run.Victims.Distinct(opt.StormDurationPs)
 	}
 	ports := make([]PortClass, 0, min(len(p.Ports), opt.TimelinePorts))
 	for _, pp := range p.Ports[:min(len(p.Ports), opt.TimelinePorts)] {

@@ -509,6 +509,7 @@ func (l *loader) flows(path string) error {
 	l.run.TopFlows = top.Result()
 	if victims != nil {
 		l.run.VictimIDs = victims.IDs()
+		l.run.Victims = victims
 	}
 	return nil
 }

@@ -213,3 +213,30 @@ func TestVictims(t *testing.T) {
 		t.Errorf("victims = %v, episodes %+v", ids, eps)
 	}
 }
+
+func TestDistinctVictims(t *testing.T) {
+	ivs := []PauseInterval{
+		iv("F", 2, "R", 7, 1000, 2000),   // episode 0: depth 1, 1000 ps
+		iv("Q", 1, "P", 0, 1500, 5500),   // episode 1: depth 1, 4000 ps
+		iv("K", 0, "L", 0, 10000, 10100), // episode 2: unrelated, nobody crosses it
+	}
+	eps := Episodes(ivs, 0)
+	v := NewVictimCounter(eps, ivs, -1)
+	for _, f := range []FlowPath{
+		{FlowID: 1, TC: 3, FirstPs: 0, LastPs: 3000, Hops: []PortKey{{"F", 2}, {"Q", 1}}}, // both episodes
+		{FlowID: 2, TC: 3, FirstPs: 0, LastPs: 1200, Hops: []PortKey{{"F", 2}}},           // the short one
+	} {
+		v.Add(&f)
+	}
+	if eps[0].Victims != 2 || eps[1].Victims != 1 {
+		t.Errorf("per-episode victims %d %d", eps[0].Victims, eps[1].Victims)
+	}
+	for _, c := range []struct {
+		threshold int64
+		want      int
+	}{{1000, 2}, {4000, 1}, {4001, 0}} {
+		if got := v.Distinct(c.threshold); got != c.want {
+			t.Errorf("Distinct(%d) = %d, want %d", c.threshold, got, c.want)
+		}
+	}
+}

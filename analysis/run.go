@@ -19,9 +19,12 @@ type Run struct {
 	// PFC: the pause intervals built from pfc.arrow, their episodes (Storm not yet
 	// decided: Analyze applies the threshold; Victims counted at load time), the events
 	// read and the resume/expire events that closed nothing.
-	Intervals   []PauseInterval
-	Episodes    []Episode
-	VictimIDs   [][]uint64 // per episode, up to MaxVictimIDs flow IDs
+	Intervals []PauseInterval
+	Episodes  []Episode
+	VictimIDs [][]uint64 // per episode, up to MaxVictimIDs flow IDs
+	// Victims counts distinct storm victims for any storm threshold (nil: count per
+	// storm only).
+	Victims     *VictimCounter
 	PFCEvents   int
 	PFCIgnored  int
 	NoPathFlows int // flows whose path could not be rebuilt for the victim check

@@ -308,6 +308,20 @@ type VictimCounter struct {
 	ids      [][]uint64
 	keep     int
 	hit      []int32
+	deep     int     // flows that hit an episode of depth >= 2
+	shallow  []int64 // per other flow hit, the longest episode it hit
+}
+
+// Distinct returns how many distinct flows are victims of at least one storm when
+// storms are the episodes of depth >= 2 or lasting at least stormDurationPs.
+func (v *VictimCounter) Distinct(stormDurationPs int64) int {
+	n := v.deep
+	for _, d := range v.shallow {
+		if d >= stormDurationPs {
+			n++
+		}
+	}
+	return n
 }
 
 type victimSpan struct {
@@ -348,6 +362,18 @@ func (v *VictimCounter) Add(fl *FlowPath) {
 			if fl.FirstPs < s.end && !slices.Contains(v.hit, s.ep) {
 				v.hit = append(v.hit, s.ep)
 			}
+		}
+	}
+	if len(v.hit) > 0 {
+		deep, longest := false, int64(0)
+		for _, e := range v.hit {
+			deep = deep || v.episodes[e].Depth >= 2
+			longest = max(longest, v.episodes[e].DurationPs)
+		}
+		if deep {
+			v.deep++
+		} else {
+			v.shallow = append(v.shallow, longest)
 		}
 	}
 	for _, e := range v.hit {
