@@ -1,0 +1,224 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/tracefabric/tracefabric/analysis"
+	"github.com/tracefabric/tracefabric/replay/records"
+	"github.com/tracefabric/tracefabric/switchmodel/config"
+	"github.com/tracefabric/tracefabric/switchmodel/units"
+)
+
+// options are a validated command line.
+type options struct {
+	dirs   []string // RUN_DIR arguments as given
+	out    string   // -o, empty for the default
+	top    int      // rows of top-N tables in the report
+	asJSON bool
+	quiet  bool
+	opt    analysis.Options
+
+	stdout, stderr io.Writer
+}
+
+// runInput is one run directory: what package analysis loaded, plus the few things
+// of run.json the report needs that analysis.RunInfo leaves out.
+type runInput struct {
+	dir  string
+	run  *analysis.Run
+	meta runMeta
+}
+
+// runMeta is what the report takes from run.json beyond analysis.RunInfo.
+type runMeta struct {
+	Command          []string
+	LosslessClasses  []int      // PfcEnabled: the classes PFC protects
+	BufferIntervalPs units.Time // BufferStatsReportInterval: buffer.arrow's sample period
+}
+
+// analyze is the whole command: find and load the runs, analyze (and compare), write
+// the outputs atomically, print the summary.
+func analyze(o *options) error {
+	dirs, out, err := resolveRuns(o.dirs)
+	if err != nil {
+		return err
+	}
+	if o.out != "" {
+		out = o.out
+	}
+	if out == "" {
+		return usageError{errNoOutput}
+	}
+	// Refuse an output directory that is not ours before the (long) analysis.
+	if err := checkReplaceable(filepath.Clean(out)); err != nil {
+		return inputError{err}
+	}
+	pg := newProgress(o.stderr, o.quiet || o.asJSON)
+	defer pg.done()
+
+	inputs := make([]*runInput, len(dirs))
+	for i, d := range dirs {
+		in, err := loadRun(d, pg.stageFunc(d))
+		if err != nil {
+			return err
+		}
+		inputs[i] = in
+	}
+	ref := referenceRun(inputs)
+
+	opt := o.opt
+	opt.Progress = pg.stageFunc("analysis")
+	sum, err := analysis.Analyze(inputs[ref].run, opt)
+	if err != nil {
+		return classifyInput(fmt.Errorf("%s: %w", inputs[ref].dir, err))
+	}
+	var cmp *analysis.Comparison
+	if len(inputs) > 1 {
+		runs := make([]*analysis.Run, len(inputs))
+		for i, in := range inputs {
+			runs[i] = in.run
+		}
+		opt.Progress = pg.stageFunc("comparison")
+		cmp, err = analysis.Compare(runs, opt)
+		if err != nil {
+			return classifyInput(err)
+		}
+	}
+
+	od, err := createOutputDir(out)
+	if err != nil {
+		return classifyInput(err)
+	}
+	res, err := writeOutputs(od, &job{inputs: inputs, ref: ref, sum: sum, cmp: cmp, top: o.top, progress: pg})
+	if err == nil {
+		err = od.commit()
+	}
+	if err != nil {
+		od.abort()
+		return classifyInput(err)
+	}
+	pg.done()
+	if o.asJSON {
+		_, err := o.stdout.Write(res.summaryJSON)
+		return err
+	}
+	printSummary(o.stdout, od.final, res)
+	return nil
+}
+
+// resolveRuns expands the RUN_DIR arguments (a run directory, or a `replay run --hash
+// all` directory holding runs in subdirectories) and picks the default output
+// directory: ARG/analysis for one argument, PARENT/analysis for several arguments in
+// one parent directory.
+func resolveRuns(args []string) (dirs []string, out string, err error) {
+	seen := map[string]bool{}
+	for _, a := range args {
+		ds, err := analysis.FindRuns(a)
+		if err != nil {
+			return nil, "", classifyInput(fmt.Errorf("%s: %w", a, err))
+		}
+		for _, d := range ds {
+			abs, _ := filepath.Abs(d)
+			if seen[abs] {
+				return nil, "", usageError{fmt.Errorf("run directory %s given twice", d)}
+			}
+			seen[abs] = true
+			dirs = append(dirs, d)
+		}
+	}
+	if len(args) == 1 {
+		return dirs, filepath.Join(args[0], "analysis"), nil
+	}
+	parent := filepath.Dir(filepath.Clean(args[0]))
+	for _, a := range args[1:] {
+		if p := filepath.Dir(filepath.Clean(a)); p != parent {
+			// No natural place for the output: ask for one (checked by the caller).
+			return dirs, "", nil
+		}
+	}
+	return dirs, filepath.Join(parent, "analysis"), nil
+}
+
+// loadRun reads one run directory.
+func loadRun(dir string, progress func(string, int, int)) (*runInput, error) {
+	run, err := analysis.LoadWith(dir, progress)
+	if err != nil {
+		if !strings.Contains(err.Error(), dir) {
+			err = fmt.Errorf("%s: %w", dir, err)
+		}
+		return nil, classifyInput(err)
+	}
+	in := &runInput{dir: dir, run: run}
+	rj, err := records.ReadRun(dir)
+	if err != nil {
+		return nil, classifyInput(err)
+	}
+	in.meta = parseMeta(rj)
+	return in, nil
+}
+
+// parseMeta takes the lossless classes and the buffer sample period from the
+// effective configuration recorded in run.json; missing keys leave zero values.
+func parseMeta(rj *records.Run) runMeta {
+	m := runMeta{Command: rj.Command}
+	var cfg struct {
+		Switch struct {
+			PfcEnabled                []int  `json:"PfcEnabled"`
+			BufferStatsReportInterval string `json:"BufferStatsReportInterval"`
+		} `json:"Switch"`
+	}
+	if json.Unmarshal(rj.Config, &cfg) == nil {
+		m.LosslessClasses = cfg.Switch.PfcEnabled
+		if t, err := units.ParseTime(cfg.Switch.BufferStatsReportInterval); err == nil && t > 0 {
+			m.BufferIntervalPs = t
+		}
+	}
+	return m
+}
+
+// referenceRun is the run whose details the report shows: the one with the default
+// hash method (what `replay run` without --hash gives), else the first.
+func referenceRun(inputs []*runInput) int {
+	def := config.Default().Switch.EcmpHashMethod.String()
+	for i, in := range inputs {
+		if in.run.Info.Method == def {
+			return i
+		}
+	}
+	return 0
+}
+
+// methodName is how a run is named in a comparison (as analysis.Compare names it).
+func methodName(c *analysis.Comparison, i int) string {
+	if c == nil || i >= len(c.Methods) {
+		return ""
+	}
+	return c.Methods[i]
+}
+
+// printSummary is the short human summary at the end: what was written, headline.
+func printSummary(w io.Writer, dir string, r *result) {
+	fmt.Fprintf(w, "wrote %s: report.html, report.md, summary.json, %d figures (plots/*.png, *.svg), %d tables (tables/*.csv)\n",
+		dir, len(r.figures), len(r.tables))
+	if len(r.noData) > 0 {
+		var parts []string
+		for _, n := range r.noDataOrder {
+			parts = append(parts, n+" ("+r.noData[n]+")")
+		}
+		fmt.Fprintf(w, "  not drawn: %s\n", strings.Join(parts, ", "))
+	}
+	for _, h := range r.headline {
+		fmt.Fprintf(w, "  %s\n", h)
+	}
+	for _, wn := range r.warnings {
+		fmt.Fprintf(w, "  warning: %s\n", wn)
+	}
+}
+
+// errNoOutput: several runs in different directories and no -o.
+var errNoOutput = errors.New("runs in different directories: give the output directory with -o")

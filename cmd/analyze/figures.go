@@ -1,0 +1,226 @@
+package main
+
+import (
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot/plotter"
+
+	"github.com/tracefabric/tracefabric/analysis"
+	"github.com/tracefabric/tracefabric/plots"
+	"github.com/tracefabric/tracefabric/switchmodel/units"
+)
+
+// This file adapts analysis results to the plain inputs of package plots. It
+// computes nothing new: it renames, converts units (ps to units.Time) and selects.
+
+// figureSpec is one figure of the report: its name and how to draw it.
+type figureSpec struct {
+	name string
+	draw func() (*plots.Figure, error)
+}
+
+// figureSpecs lists the figures of a job in report order.
+func figureSpecs(j *job) []figureSpec {
+	s, meta := j.sum, j.inputs[j.ref].meta
+	var specs []figureSpec
+	if j.cmp != nil {
+		specs = append(specs, figureSpec{plots.NameHashComparison, func() (*plots.Figure, error) {
+			return plots.HashComparison(comparisonFigure(j.cmp), plots.Options{})
+		}})
+	}
+	return append(specs,
+		figureSpec{plots.NameDropsOverTime, func() (*plots.Figure, error) {
+			return plots.DropsOverTime(dropBins(s.Drops.Rate), plots.Options{})
+		}},
+		figureSpec{plots.NamePFCPauseTimeline, func() (*plots.Figure, error) {
+			return plots.PFCPauseTimeline(pauseGrid(s.PFC.Timeline), plots.Options{})
+		}},
+		figureSpec{plots.NameBufferOccupancy, func() (*plots.Figure, error) {
+			return plots.BufferOccupancy(poolOccupancy(s.Buffer, meta.BufferIntervalPs), plots.Options{})
+		}},
+		figureSpec{plots.NameECMPMemberLoad, func() (*plots.Figure, error) {
+			return plots.ECMPMemberLoad(ecmpLoad(s.Imbalance), plots.Options{})
+		}},
+		figureSpec{plots.NameECNMarking, func() (*plots.Figure, error) {
+			return plots.ECNMarking(ecnMarks(s.ECN), plots.Options{})
+		}},
+		figureSpec{plots.NameDelayCDF, func() (*plots.Figure, error) {
+			return plots.DelayCDF(delayClasses(j.inputs[j.ref].run.Delay, meta.LosslessClasses), plots.Options{})
+		}},
+	)
+}
+
+func dropBins(r analysis.DropRate) plots.DropBins {
+	d := plots.DropBins{BinWidth: units.Time(max(r.BinPs, 1))}
+	for i, reason := range r.Reasons {
+		c := make([]float64, len(r.Counts[i]))
+		for b, n := range r.Counts[i] {
+			c[b] = float64(n)
+		}
+		d.Reasons = append(d.Reasons, plots.ReasonCounts{Reason: reason, Counts: c})
+	}
+	return d
+}
+
+func pauseGrid(t *analysis.PauseTimeline) plots.PauseGrid {
+	if t == nil {
+		return plots.PauseGrid{BinWidth: 1}
+	}
+	g := plots.PauseGrid{BinWidth: units.Time(max(t.BinPs, 1)), MaxRows: max(len(t.Ports), 1)}
+	for i, p := range t.Ports {
+		g.Rows = append(g.Rows, plots.PauseRow{Node: p.Node, Port: int(p.Port), TC: int(p.TC), Paused: t.Paused[i]})
+	}
+	return g
+}
+
+// poolOccupancy draws each kept (switch, pool) series' ingress occupancy (shared +
+// headroom) per time bin. A bin of analysis.BufferSeries that no sample fell into
+// reads 0; with the sample period known (BufferStatsReportInterval), such bins are
+// left out rather than drawn as a drop to zero.
+func poolOccupancy(series []analysis.BufferSeries, periodPs units.Time) plots.PoolOccupancy {
+	var po plots.PoolOccupancy
+	for _, s := range series {
+		var xy plotter.XYs
+		for b, v := range s.Ingress {
+			lo, hi := int64(b)*s.BinPs, int64(b+1)*s.BinPs
+			if periodPs > 0 && s.BinPs < int64(periodPs) && !holdsMultiple(lo, hi, int64(periodPs)) {
+				continue
+			}
+			xy = append(xy, plotter.XY{X: float64(lo), Y: float64(v)})
+		}
+		po.Series = append(po.Series, plots.PoolSeries{Node: s.Node, Pool: "pool " + strconv.Itoa(int(s.Pool)), Samples: xy})
+	}
+	po.MaxSeries = max(len(po.Series), 1)
+	return po
+}
+
+// holdsMultiple reports whether [lo, hi) contains a multiple of p (> 0).
+func holdsMultiple(lo, hi, p int64) bool {
+	first := (lo + p - 1) / p * p
+	return first < hi
+}
+
+func ecmpLoad(r *analysis.ImbalanceResult) plots.ECMPLoad {
+	var l plots.ECMPLoad
+	if r == nil {
+		return l
+	}
+	for _, s := range r.Sets {
+		l.Sets = append(l.Sets, plots.ECMPSet{Node: s.Node, Set: "set " + strconv.Itoa(s.Set), Bytes: plotter.Values(s.BytesLoad)})
+	}
+	return l
+}
+
+func ecnMarks(e analysis.ECNSummary) plots.ECNMarks {
+	var m plots.ECNMarks
+	for _, q := range e.Queues {
+		m.Queues = append(m.Queues, plots.QueueMarks{Node: q.Node, Port: int(q.Port), TC: int(q.TC), Marked: float64(q.Marked), Packets: float64(q.TxPackets)})
+	}
+	if t := e.OverTime; t != nil && len(t.Delivered) > 0 {
+		m.BinWidth = units.Time(max(t.BinPs, 1))
+		for b := range t.Delivered {
+			m.Marked = append(m.Marked, float64(t.Marked[b]))
+			m.Packets = append(m.Packets, float64(t.Delivered[b]))
+		}
+	}
+	return m
+}
+
+func delayClasses(cs []analysis.DelayClass, lossless []int) []plots.DelayClass {
+	var out []plots.DelayClass
+	for _, c := range cs {
+		label := "TC " + strconv.Itoa(int(c.TC))
+		if slices.Contains(lossless, int(c.TC)) {
+			label += " (lossless)"
+		}
+		dc := plots.DelayClass{Label: label}
+		for _, b := range c.Buckets {
+			dc.Buckets = append(dc.Buckets, plots.DelayBucket{Lo: units.Time(b.LoPs), Hi: units.Time(b.HiPs), Packets: float64(b.Packets)})
+		}
+		out = append(out, dc)
+	}
+	return out
+}
+
+// comparisonMetrics are the panels of the hash_comparison figure, in order: per tier
+// the byte max/mean and the flow chi-square p-value, then polarization, drops, pause
+// time and the packet p99 delay. (All metrics are in summary.json and the table.)
+func comparisonMetrics(c *analysis.Comparison) []string {
+	var ms []string
+	for _, m := range c.Metrics {
+		if strings.HasPrefix(m, "imbalance.tiers.") && strings.HasSuffix(m, ".max_mean") {
+			ms = append(ms, m)
+		}
+	}
+	for _, m := range []string{analysis.MetricNMI, analysis.MetricDrops, analysis.MetricPausedPs, analysis.MetricP99DelayPs} {
+		if slices.Contains(c.Metrics, m) {
+			ms = append(ms, m)
+		}
+	}
+	return ms
+}
+
+func comparisonFigure(c *analysis.Comparison) plots.Comparison {
+	var pc plots.Comparison
+	for _, metric := range comparisonMetrics(c) {
+		mc := plots.MetricCI{Name: metricLabel(metric), Better: plots.Lower}
+		if analysis.HigherIsBetter(metric) {
+			mc.Better = plots.Higher
+		}
+		switch {
+		case strings.HasSuffix(metric, "_ps"):
+			mc.Quantity = plots.Duration
+		case strings.HasSuffix(metric, ".idle_fraction"):
+			mc.Quantity = plots.Share
+		case metric == analysis.MetricDrops || metric == analysis.MetricLossless:
+			mc.Unit = "packets"
+		}
+		for _, m := range c.Methods {
+			e := c.ByMethod[m].Metrics[metric]
+			v := plots.MethodValue{Method: m, Value: e.Value, Lo: math.NaN(), Hi: math.NaN()}
+			if e.HasCI {
+				v.Lo, v.Hi = e.Lo, e.Hi
+			}
+			mc.Values = append(mc.Values, v)
+		}
+		pc.Metrics = append(pc.Metrics, mc)
+	}
+	return pc
+}
+
+// metricLabel names a comparison metric for people.
+func metricLabel(metric string) string {
+	if rest, ok := strings.CutPrefix(metric, "imbalance.tiers."); ok {
+		tier, m, _ := strings.Cut(rest, ".")
+		names := map[string]string{
+			"max_mean": "max/mean of member bytes", "cov": "CoV of member bytes", "jain": "Jain's index of member bytes",
+			"chi2_p": "chi-square p of member flows", "idle_fraction": "idle members",
+		}
+		if n, ok := names[m]; ok {
+			return n + " (" + tier + ")"
+		}
+		return m + " (" + tier + ")"
+	}
+	switch metric {
+	case analysis.MetricNMI:
+		return "polarization NMI (rack vs fabric)"
+	case "polarization.nmi_by_rack":
+		return "polarization NMI within each source rack"
+	case analysis.MetricDrops:
+		return "dropped packets"
+	case analysis.MetricLossless:
+		return "lossless (headroom) drops"
+	case analysis.MetricPausedPs:
+		return "PFC paused time"
+	case analysis.MetricStorms:
+		return "PFC storms"
+	case analysis.MetricP99DelayPs:
+		return "p99 one-way delay"
+	case analysis.MetricFlowP99Delay:
+		return "p99 of flow mean delay"
+	}
+	return metric
+}

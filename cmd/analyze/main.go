@@ -1,0 +1,116 @@
+// Command analyze turns replay run directories into the answers users came for
+// (SPEC 7 and 8): report.html (self-contained), report.md, summary.json,
+// plots/*.png and *.svg, and tables/*.csv. Several runs of one trace (or a directory
+// written by `replay run --hash all`) are compared side by side with bootstrap
+// confidence intervals. The work lives in analyze.go and its helpers; this file only
+// maps errors to exit codes.
+//
+// Exit status: 0 success, 1 failure while running, 2 bad usage or input (a missing,
+// incomplete, truncated or foreign run directory, runs of different traces, an
+// output directory that is not ours to replace). Errors go to stderr as one line.
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+	"syscall"
+
+	"github.com/tracefabric/tracefabric/analysis"
+	"github.com/tracefabric/tracefabric/replay/records"
+)
+
+// Exit statuses (SPEC 8).
+const (
+	exitOK      = 0
+	exitFailure = 1
+	exitUsage   = 2
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run executes the command line args (without the program name) and returns the
+// exit status; it is main without the process, for in-process tests.
+func run(args []string, stdout, stderr io.Writer) int {
+	root := newRootCmd(stdout, stderr)
+	if args == nil {
+		args = []string{} // cobra reads os.Args for nil
+	}
+	root.SetArgs(args)
+	_, err := root.ExecuteC()
+	if err == nil {
+		return exitOK
+	}
+	msg := strings.Join(strings.Fields(err.Error()), " ") // one line, whatever the error
+	code := exitCode(err)
+	if code == exitUsage && isUsage(err) {
+		msg += " (see 'analyze --help')"
+	}
+	fmt.Fprintf(stderr, "analyze: %s\n", msg)
+	return code
+}
+
+// usageError marks a command line that cannot be run: unknown flag, missing
+// arguments, bad flag value.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// inputError marks input that cannot be used: a run directory that is missing,
+// incomplete, of another schema version, truncated, or runs that cannot be compared.
+type inputError struct{ err error }
+
+func (e inputError) Error() string { return e.err.Error() }
+func (e inputError) Unwrap() error { return e.err }
+
+func isUsage(err error) bool {
+	var u usageError
+	return errors.As(err, &u)
+}
+
+// exitCode maps an error to the exit status: usage and input errors 2, the rest 1.
+func exitCode(err error) int {
+	var in inputError
+	switch {
+	case err == nil:
+		return exitOK
+	case isUsage(err), errors.As(err, &in):
+		return exitUsage
+	}
+	return exitFailure
+}
+
+// inputSentinels are the errors of packages records and analysis that mean the input
+// is unusable (exit 2), as opposed to a failure while running.
+var inputSentinels = []error{
+	records.ErrIncomplete, records.ErrSchemaVersion, records.ErrNotRecordFile,
+	analysis.ErrRecordsMismatch, analysis.ErrNoRuns, analysis.ErrNotComparable,
+	analysis.ErrPFCOrder, analysis.ErrUnknownPFCEvent, errNotAnalysisDir,
+	fs.ErrNotExist, fs.ErrPermission, syscall.EISDIR, syscall.ENOTDIR,
+}
+
+// classifyInput wraps errors about unusable input as inputError; other errors (I/O
+// failures while writing, bugs) pass unchanged.
+func classifyInput(err error) error {
+	if err == nil {
+		return nil
+	}
+	for _, s := range inputSentinels {
+		if errors.Is(err, s) {
+			return inputError{err}
+		}
+	}
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	if errors.As(err, &syn) || errors.As(err, &typ) {
+		return inputError{err} // a run.json that is not JSON of ours
+	}
+	return err
+}

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tracefabric/tracefabric/analysis"
+	"github.com/tracefabric/tracefabric/switchmodel/units"
+)
+
+// flags are analyze's command-line flags, as given.
+type flags struct {
+	out           string
+	stormDuration string
+	seed          string
+	bootstrap     int
+	top           int
+	asJSON        bool
+	quiet         bool
+}
+
+func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
+	var f flags
+	root := &cobra.Command{
+		Use:   "analyze [flags] RUN_DIR...",
+		Short: "Statistics, figures and a report from replay run directories",
+		Long: `analyze reads the run directories written by 'replay run' (run.json and the Arrow
+record files) and explains what happened: drops by reason, node and time, lossless
+(headroom) drops, PFC pause intervals and storm episodes (SPEC 7), ECN marking,
+one-way delay, and how evenly each ECMP set spread bytes and flows, with rack/fabric
+polarization.
+
+It writes into the output directory (default RUN_DIR/analysis, or DIR/analysis for a
+directory written by 'replay run --hash all'), which appears only when complete:
+  report.html   self-contained report (figures embedded, opens offline)
+  report.md     the same in Markdown, linking plots/*.png
+  summary.json  every number the report states (stable keys: drops.total,
+                drops.lossless, drops.by_reason, pfc.pause_intervals, pfc.paused_ps,
+                pfc.storms, ecn.marked, imbalance.tiers.<tier>, polarization.nmi,
+                headline, and comparison when comparing)
+  plots/        drops_over_time, pfc_pause_timeline, buffer_occupancy,
+                ecmp_member_load, delay_cdf, ecn_marking (and hash_comparison),
+                each as .png and .svg; a figure with no data is not drawn
+  tables/       the tables behind the figures, as CSV
+
+Several run directories of one trace, or one directory holding runs in
+subdirectories (replay run --hash all), are compared: per method the tier imbalance,
+polarization, drops, pause time and delay, with 95% bootstrap confidence intervals
+over flows (--bootstrap replicates, --seed).
+
+Exit status: 0 success, 1 failure while running, 2 bad usage or input.`,
+		Example: `  analyze out/demo                  # writes out/demo/analysis/
+  analyze out/cmp                   # the six runs of 'replay run --hash all -o out/cmp'
+  analyze out/a out/b -o out/a-vs-b # two runs of one trace, compared
+  analyze out/demo --json | jq .drops.total`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageError{errors.New("requires at least one RUN_DIR")}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o, err := f.options()
+			if err != nil {
+				return err
+			}
+			o.dirs = args
+			o.stdout, o.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
+			return analyze(o)
+		},
+		SilenceErrors:     true,
+		SilenceUsage:      true,
+		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	fl := root.Flags()
+	fl.StringVarP(&f.out, "out", "o", "", "output directory (default RUN_DIR/analysis, or DIR/analysis for a --hash all directory); replaced only if it holds a previous analysis")
+	fl.StringVar(&f.stormDuration, "storm-duration", "1ms", "a PFC episode lasting at least this long is a storm (so is any of depth >= 2)")
+	fl.StringVar(&f.seed, "seed", "1", "seed of the bootstrap's random generators (comparisons)")
+	fl.IntVar(&f.bootstrap, "bootstrap", analysis.DefaultBootstrap, "bootstrap replicates for the confidence intervals of a comparison")
+	fl.IntVar(&f.top, "top", 10, "rows of the report's top-N tables (flows, nodes, ports, storms, queues)")
+	fl.BoolVar(&f.asJSON, "json", false, "print summary.json to stdout instead of the human summary")
+	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress bar")
+	return root
+}
+
+// options validates the flags.
+func (f *flags) options() (*options, error) {
+	o := &options{out: f.out, top: f.top, asJSON: f.asJSON, quiet: f.quiet, opt: analysis.DefaultOptions()}
+	d, err := units.ParseTime(f.stormDuration)
+	if err != nil {
+		return nil, usageError{fmt.Errorf("--storm-duration %q: %w", f.stormDuration, err)}
+	}
+	if d <= 0 {
+		return nil, usageError{fmt.Errorf("--storm-duration %s: must be > 0", f.stormDuration)}
+	}
+	o.opt.StormDurationPs = int64(d)
+	seed, err := strconv.ParseUint(f.seed, 0, 64)
+	if err != nil {
+		return nil, usageError{fmt.Errorf("--seed %q: want a non-negative integer", f.seed)}
+	}
+	o.opt.Seed = seed
+	if f.bootstrap < 1 {
+		return nil, usageError{fmt.Errorf("--bootstrap %d: want at least 1 replicate", f.bootstrap)}
+	}
+	o.opt.Bootstrap = f.bootstrap
+	if f.top < 1 {
+		return nil, usageError{fmt.Errorf("--top %d: want at least 1", f.top)}
+	}
+	o.opt.TopFlows = max(f.top, 20) // summary.json keeps at least analysis' default
+	return o, nil
+}
