@@ -43,18 +43,13 @@ type env struct {
 // slices keep their capacity, so a writer allocates nothing per row or per batch in
 // steady state. Readers call load once per batch and get once per row.
 type codec[R any] interface {
-	put(r *R)
+	put(r *R) error // append the row's value, or return why it cannot be written
+	undo()          // remove the value the last put appended
 	build() arrow.Array
 	reset()
 	load(a arrow.Array) error
 	get(i int, r *R) error
 	release()
-}
-
-// checker is implemented by codecs whose values can be out of range; the writer checks
-// a whole row before it appends any column, so a rejected row leaves no trace.
-type checker[R any] interface {
-	check(r *R) error
 }
 
 // dictType is the type of every dictionary column: dictionary<values=utf8, indices=int32>.
@@ -90,6 +85,18 @@ func (b *bitmap) append(v bool) {
 }
 
 func (b *bitmap) reset() { b.bits, b.n = b.bits[:0], 0 }
+
+// pop removes the last bit and returns it.
+func (b *bitmap) pop() bool {
+	b.n--
+	last := &b.bits[b.n/8]
+	v := *last&(1<<(b.n%8)) != 0
+	*last &^= 1 << (b.n % 8)
+	if b.n%8 == 0 {
+		b.bits = b.bits[:b.n/8]
+	}
+	return v
+}
 
 // ---- fixed-width values: int64, int32, uint16, uint8 ----
 
@@ -145,14 +152,14 @@ func u16[R any](name string, f func(*R) *uint16) column[R] {
 	return value(name, arrow.PrimitiveTypes.Uint16, f)
 }
 
-func (c *valueCodec[R, T]) put(r *R) {
+func (c *valueCodec[R, T]) put(r *R) error {
 	var v T
 	switch {
 	case c.null != nil && c.null(r):
 		c.valid.append(false)
 		c.nulls++
 		c.vals = append(c.vals, v)
-		return
+		return nil
 	case c.f == nil:
 		v = c.derive(r)
 	default:
@@ -162,6 +169,14 @@ func (c *valueCodec[R, T]) put(r *R) {
 		c.valid.append(true)
 	}
 	c.vals = append(c.vals, v)
+	return nil
+}
+
+func (c *valueCodec[R, T]) undo() {
+	c.vals = c.vals[:len(c.vals)-1]
+	if c.null != nil && !c.valid.pop() {
+		c.nulls--
+	}
 }
 
 func (c *valueCodec[R, T]) build() arrow.Array {
@@ -211,7 +226,12 @@ func boolColumn[R any](name string, f func(*R) *bool) column[R] {
 	}}
 }
 
-func (c *boolCodec[R]) put(r *R) { c.vals.append(*c.f(r)) }
+func (c *boolCodec[R]) put(r *R) error {
+	c.vals.append(*c.f(r))
+	return nil
+}
+
+func (c *boolCodec[R]) undo() { c.vals.pop() }
 func (c *boolCodec[R]) build() arrow.Array {
 	return newArray(arrow.FixedWidthTypes.Boolean, c.vals.n, 0, nil, c.vals.bits)
 }
@@ -271,21 +291,21 @@ func dictColumn[R any, E ~uint8 | ~int32](name, what string, f func(*R) *E, deri
 	}}
 }
 
-func (c *dictCodec[R, E]) value(r *R) E {
+func (c *dictCodec[R, E]) put(r *R) error {
+	var v E
 	if c.f == nil {
-		return c.derive(r)
+		v = c.derive(r)
+	} else {
+		v = *c.f(r)
 	}
-	return *c.f(r)
-}
-
-func (c *dictCodec[R, E]) check(r *R) error {
-	if v := int64(c.value(r)); v < 0 || v >= int64(len(c.names)) {
+	if int64(v) < 0 || int64(v) >= int64(len(c.names)) {
 		return fmt.Errorf("%s %d out of range [0,%d)", c.what, v, len(c.names))
 	}
+	c.idx = append(c.idx, int32(v))
 	return nil
 }
 
-func (c *dictCodec[R, E]) put(r *R) { c.idx = append(c.idx, int32(c.value(r))) }
+func (c *dictCodec[R, E]) undo() { c.idx = c.idx[:len(c.idx)-1] }
 
 func (c *dictCodec[R, E]) build() arrow.Array {
 	ind := newArray(arrow.PrimitiveTypes.Int32, len(c.idx), 0, nil, arrow.GetBytes(c.idx))
@@ -387,7 +407,22 @@ func (s *stringsBuf) build() arrow.Array {
 	return newArray(arrow.BinaryTypes.String, len(s.offsets)-1, 0, nil, arrow.GetBytes(s.offsets), s.data)
 }
 
-func (s *stringsBuf) reset()   { s.offsets, s.data = s.offsets[:0], s.data[:0] }
+func (s *stringsBuf) reset() { s.offsets, s.data = s.offsets[:0], s.data[:0] }
+
+// undo removes the last ended value.
+func (s *stringsBuf) undo() {
+	s.offsets = s.offsets[:len(s.offsets)-1]
+	s.data = s.data[:s.offsets[len(s.offsets)-1]]
+}
+
+// abandon drops bytes appended since the last ended value.
+func (s *stringsBuf) abandon() {
+	if len(s.offsets) > 0 {
+		s.data = s.data[:s.offsets[len(s.offsets)-1]]
+	} else {
+		s.data = s.data[:0]
+	}
+}
 func (s *stringsBuf) release() {}
 
 func (s *stringsBuf) load(a arrow.Array) error {
@@ -416,7 +451,7 @@ var decimalOctets = func() (t [256]string) {
 	return t
 }()
 
-func (c *ipv4Codec[R]) put(r *R) {
+func (c *ipv4Codec[R]) put(r *R) error {
 	a := c.f(r)
 	c.data = append(c.data, decimalOctets[a[0]]...)
 	for _, x := range a[1:] {
@@ -424,6 +459,7 @@ func (c *ipv4Codec[R]) put(r *R) {
 		c.data = append(c.data, decimalOctets[x]...)
 	}
 	c.end()
+	return nil
 }
 
 func (c *ipv4Codec[R]) get(i int, r *R) error {
@@ -453,27 +489,23 @@ func pathColumn[R any](name string, f func(*R) *[]int32) column[R] {
 	}}
 }
 
-func (c *pathCodec[R]) check(r *R) error {
+func (c *pathCodec[R]) put(r *R) error {
 	p := *c.f(r)
 	if len(p) == 0 {
 		return fmt.Errorf("empty path (it holds at least the source host)")
 	}
-	for _, n := range p {
+	for i, n := range p {
 		if n < 0 || int(n) >= len(c.e.nodes) {
+			c.abandon()
 			return fmt.Errorf("path node %d out of range [0,%d)", n, len(c.e.nodes))
 		}
-	}
-	return nil
-}
-
-func (c *pathCodec[R]) put(r *R) {
-	for i, n := range *c.f(r) {
 		if i > 0 {
 			c.data = append(c.data, PathSeparator...)
 		}
 		c.data = append(c.data, c.e.nodes[n]...)
 	}
 	c.end()
+	return nil
 }
 
 func (c *pathCodec[R]) get(i int, r *R) error {

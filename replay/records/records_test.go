@@ -393,15 +393,52 @@ func TestBadRowsRejected(t *testing.T) {
 		t.Fatalf("read %d rows (err %v), Rows() %d, want %d good rows only", len(rows), err, w.Rows(), len(bad))
 	}
 
-	pw, err := NewPacketsWriter(filepath.Join(t.TempDir(), PacketsFile), testNodes)
+	// Rejections late in a row (path is the 9th column, after a bool) are undone in
+	// every column: the file holds exactly the good rows, across batch boundaries.
+	ppath := filepath.Join(t.TempDir(), PacketsFile)
+	pw, err := NewPacketsWriter(ppath, testNodes, WithBatchRows(3))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer pw.Close()
-	for _, p := range []PacketRow{{}, {Path: []int32{0, 99}}} {
-		if err := pw.Append(&p); err == nil {
-			t.Errorf("packet with path %v accepted", p.Path)
+	var goodPackets []PacketRow
+	for i := range 10 {
+		p := genPacket(i)
+		if err := pw.Append(&p); err != nil {
+			t.Fatal(err)
 		}
+		goodPackets = append(goodPackets, p)
+		for _, bad := range [][]int32{{}, {0, 3, 99}, {-1}} {
+			b := genPacket(i + 1)
+			b.CE = true
+			b.Path = bad
+			if err := pw.Append(&b); err == nil || !strings.Contains(err.Error(), "column path") {
+				t.Errorf("packet with path %v: error %v", bad, err)
+			}
+		}
+	}
+	if err := pw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := ReadAll(OpenPackets(ppath))
+	if err != nil || !reflect.DeepEqual(got, goodPackets) {
+		t.Fatalf("after rejected packets read %d rows (%v), want the %d good ones", len(got), err, len(goodPackets))
+	}
+}
+
+func TestBitmapPop(t *testing.T) {
+	var b bitmap
+	want := []bool{true, false, true, true, false, false, true, true, true, false}
+	for _, v := range want {
+		b.append(v)
+	}
+	for i := len(want) - 1; i >= 0; i-- {
+		if got := b.pop(); got != want[i] || b.n != i || len(b.bits) != (i+7)/8 {
+			t.Fatalf("pop %d: %v, n %d, %d bytes", i, got, b.n, len(b.bits))
+		}
+	}
+	b.append(false) // a popped bit does not come back set
+	if b.bits[0] != 0 {
+		t.Fatalf("bits %08b after pops and a false", b.bits[0])
 	}
 }
 

@@ -59,19 +59,18 @@ func WithBatchRows(n int) Option { return func(o *options) { o.batchRows = n } }
 // Arrow IPC file writer writes; Close writes the last batch and the file footer. A
 // Writer is not safe for concurrent use.
 type Writer[R any] struct {
-	path     string
-	f        *os.File
-	w        *ipc.FileWriter
-	schema   *arrow.Schema
-	env      env
-	codecs   []codec[R]
-	checkers []checker[R]
-	cols     []arrow.Array // scratch for building a batch
-	batch    int           // rows per batch
-	n        int           // rows in the current batch
-	rows     int64         // rows written (or buffered)
-	err      error         // sticky I/O error
-	closed   bool
+	path   string
+	f      *os.File
+	w      *ipc.FileWriter
+	schema *arrow.Schema
+	env    env
+	codecs []codec[R]
+	cols   []arrow.Array // scratch for building a batch
+	batch  int           // rows per batch
+	n      int           // rows in the current batch
+	rows   int64         // rows written (or buffered)
+	err    error         // sticky I/O error
+	closed bool
 }
 
 // PortsWriter, DropsWriter, ... are the writers of the eight record files.
@@ -145,11 +144,7 @@ func newWriter[R any](t *table[R], path string, d Dictionaries, opts []Option) (
 		return nil, fmt.Errorf("records: %s: %w", path, err)
 	}
 	for _, c := range t.cols {
-		k := c.codec(&w.env)
-		w.codecs = append(w.codecs, k)
-		if ch, ok := k.(checker[R]); ok {
-			w.checkers = append(w.checkers, ch)
-		}
+		w.codecs = append(w.codecs, c.codec(&w.env))
 	}
 	w.cols = make([]arrow.Array, len(w.codecs))
 	return w, nil
@@ -174,13 +169,13 @@ func (w *Writer[R]) Append(r *R) error {
 	if w.closed {
 		return ErrClosed
 	}
-	for _, c := range w.checkers {
-		if err := c.check(r); err != nil {
-			return fmt.Errorf("records: %s row %d: %w", w.path, w.rows, err)
+	for j, c := range w.codecs {
+		if err := c.put(r); err != nil {
+			for _, done := range w.codecs[:j] { // a rejected row leaves no trace
+				done.undo()
+			}
+			return fmt.Errorf("records: %s row %d: column %s: %w", w.path, w.rows, w.schema.Field(j).Name, err)
 		}
-	}
-	for _, c := range w.codecs {
-		c.put(r)
 	}
 	w.n++
 	w.rows++
