@@ -21,6 +21,12 @@
 // reader and say so on the axis: times in ns, us, ms or s chosen from the span shown,
 // bytes in B, KB or MB (decimal, 1 KB = 1000 B), fractions and shares in %.
 //
+// Time-binned figures merge adjacent bins when there are more than 600 (a bin
+// narrower than a pixel shows nothing more) and state the bin width drawn. Long
+// sample series are reduced to per-bucket minima and maxima (peaks kept).
+// Figures that cap their rows or series (pause timeline, pools, ECMP sets, ECN
+// queues) keep the largest and say "top N of M" in Figure.Note.
+//
 // A figure with nothing to show is not drawn: its constructor returns an error that
 // matches ErrNoData (errors.Is) and carries a short reason ("no drops") for the
 // report, instead of empty axes.
@@ -29,5 +35,6 @@
 // those fonts lack would silently vanish from the PNG, so text taken from inputs
 // (node names, reasons, labels) is passed through a filter that replaces them
 // with '?'. Figures are deterministic: the same input gives byte-identical PNG and
-// SVG output.
+// SVG output. Figure.Save writes NAME.png and NAME.svg atomically; the
+// sub-package report renders report.html (figures embedded) and report.md.
 package plots

@@ -3,7 +3,6 @@ package plots
 import (
 	"fmt"
 	"image/color"
-	"math"
 	"slices"
 
 	"gonum.org/v1/plot"
@@ -97,26 +96,18 @@ func DropsOverTime(d DropBins, o Options) (*Figure, error) {
 		return 0
 	})
 
-	// More bins than the figure has pixels for are merged k at a time (the
-	// figure then says the merged bin width).
-	k := coarsenFactor(bins, maxDrawnBins)
-	start := float64(d.Start)
-	end := start + float64(d.BinWidth)*float64(bins)
-	width := float64(d.BinWidth) * float64(k)
-	n := (bins + k - 1) / k
-	div, unit := timeScale(end - start)
-	p := newPlot("", "time ("+unit+")", "dropped packets per "+durationText(width)+" bin")
+	// More bins than the figure has pixels for are merged (the figure then says
+	// the merged bin width).
+	tb := newTimeBins(d.Start, d.BinWidth, bins)
+	p := newPlot("", "time ("+tb.unit+")", "dropped packets per "+durationText(tb.width)+" bin")
 	gridLines(p, false)
 
-	st := &stackedBins{edges: make([]float64, n+1)}
-	for j := range n + 1 {
-		st.edges[j] = math.Min(start+float64(j)*width, end) / div
-	}
-	cum := make([]float64, n)
+	st := &stackedBins{edges: tb.edges}
+	cum := make([]float64, tb.n)
 	other := 0
 	for _, s := range ss {
-		for j, c := range s.counts {
-			cum[j/k] += c
+		for j, c := range tb.sum(s.counts) {
+			cum[j] += c
 		}
 		st.tops = append(st.tops, slices.Clone(cum))
 		var c color.Color
@@ -133,7 +124,7 @@ func DropsOverTime(d DropBins, o Options) (*Figure, error) {
 	for k := len(ss) - 1; k >= 0; k-- {
 		leg.Add(fmt.Sprintf("%s (%s)", safeText(ss[k].reason, 24), countText(ss[k].total)), swatch{st.colors[k]})
 	}
-	p.X.Min, p.X.Max = start/div, end/div
+	p.X.Min, p.X.Max = tb.edges[0], tb.edges[tb.n]
 	p.Y.Min = 0
 
 	var total float64
@@ -142,24 +133,12 @@ func DropsOverTime(d DropBins, o Options) (*Figure, error) {
 	}
 	pg := &page{
 		title:       "Drops over time by reason",
-		note:        fmt.Sprintf("%s dropped packets, stacked by reason; bin = %s", countText(total), durationText(width)),
+		note:        fmt.Sprintf("%s dropped packets, stacked by reason; bin = %s", countText(total), durationText(tb.width)),
 		grid:        [][]*plot.Plot{{p}},
 		legend:      &leg,
 		legendTitle: "reason (drops)",
 	}
 	return pg.figure(NameDropsOverTime, o), nil
-}
-
-// maxDrawnBins bounds the time bins a figure draws; finer bins are merged.
-const maxDrawnBins = 600
-
-// coarsenFactor is how many adjacent bins to merge so that n bins become at most
-// max.
-func coarsenFactor(n, max int) int {
-	if n <= max {
-		return 1
-	}
-	return (n + max - 1) / max
 }
 
 // stackedBins draws stacked bars per time bin: layer k (bottom first) reaches

@@ -21,13 +21,16 @@ const DefaultMaxSets = 6
 type ECMPLoad struct {
 	Sets []ECMPSet
 	// MaxSets caps the sets drawn: the most imbalanced (highest max/mean of member
-	// bytes) are kept. Zero: DefaultMaxSets.
+	// load) are kept. Zero: DefaultMaxSets.
 	MaxSets int
+	// Measure names what ECMPSet.Bytes counts, for the labels: "bytes" (the
+	// default, when empty) or e.g. "flows".
+	Measure string
 }
 
-// ECMPSet is one equal-cost set of one switch. Bytes holds the bytes each member
-// carried; Members names them (port or peer), one per value, or is nil for
-// members named by their index (0, 1, ...).
+// ECMPSet is one equal-cost set of one switch. Bytes holds the bytes (or the
+// ECMPLoad.Measure) each member carried; Members names them (port or peer), one
+// per value, or is nil for members named by their index (0, 1, ...).
 type ECMPSet struct {
 	Node    string
 	Set     string
@@ -39,12 +42,17 @@ type ECMPSet struct {
 func (s ECMPSet) Label() string { return s.Node + " set " + s.Set }
 
 // ECMPMemberLoad draws, for the most imbalanced equal-cost sets, each member's
-// share of the set's bytes (%) as bars, one small panel per set on a common
+// share of the set's bytes (or Measure) in % as bars, one small panel per set on a common
 // scale, with the uniform share (100/n %) as a dashed reference line. Sets are
-// ranked by max/mean of member bytes. It returns a NoDataError ("no traffic on
+// ranked by max/mean of member load. It returns a NoDataError ("no traffic on
 // equal-cost sets") when no set carried bytes.
 func ECMPMemberLoad(l ECMPLoad, o Options) (*Figure, error) {
 	o = o.withDefaults()
+	measure := l.Measure
+	if measure == "" {
+		measure = "bytes"
+	}
+	measure = safeText(measure, 12)
 	maxSets := l.MaxSets
 	if maxSets <= 0 {
 		maxSets = DefaultMaxSets
@@ -62,15 +70,15 @@ func ECMPMemberLoad(l ECMPLoad, o Options) (*Figure, error) {
 		}
 		n := s.Bytes.Len()
 		if s.Members != nil && len(s.Members) != n {
-			return nil, fmt.Errorf("plots: %s: set %s: %d member names for %d byte counts",
+			return nil, fmt.Errorf("plots: %s: set %s: %d member names for %d values",
 				NameECMPMemberLoad, s.Label(), len(s.Members), n)
 		}
 		var total, peak float64
 		for i := range n {
 			v := s.Bytes.Value(i)
 			if !finite(v) || v < 0 {
-				return nil, fmt.Errorf("plots: %s: set %s member %d: %v bytes must be finite and >= 0",
-					NameECMPMemberLoad, s.Label(), i, v)
+				return nil, fmt.Errorf("plots: %s: set %s member %d: %v %s must be finite and >= 0",
+					NameECMPMemberLoad, s.Label(), i, v, measure)
 			}
 			total += v
 			peak = math.Max(peak, v)
@@ -117,7 +125,7 @@ func ECMPMemberLoad(l ECMPLoad, o Options) (*Figure, error) {
 	for k, s := range sets {
 		ylabel := ""
 		if k%cols == 0 {
-			ylabel = "share of set bytes (%)"
+			ylabel = "share of set " + measure + " (%)"
 		}
 		p := newPlot(fmt.Sprintf("%s (max/mean %s)", s.label, trimFloat(roundSig(s.maxMean, 3))), "", ylabel)
 		gridLines(p, false)
@@ -162,10 +170,10 @@ func ECMPMemberLoad(l ECMPLoad, o Options) (*Figure, error) {
 	}
 	note := "dashed line: uniform share (100/n %)"
 	if all > len(sets) {
-		note = fmt.Sprintf("%d most imbalanced of %d equal-cost sets, by max/mean of member bytes; ", len(sets), all) + note
+		note = fmt.Sprintf("%d most imbalanced of %d equal-cost sets, by max/mean of member %s; ", len(sets), all, measure) + note
 	}
 	pg := &page{
-		title: "ECMP member load: share of each set's bytes per member",
+		title: "ECMP member load: share of each set's " + measure + " per member",
 		note:  note,
 		grid:  grid,
 	}

@@ -130,33 +130,22 @@ func ECNMarking(m ECNMarks, o Options) (*Figure, error) {
 	}
 	if markedOverTime > 0 {
 		bins := len(m.Marked)
-		k := coarsenFactor(bins, maxDrawnBins)
-		n := (bins + k - 1) / k
-		width, start := float64(m.BinWidth)*float64(k), float64(m.Start)
-		end := start + float64(m.BinWidth)*float64(bins)
-		div, unit := timeScale(end - start)
-		p := newPlot("CE-marked fraction over time, all queues", "time ("+unit+")", "CE-marked (% of packets)")
+		tb := newTimeBins(m.Start, m.BinWidth, bins)
+		p := newPlot("CE-marked fraction over time, all queues", "time ("+tb.unit+")", "CE-marked (% of packets)")
 		gridLines(p, false)
-		marked, packets := make([]float64, n), make([]float64, n)
-		for i := range bins {
-			marked[i/k] += m.Marked[i]
-			packets[i/k] += m.Packets[i]
-		}
-		st := &stackedBins{edges: make([]float64, n+1), tops: [][]float64{make([]float64, n)},
+		marked, packets := tb.sum(m.Marked), tb.sum(m.Packets)
+		st := &stackedBins{edges: tb.edges, tops: [][]float64{make([]float64, tb.n)},
 			colors: []color.Color{seriesColor(0)}}
-		for j := range n + 1 {
-			st.edges[j] = math.Min(start+float64(j)*width, end) / div
-		}
-		for j := range n {
+		for j := range tb.n {
 			if packets[j] > 0 {
 				st.tops[0][j] = 100 * marked[j] / packets[j]
 			}
 		}
 		p.Add(st)
-		p.X.Min, p.X.Max = start/div, end/div
+		p.X.Min, p.X.Max = tb.edges[0], tb.edges[tb.n]
 		p.Y.Min = 0
 		grid = append(grid, []*plot.Plot{p})
-		notes = append(notes, "bin = "+durationText(width))
+		notes = append(notes, "bin = "+durationText(tb.width))
 		if len(grid) == 2 {
 			o.Height += 2.2 * vg.Inch
 		}

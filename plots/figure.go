@@ -64,6 +64,10 @@ type Options struct {
 	// DPI is the resolution of the PNG rendering in dots per inch (the SVG is
 	// resolution independent). Zero: DefaultDPI.
 	DPI int
+	// EmbedSVGFonts embeds the Liberation fonts in the SVG (about 400 KB more per
+	// file) so it looks the same on machines without them; otherwise the SVG
+	// names the fonts and viewers substitute a similar one.
+	EmbedSVGFonts bool
 }
 
 func (o Options) withDefaults() Options {
@@ -100,6 +104,7 @@ type Figure struct {
 	// Width and Height of the page; DPI of the PNG rendering.
 	Width, Height vg.Length
 	DPI           int
+	EmbedSVGFonts bool
 
 	draw func(dc draw.Canvas)
 }
@@ -133,7 +138,7 @@ func (f *Figure) Encode(w io.Writer, format Format) (err error) {
 		f.drawOn(c)
 		wt = vgimg.PngCanvas{Canvas: c}
 	case SVG:
-		c := vgsvg.New(f.Width, f.Height)
+		c := vgsvg.NewWith(vgsvg.UseWH(f.Width, f.Height), vgsvg.EmbedFonts(f.EmbedSVGFonts))
 		f.drawOn(c)
 		wt = c
 	default:

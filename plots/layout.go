@@ -37,6 +37,8 @@ func (pg *page) figure(name string, o Options) *Figure {
 		Height: o.Height,
 		DPI:    o.DPI,
 		draw:   pg.draw,
+
+		EmbedSVGFonts: o.EmbedSVGFonts,
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"image/color"
-	"math"
 	"slices"
 	"sync"
 
@@ -47,15 +46,17 @@ type PauseRow struct {
 // Label is "node:port:tc".
 func (r PauseRow) Label() string { return fmt.Sprintf("%s:%d:%d", r.Node, r.Port, r.TC) }
 
-// pauseColors maps a paused percentage (0 to 100) to pale yellow through dark red
-// (ColorBrewer YlOrRd with luminance interpolated linearly, so equal steps look
-// equal).
+// pauseColors maps a paused percentage (0 to 100) to light yellow through dark
+// red (ColorBrewer YlOrRd with luminance interpolated linearly, so equal steps
+// look equal).
 var pauseColors = sync.OnceValues(func() (palette.ColorMap, error) {
 	p, err := brewer.GetPalette(brewer.TypeSequential, "YlOrRd", 9)
 	if err != nil {
 		return nil, err
 	}
-	cs := slices.Clone(p.Colors())
+	// From the second colour: the first (#ffffcc) is too close to white for a
+	// briefly paused cell to show.
+	cs := slices.Clone(p.Colors()[1:])
 	slices.Reverse(cs) // dark to light: increasing luminance, as NewLuminance wants
 	cm, err := moreland.NewLuminance(cs)
 	if err != nil {
@@ -124,30 +125,15 @@ func PFCPauseTimeline(g PauseGrid, o Options) (*Figure, error) {
 		return nil, fmt.Errorf("plots: %s: colour map: %w", NamePFCPauseTimeline, err)
 	}
 
-	// More bins than the figure has pixels for are merged k at a time: a merged
-	// cell shows the paused fraction of the merged bin.
-	k := coarsenFactor(bins, maxDrawnBins)
-	nb := (bins + k - 1) / k
-	start := float64(g.Start)
-	end := start + float64(g.BinWidth)*float64(bins)
-	width := float64(g.BinWidth) * float64(k)
-	div, unit := timeScale(end - start)
-	p := newPlot("", "time ("+unit+")", "")
-	cells := &cellGrid{edges: make([]float64, nb+1), cmap: cm}
-	for j := range nb + 1 {
-		cells.edges[j] = math.Min(start+float64(j)*width, end) / div
-	}
+	// More bins than the figure has pixels for are merged: a merged cell shows
+	// the paused fraction of the merged bin.
+	tb := newTimeBins(g.Start, g.BinWidth, bins)
+	p := newPlot("", "time ("+tb.unit+")", "")
+	cells := &cellGrid{edges: tb.edges, cmap: cm}
 	n := len(rows)
 	ticks := make([]plot.Tick, n)
 	for r, rw := range rows {
-		merged := make([]float64, nb)
-		for j, v := range rw.paused {
-			merged[j/k] += v
-		}
-		for j := range merged {
-			merged[j] /= float64(min(k, bins-j*k)) // the last cell may merge fewer bins
-		}
-		cells.rows = append(cells.rows, merged)
+		cells.rows = append(cells.rows, tb.mean(rw.paused))
 		ticks[r] = plot.Tick{Value: float64(n-r) - 0.5, Label: rw.label}
 	}
 	p.Add(cells)
@@ -159,7 +145,7 @@ func PFCPauseTimeline(g PauseGrid, o Options) (*Figure, error) {
 	p.Y.Min, p.Y.Max = 0, float64(n)
 	p.Y.Padding = 0
 	p.X.Padding = 0
-	p.X.Min, p.X.Max = start/div, end/div
+	p.X.Min, p.X.Max = tb.edges[0], tb.edges[tb.n]
 
 	// A taller page when there are many rows, so labels stay legible.
 	rowH := vg.Points(10)
@@ -171,7 +157,7 @@ func PFCPauseTimeline(g PauseGrid, o Options) (*Figure, error) {
 	if all > n {
 		note = fmt.Sprintf("top %d of %d paused port-classes, by paused time", n, all)
 	}
-	note += "; bin = " + durationText(width)
+	note += "; bin = " + durationText(tb.width)
 	pg := &page{
 		title:       "PFC pause timeline (rows: node:port:tc)",
 		note:        note,

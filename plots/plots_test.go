@@ -356,7 +356,7 @@ func TestInvalidInput(t *testing.T) {
 			return BufferOccupancy(PoolOccupancy{Series: []PoolSeries{{Node: "leaf0", Pool: "lossy",
 				Samples: plotter.XYs{{X: 10, Y: -1}}}}}, Options{})
 		}},
-		{"ecmp/members", "2 member names for 3 byte counts", func() (*Figure, error) {
+		{"ecmp/members", "2 member names for 3 values", func() (*Figure, error) {
 			return ECMPMemberLoad(ECMPLoad{Sets: []ECMPSet{{Node: "leaf0", Set: "1",
 				Members: []string{"a", "b"}, Bytes: plotter.Values{1, 2, 3}}}}, Options{})
 		}},
@@ -703,4 +703,69 @@ func findBand(b image.Rectangle, full func(x, y int) bool) int {
 		}
 	}
 	return -1
+}
+
+func TestTimeBins(t *testing.T) {
+	// 1300 bins of 1 us from 1 ms: merged 3 at a time into 434 bins, the last
+	// holding one source bin.
+	tb := newTimeBins(units.Millisecond, units.Microsecond, 1300)
+	if tb.k != 3 || tb.n != 434 || tb.width != 3e6 || tb.unit != "us" {
+		t.Fatalf("k=%d n=%d width=%v unit=%s", tb.k, tb.n, tb.width, tb.unit)
+	}
+	if tb.edges[0] != 1000 || tb.edges[1] != 1003 || tb.edges[433] != 2299 || tb.edges[434] != 2300 {
+		t.Errorf("edges %v ... %v", tb.edges[:2], tb.edges[432:])
+	}
+	vals := make([]float64, 1300)
+	for i := range vals {
+		vals[i] = float64(i % 3) // 0, 1, 2, 0, ...
+	}
+	vals[1299] = 0.5
+	sum, mean := tb.sum(vals), tb.mean(vals)
+	if sum[0] != 3 || mean[0] != 1 || sum[433] != 0.5 || mean[433] != 0.5 {
+		t.Errorf("sum %v %v, mean %v %v", sum[0], sum[433], mean[0], mean[433])
+	}
+	// Conservation: merged sums add up to the source total.
+	var total, src float64
+	for _, v := range sum {
+		total += v
+	}
+	for _, v := range vals {
+		src += v
+	}
+	if total != src {
+		t.Errorf("merged total %v, source total %v", total, src)
+	}
+	small := newTimeBins(0, units.Millisecond, 60)
+	if small.k != 1 || small.n != 60 || small.unit != "ms" {
+		t.Errorf("60 bins: k=%d n=%d unit=%s", small.k, small.n, small.unit)
+	}
+}
+
+// Members without names are labelled by index; Measure changes the labels.
+func TestECMPMemberNamesAndMeasure(t *testing.T) {
+	f, err := ECMPMemberLoad(ECMPLoad{Measure: "flows", Sets: []ECMPSet{{Node: "leaf0", Set: "2", Bytes: plotter.Values{3, 1, 0}}}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := f.Render(SVG)
+	texts := svgTexts(t, b)
+	for _, want := range []string{"0", "1", "2", "share of set flows (%)", "leaf0 set 2 (max/mean 2.25)"} {
+		if !slices.Contains(texts, want) {
+			t.Errorf("%q not among the SVG texts %q", want, texts)
+		}
+	}
+}
+
+func TestEmbedSVGFonts(t *testing.T) {
+	plain, _ := DropsOverTime(sampleDrops(), Options{})
+	embed, _ := DropsOverTime(sampleDrops(), Options{EmbedSVGFonts: true})
+	a, _ := plain.Render(SVG)
+	b, err := embed.Render(SVG)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svgTexts(t, b)
+	if bytes.Contains(a, []byte("@font-face")) || !bytes.Contains(b, []byte("@font-face")) {
+		t.Errorf("@font-face: plain %v, embedded %v", bytes.Contains(a, []byte("@font-face")), bytes.Contains(b, []byte("@font-face")))
+	}
 }
