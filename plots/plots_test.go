@@ -769,3 +769,50 @@ func TestEmbedSVGFonts(t *testing.T) {
 		t.Errorf("@font-face: plain %v, embedded %v", bytes.Contains(a, []byte("@font-face")), bytes.Contains(b, []byte("@font-face")))
 	}
 }
+
+// Tiny inputs (one bin, one sample, one member, one method, one point) still
+// draw in both formats.
+func TestDegenerateInputs(t *testing.T) {
+	cases := map[string]func() (*Figure, error){
+		"drops/1 bin": func() (*Figure, error) {
+			return DropsOverTime(DropBins{BinWidth: units.Second, Reasons: []ReasonCounts{{Reason: "oversize", Counts: []float64{1}}}}, Options{})
+		},
+		"pfc/1 cell": func() (*Figure, error) {
+			return PFCPauseTimeline(PauseGrid{BinWidth: units.Nanosecond, Rows: []PauseRow{{Node: "a", Paused: []float64{0.01}}}}, Options{})
+		},
+		"buffer/1 sample": func() (*Figure, error) {
+			return BufferOccupancy(PoolOccupancy{Series: []PoolSeries{{Node: "a", Pool: "p", Samples: plotter.XYs{{X: 5e6, Y: 100}}}}}, Options{})
+		},
+		"ecmp/1 member": func() (*Figure, error) {
+			return ECMPMemberLoad(ECMPLoad{Sets: []ECMPSet{{Node: "a", Set: "0", Members: []string{"p1"}, Bytes: plotter.Values{5}}}}, Options{})
+		},
+		"compare/1 method equal CI": func() (*Figure, error) {
+			return HashComparison(Comparison{Metrics: []MetricCI{{Name: "Jain", Better: Higher, Values: []MethodValue{{Method: "crc32", Value: 1, Lo: 1, Hi: 1}}}}}, Options{})
+		},
+		"delay/1 point": func() (*Figure, error) {
+			return DelayCDF([]DelayClass{{Label: "TC 0", CDF: plotter.XYs{{X: 1e7, Y: 1}}}}, Options{})
+		},
+		"delay/1 bucket from 0": func() (*Figure, error) {
+			return DelayCDF([]DelayClass{{Label: "TC 0", Buckets: []DelayBucket{{Lo: 0, Hi: 1e6, Packets: 3}}}}, Options{})
+		},
+		"ecn/1 queue": func() (*Figure, error) {
+			return ECNMarking(ECNMarks{Queues: []QueueMarks{{Node: "a", Marked: 1, Packets: 1}}}, Options{})
+		},
+		"ecn/1 bin": func() (*Figure, error) {
+			return ECNMarking(ECNMarks{BinWidth: units.Millisecond, Marked: []float64{1}, Packets: []float64{4}}, Options{})
+		},
+	}
+	for name, mk := range cases {
+		t.Run(name, func(t *testing.T) {
+			f, err := mk()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, format := range []Format{PNG, SVG} {
+				if _, err := f.Render(format); err != nil {
+					t.Errorf("%s: %v", format, err)
+				}
+			}
+		})
+	}
+}
