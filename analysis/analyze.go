@@ -154,7 +154,7 @@ type ECNSummary struct {
 }
 
 // DelaySummary holds the delay CDF of every class and of all classes together (All,
-// from the buckets summed by edges); P99Ps is All's p99.
+// from the buckets summed by edges, marked TC 255); P99Ps is All's p99.
 type DelaySummary struct {
 	Classes []DelayCDF `json:"classes"`
 	All     DelayCDF   `json:"all"`
@@ -367,7 +367,7 @@ func headline(s *Summary) []string {
 	default:
 		line := fmt.Sprintf("%s packets dropped%s: %s.", count(d.Total), pctOf(d.Total, inj, " of %s injected"), byReason(d.ByReason))
 		if d.Lossless > 0 {
-			line += fmt.Sprintf(" %s lossless (headroom) drops: the lossless class's headroom is undersized.", count(d.Lossless))
+			line += fmt.Sprintf(" %s lossless (headroom) drop%s: the lossless class's headroom is undersized.", count(d.Lossless), plural(int(d.Lossless)))
 		} else {
 			line += " No lossless (headroom) drops."
 		}
@@ -388,7 +388,7 @@ func headline(s *Summary) []string {
 				deep = max(deep, e.Depth)
 				long = max(long, e.DurationPs)
 			}
-			line += fmt.Sprintf(" %d storm%s (deepest %d hops, longest %s), %d victim flows.", len(p.Storms), plural(len(p.Storms)), deep, humanPs(float64(long)), p.StormVictims)
+			line += fmt.Sprintf(" %d storm%s (deepest %d hop%s, longest %s), %d victim flow%s.", len(p.Storms), plural(len(p.Storms)), deep, plural(deep), humanPs(float64(long)), p.StormVictims, plural(p.StormVictims))
 		}
 		h = append(h, line)
 	}
@@ -417,7 +417,7 @@ func headline(s *Summary) []string {
 	if s.ECN.Marked == 0 && s.ECN.DeliveredCE == 0 {
 		h = append(h, "No packets were ECN-marked.")
 	} else {
-		h = append(h, fmt.Sprintf("ECN: %s marks at %d queues; %s of delivered packets arrived CE-marked.", count(s.ECN.Marked), len(s.ECN.Queues), pct(s.ECN.DeliveredCE, s.ECN.Delivered)))
+		h = append(h, fmt.Sprintf("ECN: %s mark%s at %d queue%s; %s of delivered packets arrived CE-marked.", count(s.ECN.Marked), plural(int(s.ECN.Marked)), len(s.ECN.Queues), plural(len(s.ECN.Queues)), pct(s.ECN.DeliveredCE, s.ECN.Delivered)))
 	}
 	if s.Delay.All.Packets > 0 {
 		h = append(h, fmt.Sprintf("One-way delay: p50 %s, p99 %s over %s delivered packets.", humanPs(s.Delay.All.P50Ps), humanPs(s.Delay.All.P99Ps), count(s.Delay.All.Packets)))

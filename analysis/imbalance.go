@@ -25,7 +25,9 @@ import (
 // The chi-square test treats the loads as counts of independent events: it is a valid
 // goodness-of-fit test on flow counts (a hash assigns flows, not bytes). On bytes it is
 // reported for completeness but is almost always ~0 because one byte is not an
-// independent draw; read the flow-count p-value to judge a hash.
+// independent draw; read the flow-count p-value to judge a hash. Like every Pearson
+// test it is approximate when the expected count per member (flows / members) is below
+// about 5.
 //
 // Degenerate sets: a set with one member is balanced by definition (MaxMean 1, CoV 0,
 // Jain 1, Chi2 0, Chi2P 1; IdleFraction 1 when it carried nothing). A set whose loads are

@@ -3,6 +3,7 @@ package analysis
 import (
 	"encoding/json"
 	"errors"
+	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -258,7 +259,7 @@ func TestLoadAnalyze(t *testing.T) {
 		t.Errorf("warnings %q", s.Warnings)
 	}
 	h := strings.Join(s.Headline, "\n")
-	for _, want := range []string{"3 packets dropped", "1 lossless (headroom) drops", "1 storm (deepest 2 hops", "Worst ECMP imbalance"} {
+	for _, want := range []string{"3 packets dropped", "1 lossless (headroom) drop:", "1 storm (deepest 2 hops", "Worst ECMP imbalance"} {
 		if !strings.Contains(h, want) {
 			t.Errorf("headline lacks %q:\n%s", want, h)
 		}
@@ -407,5 +408,42 @@ func TestPFCKindNames(t *testing.T) {
 		if err != nil || k.String() != e.String() {
 			t.Errorf("records event %v -> %v, %v", e, k, err)
 		}
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// The whole summary.json of the fixture run, pinned: any change in a number, key or
+// sentence shows up here (go test ./analysis -run Golden -update after review).
+func TestSummaryGolden(t *testing.T) {
+	run, err := Load(writeFixture(t, fixture{drops: true, pfc: true, packets: true, complete: true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Analyze(run, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Dir = "RUN"
+	got, err := json.MarshalIndent(s, "", " ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, '\n')
+	golden := filepath.Join("testdata", "fixture_summary.golden.json")
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("summary differs from %s (rerun with -update after checking):\n%s", golden, got)
 	}
 }
