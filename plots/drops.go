@@ -122,7 +122,11 @@ func DropsOverTime(d DropBins, o Options) (*Figure, error) {
 	p.Add(st)
 	leg := newLegend()
 	for k := len(ss) - 1; k >= 0; k-- {
-		leg.Add(fmt.Sprintf("%s (%s)", safeText(ss[k].reason, 24), countText(ss[k].total)), swatch{st.colors[k]})
+		label := safeText(ss[k].reason, 24)
+		if ss[k].reason == knownReasons[0].name {
+			label += ", lossless" // headroom drops: a PFC sizing failure
+		}
+		leg.Add(fmt.Sprintf("%s (%s)", label, countText(ss[k].total)), swatch{st.colors[k]})
 	}
 	p.X.Min, p.X.Max = tb.edges[0], tb.edges[tb.n]
 	p.Y.Min = 0
