@@ -106,3 +106,10 @@ func NewDelayCDF(tc uint8, buckets []DelayBucket) DelayCDF {
 	c.P999Ps = DelayQuantile(buckets, 0.999)
 	return c
 }
+
+// Len and XY make a DelayCDF a gonum/plot plotter.XYer (x: delay in ps, y: fraction)
+// without this package importing plot.
+func (c DelayCDF) Len() int { return len(c.Points) }
+
+// XY returns point i (delay ps, cumulative fraction).
+func (c DelayCDF) XY(i int) (x, y float64) { return c.Points[i].DelayPs, c.Points[i].Fraction }

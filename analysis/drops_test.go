@@ -65,6 +65,9 @@ func TestECN(t *testing.T) {
 	if !reflect.DeepEqual(s.Delivered, []int64{2, 2}) || !reflect.DeepEqual(s.Fraction, []float64{0.5, 0.5}) {
 		t.Errorf("ECNSeries = %+v", s)
 	}
+	if x, y := s.XY(1); s.Len() != 2 || x != 50 || y != 0.5 {
+		t.Errorf("ECNSeries XY(1) = %v, %v", x, y)
+	}
 }
 
 func TestDelayQuantile(t *testing.T) {
@@ -81,6 +84,12 @@ func TestDelayQuantile(t *testing.T) {
 	wantPts := []CDFPoint{{0, 0}, {100, 0.5}, {200, 0.8}, {400, 1}}
 	if cdf.Packets != 100 || !near(cdf.P99Ps, 390) || !near(cdf.P50Ps, 100) || cdf.MaxPs != 400 || !reflect.DeepEqual(cdf.Points, wantPts) {
 		t.Errorf("CDF = %+v", cdf)
+	}
+	if cdf.Len() != 4 {
+		t.Errorf("Len = %d", cdf.Len())
+	}
+	if x, y := cdf.XY(2); x != 200 || y != 0.8 {
+		t.Errorf("XY(2) = %v, %v", x, y)
 	}
 	if e := NewDelayCDF(0, nil); e.Packets != 0 || e.Points != nil || DelayQuantile(nil, 0.5) != 0 {
 		t.Errorf("empty CDF = %+v", e)

@@ -89,3 +89,10 @@ func (s *ECNSeries) Finish() {
 		}
 	}
 }
+
+// Len and XY make an ECNSeries a gonum/plot plotter.XYer (x: bin start in ps, y: CE
+// fraction) without this package importing plot.
+func (s *ECNSeries) Len() int { return len(s.Fraction) }
+
+// XY returns bin i's start time (ps) and CE fraction.
+func (s *ECNSeries) XY(i int) (x, y float64) { return float64(int64(i) * s.BinPs), s.Fraction[i] }
