@@ -123,6 +123,7 @@ func TestNMI(t *testing.T) {
 		{"constant-fabric", []int{0, 1, 2, 3}, []int{0, 0, 0, 0}, 0},
 		{"partial", []int{0, 0, 1, 1}, []int{0, 1, 1, 1}, partial},
 		{"no-flows", nil, nil, 0},
+		{"uncrossed-skipped", []int{0, 1, -1, 2}, []int{0, 1, 3, 2}, 1},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

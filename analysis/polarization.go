@@ -86,20 +86,23 @@ func NMIFromCounts(counts []float64, nx, ny int, scratch []float64) Polarization
 	return p
 }
 
-// NMI computes the Polarization of paired member choices x[i], y[i] (non-negative
-// member indices) of the same flows.
+// NMI computes the Polarization of paired member choices x[i], y[i] of the same
+// flows. Pairs with a negative index (a tier the flow did not cross) are skipped, as
+// are the elements of the longer slice beyond the shorter's length.
 func NMI(x, y []int) Polarization {
-	if len(x) != len(y) {
-		panic("analysis: NMI needs paired choices")
-	}
+	n := min(len(x), len(y))
 	nx, ny := 0, 0
-	for i := range x {
-		nx = max(nx, x[i]+1)
-		ny = max(ny, y[i]+1)
+	for i := range n {
+		if x[i] >= 0 && y[i] >= 0 {
+			nx = max(nx, x[i]+1)
+			ny = max(ny, y[i]+1)
+		}
 	}
 	counts := make([]float64, nx*ny)
-	for i := range x {
-		counts[x[i]*ny+y[i]]++
+	for i := range n {
+		if x[i] >= 0 && y[i] >= 0 {
+			counts[x[i]*ny+y[i]]++
+		}
 	}
 	return NMIFromCounts(counts, nx, ny, nil)
 }
