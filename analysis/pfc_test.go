@@ -158,13 +158,14 @@ func TestEpisodes(t *testing.T) {
 			{0, 500, 1, 1, "B", false, []int32{0}},
 			{100, 200, 1, 1, "D", false, []int32{1}},
 		}},
-		{"other-class-not-linked", []PauseInterval{
+		{"other-class-linked", []PauseInterval{
 			iv("A", 0, "B", -1, 0, 500),
 			{PortClass: PortClass{"Z", 0, 4}, Peer: "A", PeerPort: -1, StartPs: 100, EndPs: 300},
-		}, 0, []epWant{
-			{0, 500, 1, 1, "B", false, []int32{0}},
-			{100, 200, 1, 1, "A", false, []int32{1}},
-		}},
+		}, 0, []epWant{{0, 500, 2, 2, "B", true, []int32{0, 1}}}},
+		{"classes-of-one-frame-are-one-episode", []PauseInterval{
+			iv("A", 0, "B", 5, 0, 500),
+			{PortClass: PortClass{"A", 0, 4}, Peer: "B", PeerPort: 5, StartPs: 0, EndPs: 500},
+		}, 0, []epWant{{0, 500, 2, 1, "B:5", false, []int32{0, 1}}}},
 		{"deadlock-cycle", []PauseInterval{
 			iv("A", 0, "B", -1, 0, 1000),
 			iv("B", 1, "A", -1, 0, 1000),

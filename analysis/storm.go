@@ -13,7 +13,7 @@ const DefaultStormDurationPs int64 = 1_000_000_000
 // Episode is a connected set of pause intervals (SPEC 7), and a storm when Storm is set.
 //
 // Two pause intervals are linked when they overlap in time (half-open spans share an
-// instant), carry the same traffic class, and either
+// instant) and either
 //
 //   - hop link: the node that paused one is the node paused in the other: B pauses A's
 //     port toward B (interval I, paused node A), and A, while paused, pauses Z's port
@@ -21,8 +21,12 @@ const DefaultStormDurationPs int64 = 1_000_000_000
 //   - fan-out: both were paused by the same node (B pausing A and C at once: one
 //     congestion point at one hop).
 //
-// Overlapping intervals with neither relation (two unrelated congestion points) are
-// separate episodes. An episode is a connected component of this relation.
+// Classes do not matter for linking: a PFC frame pauses every lossless class of a
+// buffer pool at once, so the classes of one port paused by one frame are one event
+// (they are fan-out siblings: same pausing node), and congestion in one class fills
+// the shared pool that pauses the others. Overlapping intervals with neither relation
+// (two unrelated congestion points) are separate episodes. An episode is a connected
+// component of this relation. TC is the class of the root's first pause.
 //
 // Depth is the longest causal chain of hop links, counted in intervals (= hops the
 // pause travelled): a hop link I -> J counts for depth only when J started at or after
@@ -104,7 +108,7 @@ func Episodes(intervals []PauseInterval, stormDurationPs int64) []Episode {
 		}
 		return id
 	}
-	key := func(node string, tc uint8) uint64 { return intern(node)<<8 | uint64(tc) }
+	key := func(node string) uint64 { return intern(node) }
 
 	parent := make([]int32, n)
 	for i := range parent {
@@ -134,8 +138,8 @@ func Episodes(intervals []PauseInterval, stormDurationPs int64) []Episode {
 	for p, i := range order {
 		pos[i] = int32(p)
 	}
-	pausedAt := map[uint64][]int32{} // (paused node, tc) -> active intervals
-	pausedBy := map[uint64][]int32{} // (pausing node, tc) -> active intervals
+	pausedAt := map[uint64][]int32{} // paused node -> active intervals
+	pausedBy := map[uint64][]int32{} // pausing node -> active intervals
 	prune := func(m map[uint64][]int32, k uint64, t int64) []int32 {
 		l := m[k]
 		j := 0
@@ -161,8 +165,8 @@ func Episodes(intervals []PauseInterval, stormDurationPs int64) []Episode {
 			continue // empty interval: overlaps nothing
 		}
 		t := iv.StartPs
-		kNode := key(iv.Node, iv.TC)
-		kPeer := key(iv.Peer, iv.TC)
+		kNode := key(iv.Node)
+		kPeer := key(iv.Peer)
 		// Downstream: intervals in which j's pauser is itself paused (hop link i -> j).
 		for _, i := range prune(pausedAt, kPeer, t) {
 			union(i, j)
@@ -242,7 +246,7 @@ func Episodes(intervals []PauseInterval, stormDurationPs int64) []Episode {
 		}
 		ep.Depth = int(depth[best[e]])
 		h := &intervals[head[best[e]]]
-		ep.RootNode, ep.RootPort, ep.RootPaused = h.Peer, h.PeerPort, h.PortClass
+		ep.RootNode, ep.RootPort, ep.RootPaused, ep.TC = h.Peer, h.PeerPort, h.PortClass, h.TC
 		ep.Root = h.Peer
 		if h.PeerPort >= 0 {
 			ep.Root = h.Peer + ":" + strconv.Itoa(int(h.PeerPort))
