@@ -12,6 +12,7 @@ import (
 
 	"github.com/tracefabric/tracefabric/ingest/tracegen"
 	"github.com/tracefabric/tracefabric/replay/records"
+	"github.com/tracefabric/tracefabric/switchmodel/config"
 	"github.com/tracefabric/tracefabric/switchmodel/units"
 )
 
@@ -199,5 +200,50 @@ func TestDeterministicRecords(t *testing.T) {
 		if !bytes.Equal(x, y) {
 			t.Errorf("%s differs between two identical runs", name)
 		}
+	}
+}
+
+// TestOversize: with Mtu 4000, a 9000-byte packet is split into 4000 + 4000 + 1000
+// by default, or dropped at its source NIC with reason oversize.
+func TestOversize(t *testing.T) {
+	pkts := []tracegen.Packet{
+		{Time: 0, Src: addr("10.0.0.1"), Dst: addr("10.0.1.1"), Proto: layers.IPProtocolTCP, SrcPort: 5000, DstPort: 80, Length: 9000},
+		{Time: units.Microsecond, Src: addr("10.0.0.1"), Dst: addr("10.0.1.1"), Proto: layers.IPProtocolTCP, SrcPort: 5000, DstPort: 80, Length: 1500},
+	}
+	trace := writeTrace(t, pkts)
+	for _, mode := range []string{OversizeSplit, OversizeDrop} {
+		t.Run(mode, func(t *testing.T) {
+			cfg := config.Default()
+			cfg.Switch.Mtu = 4000
+			pr, err := Prepare(Options{Traces: []string{trace}, Oversize: mode, Config: &cfg})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(t.TempDir(), "run")
+			run, err := pr.Run(out, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := run.Simulation
+			flows, _, err := records.ReadAll(records.OpenFlows(filepath.Join(out, records.FlowsFile)))
+			if err != nil || len(flows) != 1 {
+				t.Fatalf("flows %v, %v", flows, err)
+			}
+			ports, _, _ := records.ReadAll(records.OpenPorts(filepath.Join(out, records.PortsFile)))
+			var oversize int64
+			for _, p := range ports {
+				oversize += p.Drops[records.ReasonOversize]
+			}
+			switch mode {
+			case OversizeSplit:
+				if s.Injected != 4 || s.Delivered != 4 || flows[0].Bytes != 10500 || oversize != 0 {
+					t.Errorf("split: injected %d delivered %d bytes %d oversize drops %d; want 4, 4, 10500, 0", s.Injected, s.Delivered, flows[0].Bytes, oversize)
+				}
+			case OversizeDrop:
+				if s.Injected != 2 || s.Delivered != 1 || s.Dropped[records.ReasonOversize] != 1 || oversize != 1 || flows[0].Dropped != 1 {
+					t.Errorf("drop: injected %d delivered %d dropped %v ports oversize %d flow dropped %d", s.Injected, s.Delivered, s.Dropped, oversize, flows[0].Dropped)
+				}
+			}
+		})
 	}
 }

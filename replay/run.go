@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
 	"time"
 
 	"github.com/tracefabric/tracefabric/ingest"
@@ -87,15 +86,16 @@ type sim struct {
 	trace         traceCounts
 	injected      int64 // packets handed to NICs (pieces included)
 
-	flows     []flowState
-	flowIndex map[ingest.FiveTuple]int32
-	delay     [switchmodel.NumTC][delayBuckets]int64
-	oversizeD []records.DropRow // oversize drops are written by the injector directly
+	flows      []flowState
+	flowIndex  map[ingest.FiveTuple]int32
+	delay      records.DelayHistogram
+	oversizeAt [][switchmodel.NumTC]int64 // oversize drops per source host and TC
 
+	w       *records.WriterSet
 	drops   *records.DropsWriter
 	pfc     *records.PFCWriter
 	buffer  *records.BufferWriter
-	packets *records.PacketsWriter
+	packets *records.PacketsWriter // nil without --record-packets
 	obsErr  error
 
 	dropRow records.DropRow
@@ -116,21 +116,12 @@ func newSim(pr *Prepared, cfg *config.Config, out *records.OutputDir) (*sim, err
 		names[i] = n.Name
 		s.tier = append(s.tier, n.Tier)
 	}
-	dicts := records.Dictionaries{Nodes: names}
-	var err error
-	if s.drops, err = records.NewDropsWriter(out.Path(records.DropsFile), dicts); err != nil {
+	w, err := records.NewWriterSet(out.Dir(), records.Dictionaries{Nodes: names}, pr.Opt.RecordPackets)
+	if err != nil {
 		return s, err
 	}
-	if s.pfc, err = records.NewPFCWriter(out.Path(records.PFCFile), dicts); err != nil {
-		return s, err
-	}
-	if s.buffer, err = records.NewBufferWriter(out.Path(records.BufferFile), dicts); err != nil {
-		return s, err
-	}
-	if pr.Opt.RecordPackets {
-		if s.packets, err = records.NewPacketsWriter(out.Path(records.PacketsFile), dicts); err != nil {
-			return s, err
-		}
+	s.w, s.drops, s.pfc, s.buffer, s.packets = w, w.Drops, w.PFC, w.Buffer, w.Packets
+	if s.packets != nil {
 		s.pktRow.Path = make([]int32, 0, switchmodel.MaxPath+1)
 	}
 	s.eng = switchmodel.NewEngine()
@@ -350,6 +341,10 @@ func (s *sim) inject(now units.Time, p *ingest.Packet) {
 			f.bytes += int64(length)
 			f.dropped++
 			s.trace.oversizeDropped++
+			if s.oversizeAt == nil {
+				s.oversizeAt = make([][switchmodel.NumTC]int64, s.pr.Clos.Grid.Hosts())
+			}
+			s.oversizeAt[src][p.DSCP>>3]++
 			s.injected++
 			s.writeOversizeDrop(now, f, fid, p, key, length, traceIndex)
 			return
@@ -466,7 +461,7 @@ func (s *sim) Delivered(now units.Time, p *switchmodel.Packet) {
 	}
 	f.delayMax = max(f.delayMax, d)
 	f.delaySum += d
-	s.delay[p.TC][delayBucket(d)]++
+	s.delay.Add(p.TC, d)
 	if s.packets != nil {
 		s.writePathPacket(p, p.Inject, int64(now), records.FateDelivered, p.Dst)
 	}
@@ -515,73 +510,28 @@ func (s *sim) BufferSample(b switchmodel.BufferSample) {
 
 // close writes the end-of-run files and closes every writer.
 func (s *sim) close() error {
-	var errs []error
-	add := func(name string, rows int64, err error) {
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", name, err))
-		}
-		s.rows[name] = rows
-	}
 	if s.reader != nil {
 		s.reader.Close()
 	}
+	if s.w == nil {
+		return nil
+	}
+	var err error
 	if s.net != nil && s.obsErr == nil && s.readErr == nil {
 		if s.packets != nil {
 			s.net.ForEachOutstanding(func(n switchmodel.Node, p *switchmodel.Packet) {
 				s.writePathPacket(p, p.Inject, -1, records.FateUndrained, n.ID())
 			})
 		}
-		errs = append(errs, s.writeEndFiles(add))
+		err = s.writeEndFiles()
 	}
-	for _, w := range []interface {
-		Close() error
-		Rows() int64
-		Path() string
-	}{s.drops, s.pfc, s.buffer, s.packets} {
-		if w == nil || isNilWriter(w) {
-			continue
-		}
-		err := w.Close()
-		add(baseName(w.Path()), w.Rows(), err)
-	}
-	return errors.Join(errs...)
-}
-
-func isNilWriter(w any) bool {
-	switch v := w.(type) {
-	case *records.DropsWriter:
-		return v == nil
-	case *records.PFCWriter:
-		return v == nil
-	case *records.BufferWriter:
-		return v == nil
-	case *records.PacketsWriter:
-		return v == nil
-	}
-	return false
-}
-
-func baseName(p string) string {
-	for i := len(p) - 1; i >= 0; i-- {
-		if p[i] == '/' {
-			return p[i+1:]
-		}
-	}
-	return p
+	rows, cerr := s.w.Close()
+	s.rows = rows
+	return errors.Join(err, s.obsErr, cerr)
 }
 
 // writeEndFiles writes ports, loadbalance, flows and delay.
-func (s *sim) writeEndFiles(add func(string, int64, error)) error {
-	c := s.pr.Clos
-	dicts := records.Dictionaries{Nodes: make([]string, len(c.Nodes))}
-	for i, n := range c.Nodes {
-		dicts.Nodes[i] = n.Name
-	}
-	// ports.arrow
-	pw, err := records.NewPortsWriter(s.out.Path(records.PortsFile), dicts)
-	if err != nil {
-		return err
-	}
+func (s *sim) writeEndFiles() error {
 	var pr records.PortRow
 	for _, n := range s.net.Nodes() {
 		for port := 0; port < n.NumPorts(); port++ {
@@ -594,34 +544,30 @@ func (s *sim) writeEndFiles(add func(string, int64, error)) error {
 					ECNMarked: t.ECNMarked, QueueWatermarkBytes: t.WatermarkBytes, PFCPauseTx: t.PFCPauseTx,
 					PFCResumeTx: t.PFCResumeTx, PFCPauseRx: t.PFCPauseRx, PFCResumeRx: t.PFCResumeRx, PausedPs: int64(t.PausedPs)}
 				for reason, n := range t.Drops {
-					if reason < len(reasonOf) && switchmodel.DropReason(reason) != switchmodel.DropNoRoute {
+					if switchmodel.DropReason(reason) != switchmodel.DropNoRoute {
 						pr.Drops[reasonOf[reason]] += n
 					}
 				}
-				if err := pw.Append(&pr); err != nil {
-					pw.Close()
+				if int(n.ID()) < len(s.oversizeAt) && port == 0 {
+					pr.Drops[records.ReasonOversize] = s.oversizeAt[n.ID()][tc]
+				}
+				if err := s.w.Ports.Append(&pr); err != nil {
 					return err
 				}
 			}
 		}
 	}
-	// Oversize drops are charged to the source host's NIC port.
-	err = pw.Close()
-	add(records.PortsFile, pw.Rows(), err)
-	if err := s.writeLoadBalance(dicts, add); err != nil {
+	if err := s.writeLoadBalance(); err != nil {
 		return err
 	}
-	if err := s.writeFlows(dicts, add); err != nil {
+	if err := s.writeFlows(); err != nil {
 		return err
 	}
-	return s.writeDelay(dicts, add)
+	return s.delay.WriteRows(s.w.Delay)
 }
 
-func (s *sim) writeLoadBalance(dicts records.Dictionaries, add func(string, int64, error)) error {
-	w, err := records.NewLoadBalanceWriter(s.out.Path(records.LoadBalanceFile), dicts)
-	if err != nil {
-		return err
-	}
+func (s *sim) writeLoadBalance() error {
+	w := s.w.LoadBalance
 	hm, _ := records.ParseHashMethod(s.cfg.Switch.EcmpHashMethod.String())
 	for _, sw := range s.net.Switches() {
 		b, ok := sw.Selector().(*ecmp.Balancer)
@@ -643,21 +589,14 @@ func (s *sim) writeLoadBalance(dicts records.Dictionaries, add func(string, int6
 				Port: int32(port), Peer: sw.PortInfo(port).Peer, Flows: r.Flows, Flowlets: r.Flowlets, Packets: r.Packets,
 				Bytes: r.Bytes, MovedIn: r.MovedIn, MovedOut: r.MovedOut, HashMethod: hm}
 			if err := w.Append(&row); err != nil {
-				w.Close()
 				return err
 			}
 		}
 	}
-	err = w.Close()
-	add(records.LoadBalanceFile, w.Rows(), err)
-	return err
+	return nil
 }
 
-func (s *sim) writeFlows(dicts records.Dictionaries, add func(string, int64, error)) error {
-	w, err := records.NewFlowsWriter(s.out.Path(records.FlowsFile), dicts)
-	if err != nil {
-		return err
-	}
+func (s *sim) writeFlows() error {
 	for i := range s.flows {
 		f := &s.flows[i]
 		row := records.FlowRow{FlowID: int64(i), Src: f.tuple.Src, Dst: f.tuple.Dst, Proto: f.tuple.Proto,
@@ -668,37 +607,11 @@ func (s *sim) writeFlows(dicts records.Dictionaries, add func(string, int64, err
 		if f.delivered > 0 {
 			row.DelayMinPs, row.DelayMaxPs, row.DelayMeanPs = f.delayMin, f.delayMax, f.delaySum/f.delivered
 		}
-		if err := w.Append(&row); err != nil {
-			w.Close()
+		if err := s.w.Flows.Append(&row); err != nil {
 			return err
 		}
 	}
-	err = w.Close()
-	add(records.FlowsFile, w.Rows(), err)
-	return err
-}
-
-func (s *sim) writeDelay(dicts records.Dictionaries, add func(string, int64, error)) error {
-	w, err := records.NewDelayWriter(s.out.Path(records.DelayFile), dicts)
-	if err != nil {
-		return err
-	}
-	for tc := range s.delay {
-		for b, n := range s.delay[tc] {
-			if n == 0 {
-				continue
-			}
-			lo, hi := delayBounds(b)
-			row := records.DelayRow{TC: uint8(tc), LoPs: lo, HiPs: hi, Packets: n}
-			if err := w.Append(&row); err != nil {
-				w.Close()
-				return err
-			}
-		}
-	}
-	err = w.Close()
-	add(records.DelayFile, w.Rows(), err)
-	return err
+	return nil
 }
 
 // runJSON assembles run.json.
@@ -742,15 +655,7 @@ func (s *sim) runJSON() (*records.Run, error) {
 		return nil, fmt.Errorf("replay: conservation broken: injected %d != delivered %d + dropped %d + undrained %d",
 			sim.Injected, sim.Delivered, sim.DroppedTotal(), sim.UndrainedTotal())
 	}
-	names := make([]string, 0, len(s.rows))
-	for n := range s.rows {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	rows := make(map[string]int64, len(names))
-	for _, n := range names {
-		rows[n] = s.rows[n]
-	}
+	rows := s.rows
 	return &records.Run{Version: s.pr.Opt.Version, SchemaVersion: records.SchemaVersion, Command: s.pr.Opt.Command,
 		Seed: uint64(s.cfg.Seed), HashMethod: hm, Config: cfgJSON, Topology: topo, Trace: trace, Simulation: sim, Records: rows}, nil
 }
