@@ -95,30 +95,41 @@ type Bootstrap struct {
 	Progress func(done, total int)
 }
 
-// poissonThresholds[k] is P(Poisson(1) <= k) scaled to 2^64: a uniform uint64 below it
-// draws a count <= k.
-var poissonThresholds = func() []uint64 {
+// poissonThresholds[k] is P(Poisson(1) <= k) scaled to 2^32: a uniform uint32 below it
+// draws a count <= k (the probabilities are exact to 2^-32). The last entry ends the
+// table.
+var poissonThresholds = func() []uint32 {
 	d := distuv.Poisson{Lambda: 1}
-	var t []uint64
-	for k := 0; ; k++ {
-		c := d.CDF(float64(k))
-		if c >= 1-1e-18 || k >= 30 {
-			t = append(t, math.MaxUint64)
-			return t
+	var t []uint32
+	for k := 0; k < 20; k++ {
+		c := d.CDF(float64(k)) * (1 << 32)
+		if c >= math.MaxUint32 {
+			break
 		}
-		t = append(t, uint64(c*(1<<64)))
+		t = append(t, uint32(c))
 	}
+	return append(t, math.MaxUint32)
 }()
 
-// PoissonWeights fills w with independent Poisson(1) draws from r.
+// poisson1 maps a uniform uint32 to a Poisson(1) count.
+func poisson1(u uint32) float64 {
+	k := 0
+	for k < len(poissonThresholds)-1 && u >= poissonThresholds[k] {
+		k++
+	}
+	return float64(k)
+}
+
+// PoissonWeights fills w with independent Poisson(1) draws from r (two per 64-bit
+// draw).
 func PoissonWeights(r *rand.Rand, w []float64) {
-	for i := range w {
+	i := 0
+	for ; i+1 < len(w); i += 2 {
 		u := r.Uint64()
-		k := 0
-		for u >= poissonThresholds[k] {
-			k++
-		}
-		w[i] = float64(k)
+		w[i], w[i+1] = poisson1(uint32(u)), poisson1(uint32(u>>32))
+	}
+	if i < len(w) {
+		w[i] = poisson1(uint32(r.Uint64()))
 	}
 }
 
