@@ -129,3 +129,25 @@ func TestSummarizeEmpty(t *testing.T) {
 		t.Errorf("text %q %v", b.String(), err)
 	}
 }
+
+// TestFlowSet checks the flow set against a Go map on random keys (zero key and
+// colliding low bits included).
+func TestFlowSet(t *testing.T) {
+	var s flowSet
+	m := map[flowKey]bool{}
+	r := uint64(1)
+	for i := 0; i < 50000; i++ {
+		r = r*6364136223846793005 + 1442695040888963407
+		k := flowKey{a: r >> 50 << 32, b: r & 7}
+		if i%1000 == 0 {
+			k = flowKey{}
+		}
+		if got, want := s.insert(k), !m[k]; got != want {
+			t.Fatalf("insert %v = %v, want %v", k, got, want)
+		}
+		m[k] = true
+	}
+	if s.len() != len(m) {
+		t.Fatalf("len %d, want %d", s.len(), len(m))
+	}
+}
