@@ -299,8 +299,11 @@ func BenchmarkEpisodes(b *testing.B) {
 	}
 	slices.SortFunc(ivs, func(a, b PauseInterval) int { return cmp.Compare(a.StartPs, b.StartPs) })
 	b.ReportAllocs()
+	cpu0 := cpuTime()
 	b.ResetTimer()
 	for range b.N {
 		Episodes(ivs, 0)
 	}
+	b.StopTimer()
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
 }

@@ -50,3 +50,25 @@ func ExampleDelayQuantile() {
 	// Output:
 	// 1900
 }
+
+// A run without drops or pauses: the headline says so instead of printing zeros.
+func ExampleAnalyze() {
+	run := &analysis.Run{
+		Info: analysis.RunInfo{SimPs: 1_000_000_000, Injected: 1000, Delivered: 1000, Complete: true},
+		Sets: []analysis.SetLoad{
+			{Node: "rack-p0-r0", Tier: "rack", Bytes: []float64{3000, 1000}, Flows: []float64{3, 1}},
+		},
+	}
+	s, err := analysis.Analyze(run, analysis.DefaultOptions())
+	if err != nil {
+		panic(err)
+	}
+	for _, line := range s.Headline {
+		fmt.Println(line)
+	}
+	// Output:
+	// No packets were dropped.
+	// No PFC pauses.
+	// Worst ECMP imbalance at the rack tier: set rack-p0-r0/0 carries 1.50x the mean member load in bytes (tier: max/mean 1.50, Jain 0.800, idle members 0%, flow chi-square p = 0.317).
+	// No packets were ECN-marked.
+}

@@ -236,6 +236,7 @@ func Episodes(intervals []PauseInterval, stormDurationPs int64) []Episode {
 		}
 	}
 	seen := make([]int32, len(pcID)) // episode+1 that last counted the port-class
+	roots := map[PortKey]string{}    // one string per root port
 	for e := range eps {
 		ep := &eps[e]
 		for _, j := range ep.Intervals {
@@ -249,7 +250,11 @@ func Episodes(intervals []PauseInterval, stormDurationPs int64) []Episode {
 		ep.RootNode, ep.RootPort, ep.RootPaused, ep.TC = h.Peer, h.PeerPort, h.PortClass, h.TC
 		ep.Root = h.Peer
 		if h.PeerPort >= 0 {
-			ep.Root = h.Peer + ":" + strconv.Itoa(int(h.PeerPort))
+			rk := PortKey{h.Peer, h.PeerPort}
+			if ep.Root = roots[rk]; ep.Root == "" {
+				ep.Root = h.Peer + ":" + strconv.Itoa(int(h.PeerPort))
+				roots[rk] = ep.Root
+			}
 		}
 		ep.Storm = ep.Depth >= 2 || ep.DurationPs >= stormDurationPs
 	}
