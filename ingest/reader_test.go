@@ -276,3 +276,34 @@ func TestOpenErrors(t *testing.T) {
 		t.Errorf("gzip by content: %v %+v", err, s)
 	}
 }
+
+// TestPcapngSections: a second section (big-endian, its own interfaces) restarts
+// the interface numbering.
+func TestPcapngSections(t *testing.T) {
+	ip := ipv4Bytes(t, ipSpec{src: "1.2.3.4", dst: "5.6.7.8", proto: layers.IPProtocolUDP, sport: 7, dport: 9})
+	a := &ngb{}
+	a.shb().idb(LinkEthernet, 0, 6).epb(0, uint64(at(1).UnixMicro()), etherFrame(t, nil, layers.EthernetTypeIPv4, ip), 0)
+	b := &ngb{be: true}
+	b.shb().idb(LinkLinuxSLL2, 0, 9).epb(0, uint64(at(2).UnixNano()), sll2(0x0800, ip), 0)
+	pkts, r, warns, err := readAll(t, Options{}, append(a.out, b.out...))
+	if err != nil || len(warns) > 0 {
+		t.Fatal(err, warns)
+	}
+	if len(pkts) != 2 || pkts[1].Timestamp != at(2).UnixNano() || pkts[1].Src != [4]byte{1, 2, 3, 4} {
+		t.Fatalf("packets %+v", pkts)
+	}
+	if lt := r.Files()[0].LinkTypes; !reflect.DeepEqual(lt, []LinkType{LinkEthernet, LinkLinuxSLL2}) {
+		t.Errorf("link types %v", lt)
+	}
+}
+
+// TestPcapLinkTypeFCSBits: the upper bits of the pcap link-type field (FCS length)
+// do not change the link type.
+func TestPcapLinkTypeFCSBits(t *testing.T) {
+	data := pcapFile(t, LinkEthernet, false, 65535, rec{ts: at(1), frame: udpTo(t, "10.0.0.2", 1, 0)})
+	binary.LittleEndian.PutUint32(data[20:24], 0x14000000|uint32(LinkEthernet))
+	pkts, r, _, err := readAll(t, Options{}, data)
+	if err != nil || len(pkts) != 1 || r.Files()[0].LinkTypes[0] != LinkEthernet {
+		t.Fatalf("%v %+v", err, pkts)
+	}
+}
