@@ -42,6 +42,9 @@ type Engine struct {
 	handlers  []EventHandler
 	processed uint64
 	stopped   bool
+	// rootDone is true while the handler of heap[0] runs: that slot is free, and the
+	// handler's first Schedule replaces it (one sift instead of a pop and a push).
+	rootDone bool
 }
 
 // NewEngine returns an empty engine at time 0.
@@ -60,7 +63,12 @@ func (e *Engine) Register(h EventHandler) HandlerID {
 func (e *Engine) Now() units.Time { return e.now }
 
 // Pending is the number of scheduled events not yet handled.
-func (e *Engine) Pending() int { return len(e.heap) }
+func (e *Engine) Pending() int {
+	if e.rootDone {
+		return len(e.heap) - 1
+	}
+	return len(e.heap)
+}
 
 // Processed is the number of events handled so far.
 func (e *Engine) Processed() uint64 { return e.processed }
@@ -72,7 +80,13 @@ func (e *Engine) Schedule(at units.Time, h HandlerID, kind int32, arg int64) {
 		at = e.now
 	}
 	e.seq++
-	e.heap = append(e.heap, event{at: at, seq: e.seq, arg: arg, h: h, kind: kind})
+	ev := event{at: at, seq: e.seq, arg: arg, h: h, kind: kind}
+	if e.rootDone {
+		e.rootDone = false
+		e.replaceRoot(ev)
+		return
+	}
+	e.heap = append(e.heap, ev)
 	e.up(len(e.heap) - 1)
 }
 
@@ -81,10 +95,19 @@ func (e *Engine) Stop() { e.stopped = true }
 
 // NextTime returns the time of the earliest pending event and true, or false if none.
 func (e *Engine) NextTime() (units.Time, bool) {
+	e.settle()
 	if len(e.heap) == 0 {
 		return 0, false
 	}
 	return e.heap[0].at, true
+}
+
+// settle removes the handled root if the running handler did not reuse its slot.
+func (e *Engine) settle() {
+	if e.rootDone {
+		e.rootDone = false
+		e.pop()
+	}
 }
 
 // Run handles events until none is pending or Stop is called.
@@ -99,12 +122,41 @@ func (e *Engine) RunUntil(limit units.Time) bool {
 		if e.heap[0].at > limit {
 			return true
 		}
-		ev := e.pop()
+		ev := e.heap[0]
+		e.rootDone = true
 		e.now = ev.at
 		e.processed++
 		e.handlers[ev.h].Handle(ev.at, ev.kind, ev.arg)
+		e.settle()
 	}
 	return len(e.heap) > 0
+}
+
+// replaceRoot puts x in place of the handled root and sifts it down (a new event is
+// usually near-future and stops early).
+func (e *Engine) replaceRoot(x event) {
+	h := e.heap
+	n := len(h)
+	i := 0
+	for {
+		c := i<<2 + 1
+		if c >= n {
+			break
+		}
+		m := c
+		end := min(c+4, n)
+		for j := c + 1; j < end; j++ {
+			if h[j].before(&h[m]) {
+				m = j
+			}
+		}
+		if !h[m].before(&x) {
+			break
+		}
+		h[i] = h[m]
+		i = m
+	}
+	h[i] = x
 }
 
 func (e *Engine) pop() event {
