@@ -319,8 +319,8 @@ func (g *ngGuard) check(typ uint32, b []byte) bool {
 		if !ok {
 			return false
 		}
-		if snap > maxBlock {
-			snap = maxBlock
+		if snap > MaxSnaplen {
+			snap = MaxSnaplen // pcapgo sizes its packet buffer from the snaplen
 		}
 		b = g.copyBlock(b)
 		g.put16(b[8:10], uint16(LinkEthernet))
