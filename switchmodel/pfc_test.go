@@ -389,3 +389,57 @@ func TestPFCPausedWithNothingBufferedResumes(t *testing.T) {
 		t.Fatalf("%d events left: the pause keeps refreshing", st.eng.Pending())
 	}
 }
+
+// PFC back-pressure propagates hop by hop: with the last egress blocked, s2 pauses s1,
+// s1's queue grows and s1 pauses the host; nothing lossless is dropped, and once the
+// block ends everything drains with resumes in reverse order.
+func TestPFCPropagatesUpstream(t *testing.T) {
+	o := &obs{}
+	eng := NewEngine()
+	net := NewNetwork(eng, Options{Seed: 1, Observers: o.observers()})
+	cfg := defaultSwitch()
+	cfg.Xoff = 30_000
+	s1, _ := net.AddSwitch("s1", TierNone, &cfg, nil)
+	s2, _ := net.AddSwitch("s2", TierNone, &cfg, nil)
+	a, _ := net.AddHost("a")
+	b, _ := net.AddHost("b")
+	l := LinkSpec{Speed: 100 * units.Gbps, PropagationDelay: units.Microsecond}
+	net.Connect(a, s1, l)
+	_, _, _ = net.Connect(s1, s2, l)
+	_, _, _ = net.Connect(b, s2, l)
+	r1, _ := s1.AddEqualCostSet([]int{1})
+	r2, _ := s2.AddEqualCostSet([]int{1})
+	s1.SetRoute(b.Index(), r1)
+	s2.SetRoute(b.Index(), r2)
+	if _, err := net.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Host b "pauses" s2's egress for TC3 for one pause time (test-only frame).
+	at(eng, 0, func(now units.Time) { net.sendPFC(now, b.ports[0], 1<<3, PFCQuanta) })
+	newInjector(net, incast([]int32{0}, 1, 300, 1500, 3<<3, 0, l.Speed))
+	eng.Run()
+	first := map[int32]units.Time{}
+	var resumes []int32
+	for _, e := range o.pfc {
+		if e.Kind == PFCTxPause && e.Node != b.ID() {
+			if _, ok := first[e.Node]; !ok {
+				first[e.Node] = e.Time
+			}
+		}
+		if e.Kind == PFCTxResume && e.TC == 3 {
+			resumes = append(resumes, e.Node)
+		}
+	}
+	t2, ok2 := first[s2.ID()]
+	t1, ok1 := first[s1.ID()]
+	if !ok1 || !ok2 || t1 <= t2 {
+		t.Fatalf("pauses: s2 at %v (%v), s1 at %v (%v): want s2 first, then s1", t2, ok2, t1, ok1)
+	}
+	if len(resumes) != 2 || resumes[0] != s2.ID() || resumes[1] != s1.ID() {
+		t.Fatalf("resumes from %v, want s2 then s1", resumes)
+	}
+	if c := net.Counters(); c.DroppedTotal() != 0 || c.Delivered != 300 {
+		t.Fatalf("counters %+v", c)
+	}
+	checkDrained(t, net)
+}
