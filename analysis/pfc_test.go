@@ -3,7 +3,10 @@ package analysis
 import (
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
+
+	"github.com/tracefabric/tracefabric/switchmodel/units"
 )
 
 func ev(t int64, node string, port int32, peer string, kind PFCEventKind, quanta uint16) PFCEvent {
@@ -238,6 +241,24 @@ func TestDistinctVictims(t *testing.T) {
 	}{{1000, 2}, {4000, 1}, {4001, 0}} {
 		if got := v.Distinct(c.threshold); got != c.want {
 			t.Errorf("Distinct(%d) = %d, want %d", c.threshold, got, c.want)
+		}
+	}
+}
+
+func TestAnalyzeStormThreshold(t *testing.T) {
+	ivs := []PauseInterval{iv("A", 0, "B", 1, 1000, 6000)}
+	run := &Run{Info: RunInfo{SimPs: 10000}, Intervals: ivs, Episodes: Episodes(ivs, 0)}
+	for _, c := range []struct {
+		threshold units.Time
+		storms    int
+		says      string
+	}{{0, 0, "no storms"}, {5000, 1, "1 storm (deepest 1 hop, longest 5 ns)"}, {5001, 0, "no storms"}} {
+		s, err := Analyze(run, Options{StormDuration: c.threshold})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(s.PFC.Storms) != c.storms || !strings.Contains(strings.Join(s.Headline, " "), c.says) {
+			t.Errorf("threshold %v: %d storms, headline %q", c.threshold, len(s.PFC.Storms), s.Headline)
 		}
 	}
 }
