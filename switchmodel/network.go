@@ -379,7 +379,11 @@ func (n *Network) Inject(h *Host, id PacketID) {
 		}
 	}
 	pt := h.ports[0]
-	pt.q[p.TC].push(&n.arena, id, p)
+	q := &pt.q[p.TC]
+	q.push(&n.arena, id, p)
+	if st := &pt.stats[p.TC]; q.bytes > st.WatermarkBytes {
+		st.WatermarkBytes = q.bytes
+	}
 	if !pt.busy {
 		n.startTx(now, pt)
 	}

@@ -134,7 +134,8 @@ type Observers struct {
 // TCStats are the counters of one (port, traffic class) (SPEC 3.9). Bytes are frame
 // bytes (F). Rx counts data frames received on the port, Tx data frames started on it.
 // Drops are counted at the port named by DropEvent.Port. WatermarkBytes is the egress
-// queue's maximum occupancy (cells * CellSize). PFC counters count frames per class
+// queue's maximum occupancy (cells * CellSize) at a switch, the NIC queue's maximum
+// backlog (frame bytes, including the packet about to start) at a host. PFC counters count frames per class
 // of their class-enable vector. PausedPs is how long the peer kept this class paused on
 // this port (sender side).
 type TCStats struct {

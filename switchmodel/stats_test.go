@@ -78,6 +78,9 @@ func TestHostNICBacklogAndDelay(t *testing.T) {
 	if n, b := st.hosts[0].Backlog(0); n != 0 || b != 0 {
 		t.Fatal("backlog left")
 	}
+	if wm := st.hosts[0].PortStats(0)[0].WatermarkBytes; wm != 4000 {
+		t.Fatalf("NIC watermark %d, want 4000 (four queued behind the first)", wm)
+	}
 	checkDrained(t, st.net)
 }
 
