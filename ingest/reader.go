@@ -126,8 +126,12 @@ func (r *Reader) Files() []FileStats {
 	out := make([]FileStats, len(r.srcs))
 	for i, s := range r.srcs {
 		out[i] = s.stats
-		out[i].LinkTypes = append([]LinkType(nil), s.stats.LinkTypes...)
-		out[i].Resolutions = append([]string(nil), s.stats.Resolutions...)
+		links, resos := s.stats.LinkTypes, s.stats.Resolutions
+		if s.guard != nil { // pcapng: interfaces declared so far
+			links, resos = s.guard.links, s.guard.resos
+		}
+		out[i].LinkTypes = append([]LinkType(nil), links...)
+		out[i].Resolutions = append([]string(nil), resos...)
 	}
 	return out
 }
