@@ -12,10 +12,10 @@ import (
 
 // Options tunes Analyze and Compare. The zero value means the defaults.
 type Options struct {
-	// StormDuration: an episode lasting at least this long is a storm (the
-	// --storm-duration flag, parsed with units.ParseTime); <= 0 means 1 ms
-	// (DefaultStormDurationPs).
-	StormDuration units.Time
+	// StormDurationPs: an episode lasting at least this long is a storm, ps (the
+	// --storm-duration flag: int64 of its units.ParseTime value); <= 0 means
+	// DefaultStormDurationPs (1 ms).
+	StormDurationPs int64
 	// Seed seeds the bootstrap's PCG generators (used as given; DefaultOptions sets 1).
 	Seed uint64
 	// Bootstrap is the number of bootstrap replicates B; <= 0 means DefaultBootstrap.
@@ -34,12 +34,12 @@ type Options struct {
 
 // DefaultOptions returns the defaults with Seed 1.
 func DefaultOptions() Options {
-	return Options{StormDuration: units.Millisecond, Seed: 1, Bootstrap: DefaultBootstrap, TopFlows: 20, BufferSwitches: 4, TimelinePorts: 40}
+	return Options{StormDurationPs: int64(units.Millisecond), Seed: 1, Bootstrap: DefaultBootstrap, TopFlows: 20, BufferSwitches: 4, TimelinePorts: 40}
 }
 
 func (o Options) withDefaults() Options {
-	if o.StormDuration <= 0 {
-		o.StormDuration = units.Time(DefaultStormDurationPs)
+	if o.StormDurationPs <= 0 {
+		o.StormDurationPs = DefaultStormDurationPs
 	}
 	if o.Bootstrap <= 0 {
 		o.Bootstrap = DefaultBootstrap
@@ -211,7 +211,7 @@ func Analyze(run *Run, opt Options) (*Summary, error) {
 
 func pfcSummary(run *Run, simPs int64, opt Options) PFCSummary {
 	p := PFCSummary{Events: run.PFCEvents, IgnoredEvents: run.PFCIgnored, PauseIntervals: len(run.Intervals),
-		StormDurationPs: int64(opt.StormDuration), Storms: []Episode{}, Episodes: len(run.Episodes)}
+		StormDurationPs: opt.StormDurationPs, Storms: []Episode{}, Episodes: len(run.Episodes)}
 	p.Ports = PauseStats(run.Intervals, simPs)
 	p.PausedPorts = len(p.Ports)
 	for _, pp := range p.Ports {
@@ -222,14 +222,14 @@ func pfcSummary(run *Run, simPs int64, opt Options) PFCSummary {
 		p.Ports = []PausedPort{}
 	}
 	for _, e := range run.Episodes {
-		e.Storm = e.Depth >= 2 || e.DurationPs >= int64(opt.StormDuration)
+		e.Storm = e.Depth >= 2 || e.DurationPs >= opt.StormDurationPs
 		if e.Storm {
 			p.Storms = append(p.Storms, e)
 			p.StormVictims += e.Victims
 		}
 	}
 	if run.Victims != nil {
-		p.StormVictims = run.Victims.Distinct(int64(opt.StormDuration))
+		p.StormVictims = run.Victims.Distinct(opt.StormDurationPs)
 	}
 	ports := make([]PortClass, 0, min(len(p.Ports), opt.TimelinePorts))
 	for _, pp := range p.Ports[:min(len(p.Ports), opt.TimelinePorts)] {

@@ -165,7 +165,7 @@ func Compare(runs []*Run, opt Options) (*Comparison, error) {
 		}
 		storms := 0
 		for _, e := range r.Episodes {
-			if e.Depth >= 2 || e.DurationPs >= int64(opt.StormDuration) {
+			if e.Depth >= 2 || e.DurationPs >= opt.StormDurationPs {
 				storms++
 			}
 		}

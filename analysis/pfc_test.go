@@ -253,7 +253,7 @@ func TestAnalyzeStormThreshold(t *testing.T) {
 		storms    int
 		says      string
 	}{{0, 0, "no storms"}, {5000, 1, "1 storm (deepest 1 hop, longest 5 ns)"}, {5001, 0, "no storms"}} {
-		s, err := Analyze(run, Options{StormDuration: c.threshold})
+		s, err := Analyze(run, Options{StormDurationPs: int64(c.threshold)})
 		if err != nil {
 			t.Fatal(err)
 		}
