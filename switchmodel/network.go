@@ -3,6 +3,7 @@ package switchmodel
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 	"sort"
 
 	"github.com/tracefabric/tracefabric/switchmodel/units"
@@ -161,6 +162,7 @@ type port struct {
 	psPerByte           units.Time // 8e12/speed when exact, else 0 (use SerializationTime)
 
 	q      [NumTC]fifo
+	busyTC uint8 // bit tc set while q[tc] is not empty
 	pfcq   fifo
 	busy   bool
 	flight fifo // frames on the outgoing link, Packet.at = arrival of last bit
@@ -381,6 +383,7 @@ func (n *Network) Inject(h *Host, id PacketID) {
 	pt := h.ports[0]
 	q := &pt.q[p.TC]
 	q.push(&n.arena, id, p)
+	pt.busyTC |= 1 << p.TC
 	if st := &pt.stats[p.TC]; q.bytes > st.WatermarkBytes {
 		st.WatermarkBytes = q.bytes
 	}
@@ -433,6 +436,15 @@ func (n *Network) CheckAccounting() error {
 			return err
 		}
 	}
+	for _, h := range n.hosts {
+		for _, pt := range h.ports {
+			for tc := range pt.q {
+				if (pt.q[tc].n > 0) != (pt.busyTC&(1<<tc) != 0) {
+					return fmt.Errorf("host %s TC %d: scheduler mask out of step with the queue", h.name, tc)
+				}
+			}
+		}
+	}
 	return nil
 }
 
@@ -451,10 +463,13 @@ func (n *Network) startTx(now units.Time, pt *port) {
 	if pt.pfcq.n > 0 {
 		id, p = pt.pfcq.pop(&n.arena)
 	} else {
-		for tc := NumTC - 1; tc >= 0; tc-- {
-			if pt.q[tc].n > 0 && pt.paused&(1<<tc) == 0 {
-				id, p = pt.q[tc].pop(&n.arena)
-				break
+		// Highest non-empty class the peer has not paused.
+		if avail := pt.busyTC &^ pt.paused; avail != 0 {
+			tc := bits.Len8(avail) - 1
+			q := &pt.q[tc]
+			id, p = q.pop(&n.arena)
+			if q.n == 0 {
+				pt.busyTC &^= 1 << tc
 			}
 		}
 	}

@@ -419,6 +419,7 @@ func (s *Switch) admit(now units.Time, in *port, id PacketID, p *Packet) {
 	}
 	p.at = now
 	e.q[tc].push(&n.arena, id, p)
+	e.busyTC |= 1 << tc
 	if !e.busy {
 		n.startTx(now, e)
 	}
@@ -562,6 +563,9 @@ func (s *Switch) CheckAccounting() error {
 				qb += int64(p.charged)
 				ing[p.inPort][p.pool] += int64(p.charged)
 				poolEg[p.pool] += int64(p.charged)
+			}
+			if (e.q[tc].n > 0) != (e.busyTC&(1<<tc) != 0) {
+				return fmt.Errorf("switch %s port %d TC %d: scheduler mask out of step with the queue", s.name, e.idx, tc)
 			}
 			if qb != e.egress[tc] {
 				return fmt.Errorf("switch %s port %d TC %d: egress %d B, queued packets hold %d B", s.name, e.idx, tc, e.egress[tc], qb)
