@@ -335,6 +335,7 @@ func (v *VictimCounter) Distinct(stormDurationPs int64) int {
 
 type victimSpan struct {
 	start, end int64
+	maxEnd     int64 // the largest end of this span and those before it
 	ep         int32
 }
 
@@ -346,13 +347,22 @@ func NewVictimCounter(episodes []Episode, intervals []PauseInterval, keep int) *
 		episodes[e].Victims = 0
 		for _, i := range episodes[e].Intervals {
 			iv := &intervals[i]
-			v.byPort[iv.PortClass] = append(v.byPort[iv.PortClass], victimSpan{iv.StartPs, iv.EndPs, int32(e)})
+			v.byPort[iv.PortClass] = append(v.byPort[iv.PortClass], victimSpan{start: iv.StartPs, end: iv.EndPs, ep: int32(e)})
 		}
 	}
-	// One port-class is paused by one interval at a time, so ordered by start its spans
-	// are ordered by end too: Add finds a flow's spans by binary search.
+	// Ordered by start, with the running maximum of their ends, a port's spans that can
+	// overlap a flow start at the first whose running maximum passes the flow's first
+	// packet: Add finds it by binary search.
 	for _, spans := range v.byPort {
 		slices.SortFunc(spans, func(a, b victimSpan) int { return cmp.Compare(a.start, b.start) })
+		m := int64(0)
+		for k := range spans {
+			m = max(m, spans[k].end)
+			if k == 0 {
+				m = spans[k].end
+			}
+			spans[k].maxEnd = m
+		}
 	}
 	return v
 }
@@ -365,7 +375,7 @@ func (v *VictimCounter) Add(fl *FlowPath) {
 	v.hit = v.hit[:0]
 	for _, h := range fl.Hops {
 		spans := v.byPort[PortClass{h.Node, h.Port, fl.TC}]
-		k := sort.Search(len(spans), func(k int) bool { return spans[k].end > fl.FirstPs })
+		k := sort.Search(len(spans), func(k int) bool { return spans[k].maxEnd > fl.FirstPs })
 		for ; k < len(spans) && spans[k].start <= fl.LastPs; k++ {
 			s := spans[k]
 			if fl.FirstPs < s.end && !slices.Contains(v.hit, s.ep) {

@@ -118,3 +118,48 @@ func TestEpisodesMatchReference(t *testing.T) {
 		}
 	}
 }
+
+// VictimCounter (binary search per port) agrees with checking every interval of every
+// episode, also when intervals of one port-class overlap.
+func TestVictimsMatchReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 32))
+	nodes := []string{"a", "b", "c", "d"}
+	for trial := 0; trial < 300; trial++ {
+		ivs := make([]PauseInterval, 1+r.IntN(30))
+		for i := range ivs {
+			s := int64(r.IntN(100))
+			ivs[i] = PauseInterval{PortClass: PortClass{nodes[r.IntN(4)], int32(r.IntN(2)), 3}, Peer: nodes[r.IntN(4)], StartPs: s, EndPs: s + int64(r.IntN(40))}
+		}
+		eps := Episodes(ivs, 0)
+		flows := make([]FlowPath, 20)
+		for f := range flows {
+			first := int64(r.IntN(120))
+			fl := FlowPath{FlowID: uint64(f), TC: uint8(3 + r.IntN(2)/1), FirstPs: first, LastPs: first + int64(r.IntN(30))}
+			for h := 0; h < 1+r.IntN(4); h++ {
+				fl.Hops = append(fl.Hops, PortKey{nodes[r.IntN(4)], int32(r.IntN(2))})
+			}
+			flows[f] = fl
+		}
+		got := Victims(eps, ivs, flows, -1)
+		want := make([][]uint64, len(eps))
+		for e := range eps {
+			for _, fl := range flows {
+				hit := false
+				for _, i := range eps[e].Intervals {
+					iv := ivs[i]
+					for _, h := range fl.Hops {
+						if h.Node == iv.Node && h.Port == iv.Port && fl.TC == iv.TC && fl.FirstPs < iv.EndPs && iv.StartPs <= fl.LastPs {
+							hit = true
+						}
+					}
+				}
+				if hit {
+					want[e] = append(want[e], fl.FlowID)
+				}
+			}
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("trial %d: got %v, want %v", trial, got, want)
+		}
+	}
+}
