@@ -1,0 +1,120 @@
+"""Small helpers shared by the tracefabric notebooks.
+
+The notebooks drive the two Go commands (``replay`` and ``analyze``) and read what
+they write: ``run.json``, ``summary.json`` and ``tables/*.csv``. This module only
+finds the repository, runs the commands and loads their outputs; every number
+comes from the commands.
+
+Binaries: if the environment variable ``TRACEFABRIC_BIN`` names a directory holding
+``replay`` and ``analyze`` (``.ci/run`` and ``notebooks/run.sh`` set it), they are used
+as they are; otherwise both are built once per kernel with ``go build`` into a
+temporary directory (about a minute on a cold Go cache), so no cell pays ``go run``'s
+compile time.
+
+Outputs go to a temporary directory (``workdir``), never into the repository.
+"""
+
+import json
+import os
+import pathlib
+import subprocess
+import tempfile
+
+MODULE = "github.com/tracefabric/tracefabric"
+TOOLS = ("replay", "analyze")
+
+_bin = {}
+
+
+def repo_root(start=None):
+    """The repository root: the nearest directory at or above ``start`` (default: the
+    current directory, which Jupyter sets to the notebook's) holding tracefabric's go.mod."""
+    here = pathlib.Path(start or os.getcwd()).resolve()
+    for d in (here, *here.parents):
+        mod = d / "go.mod"
+        if mod.is_file() and mod.read_text().startswith(f"module {MODULE}"):
+            return d
+    raise FileNotFoundError(f"no go.mod of {MODULE} at or above {here}")
+
+
+ROOT = repo_root(pathlib.Path(__file__).parent)
+
+
+def _run(cmd, cwd=None):
+    """Run cmd; return its stdout. A failure raises RuntimeError quoting stderr."""
+    try:
+        p = subprocess.run(cmd, cwd=cwd or ROOT, check=True, capture_output=True, text=True)
+    except subprocess.CalledProcessError as e:
+        raise RuntimeError(
+            f"{' '.join(map(str, cmd))} exited with status {e.returncode}:\n{e.stderr.strip()}"
+        ) from None
+    return p.stdout
+
+
+def binary(name):
+    """Path of the ``replay`` or ``analyze`` binary (see the module doc)."""
+    if name not in _bin:
+        env = os.environ.get("TRACEFABRIC_BIN")
+        if env:
+            for t in TOOLS:
+                path = pathlib.Path(env) / t
+                if not os.access(path, os.X_OK):
+                    raise FileNotFoundError(f"TRACEFABRIC_BIN={env}: no executable {t} there")
+                _bin[t] = path
+        else:
+            out = pathlib.Path(tempfile.mkdtemp(prefix="tracefabric-bin-"))
+            _run(["go", "build", "-o", f"{out}/", *(f"./cmd/{t}" for t in TOOLS)])
+            for t in TOOLS:
+                _bin[t] = out / t
+    return _bin[name]
+
+
+def replay(*args):
+    """Run ``replay ARGS...`` from the repository root; return its stdout."""
+    return _run([binary("replay"), *map(str, args)])
+
+
+def analyze(*args):
+    """Run ``analyze --quiet ARGS...`` from the repository root; return its stdout."""
+    return _run([binary("analyze"), "--quiet", *map(str, args)])
+
+
+def trace(name):
+    """Path of a committed trace under testdata/pcaps."""
+    return ROOT / "testdata" / "pcaps" / name
+
+
+def workdir(name):
+    """A fresh temporary directory for one notebook's outputs."""
+    return pathlib.Path(tempfile.mkdtemp(prefix=f"tracefabric-{name}-"))
+
+
+def load_json(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def table(analysis_dir, name):
+    """``tables/<name>.csv`` of an analyze output directory as a pandas DataFrame."""
+    import pandas as pd
+
+    return pd.read_csv(pathlib.Path(analysis_dir) / "tables" / f"{name}.csv")
+
+
+def png(analysis_dir, name, width=None):
+    """``plots/<name>.png`` of an analyze output directory, for inline display."""
+    from IPython.display import Image
+
+    return Image(filename=str(pathlib.Path(analysis_dir) / "plots" / f"{name}.png"), width=width)
+
+
+def have_pyarrow():
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+PS_PER_US = 1_000_000
+PS_PER_MS = 1_000_000_000
