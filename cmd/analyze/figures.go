@@ -109,7 +109,7 @@ func ecmpLoad(r *analysis.ImbalanceResult) plots.ECMPLoad {
 		return l
 	}
 	for _, s := range r.Sets {
-		l.Sets = append(l.Sets, plots.ECMPSet{Node: s.Node, Set: "set " + strconv.Itoa(s.Set), Bytes: plotter.Values(s.BytesLoad)})
+		l.Sets = append(l.Sets, plots.ECMPSet{Node: s.Node, Set: strconv.Itoa(s.Set), Bytes: plotter.Values(s.BytesLoad)})
 	}
 	return l
 }
@@ -191,24 +191,25 @@ func comparisonFigure(c *analysis.Comparison) plots.Comparison {
 	return pc
 }
 
-// metricLabel names a comparison metric for people.
+// metricLabel names a comparison metric for people, short enough for a figure panel
+// title (plots cuts them at 30 characters).
 func metricLabel(metric string) string {
 	if rest, ok := strings.CutPrefix(metric, "imbalance.tiers."); ok {
 		tier, m, _ := strings.Cut(rest, ".")
 		names := map[string]string{
-			"max_mean": "max/mean of member bytes", "cov": "CoV of member bytes", "jain": "Jain's index of member bytes",
-			"chi2_p": "chi-square p of member flows", "idle_fraction": "idle members",
+			"max_mean": "max/mean bytes", "cov": "CoV bytes", "jain": "Jain's index bytes",
+			"chi2_p": "chi-square p flows", "idle_fraction": "idle members",
 		}
 		if n, ok := names[m]; ok {
-			return n + " (" + tier + ")"
+			return tier + " " + n
 		}
-		return m + " (" + tier + ")"
+		return tier + " " + m
 	}
 	switch metric {
 	case analysis.MetricNMI:
-		return "polarization NMI (rack vs fabric)"
+		return "NMI rack vs fabric"
 	case "polarization.nmi_by_rack":
-		return "polarization NMI within each source rack"
+		return "NMI within source racks"
 	case analysis.MetricDrops:
 		return "dropped packets"
 	case analysis.MetricLossless:
@@ -220,7 +221,7 @@ func metricLabel(metric string) string {
 	case analysis.MetricP99DelayPs:
 		return "p99 one-way delay"
 	case analysis.MetricFlowP99Delay:
-		return "p99 of flow mean delay"
+		return "p99 flow mean delay"
 	}
 	return metric
 }

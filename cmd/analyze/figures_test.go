@@ -1,0 +1,60 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/tracefabric/tracefabric/analysis"
+)
+
+// TestMetricLabels: every comparison metric has a label that fits a figure panel
+// title (plots cuts titles at 30 characters).
+func TestMetricLabels(t *testing.T) {
+	metrics := []string{analysis.MetricNMI, analysis.MetricDrops, analysis.MetricLossless, analysis.MetricPausedPs,
+		analysis.MetricStorms, analysis.MetricP99DelayPs, analysis.MetricFlowP99Delay, "polarization.nmi_by_rack"}
+	for _, tier := range []string{"rack", "fabric", "spine"} {
+		for _, m := range analysis.TierMetricNames {
+			metrics = append(metrics, "imbalance.tiers."+tier+"."+m)
+		}
+	}
+	seen := map[string]string{}
+	for _, m := range metrics {
+		l := metricLabel(m)
+		if l == m || len(l) > 30 {
+			t.Errorf("metric %s: label %q (want a name for people, at most 30 characters)", m, l)
+		}
+		if prev, dup := seen[l]; dup {
+			t.Errorf("metrics %s and %s share the label %q", prev, m, l)
+		}
+		seen[l] = m
+	}
+}
+
+// TestPoolOccupancyGaps: bins of the buffer series that no sample can fall in (bins
+// shorter than the sample period) are left out instead of drawn as zero; with bins
+// longer than the period every bin is kept.
+func TestPoolOccupancyGaps(t *testing.T) {
+	s := analysis.BufferSeries{Node: "rack-p0-r0", Pool: 1, BinPs: 40, Ingress: []int64{0, 0, 7, 0, 9, 0, 0, 5}}
+	// Samples every 100 ps: at 100, 200, 300 -> bins [80,120), [200,240), [280,320).
+	po := poolOccupancy([]analysis.BufferSeries{s}, 100)
+	xy := po.Series[0].Samples
+	var xs []float64
+	for i := range xy.Len() {
+		x, _ := xy.XY(i)
+		xs = append(xs, x)
+	}
+	want := []float64{0, 80, 200, 280}
+	if len(xs) != len(want) {
+		t.Fatalf("kept bins at %v, want %v", xs, want)
+	}
+	for i := range want {
+		if xs[i] != want[i] {
+			t.Fatalf("kept bins at %v, want %v", xs, want)
+		}
+	}
+	if got := poolOccupancy([]analysis.BufferSeries{s}, 10).Series[0].Samples.Len(); got != len(s.Ingress) {
+		t.Errorf("bins longer than the period: kept %d of %d", got, len(s.Ingress))
+	}
+	if got := poolOccupancy([]analysis.BufferSeries{s}, 0).Series[0].Samples.Len(); got != len(s.Ingress) {
+		t.Errorf("unknown period: kept %d of %d", got, len(s.Ingress))
+	}
+}
