@@ -41,12 +41,17 @@ func (p *progress) stageFunc(what string) func(stage string, done, total int) {
 		return nil
 	}
 	return func(stage string, done, total int) {
+		key := what + ": " + stage
 		p.mu.Lock()
 		defer p.mu.Unlock()
-		if total <= 0 {
-			total = 1
+		if total <= 1 { // a step without measurable progress: a status line
+			if key != p.stage {
+				p.finishLocked()
+				fmt.Fprintf(p.w, "\r\033[K%s", key)
+				p.stage = key
+			}
+			return
 		}
-		key := what + ": " + stage
 		if p.bar == nil || key != p.stage {
 			p.finishLocked()
 			p.stage = key
