@@ -8,9 +8,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tracefabric/tracefabric/ingest/tracegen"
 	"github.com/tracefabric/tracefabric/plots"
 	"github.com/tracefabric/tracefabric/replay/records"
 	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
+	"github.com/tracefabric/tracefabric/switchmodel/units"
 )
 
 // allFigures are the figures of a single-run report.
@@ -461,5 +463,28 @@ func editRunJSON(t *testing.T, dir string, edit func(map[string]any)) {
 	}
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestIntraRackRun: traffic that never meets an equal-cost set (both ends in one
+// rack) has no imbalance or polarization to show; the report says so.
+func TestIntraRackRun(t *testing.T) {
+	runDir := tinyRun(t, "intra-rack",
+		tracegen.Stream{Src: tracegen.HostAddr(0, 2, 0), Dst: tracegen.HostAddr(0, 2, 1), Class: tracegen.RoCEv2,
+			Start: 0, Duration: 50 * units.Microsecond, Length: 4140, Interval: 1 * units.Microsecond})
+	out := filepath.Join(t.TempDir(), "a")
+	code, _, stderr := runCmd(runDir, "-o", out)
+	if code != exitOK || stderr != "" {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	sum := checkOutputs(t, out)
+	if got, _ := lookup(sum, "no_data", plots.NameECMPMemberLoad); got == nil {
+		t.Errorf("ecmp_member_load drawn for intra-rack traffic (no_data %v)", sum["no_data"])
+	}
+	md, _ := os.ReadFile(filepath.Join(out, "report.md"))
+	for _, want := range []string{"No traffic on equal-cost sets", "no polarization to measure"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md does not say %q", want)
+		}
 	}
 }

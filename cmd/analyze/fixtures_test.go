@@ -98,31 +98,36 @@ func cmpRun(t testing.TB) string {
 	return cmpDir
 }
 
-// quietRun replays a tiny trace written here: two light TCP streams between racks,
+// quietRun replays a tiny trace written here: two light TCP streams between pods,
 // far below line rate, so nothing drops, pauses or gets marked.
 func quietRun(t testing.TB) string {
 	quietOnce.Do(func() {
-		trace := filepath.Join(fixtureRoot, "quiet.pcap")
-		s := &tracegen.Scenario{
-			Name: "quiet.pcap", Seed: 7, Epoch: time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC),
-			Generators: []tracegen.Generator{
-				&tracegen.Stream{Src: tracegen.HostAddr(0, 0, 0), Dst: tracegen.HostAddr(1, 1, 0), Class: tracegen.TCPData,
-					Start: 0, Duration: 200 * units.Microsecond, Length: 1500, Interval: 2 * units.Microsecond},
-				&tracegen.Stream{Src: tracegen.HostAddr(0, 1, 0), Dst: tracegen.HostAddr(1, 0, 0), Class: tracegen.TCPData,
-					Start: 10 * units.Microsecond, Duration: 200 * units.Microsecond, Length: 9000, Interval: 5 * units.Microsecond},
-			},
-		}
-		if _, err := s.WriteFile(trace); err != nil {
-			t.Fatal(err)
-		}
-		d := filepath.Join(fixtureRoot, "quiet")
-		replayInto(t, d, []string{trace})
-		quietDir = d
+		quietDir = tinyRun(t, "quiet",
+			tracegen.Stream{Src: tracegen.HostAddr(0, 0, 0), Dst: tracegen.HostAddr(1, 1, 0), Class: tracegen.TCPData,
+				Start: 0, Duration: 200 * units.Microsecond, Length: 1500, Interval: 2 * units.Microsecond},
+			tracegen.Stream{Src: tracegen.HostAddr(0, 1, 0), Dst: tracegen.HostAddr(1, 0, 0), Class: tracegen.TCPData,
+				Start: 10 * units.Microsecond, Duration: 200 * units.Microsecond, Length: 9000, Interval: 5 * units.Microsecond})
 	})
 	if quietDir == "" {
 		t.Fatal("quiet replay failed earlier")
 	}
 	return quietDir
+}
+
+// tinyRun writes a trace of the given streams (every /24 of the default fabric
+// present, so hosts map as tracegen documents) and replays it into fixtureRoot/name.
+func tinyRun(t testing.TB, name string, streams ...tracegen.Stream) string {
+	trace := filepath.Join(fixtureRoot, name+".pcap")
+	s := &tracegen.Scenario{Name: name + ".pcap", Seed: 7, Epoch: time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC)}
+	for i := range streams {
+		s.Generators = append(s.Generators, &streams[i])
+	}
+	if _, err := s.WriteFile(trace); err != nil {
+		t.Fatal(err)
+	}
+	d := filepath.Join(fixtureRoot, name)
+	replayInto(t, d, []string{trace})
+	return d
 }
 
 // copyDir copies a run directory (files only) to a new temporary directory.
