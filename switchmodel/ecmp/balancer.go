@@ -75,7 +75,7 @@ type Balancer struct {
 	flows    []flowState
 	bits     []uint64
 	// index is an open-addressing (linear probing) table of flow indices + 1 (0 is
-	// empty), at most half full; a flow's slot starts at flowSlot(hx).
+	// empty), at most half full; a flow's probe starts at slot(hx).
 	index []int32
 	shift uint32 // 32 - log2(len(index))
 }
