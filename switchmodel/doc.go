@@ -83,6 +83,13 @@
 //
 // Build with NewNetwork, AddSwitch, AddHost, Connect, AddEqualCostSet and SetRoute;
 // Start lays out the buffers and returns warnings; feed packets with NewPacket and
-// Inject (from an event handler) or InjectAt; run with Engine.Run or RunUntil; read
-// Counters, Node.PortStats, Switch.Selector records and CheckAccounting at the end.
+// Inject (from an event handler) or InjectAt; run with Engine.Run or RunUntil, and
+// after the last injection Network.Drain(limit), which stops at the last delivery or
+// drop rather than at a stale timer; read Counters, Node.PortStats, Node.Buffered and
+// InFlight, ForEachOutstanding (undrained packets), Switch.Selector records and
+// CheckAccounting at the end.
+//
+// When a handler's first Schedule call reuses the slot of the event being handled
+// (one heap sift instead of a pop and a push), the order is unchanged: (time,
+// insertion sequence).
 package switchmodel
