@@ -131,3 +131,25 @@ func TestPortSerializationMatchesUnits(t *testing.T) {
 		}
 	}
 }
+
+// SPEC 9: a lone packet crossing rack, fabric, spine, fabric, rack arrives exactly at
+// the sum of per-link serialization and propagation (links of three speeds).
+func TestTimingLonePacketAcrossClos(t *testing.T) {
+	o := &obs{}
+	c := buildClos(t, smallClos, 1, o.observers())
+	// Host 0 (pod 0) to host 11 (pod 1).
+	newInjector(c.net, []pktSpec{{at: 5, src: 0, dst: 11, length: 1200, dscp: 3 << 3}})
+	c.eng.Run()
+	if len(o.deliveries) != 1 {
+		t.Fatal("not delivered")
+	}
+	w := int64(1218 + 20)
+	sp := smallClos
+	want := units.Time(5)
+	for _, l := range []LinkSpec{sp.host, sp.up, sp.top, sp.top, sp.up, sp.host} {
+		want += units.SerializationTime(w, l.Speed) + l.PropagationDelay
+	}
+	if d := o.deliveries[0]; d.at != want || d.hops != 6 {
+		t.Fatalf("delivered at %d after %d hops, want %d after 6", d.at, d.hops, want)
+	}
+}
