@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -209,6 +210,19 @@ func TestDemoReport(t *testing.T) {
 	}
 	if _, ok := lookup(sum, "comparison"); ok {
 		t.Error("a single run's summary.json has a comparison")
+	}
+
+	// Determinism: the same run analyzed again gives the same bytes.
+	out2 := filepath.Join(t.TempDir(), "again")
+	if code, _, stderr := runCmd(runDir, "-o", out2); code != exitOK {
+		t.Fatalf("second analysis: exit %d: %s", code, stderr)
+	}
+	for _, f := range []string{"summary.json", "report.md", "report.html", "plots/pfc_pause_timeline.png", "plots/delay_cdf.svg", "tables/pfc_storms.csv"} {
+		a, err1 := os.ReadFile(filepath.Join(out, f))
+		b, err2 := os.ReadFile(filepath.Join(out2, f))
+		if err1 != nil || err2 != nil || !bytes.Equal(a, b) {
+			t.Errorf("%s differs between two analyses of one run (%v, %v)", f, err1, err2)
+		}
 	}
 }
 
