@@ -248,7 +248,7 @@ func (s *sim) run() error {
 	// drain until the network is empty or MaxDrain has passed since.
 	s.eng.Run()
 	if s.doneInjecting && s.readErr == nil && s.obsErr == nil {
-		s.eng.RunUntil(s.lastInj + opt.MaxDrain)
+		s.net.Drain(s.lastInj + opt.MaxDrain)
 	}
 	if s.readErr != nil {
 		return fmt.Errorf("%w: %w", ErrInput, s.readErr)

@@ -47,6 +47,8 @@ func buildClos(t testing.TB, sp closSpec, seed int64, o Observers) *clos {
 	cfg.BufferSize = 4 * units.MiB // small, so congestion shows
 	cfg.EgressAlpha = 1
 	cfg.BufferStatsReportInterval = 10 * units.Microsecond
+	// ECN thresholds scaled to the small buffer, so marking shows too.
+	cfg.EcnMinThreshold, cfg.EcnMaxThreshold = 20*units.KB, 200*units.KB
 	c := &clos{eng: eng, net: net}
 	newSwitch := func(name string, tier Tier) *Switch {
 		ec := ecmp.DefaultConfig()

@@ -174,7 +174,7 @@ func (b *Balancer) Sets() int { return len(b.sets) }
 func (b *Balancer) Members(set int) int { return b.sets[set].n }
 
 // HashOf returns the configured method's hash of key with the switch's salt.
-func (b *Balancer) HashOf(key *Key) uint32 { return b.tab.hash(b.c, key) }
+func (b *Balancer) HashOf(key *Key) uint32 { return b.cfg.Method.finalize(b.tab.hash(b.c, key)) }
 
 // Select returns the member (0..n-1) of the set that a packet of key takes and
 // accounts it in the records. now is the packet's time at this switch (non-decreasing
@@ -186,7 +186,7 @@ func (b *Balancer) HashOf(key *Key) uint32 { return b.tab.hash(b.c, key) }
 // already seen, Select does not allocate.
 func (b *Balancer) Select(now units.Time, set int, key *Key, tc uint8, bytes int, view MemberView) (member int) {
 	s := &b.sets[set]
-	h := b.tab.hash(b.c, key)
+	h := b.cfg.Method.finalize(b.tab.hash(b.c, key))
 	base := int(fastmod(h, s.m, uint32(s.n)))
 
 	f := &b.flows[b.lookup(b.indexHash(h, set, key), set, key, s.words)]

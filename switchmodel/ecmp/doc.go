@@ -17,7 +17,7 @@
 // Method.Hash(salt, key) computes, exactly:
 //
 //	crc32          CRC-32/IEEE of the key (check "123456789" = 0xCBF43926)
-//	crc32WithSalt  CRC-32/IEEE of the 4-byte big-endian salt followed by the key (default)
+//	crc32WithSalt  fmix32 of the CRC-32/IEEE of the 4-byte big-endian salt followed by the key (default; see Polarization)
 //	crc16          CRC-16/ARC: poly 0x8005 reflected, init 0, xorout 0 (check 0xBB3D)
 //	crc16Ccitt     CRC-16/CCITT-FALSE: poly 0x1021, init 0xFFFF, not reflected (check 0x29B1)
 //	xor16          XOR of the seven big-endian 16-bit words of the key padded with a zero byte
@@ -38,14 +38,20 @@
 //
 // Polarization. The unsalted methods polarize adjacent tiers: the same function of
 // the same key with the same modulus at a rack and a fabric switch sends all of a
-// fabric switch's up traffic to one spine. Salting as SPEC 3.6 defines it does not
-// cure this for power-of-two sets: a CRC is affine, so crc32(salt||key) is the
-// unsalted linear part XOR a constant that depends on the salt; two switches' hashes
-// of any key differ by a fixed constant and hash mod 4 keeps two bits that this
-// constant only permutes. Each (rack, fabric) pair then still uses one spine; with
-// the SPEC 4.1 names (rack-p0-r0..3, fabric-p0-f0..3) 8 of pod 0's 16 spine uplinks
-// carry nothing, and the Seed cannot change that: it XORs every salt alike
-// (TestPolarizationSalted).
+// fabric switch's up traffic to one spine. The seed says crc32WithSalt "salts the hash
+// per switch, which de-correlates the choices of adjacent tiers", and the seed's words
+// win over SPEC 3.6's formula, which alone cannot do that: a CRC is affine, so
+// crc32(salt||key) is the unsalted CRC XOR a constant that depends on the salt; two
+// switches' values of any key differ by a fixed constant, and hash mod 4 keeps two
+// bits that this constant only permutes (each (rack, fabric) pair would still use one
+// spine; with the SPEC 4.1 names 8 of pod 0's 16 spine uplinks would stay idle, for
+// every Seed). Decision: crc32WithSalt is MurmurHash3's fmix32 finalizer (a
+// non-linear bijection) applied to SPEC 3.6's salted CRC-32:
+//
+//	crc32WithSalt(k) = fmix32(CRC-32/IEEE(salt as 4 big-endian bytes || k))
+//
+// The unsalted methods stay exactly as SPEC 3.6 defines them, so comparisons still
+// show their polarization; TestPolarizationSalted pins both facts.
 //
 // # Load balancing
 //

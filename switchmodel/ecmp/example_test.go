@@ -20,7 +20,7 @@ func ExampleMethod_Hash() {
 	// Output:
 	// toeplitz 0x51ccc178
 	// toeplitz 0x323e8fc2
-	// member of 4: 2
+	// member of 4: 3
 }
 
 // view is a switch's view of a 4-member set: bytes queued per port and PFC pauses.
@@ -74,8 +74,8 @@ func ExamplePathMembers() {
 	k := ecmp.MakeKey([4]byte{10, 0, 1, 5}, [4]byte{10, 1, 2, 7}, ecmp.ProtoTCP, 49152, 443, false)
 	hops := []ecmp.Hop{
 		{Method: ecmp.CRC32WithSalt, Salt: ecmp.DefaultSalt("rack-p0-r1", 1), Members: 4},
-		{Method: ecmp.CRC32WithSalt, Salt: ecmp.DefaultSalt("fabric-p0-f0", 1), Members: 4},
+		{Method: ecmp.CRC32WithSalt, Salt: ecmp.DefaultSalt("fabric-p0-f3", 1), Members: 4}, // the rack picks member 3
 	}
 	fmt.Println(ecmp.PathMembers(nil, &k, hops))
-	// Output: [0 1]
+	// Output: [3 0]
 }

@@ -13,7 +13,7 @@ type Method uint8
 // The six hash methods, in the order of SPEC 3.6 (also the order of AllMethods).
 const (
 	CRC32         Method = iota // crc32: CRC-32/IEEE of the key
-	CRC32WithSalt               // crc32WithSalt: CRC-32/IEEE of the 4-byte big-endian salt, then the key (default)
+	CRC32WithSalt               // crc32WithSalt: fmix32 of CRC-32/IEEE of the 4-byte big-endian salt, then the key (default)
 	CRC16                       // crc16: CRC-16/ARC of the key
 	CRC16CCITT                  // crc16Ccitt: CRC-16/CCITT-FALSE of the key
 	XOR16                       // xor16: XOR of the seven big-endian 16-bit words of the key padded to 14 bytes
@@ -87,13 +87,35 @@ func (m *Method) Set(s string) error { return m.UnmarshalText([]byte(s)) }
 // Type implements pflag.Value.
 func (m *Method) Type() string { return "hashMethod" }
 
-// Hash returns the method's hash of k, exactly as SPEC 3.6 defines it. salt is used
-// only by CRC32WithSalt. The 16-bit methods (CRC16, CRC16CCITT, XOR16) return values
+// Hash returns the method's hash of k, as SPEC 3.6 defines it; for CRC32WithSalt the
+// salted CRC-32 then passes through the fmix32 finalizer (see the package doc: without
+// it the salt cannot de-correlate tiers, as the seed requires). salt is used only by
+// CRC32WithSalt. The 16-bit methods (CRC16, CRC16CCITT, XOR16) return values
 // below 1<<16. It panics if m is not one of the six methods (a caller bug: names are
 // checked by ParseMethod and NewBalancer). It does not allocate.
 func (m Method) Hash(salt uint32, k *Key) uint32 {
 	t, c := m.hasher(salt)
-	return t.hash(c, k)
+	return m.finalize(t.hash(c, k))
+}
+
+// finalize is the method's output stage: CRC32WithSalt passes the salted CRC through
+// fmix32; the other methods return the affine hash unchanged.
+func (m Method) finalize(h uint32) uint32 {
+	if m == CRC32WithSalt {
+		return fmix32(h)
+	}
+	return h
+}
+
+// fmix32 is MurmurHash3's 32-bit finalizer: a non-linear bijection of uint32 whose
+// every output bit depends on every input bit.
+func fmix32(h uint32) uint32 {
+	h ^= h >> 16
+	h *= 0x85ebca6b
+	h ^= h >> 13
+	h *= 0xc2b2ae35
+	h ^= h >> 16
+	return h
 }
 
 // hasher returns the affine form of the method for a given salt: every method is
