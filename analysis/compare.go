@@ -3,6 +3,7 @@ package analysis
 import (
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"strings"
 )
@@ -157,7 +158,7 @@ func Compare(runs []*Run, opt Options) (*Comparison, error) {
 		c.reps[name] = reps
 		m := &MethodMetrics{Method: name, Dir: r.Dir, Flows: len(r.Flows.Flows), Metrics: map[string]Estimate{}}
 		for k, n := range names {
-			m.Metrics[n] = est[k]
+			m.Metrics[n] = est[k].clamp(metricRange(n))
 		}
 		var paused int64
 		for _, iv := range r.Intervals {
@@ -218,7 +219,7 @@ func (c *Comparison) best(metric string) Best {
 	for r := range d {
 		d[r] = rb[r*c.dim+k] - rr[r*c.dim+k]
 	}
-	b.Difference.Lo, b.Difference.Hi = PercentileCI(d, c.Level)
+	b.Difference.Lo, b.Difference.Hi = BiasCorrectedCI(d, b.Difference.Value, c.Level)
 	b.Difference.HasCI = true
 	if higher {
 		b.Clear = b.Difference.Lo > 0
@@ -285,4 +286,27 @@ func (c *Comparison) Table() Table {
 		}
 	}
 	return t
+}
+
+// metricRange is the range a bootstrapped metric can take; the bias-corrected interval
+// (BiasCorrectedCI) is clipped to it so it never reports impossible values such as a
+// max/mean below 1.
+func metricRange(name string) (lo, hi float64) {
+	switch {
+	case strings.HasSuffix(name, ".max_mean"):
+		return 1, math.Inf(1)
+	case strings.HasSuffix(name, ".jain"), strings.HasSuffix(name, ".idle_fraction"),
+		strings.HasSuffix(name, ".chi2_p"), strings.HasPrefix(name, "polarization."):
+		return 0, 1
+	}
+	return 0, math.Inf(1)
+}
+
+// clamp clips the interval (not the estimate) to [lo, hi].
+func (e Estimate) clamp(lo, hi float64) Estimate {
+	if e.HasCI {
+		e.Lo = min(max(e.Lo, lo), hi)
+		e.Hi = min(max(e.Hi, lo), hi)
+	}
+	return e
 }

@@ -28,8 +28,9 @@
 //     flows with most drops; lossless (headroom) drops apart.
 //   - ECNByQueue, ECNSeries: CE marks per egress queue and over time.
 //   - DelayQuantile, NewDelayCDF: percentiles and CDF from log-bucket histograms.
-//   - Bootstrap, FlowTable.FlowStat: Poisson bootstrap over flows, percentile
-//     intervals, seeded PCG, deterministic for a seed whatever the parallelism.
+//   - Bootstrap, FlowTable.FlowStat: Poisson bootstrap over flows, bias-corrected
+//     percentile intervals, seeded PCG, deterministic for a seed whatever the
+//     parallelism.
 //
 // The reading layer: Load (LoadWith for progress) streams a run directory's run.json
 // and record files through package replay/records into a Run, refusing incomplete
