@@ -39,8 +39,9 @@ func (t *Table) WriteCSV(w io.Writer) error {
 	return nil
 }
 
-// WriteCSVFile writes the table to dir/<Name>.csv through a temporary file renamed at
-// the end, so a partial file never looks complete.
+// WriteCSVFile writes the table to dir/<Name>.csv (mode 0644, readable by all, as
+// the other outputs) through a temporary file renamed at the end, so a partial file
+// never looks complete.
 func (t *Table) WriteCSVFile(dir string) (err error) {
 	path := filepath.Join(dir, t.Name+".csv")
 	f, err := os.CreateTemp(dir, "."+t.Name+".*.csv.tmp")
@@ -53,6 +54,9 @@ func (t *Table) WriteCSVFile(dir string) (err error) {
 			os.Remove(f.Name())
 		}
 	}()
+	if err = f.Chmod(0o644); err != nil { // CreateTemp makes 0600; tables are for sharing
+		return fmt.Errorf("analysis: writing %s: %w", path, err)
+	}
 	if err = t.WriteCSV(f); err != nil {
 		return err
 	}

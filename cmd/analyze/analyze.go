@@ -132,7 +132,7 @@ func resolveRuns(args []string) (dirs []string, out string, err error) {
 		}
 	}
 	if len(args) == 1 {
-		return dirs, filepath.Join(args[0], "analysis"), nil
+		return dirs, filepath.Join(args[0], records.AnalysisDir), nil
 	}
 	parent := filepath.Dir(filepath.Clean(args[0]))
 	for _, a := range args[1:] {
@@ -141,7 +141,7 @@ func resolveRuns(args []string) (dirs []string, out string, err error) {
 			return dirs, "", nil
 		}
 	}
-	return dirs, filepath.Join(parent, "analysis"), nil
+	return dirs, filepath.Join(parent, records.AnalysisDir), nil
 }
 
 // loadRun reads one run directory.

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -267,6 +269,29 @@ func TestJSONAndDefaultOutput(t *testing.T) {
 	checkOutputs(t, out)
 }
 
+// TestReplayOverAnalyzedRun: replaying into a run directory that analyze wrote its
+// default output into (RUN/analysis) replaces the run and drops the stale analysis.
+func TestReplayOverAnalyzedRun(t *testing.T) {
+	runDir := copyDir(t, quietRun(t))
+	if code, _, stderr := runCmd(runDir, "-q"); code != exitOK {
+		t.Fatalf("analyze: exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(runDir, records.AnalysisDir, summaryFile)); err != nil {
+		t.Fatal(err)
+	}
+	replayInto(t, runDir, []string{filepath.Join(fixtureRoot, "quiet.pcap")})
+	if _, err := os.Stat(filepath.Join(runDir, records.AnalysisDir)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("stale analysis after the rerun: %v", err)
+	}
+	if _, err := records.ReadRun(runDir); err != nil {
+		t.Fatal(err)
+	}
+	// And analyze again.
+	if code, _, stderr := runCmd(runDir, "-q"); code != exitOK {
+		t.Fatalf("analyze after the rerun: exit %d: %s", code, stderr)
+	}
+}
+
 // TestComparison analyzes the six runs of `replay run --hash all`.
 func TestComparison(t *testing.T) {
 	dir := copyTree(t, cmpRun(t))
@@ -406,6 +431,8 @@ func TestBadInput(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(notJSON, records.RunFile), []byte("{not json"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	noVersion := copyDir(t, demoDir)
+	editRunJSON(t, noVersion, func(m map[string]any) { delete(m, "schema_version") })
 	missingFile := copyDir(t, demoDir)
 	if err := os.Remove(filepath.Join(missingFile, records.PFCFile)); err != nil {
 		t.Fatal(err)
@@ -429,6 +456,7 @@ func TestBadInput(t *testing.T) {
 		{"incomplete run", []string{incomplete}, []string{"run.json", "complete"}},
 		{"other schema version", []string{otherVersion}, []string{"run.json", "schema_version 99"}},
 		{"run.json not JSON", []string{notJSON}, []string{"run.json"}},
+		{"run.json without schema_version", []string{noVersion}, []string{"run.json", "schema_version"}},
 		{"different traces", []string{demoDir, quietRun(t), "-o", filepath.Join(t.TempDir(), "o")}, []string{"not comparable"}},
 		{"output not an analysis", []string{demoDir, "-o", foreignOut}, []string{foreignOut, "summary.json"}},
 		{"output is a run directory", []string{demoDir, "-o", demoDir}, []string{demoDir}},
@@ -456,7 +484,7 @@ func TestBadInput(t *testing.T) {
 			}
 		})
 	}
-	for _, d := range []string{truncated, incomplete, otherVersion, missingFile} {
+	for _, d := range []string{truncated, incomplete, otherVersion, noVersion, missingFile} {
 		if _, err := os.Stat(filepath.Join(d, "analysis")); err == nil {
 			t.Errorf("%s/analysis written for a bad input", d)
 		}

@@ -90,7 +90,7 @@ func exitCode(err error) int {
 // inputSentinels are the errors of packages records and analysis that mean the input
 // is unusable (exit 2), as opposed to a failure while running.
 var inputSentinels = []error{
-	records.ErrIncomplete, records.ErrSchemaVersion, records.ErrNotRecordFile,
+	records.ErrIncomplete, records.ErrSchemaVersion, records.ErrNotRecordFile, records.ErrNotRunFile,
 	analysis.ErrRecordsMismatch, analysis.ErrNoRuns, analysis.ErrNotComparable,
 	analysis.ErrPFCOrder, analysis.ErrUnknownPFCEvent, errNotAnalysisDir,
 	fs.ErrNotExist, fs.ErrPermission, syscall.EISDIR, syscall.ENOTDIR,

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+
+	"github.com/tracefabric/tracefabric/replay/records"
 )
 
 // errNotAnalysisDir: the output path exists and holds something other than a
@@ -13,7 +15,7 @@ import (
 var errNotAnalysisDir = errors.New("not an analysis output directory")
 
 // summaryFile is the file that marks a directory as an analysis output (written last).
-const summaryFile = "summary.json"
+const summaryFile = records.AnalysisSummaryFile
 
 // outputDir makes an analysis appear atomically, as records.OutputDir does for a run
 // (which is tied to run.json, so it is not reused): everything is written into a

@@ -50,10 +50,6 @@ func writeOutputs(od *outputDir, j *job) (*result, error) {
 	}
 	for _, t := range tables {
 		res.tables = append(res.tables, t.Name)
-		// WriteCSVFile's temporary file is 0600; the outputs are for sharing.
-		if err := os.Chmod(od.path("tables", t.Name+".csv"), 0o644); err != nil {
-			return nil, err
-		}
 	}
 
 	if err := os.Mkdir(od.path(report.FigureDir), 0o755); err != nil {

@@ -69,8 +69,9 @@ func (d *OutputDir) Dir() string { return d.tmp }
 func (d *OutputDir) Final() string { return d.final }
 
 // Commit marks run complete, writes it as run.json and renames the temporary
-// directory to the final one. An existing final directory is replaced only if it is
-// empty or looks like a run directory (a run.json of ours and *.arrow files);
+// directory to the final one. An existing final directory is replaced, with
+// everything in it, only if it is empty or looks like a run directory (a run.json of
+// ours, *.arrow files and possibly the analysis/ that analyze wrote for it);
 // otherwise Commit fails with ErrNotRunDir and leaves everything in place.
 // Close every writer before Commit.
 func (d *OutputDir) Commit(run *Run) error {
@@ -126,8 +127,29 @@ func (d *OutputDir) Abort() error {
 	return nil
 }
 
+// AnalysisDir is the subdirectory where analyze writes its report for a run by
+// default (RUN_DIR/analysis). A run directory holding one (recognised by its
+// AnalysisSummaryFile) is still replaceable: that analysis describes the replaced run.
+const AnalysisDir = "analysis"
+
+// AnalysisSummaryFile is the file analyze writes last into its output directory; its
+// presence marks a directory as a complete analysis.
+const AnalysisSummaryFile = "summary.json"
+
+// isAnalysis reports whether dir is a directory (not a symbolic link) holding a
+// regular AnalysisSummaryFile: an analysis written by analyze.
+func isAnalysis(dir string) bool {
+	fi, err := os.Lstat(dir)
+	if err != nil || !fi.IsDir() {
+		return false
+	}
+	fi, err = os.Lstat(filepath.Join(dir, AnalysisSummaryFile))
+	return err == nil && fi.Mode().IsRegular()
+}
+
 // checkReplaceable returns nil if dir is absent, an empty directory, or a directory
-// holding only a tracefabric run.json and *.arrow files.
+// holding only a tracefabric run.json, *.arrow files and an analysis/ subdirectory
+// written by analyze (see AnalysisDir).
 func checkReplaceable(dir string) error {
 	fi, err := os.Lstat(dir)
 	if errors.Is(err, os.ErrNotExist) {
@@ -147,8 +169,13 @@ func checkReplaceable(dir string) error {
 		return nil
 	}
 	for _, e := range entries {
-		if e.Name() != RunFile && (!e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".arrow")) {
-			return fmt.Errorf("%w: %s holds %q, not only run.json and *.arrow files; remove it or choose another output directory", ErrNotRunDir, dir, e.Name())
+		switch {
+		case e.Name() == RunFile:
+		case e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".arrow"):
+		case e.Name() == AnalysisDir && isAnalysis(filepath.Join(dir, AnalysisDir)):
+			// analyze's output for this run: stale once the run is replaced.
+		default:
+			return fmt.Errorf("%w: %s holds %q, not only run.json, *.arrow files and an analysis/ written by analyze; remove it or choose another output directory", ErrNotRunDir, dir, e.Name())
 		}
 	}
 	data, err := os.ReadFile(filepath.Join(dir, RunFile))

@@ -29,6 +29,13 @@ func writeDrops(t *testing.T, out *OutputDir, n int) int64 {
 
 func exists(p string) bool { _, err := os.Lstat(p); return err == nil }
 
+// writeRunJSON writes a complete tracefabric run.json into dir.
+func writeRunJSON(dir string) {
+	if err := WriteRun(filepath.Join(dir, RunFile), sampleRun()); err != nil {
+		panic(err)
+	}
+}
+
 func TestOutputDirCommit(t *testing.T) {
 	final := filepath.Join(t.TempDir(), "out", "demo") // parent created on demand
 	out, err := CreateOutputDir(final)
@@ -99,6 +106,45 @@ func TestOutputDirReplacesEmptyDir(t *testing.T) {
 	}
 }
 
+// A rerun over a run directory that analyze wrote its report into (RUN/analysis with
+// summary.json) replaces the run and its stale analysis.
+func TestOutputDirReplacesRunWithAnalysis(t *testing.T) {
+	final := filepath.Join(t.TempDir(), "demo")
+	out, err := CreateOutputDir(final)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := sampleRun()
+	run.Records = map[string]int64{DropsFile: writeDrops(t, out, 4)}
+	if err := out.Commit(run); err != nil {
+		t.Fatal(err)
+	}
+	analysis := filepath.Join(final, AnalysisDir)
+	for _, p := range []string{"plots", "tables"} {
+		if err := os.MkdirAll(filepath.Join(analysis, p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{AnalysisSummaryFile, "report.md", "plots/drops_over_time.png"} {
+		if err := os.WriteFile(filepath.Join(analysis, f), []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out2, err := CreateOutputDir(final)
+	if err != nil {
+		t.Fatalf("CreateOutputDir over a run with its analysis: %v", err)
+	}
+	if err := out2.Commit(sampleRun()); err != nil {
+		t.Fatalf("Commit over a run with its analysis: %v", err)
+	}
+	if exists(analysis) || exists(filepath.Join(final, DropsFile)) {
+		t.Error("the replaced run's analysis or records survived")
+	}
+	if _, err := ReadRun(final); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestOutputDirRefusesForeign(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -108,6 +154,34 @@ func TestOutputDirRefusesForeign(t *testing.T) {
 		{"foreign run.json", func(dir string) error { return os.WriteFile(filepath.Join(dir, RunFile), []byte(`{"a":1}`), 0o644) }},
 		{"arrow without run.json", func(dir string) error { return os.WriteFile(filepath.Join(dir, DropsFile), nil, 0o644) }},
 		{"subdirectory", func(dir string) error { return os.Mkdir(filepath.Join(dir, "plots"), 0o755) }},
+		{"analysis without summary.json", func(dir string) error {
+			writeRunJSON(dir)
+			return os.Mkdir(filepath.Join(dir, AnalysisDir), 0o755)
+		}},
+		{"analysis as a file", func(dir string) error {
+			writeRunJSON(dir)
+			return os.WriteFile(filepath.Join(dir, AnalysisDir), nil, 0o644)
+		}},
+		{"summary.json as a directory", func(dir string) error {
+			writeRunJSON(dir)
+			return os.MkdirAll(filepath.Join(dir, AnalysisDir, AnalysisSummaryFile), 0o755)
+		}},
+		{"analysis beside foreign files", func(dir string) error {
+			writeRunJSON(dir)
+			if err := os.Mkdir(filepath.Join(dir, AnalysisDir), 0o755); err != nil {
+				return err
+			}
+			if err := os.WriteFile(filepath.Join(dir, AnalysisDir, AnalysisSummaryFile), nil, 0o644); err != nil {
+				return err
+			}
+			return os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("mine"), 0o644)
+		}},
+		{"analysis without run.json", func(dir string) error {
+			if err := os.Mkdir(filepath.Join(dir, AnalysisDir), 0o755); err != nil {
+				return err
+			}
+			return os.WriteFile(filepath.Join(dir, AnalysisDir, AnalysisSummaryFile), nil, 0o644)
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			final := filepath.Join(t.TempDir(), "run")

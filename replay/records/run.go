@@ -15,6 +15,10 @@ const RunFile = "run.json"
 // interrupted, failed or is still running, and its records are partial.
 var ErrIncomplete = errors.New("records: run is incomplete")
 
+// ErrNotRunFile: a run.json that is not one of ours: not a JSON object, or without
+// schema_version.
+var ErrNotRunFile = errors.New("records: not a tracefabric run.json")
+
 // Run is run.json: what a replay run did and wrote. Keys are snake_case; times are
 // picoseconds, wall time seconds, speeds bits per second, sizes bytes.
 type Run struct {
@@ -106,7 +110,8 @@ func WriteRun(path string, run *Run) error {
 }
 
 // ReadRun reads run.json at path (or path/run.json when path is a directory). It
-// refuses another schema version (ErrSchemaVersion) and, returning the decoded run
+// refuses a file that is not a tracefabric run.json (ErrNotRunFile), another schema
+// version (ErrSchemaVersion) and, returning the decoded run
 // along with the error so that callers can say what was done, a run whose complete
 // flag is false (ErrIncomplete).
 func ReadRun(path string) (*Run, error) {
@@ -121,17 +126,17 @@ func ReadRun(path string) (*Run, error) {
 		SchemaVersion *int `json:"schema_version"`
 	}
 	if err := json.Unmarshal(data, &head); err != nil {
-		return nil, fmt.Errorf("records: %s: not a run.json: %w", path, err)
+		return nil, fmt.Errorf("%w: %s: %w", ErrNotRunFile, path, err)
 	}
 	if head.SchemaVersion == nil {
-		return nil, fmt.Errorf("records: %s: not a tracefabric run.json: no schema_version", path)
+		return nil, fmt.Errorf("%w: %s has no schema_version", ErrNotRunFile, path)
 	}
 	if *head.SchemaVersion != SchemaVersion {
 		return nil, fmt.Errorf("%w: %s: schema_version %d, this build reads %d", ErrSchemaVersion, path, *head.SchemaVersion, SchemaVersion)
 	}
 	run := new(Run)
 	if err := json.Unmarshal(data, run); err != nil {
-		return nil, fmt.Errorf("records: %s: %w", path, err)
+		return nil, fmt.Errorf("%w: %s: %w", ErrNotRunFile, path, err)
 	}
 	if !run.Complete {
 		return run, fmt.Errorf("%w: %s says complete=false (interrupted or failed; its records are partial)", ErrIncomplete, path)

@@ -142,9 +142,11 @@ func TestReadRunRefuses(t *testing.T) {
 		msg           string
 	}{
 		{"v2.json", `{"schema_version": 2, "complete": true}`, ErrSchemaVersion, "schema_version 2, this build reads 1"},
-		{"foreign.json", `{"name": "something else"}`, nil, "no schema_version"},
-		{"garbage.json", `{"schema_version": 1,`, nil, "not a run.json"},
-		{"badreason.json", `{"schema_version": 1, "complete": true, "simulation": {"dropped": {"tail": 1}}}`, nil, "unknown drop reason \"tail\""},
+		{"foreign.json", `{"name": "something else"}`, ErrNotRunFile, "has no schema_version"},
+		{"null.json", `null`, ErrNotRunFile, "has no schema_version"},
+		{"array.json", `[1]`, ErrNotRunFile, "not a tracefabric run.json"},
+		{"garbage.json", `{"schema_version": 1,`, ErrNotRunFile, "not a tracefabric run.json"},
+		{"badreason.json", `{"schema_version": 1, "complete": true, "simulation": {"dropped": {"tail": 1}}}`, ErrNotRunFile, "unknown drop reason \"tail\""},
 	} {
 		p := write(tc.name, tc.content)
 		_, err := ReadRun(p)
