@@ -1,0 +1,238 @@
+package switchmodel
+
+// Audit tests: hand-computed single-switch scenarios that pin the seed's and SPEC 3's
+// buffering, PFC and ECN sentences to the picosecond and to the byte. Every expected
+// number below is derived in the comments from the spec's formulas, not read back
+// from the model.
+
+import (
+	"testing"
+
+	"github.com/tracefabric/tracefabric/switchmodel/config"
+	"github.com/tracefabric/tracefabric/switchmodel/units"
+)
+
+// Constants of the scenarios: 100 Gb/s links with 1 us propagation delay.
+const (
+	auC        = 100 * units.Gbps
+	auProp     = units.Microsecond
+	auSer1500  = units.Time(123_040)     // (1518+20)*8/100G: a 1500-byte packet on the wire
+	auSer9000  = units.Time(723_040)     // (9018+20)*8/100G
+	auSerPFC   = units.Time(6_720)       // 84*8/100G: a PFC frame
+	auPause    = units.Time(335_539_200) // 65535*512/100G
+	auHalf     = units.Time(167_769_600) // half of it
+	auCell1500 = int64(1536)             // ceil(1518/256) = 6 cells
+)
+
+// auStar is a star of n hosts on one switch at 100 Gb/s / 1 us.
+func auStar(t *testing.T, n int, cfg config.Switch) *star {
+	t.Helper()
+	return newStar(t, n, cfg, LinkSpec{Speed: auC, PropagationDelay: auProp})
+}
+
+// blockEgress makes host h pause the switch's egress towards it for the classes of
+// vector at time 0 (a test-only frame: hosts never send PFC in the model). The frame
+// arrives at the switch at 6,720 + 1,000,000 ps and the switch's egress to h is then
+// paused for one pause time, until 1,006,720 + 335,539,200 = 336,545,920 ps.
+func blockEgress(st *star, h int, vector uint8) {
+	at(st.eng, 0, func(now units.Time) { st.net.sendPFC(now, st.hosts[h].ports[0], vector, PFCQuanta) })
+}
+
+const auUnblock = auSerPFC + auProp + auPause // 336,545,920
+
+// pfcAt returns the switch's (or a host's) PFC events of one kind for TC3 on a port.
+func pfcAt(o *obs, kind PFCEventKind, node int32, port int32) []units.Time {
+	var out []units.Time
+	for _, e := range o.pfc {
+		if e.Kind == kind && e.Node == node && e.Port == port && e.TC == 3 {
+			out = append(out, e.Time)
+		}
+	}
+	return out
+}
+
+func sameTimes(a, b []units.Time) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestAuditPFCTwoSendersExact: hosts 0 and 1 each send 24 lossless (TC3) 1500-byte
+// packets back to back from t=0 to host 2, whose switch egress is paused until
+// 336,545,920 ps. The lossless pool is 102,400 B, XoffAlpha 1/8, Xon = XonOffset =
+// 4,608 B; every packet takes 1,536 B (6 cells).
+//
+// Arrivals at the switch alternate host 0, host 1 at k*123,040 + 1,000,000 ps. Before
+// arrival n (0-based) the pool's shared occupancy is S = 1,536*n and the arriving
+// port's own is 1,536*floor(n/2); it goes to shared while own + 1,536 <= (102,400 -
+// S)/8 (SPEC 3.3 step 2 with the pool's PoolShared at that moment). n = 11: 9,216 <=
+// 10,688 holds; n = 12 (host 0's 7th packet): 10,752 > 10,496, so port 0 pauses; n = 13
+// (host 1's 7th): S is still 18,432 (n = 12 went to headroom), 10,752 > 10,496: port 1
+// pauses too. (With the port's own occupancy instead of the pool's, the 8th packet
+// would pause.) Both pauses are decided at 7*123,040 + 1,000,000 = 1,861,280 ps; the
+// ports towards the hosts are idle, so the frames start then and reach the hosts at
+// +6,720 + 1,000,000 = 2,868,000 ps, while each host sends its 24th packet (started at
+// 23*123,040 = 2,829,920). Each port holds 6 packets in shared (9,216 B) and 18 in
+// headroom (27,648 B).
+//
+// Refreshes every half pause time after the decision: 169,630,880 and 337,400,480 ps.
+// From 336,545,920 the egress sends the 48 packets in arrival order, one every
+// 123,040 ps. Release is headroom first: port 0's headroom is empty after its 18th
+// departure; after its 20th (overall departure index 38) shared(0) = 6,144, pool shared
+// S = 6,144 + 7,680 = 13,824, XonThreshold = max(4,608, (102,400-13,824)/8 - 4,608) =
+// 6,464 >= 6,144: resume at 336,545,920 + 38*123,040 = 341,221,440 ps. (After its
+// 19th: 7,680 > max(4608, 10,688-4,608) = 6,080.) Port 1 resumes after its 20th
+// (index 39, 341,344,480 ps): shared 6,144, S = 12,288, XonThreshold 6,656.
+func TestAuditPFCTwoSendersExact(t *testing.T) {
+	type want struct {
+		pauseTx   units.Time // the switch's first tx_pause towards host 0
+		refresh   []units.Time
+		hostPause units.Time // host 0 rx_pause of the first frame
+	}
+	tests := []struct {
+		name  string
+		fwd   units.Time
+		cross bool // lossy 9000-byte traffic from hosts 3 and 4 to host 0
+		want  want
+	}{
+		{"base", 0, false, want{1_861_280, []units.Time{169_630_880, 337_400_480}, 2_868_000}},
+		// SPEC 3.2: ForwardingLatency delays the frame before ingress admission, so the
+		// pause decision (and the refreshes) move by 300 ns; departures do not.
+		{"forwarding latency 300ns", 300 * units.Nanosecond, false,
+			want{2_161_280, []units.Time{169_930_880, 337_700_480}, 3_168_000}},
+		// SPEC 3.2: the PFC queue goes first but never pre-empts. Host 3's 9000-byte
+		// frame is on the wire to host 0 from 1,723,040 to 2,446,080 and host 4's waits
+		// in TC0: the pause frame starts at 2,446,080, host 4's frame after it, at
+		// 2,452,800 (delivered at 2,452,800 + 723,040 + 1,000,000 = 4,175,840).
+		{"pause behind a frame on the wire", 0, true,
+			want{2_446_080, []units.Time{169_630_880, 337_400_480}, 3_452_800}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := defaultSwitch()
+			cfg.Pools[0].Size = config.PoolBytes(units.MiB)
+			cfg.Pools[1].Size = config.PoolBytes(102_400)
+			cfg.ForwardingLatency = tc.fwd
+			cfg.BufferStatsReportInterval = 100 * units.Microsecond
+			st := auStar(t, 5, cfg)
+			blockEgress(st, 2, 1<<3)
+			var specs []pktSpec
+			for i := 0; i < 24; i++ {
+				specs = append(specs, pktSpec{at: 0, src: 0, dst: 2, length: 1500, dscp: 3 << 3, flow: 0},
+					pktSpec{at: 0, src: 1, dst: 2, length: 1500, dscp: 3 << 3, flow: 1})
+			}
+			if tc.cross {
+				specs = append(specs, pktSpec{at: 0, src: 3, dst: 0, length: 9000, flow: 3},
+					pktSpec{at: 0, src: 4, dst: 0, length: 9000, flow: 4})
+			}
+			newInjector(st.net, specs)
+
+			// Mid-run: the admission split (SPEC 3.3) and a buffer sample (SPEC 3.9).
+			st.eng.RunUntil(100 * units.Microsecond)
+			s := st.sw
+			for p := 0; p < 2; p++ {
+				if sh, hr := s.ports[p].ingShared[1], s.ports[p].ingHeadroom[1]; sh != 6*auCell1500 || hr != 18*auCell1500 {
+					t.Errorf("port %d: shared %d headroom %d, want %d and %d", p, sh, hr, 6*auCell1500, 18*auCell1500)
+				}
+			}
+			var sample *BufferSample
+			for i := range st.obs.samples {
+				if b := &st.obs.samples[i]; b.Time == 100*units.Microsecond && b.Pool == 1 {
+					sample = b
+				}
+			}
+			if sample == nil || sample.Shared != 18_432 || sample.Headroom != 55_296 || sample.Ingress != 73_728 || sample.Egress != 73_728 {
+				t.Errorf("pool 1 sample at 100 us %+v, want shared 18432 headroom 55296 ingress 73728 egress 73728", sample)
+			}
+
+			st.eng.Run()
+			sw := s.ID()
+			for p := int32(0); p < 2; p++ {
+				wantTx := append([]units.Time{tc.want.pauseTx}, tc.want.refresh...)
+				if p == 1 {
+					wantTx[0] = 1_861_280 + tc.fwd // port 1's frame towards host 1 is never delayed
+				}
+				if got := pfcAt(st.obs, PFCTxPause, sw, p); !sameTimes(got, wantTx) {
+					t.Errorf("switch port %d tx_pause at %v, want %v", p, got, wantTx)
+				}
+			}
+			res0, res1 := units.Time(341_221_440), units.Time(341_344_480)
+			if got := pfcAt(st.obs, PFCTxResume, sw, 0); !sameTimes(got, []units.Time{res0}) {
+				t.Errorf("switch port 0 tx_resume at %v, want [%d]", got, res0)
+			}
+			if got := pfcAt(st.obs, PFCTxResume, sw, 1); !sameTimes(got, []units.Time{res1}) {
+				t.Errorf("switch port 1 tx_resume at %v, want [%d]", got, res1)
+			}
+			// At the hosts: rx 84 wire bytes + 1 us after each tx; no expiry (refreshed).
+			h0 := st.hosts[0].ID()
+			wantRx := []units.Time{tc.want.hostPause}
+			for _, r := range tc.want.refresh {
+				wantRx = append(wantRx, r+auSerPFC+auProp)
+			}
+			if got := pfcAt(st.obs, PFCRxPause, h0, 0); !sameTimes(got, wantRx) {
+				t.Errorf("host 0 rx_pause at %v, want %v", got, wantRx)
+			}
+			if got := pfcAt(st.obs, PFCRxResume, h0, 0); !sameTimes(got, []units.Time{res0 + auSerPFC + auProp}) {
+				t.Errorf("host 0 rx_resume at %v, want %d", got, res0+auSerPFC+auProp)
+			}
+			for _, h := range []int32{h0, st.hosts[1].ID()} {
+				if got := pfcAt(st.obs, PFCExpire, h, 0); len(got) != 0 {
+					t.Errorf("host %d: a refreshed pause expired at %v", h, got)
+				}
+			}
+			// SPEC 3.9 time paused, at the paused sender: from rx_pause to rx_resume,
+			// for both classes of the pool's class-enable vector.
+			ps0 := st.hosts[0].PortStats(0)
+			ps1 := st.hosts[1].PortStats(0)
+			want0 := res0 + auSerPFC + auProp - tc.want.hostPause
+			want1 := res1 + auSerPFC + auProp - (2_868_000 + tc.fwd)
+			for _, cls := range []int{3, 4} {
+				if ps0[cls].PausedPs != want0 || ps1[cls].PausedPs != want1 {
+					t.Errorf("TC%d paused %d / %d ps, want %d / %d", cls, ps0[cls].PausedPs, ps1[cls].PausedPs, want0, want1)
+				}
+				if ps0[cls].PFCPauseRx != 3 || ps0[cls].PFCResumeRx != 1 {
+					t.Errorf("host 0 TC%d: %d pause and %d resume frames received, want 3 and 1", cls, ps0[cls].PFCPauseRx, ps0[cls].PFCResumeRx)
+				}
+			}
+			if sp := s.PortStats(0); sp[3].PFCPauseTx != 3 || sp[3].PFCResumeTx != 1 || sp[4].PFCPauseTx != 3 {
+				t.Errorf("switch port 0 PFC tx counters %+v", sp[3])
+			}
+			// Deliveries to host 2: departure n at 336,545,920 + n*123,040, in arrival
+			// order (host 0, host 1, ...), delivered one serialization + 1 us later.
+			n := 0
+			for _, d := range st.obs.deliveries {
+				if d.dst != 2 {
+					continue
+				}
+				if wantAt := auUnblock + units.Time(n+1)*auSer1500 + auProp; d.at != wantAt || d.src != int32(n%2) {
+					t.Fatalf("delivery %d to host 2 from %d at %d, want from %d at %d", n, d.src, d.at, n%2, wantAt)
+				}
+				n++
+			}
+			if n != 48 {
+				t.Fatalf("%d deliveries to host 2, want 48", n)
+			}
+			if tc.cross {
+				var got []units.Time
+				for _, d := range st.obs.deliveries {
+					if d.dst == 0 {
+						got = append(got, d.at)
+					}
+				}
+				if !sameTimes(got, []units.Time{3_446_080, 4_175_840}) {
+					t.Errorf("lossy deliveries to host 0 at %v, want [3446080 4175840]", got)
+				}
+			}
+			if c := st.net.Counters(); c.DroppedTotal() != 0 {
+				t.Errorf("drops %v", c.Dropped)
+			}
+			checkDrained(t, st.net)
+		})
+	}
+}
