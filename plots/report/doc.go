@@ -9,7 +9,10 @@
 // Save writes both atomically (temporary name, then rename).
 //
 // All model text is plain text: html/template escapes it for HTML, and the
-// Markdown renderer backslash-escapes markup characters, so node names or
-// reasons taken from records ("<script>", "a|b") print literally. Numbers are
+// Markdown renderer backslash-escapes the characters that start inline markup
+// (and '|'), so node names or reasons taken from records ("<script>", "a|b")
+// print literally. Block markers ("# ", "- ", "1. ") are escaped only at the
+// start of a line, never inside table cells, so "10.0.3.5" and "49.3 MB" stay
+// as they are. Numbers are
 // formatted by the caller; the report adds no units. Rendering is deterministic.
 package report

@@ -23,30 +23,45 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	})
 }
 
-// mdEscape makes s literal Markdown inline text on one line: it backslash-escapes
-// the ASCII punctuation that can start markup, and escapes a leading character
-// that would make the line a heading, list, quote or thematic break.
+// mdEscape makes s literal Markdown text at the start of a line (a paragraph, a
+// heading's text, a caption): the inline escapes of mdInline, plus a backslash before
+// a leading character that would make the line a heading, list item, quote or
+// thematic break ("# x", "- x", "> x", "12. x"), and only then: "49.3 MB" and
+// "10.0.3.5" start no list and print as they are.
 func mdEscape(s string) string {
-	s = strings.Join(strings.Fields(strings.NewReplacer("\r", " ", "\n", " ", "\t", " ").Replace(s)), " ")
-	var b strings.Builder
-	for i, c := range s {
-		switch c {
-		case '\\', '`', '*', '_', '[', ']', '<', '>', '|', '~', '&', '!':
-			b.WriteByte('\\')
-		case '#', '-', '+', '=':
-			if i == 0 {
-				b.WriteByte('\\')
-			}
-		}
-		b.WriteRune(c)
+	out := mdInline(s)
+	if out == "" {
+		return out
 	}
-	out := b.String()
-	// "1. text" or "1) text" would start an ordered list.
+	switch out[0] {
+	case '#', '-', '+', '=', '>':
+		return `\` + out
+	}
+	// "1. text", "1) text" or a lone "1." starts an ordered list: up to 9 digits, then
+	// '.' or ')', then a space or the end of the line.
 	if j := strings.IndexFunc(out, func(r rune) bool { return r < '0' || r > '9' }); j > 0 && j <= 9 &&
-		(out[j] == '.' || out[j] == ')') {
+		(out[j] == '.' || out[j] == ')') && (j+1 == len(out) || out[j+1] == ' ') {
 		out = out[:j] + `\` + out[j:]
 	}
 	return out
+}
+
+// mdInline makes s literal Markdown inline text on one line: whitespace runs become
+// one space, and the ASCII punctuation that can start inline markup (emphasis, code,
+// links, raw HTML, entities, strikethrough) or end a table cell ('|') gets a
+// backslash. Table cells use it as it is: a cell's content is inline, so block
+// markers at its start ("- ", "1. ", "#") mean nothing there.
+func mdInline(s string) string {
+	s = strings.Join(strings.Fields(strings.NewReplacer("\r", " ", "\n", " ", "\t", " ").Replace(s)), " ")
+	var b strings.Builder
+	for _, c := range s {
+		switch c {
+		case '\\', '`', '*', '_', '[', ']', '<', '|', '~', '&':
+			b.WriteByte('\\')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
 }
 
 func mdAlignRow(aligns []string) string {
@@ -67,7 +82,7 @@ func mdRow(cells []string) string {
 	b.WriteString("|")
 	for _, c := range cells {
 		b.WriteString(" ")
-		b.WriteString(mdEscape(c))
+		b.WriteString(mdInline(c))
 		b.WriteString(" |")
 	}
 	return b.String()

@@ -178,10 +178,10 @@ func TestMarkdown(t *testing.T) {
 			t.Errorf("figure %s not linked as plots/%s.png", name, name)
 		}
 	}
-	if strings.Contains(md, "<script>") {
-		t.Error("raw <script> in the Markdown")
+	if regexp.MustCompile(`(^|[^\\])<`).MatchString(md) {
+		t.Error("an unescaped '<' (raw HTML) in the Markdown")
 	}
-	if !strings.Contains(md, `\<script\>alert("x")\</script\>\&amp;\|\*\_\[x\](javascript:alert(1))\<img src="x"\>`) {
+	if !strings.Contains(md, `\<script>alert("x")\</script>\&amp;\|\*\_\[x\](javascript:alert(1))\<img src="x">`) {
 		t.Errorf("hostile text not escaped as expected:\n%s", md)
 	}
 	if !strings.Contains(md, "\n1\\. not a list\n") {
@@ -213,16 +213,59 @@ func TestMDEscape(t *testing.T) {
 		"a|b":           `a\|b`,
 		"# not heading": `\# not heading`,
 		"- not a list":  `\- not a list`,
+		"> not a quote": `\> not a quote`,
+		"depth >= 2":    "depth >= 2",
 		"12. nope":      `12\. nope`,
+		"3) nope":       `3\) nope`,
+		"7.":            `7\.`,
+		"49.3 MB":       "49.3 MB",
+		"10.0.3.5":      "10.0.3.5",
+		"1000.119 ms":   "1000.119 ms",
+		"1234567890. x": "1234567890. x", // ten digits start no list
 		"x-y":           "x-y",
 		"two\nlines":    "two lines",
 		"`code`":        "\\`code\\`",
 		"back\\slash":   `back\\slash`,
+		"":              "",
 	}
 	for in, want := range cases {
 		if got := mdEscape(in); got != want {
 			t.Errorf("mdEscape(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// Table cells are inline content: only pipes and inline markup are escaped, never a
+// cell's first character (an address, a size, a leading '-' or '#').
+func TestMDCells(t *testing.T) {
+	cases := map[string]string{
+		"10.0.3.5":     "10.0.3.5",
+		"49.3 MB":      "49.3 MB",
+		"1. x":         "1. x",
+		"- x":          "- x",
+		"#3":           "#3",
+		"> 2":          "> 2",
+		"a|b":          `a\|b`,
+		"*x*":          `\*x\*`,
+		"<b>":          `\<b>`,
+		"rack-p0-r0":   "rack-p0-r0",
+		"2,995.004 ms": "2,995.004 ms",
+	}
+	for in, want := range cases {
+		if got, row := mdInline(in), mdRow([]string{in}); got != want || row != "| "+want+" |" {
+			t.Errorf("cell %q: mdInline %q, row %q, want %q", in, got, row, want)
+		}
+	}
+	// End to end: a table of addresses and sizes renders them as they are.
+	r := &Report{Title: "t", Sections: []Section{{Title: "Flows", Blocks: []Block{
+		TableBlock(Table{Columns: []string{"src", "bytes"}, Rows: [][]string{{"10.0.3.5", "49.3 MB"}}}),
+	}}}}
+	var b strings.Builder
+	if err := r.WriteMarkdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "| 10.0.3.5 | 49.3 MB |") {
+		t.Errorf("table row escaped:\n%s", b.String())
 	}
 }
 
