@@ -236,3 +236,227 @@ func TestAuditPFCTwoSendersExact(t *testing.T) {
 		})
 	}
 }
+
+// sendN returns n back-to-back 1500-byte packets of class tc from src to dst at t=0.
+func sendN(n int, src, dst int32, tc uint8, ecn uint8) []pktSpec {
+	out := make([]pktSpec, n)
+	for i := range out {
+		out[i] = pktSpec{at: 0, src: src, dst: dst, length: 1500, dscp: tc << 3, ecn: ecn, flow: int64(src)}
+	}
+	return out
+}
+
+// TestAuditLosslessPoolWithoutRoom: SPEC 3.3 step 2 charges shared only if "the pool
+// has room". With a fixed Xoff of 1 MiB and a 16,384-byte lossless pool (64 cells),
+// ten 1,536-byte packets fill 15,360 B; the 11th (arriving at 11*123,040 + 1,000,000 =
+// 2,353,440 ps) does not fit the pool although it is far below Xoff: it goes to
+// headroom and pauses host 0. The pause reaches host 0 at 2,353,440 + 1,006,720 =
+// 3,360,160 ps, during its 28th packet (started at 27*123,040 = 3,322,080), so 18
+// packets (27,648 B) land in headroom. XonThreshold = max(4,608, 1 MiB - 4,608) is
+// above any shared value, so the port resumes at the departure that empties its
+// headroom (release is headroom first): the 18th, at 336,545,920 + 17*123,040 =
+// 338,637,600 ps, after two refreshes (170,123,040 and 337,892,640). Host 0 then sends
+// packets 29 and 30: they leave the host at 339,644,320 and 339,767,360 and are
+// delivered 2*(123,040 + 1,000,000) later.
+func TestAuditLosslessPoolWithoutRoom(t *testing.T) {
+	cfg := defaultSwitch()
+	cfg.Xoff = units.MiB
+	cfg.Pools[1].Size = config.PoolBytes(16_384)
+	st := auStar(t, 2, cfg)
+	blockEgress(st, 1, 1<<3)
+	newInjector(st.net, sendN(30, 0, 1, 3, NotECT))
+	st.eng.RunUntil(100 * units.Microsecond)
+	in := st.sw.ports[0]
+	if in.ingShared[1] != 10*auCell1500 || in.ingHeadroom[1] != 18*auCell1500 {
+		t.Fatalf("shared %d headroom %d, want %d and %d", in.ingShared[1], in.ingHeadroom[1], 10*auCell1500, 18*auCell1500)
+	}
+	st.eng.Run()
+	sw := st.sw.ID()
+	if got := pfcAt(st.obs, PFCTxPause, sw, 0); !sameTimes(got, []units.Time{2_353_440, 170_123_040, 337_892_640}) {
+		t.Errorf("tx_pause at %v", got)
+	}
+	if got := pfcAt(st.obs, PFCTxResume, sw, 0); !sameTimes(got, []units.Time{338_637_600}) {
+		t.Errorf("tx_resume at %v, want [338637600]", got)
+	}
+	d := st.obs.deliveries
+	if len(d) != 30 {
+		t.Fatalf("%d deliveries", len(d))
+	}
+	for i, wantAt := range map[int]units.Time{0: auUnblock + auSer1500 + auProp, 27: auUnblock + 28*auSer1500 + auProp,
+		28: 339_644_320 + 2*(auSer1500+auProp), 29: 339_767_360 + 2*(auSer1500+auProp)} {
+		if d[i].at != wantAt || d[i].trace != int64(i) {
+			t.Errorf("delivery %d: packet %d at %d, want packet %d at %d", i, d[i].trace, d[i].at, i, wantAt)
+		}
+	}
+	checkDrained(t, st.net)
+}
+
+// TestAuditHeadroomNotEmptyGoesToHeadroom: SPEC 3.3 step 2 needs headroom(p,P) empty:
+// a port that holds headroom bytes charges a new arrival to headroom even when its
+// shared occupancy is far below Xoff, and does not send a second pause while pausing.
+func TestAuditHeadroomNotEmptyGoesToHeadroom(t *testing.T) {
+	st := auStar(t, 2, defaultSwitch())
+	blockEgress(st, 1, 1<<3)
+	in := st.sw.ports[0]
+	// Port 0 is pausing and holds one cell of headroom (state set before the run).
+	in.ingHeadroom[1], st.sw.pools[1].headroom, in.pausing[1] = 256, 256, true
+	newInjector(st.net, sendN(1, 0, 1, 3, NotECT))
+	st.eng.RunUntil(50 * units.Microsecond)
+	if in.ingShared[1] != 0 || in.ingHeadroom[1] != 256+auCell1500 || st.sw.pools[1].headroom != 256+auCell1500 {
+		t.Fatalf("shared %d headroom %d (pool %d), want 0 and %d", in.ingShared[1], in.ingHeadroom[1], st.sw.pools[1].headroom, 256+auCell1500)
+	}
+	if got := pfcAt(st.obs, PFCTxPause, st.sw.ID(), 0); len(got) != 0 {
+		t.Fatalf("a second pause was sent at %v", got)
+	}
+}
+
+// TestAuditLossyDynamicEgressLimit: SPEC 3.3 lossy step 1, limit = EgressAlpha *
+// (PoolSize - PoolUsed) with PoolUsed the whole pool's occupancy. A 65,536-byte lossy
+// pool, egress blocked, 60 packets of 1,536 B per sender. One queue: admitted while
+// q + 1,536 <= alpha*(65,536 - q): 38 packets for alpha 8, 21 for 1, 14 for 0.5. Two
+// queues fed alternately (host 0 -> 2, host 1 -> 3): the first admits while q + 1,536
+// <= 8*(65,536 - 2q), 21 packets; the second while q + 1,536 <= 8*(65,536 - 2q -
+// 1,536), 20 packets. Everything else is an egress-limit drop (the pool never fills).
+func TestAuditLossyDynamicEgressLimit(t *testing.T) {
+	tests := []struct {
+		name   string
+		alpha  float64
+		queues int
+		want   []int64
+	}{
+		{"alpha 8", 8, 1, []int64{38}},
+		{"alpha 1", 1, 1, []int64{21}},
+		{"alpha 0.5", 0.5, 1, []int64{14}},
+		{"alpha 8, two queues share the pool", 8, 2, []int64{21, 20}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := defaultSwitch()
+			cfg.Pools[0].Size = config.PoolBytes(65_536)
+			cfg.EgressAlpha = tc.alpha
+			st := auStar(t, 4, cfg)
+			var specs []pktSpec
+			for i := 0; i < 60; i++ {
+				for q := 0; q < tc.queues; q++ {
+					specs = append(specs, sendN(1, int32(q), int32(q+2), 0, NotECT)...)
+				}
+			}
+			for q := 0; q < tc.queues; q++ {
+				blockEgress(st, q+2, 1)
+			}
+			newInjector(st.net, specs)
+			st.eng.RunUntil(100 * units.Microsecond)
+			var adm int64
+			for q := 0; q < tc.queues; q++ {
+				got := st.sw.ports[q+2].egress[0] / auCell1500
+				if got != tc.want[q] {
+					t.Errorf("queue %d admitted %d packets, want %d", q, got, tc.want[q])
+				}
+				adm += got
+			}
+			c := st.net.Counters()
+			if c.Dropped[DropEgressLimit] != int64(60*tc.queues)-adm || c.Dropped[DropPoolFull] != 0 {
+				t.Errorf("drops %v, want %d egress-limit", c.Dropped, int64(60*tc.queues)-adm)
+			}
+			st.eng.Run()
+			checkDrained(t, st.net)
+		})
+	}
+}
+
+// TestAuditLossyCheckOrder: SPEC 3.3 checks the egress limit (step 1) before the pool
+// (step 2), and both are inclusive ("drop if queue + s > limit", "if PoolUsed + s >
+// PoolSize"). Ten 1,536-byte packets into a blocked queue:
+//   - fixed limit 3,072 B, pool 4,096 B: 2 admitted; the 3rd exceeds both (4,608 >
+//     3,072 and > 4,096) and is an egress-limit drop, as are the rest;
+//   - fixed limit 64 MiB, pool 4,608 B: 3 admitted (exactly full), 7 pool-full drops;
+//   - fixed limit 4,608 B, pool 1 MiB: 3 admitted (exactly at the limit), 7 egress-limit.
+func TestAuditLossyCheckOrder(t *testing.T) {
+	tests := []struct {
+		name              string
+		limit             units.Bytes
+		pool              units.Bytes
+		admitted, egr, pf int64
+	}{
+		{"both exceeded: egress-limit first", 3072, 4096, 2, 8, 0},
+		{"pool exactly full", 64 * units.MiB, 4608, 3, 0, 7},
+		{"queue exactly at the limit", 4608, units.MiB, 3, 7, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := defaultSwitch()
+			cfg.EgressLimitMode = config.EgressFixed
+			cfg.EgressQueueLimit = tc.limit
+			cfg.Pools[0].Size = config.PoolBytes(tc.pool)
+			st := auStar(t, 2, cfg)
+			blockEgress(st, 1, 1)
+			newInjector(st.net, sendN(10, 0, 1, 0, NotECT))
+			st.eng.RunUntil(100 * units.Microsecond)
+			c := st.net.Counters()
+			if got := st.sw.ports[1].egress[0] / auCell1500; got != tc.admitted || c.Dropped[DropEgressLimit] != tc.egr || c.Dropped[DropPoolFull] != tc.pf {
+				t.Errorf("admitted %d, drops %v; want %d admitted, %d egress-limit, %d pool-full", got, c.Dropped, tc.admitted, tc.egr, tc.pf)
+			}
+			// The drop is counted at the egress port (SPEC 3.9 per (port, TC)).
+			if ps := st.sw.PortStats(1)[0]; ps.Drops[DropEgressLimit] != tc.egr || ps.Drops[DropPoolFull] != tc.pf {
+				t.Errorf("egress port drops %v", ps.Drops)
+			}
+			st.eng.Run()
+			checkDrained(t, st.net)
+		})
+	}
+}
+
+// TestAuditLosslessNeverDroppedAtEgress: seed "[a lossless class] is never dropped at
+// egress", SPEC 3.3 lossless step 4: a fixed egress limit below one frame and a blocked
+// egress do not drop lossless packets; they pause the sender and are all delivered.
+func TestAuditLosslessNeverDroppedAtEgress(t *testing.T) {
+	for _, mode := range []config.EgressLimitMode{config.EgressFixed, config.EgressDynamic} {
+		t.Run(mode.String(), func(t *testing.T) {
+			cfg := defaultSwitch()
+			cfg.EgressLimitMode = mode
+			cfg.EgressQueueLimit = 1000
+			cfg.EgressAlpha = 0.001 // dynamic: far below one frame too
+			cfg.Xoff = 20_000       // the senders pause and fill headroom as well
+			st := auStar(t, 3, cfg)
+			blockEgress(st, 2, 1<<3|1<<4)
+			specs := append(sendN(100, 0, 2, 3, NotECT), sendN(100, 1, 2, 4, NotECT)...)
+			newInjector(st.net, specs)
+			st.eng.Run()
+			c := st.net.Counters()
+			if c.DroppedTotal() != 0 || c.Delivered != 200 {
+				t.Fatalf("delivered %d, drops %v", c.Delivered, c.Dropped)
+			}
+			if len(pfcAt(st.obs, PFCTxPause, st.sw.ID(), 0)) == 0 {
+				t.Fatal("host 0 was never paused")
+			}
+			checkDrained(t, st.net)
+		})
+	}
+}
+
+// TestAuditECNExcludesDepartingPacket: SPEC 3.5 with a step curve (EcnMinThreshold =
+// EcnMaxThreshold = 3,072 B) and EcnWeight 1, no randomness: ten ECT(0) packets queued
+// behind a blocked egress depart one by one; departure n sees q = (9-n)*1,536 B
+// excluding itself, so all but the last two (q = 1,536 and 0) become CE. Counting the
+// departing packet would mark all but the last one.
+func TestAuditECNExcludesDepartingPacket(t *testing.T) {
+	cfg := defaultSwitch()
+	cfg.EcnMinThreshold, cfg.EcnMaxThreshold = 3072, 3072
+	st := auStar(t, 2, cfg)
+	blockEgress(st, 1, 1)
+	newInjector(st.net, sendN(10, 0, 1, 0, ECT0))
+	st.eng.Run()
+	d := st.obs.deliveries
+	if len(d) != 10 {
+		t.Fatalf("%d deliveries", len(d))
+	}
+	for i, x := range d {
+		if want := i < 8; (x.ecn == CE) != want || x.trace != int64(i) {
+			t.Errorf("packet %d: ECN %d, want CE = %v", x.trace, x.ecn, want)
+		}
+	}
+	if st.net.Counters().CEMarked != 8 || st.sw.PortStats(1)[0].ECNMarked != 8 {
+		t.Errorf("CE counters %d / %d, want 8", st.net.Counters().CEMarked, st.sw.PortStats(1)[0].ECNMarked)
+	}
+	checkDrained(t, st.net)
+}
