@@ -45,17 +45,32 @@ if [ -z "${TRACEFABRIC_BIN:-}" ]; then
 	export TRACEFABRIC_BIN=$tmp/bin
 fi
 
-status=0
+# The notebooks are independent: run them all at once (each in its own kernel) and
+# report each one's wall time; a failing one prints its nbconvert log.
+names=() pids=()
 for nb in notebooks/*.ipynb; do
-	start=$(date +%s%N)
-	if "$py" -m jupyter nbconvert --to notebook --execute \
-		--ExecutePreprocessor.timeout="${NB_CELL_TIMEOUT:-300}" \
-		--ExecutePreprocessor.kernel_name=python3 \
-		--output-dir "$out" "$nb" >"$tmp/nbconvert.log" 2>&1; then
-		printf '%-40s ok   %5d ms\n' "$nb" $((($(date +%s%N) - start) / 1000000))
+	name=$(basename "$nb" .ipynb)
+	(
+		start=$(date +%s%N)
+		rc=0
+		"$py" -m jupyter nbconvert --to notebook --execute \
+			--ExecutePreprocessor.timeout="${NB_CELL_TIMEOUT:-300}" \
+			--ExecutePreprocessor.kernel_name=python3 \
+			--output-dir "$out" "$nb" >"$tmp/$name.log" 2>&1 || rc=$?
+		echo "$rc $((($(date +%s%N) - start) / 1000000))" >"$tmp/$name.status"
+		exit $rc
+	) &
+	names+=("$name") pids+=($!)
+done
+status=0
+for i in "${!pids[@]}"; do
+	wait "${pids[$i]}" || true
+	read -r rc ms <"$tmp/${names[$i]}.status"
+	if [ "$rc" = 0 ]; then
+		printf '%-40s ok   %6d ms\n' "notebooks/${names[$i]}.ipynb" "$ms"
 	else
-		printf '%-40s FAIL %5d ms\n' "$nb" $((($(date +%s%N) - start) / 1000000))
-		cat "$tmp/nbconvert.log" >&2
+		printf '%-40s FAIL %6d ms\n' "notebooks/${names[$i]}.ipynb" "$ms"
+		cat "$tmp/${names[$i]}.log" >&2
 		status=1
 	fi
 done
