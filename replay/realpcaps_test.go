@@ -1,0 +1,401 @@
+package replay
+
+// Real captures through the whole replay: the captures of ../shared/pcaps (beside the
+// repository, read in place) go through Prepare and Run into a temporary directory,
+// and the records are checked against run.json, against each other and against
+// tshark's counts in expected.tsv.
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/tracefabric/tracefabric/replay/records"
+	"github.com/tracefabric/tracefabric/switchmodel/config"
+	"github.com/tracefabric/tracefabric/switchmodel/units"
+)
+
+// realPcaps returns ../shared/pcaps (relative to the repository root), or skips.
+func realPcaps(t *testing.T) string {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	dir := filepath.Join(filepath.Dir(file), "..", "..", "shared", "pcaps")
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("skipping: the real captures are absent (%s: %v); they live beside the repository in ../shared/pcaps", dir, err)
+	}
+	return dir
+}
+
+// expectedIPv4 reads expected.tsv's ipv4_packets column (tshark's count).
+func expectedIPv4(t *testing.T, dir string) map[string]int64 {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, "expected.tsv"))
+	if err != nil {
+		t.Fatalf("expected.tsv: %v", err)
+	}
+	defer f.Close()
+	out := map[string]int64{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		cols := strings.Split(sc.Text(), "\t")
+		if len(cols) < 2 || cols[0] == "file" {
+			continue
+		}
+		n, err := strconv.ParseInt(cols[1], 10, 64)
+		if err != nil {
+			t.Fatalf("expected.tsv: %q: %v", sc.Text(), err)
+		}
+		out[cols[0]] = n
+	}
+	return out
+}
+
+// traceSection is the part of run.json's trace that the checks use.
+type traceSection struct {
+	IPv4Packets int64            `json:"ipv4_packets"`
+	Flows       int64            `json:"flows"`
+	DurationS   float64          `json:"duration_s"`
+	DSCP        map[string]int64 `json:"dscp"`
+	IntraHost   int64            `json:"intra_host"`
+	Replayed    int64            `json:"replayed"`
+	Oversize    struct {
+		Packets   int64 `json:"packets"`
+		SplitInto int64 `json:"split_into"`
+		Dropped   int64 `json:"dropped"`
+	} `json:"oversize"`
+}
+
+type realRun struct {
+	run   *records.Run
+	out   string
+	trace traceSection
+	ports []records.PortRow
+	nodes []string
+	flows []records.FlowRow
+}
+
+func replayReal(t *testing.T, path string, mutate func(*Options)) *realRun {
+	t.Helper()
+	opt := Options{Traces: []string{path}, RecordPackets: true}
+	if mutate != nil {
+		mutate(&opt)
+	}
+	pr, err := Prepare(opt)
+	if err != nil {
+		t.Fatalf("Prepare: %v", err)
+	}
+	out := filepath.Join(t.TempDir(), "run")
+	run, err := pr.Run(out, "")
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	r := &realRun{run: run, out: out}
+	if err := json.Unmarshal(run.Trace, &r.trace); err != nil {
+		t.Fatalf("run.json trace: %v", err)
+	}
+	if r.ports, r.nodes, err = records.ReadAll(records.OpenPorts(filepath.Join(out, records.PortsFile))); err != nil {
+		t.Fatal(err)
+	}
+	if r.flows, _, err = records.ReadAll(records.OpenFlows(filepath.Join(out, records.FlowsFile))); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// check asserts what holds for every run of a real capture.
+func (r *realRun) check(t *testing.T, wantIPv4 int64, speedup float64) {
+	t.Helper()
+	s := &r.run.Simulation
+	tr := &r.trace
+	if !r.run.Complete {
+		t.Error("run.json: complete is false")
+	}
+	// The trace: tshark's IPv4 count, all of it replayed.
+	if tr.IPv4Packets != wantIPv4 || tr.Replayed != wantIPv4 {
+		t.Errorf("trace: ipv4_packets %d, replayed %d; tshark counts %d", tr.IPv4Packets, tr.Replayed, wantIPv4)
+	}
+	// SPEC 5: injected = IPv4 packets - intra-host - oversize + the pieces they were
+	// split into (an oversize packet dropped at its NIC counts as injected and dropped).
+	if want := tr.IPv4Packets - tr.IntraHost - tr.Oversize.Packets + tr.Oversize.SplitInto + tr.Oversize.Dropped; s.Injected != want {
+		t.Errorf("injected %d, want ipv4 %d - intra-host %d - oversize %d + pieces %d + oversize dropped %d = %d",
+			s.Injected, tr.IPv4Packets, tr.IntraHost, tr.Oversize.Packets, tr.Oversize.SplitInto, tr.Oversize.Dropped, want)
+	}
+	// SPEC 9 conservation, fabric-wide.
+	if s.Injected != s.Delivered+s.DroppedTotal()+s.UndrainedTotal() {
+		t.Errorf("injected %d != delivered %d + dropped %d + undrained %d", s.Injected, s.Delivered, s.DroppedTotal(), s.UndrainedTotal())
+	}
+	// SPEC 3.10: no lossless drop under Headroom auto.
+	if s.LosslessDrops != 0 || s.Dropped[records.ReasonHeadroom] != 0 {
+		t.Errorf("%d lossless (headroom) drops under Headroom auto", s.Dropped[records.ReasonHeadroom])
+	}
+	// The last packet enters at (last - first) / speedup: simulated time covers it.
+	if min := tr.DurationS * 1e12 / speedup; float64(s.SimTimePs) < min {
+		t.Errorf("sim_time_ps %d is shorter than the trace's %g s / speedup %g = %.0f ps", s.SimTimePs, tr.DurationS, speedup, min)
+	}
+	// Per flow and summed over flows.
+	var pk, del, drop, und int64
+	for _, f := range r.flows {
+		if f.Packets != f.Delivered+f.Dropped+f.Undrained || f.Undrained < 0 {
+			t.Fatalf("flow %d: packets %d != delivered %d + dropped %d + undrained %d", f.FlowID, f.Packets, f.Delivered, f.Dropped, f.Undrained)
+		}
+		pk, del, drop, und = pk+f.Packets, del+f.Delivered, drop+f.Dropped, und+f.Undrained
+	}
+	if pk != s.Injected || del != s.Delivered || drop != s.DroppedTotal() || und != s.UndrainedTotal() {
+		t.Errorf("flows sum to %d/%d/%d/%d, run.json %d/%d/%d/%d (injected/delivered/dropped/undrained)",
+			pk, del, drop, und, s.Injected, s.Delivered, s.DroppedTotal(), s.UndrainedTotal())
+	}
+	// SPEC 9 conservation per switch, from ports.arrow: every data frame a switch
+	// received was sent on, dropped there, or is still in it.
+	type bal struct{ rx, tx, drops int64 }
+	per := map[int32]*bal{}
+	var hostRx, hostTx, hostOversize, allTx int64
+	for i := range r.ports {
+		p := &r.ports[i]
+		allTx += p.TxPackets
+		if p.Tier == records.TierHost {
+			hostRx += p.RxPackets
+			hostTx += p.TxPackets
+			hostOversize += p.Drops[records.ReasonOversize]
+			continue
+		}
+		b := per[p.Node]
+		if b == nil {
+			b = &bal{}
+			per[p.Node] = b
+		}
+		b.rx, b.tx, b.drops = b.rx+p.RxPackets, b.tx+p.TxPackets, b.drops+p.DropsTotal()
+	}
+	// (Undrained counts the frames buffered in the node and those on its outgoing
+	// links, which were already transmitted.)
+	for node, b := range per {
+		if held := b.rx - b.tx - b.drops; held < 0 || held > s.Undrained[r.nodes[node]] {
+			t.Errorf("switch %s: rx %d - tx %d - drops %d = %d, not within undrained %d", r.nodes[node], b.rx, b.tx, b.drops, held, s.Undrained[r.nodes[node]])
+		}
+	}
+	if hostRx != s.Delivered {
+		t.Errorf("hosts received %d packets, run.json delivered %d", hostRx, s.Delivered)
+	}
+	if hostTx+hostOversize > s.Injected {
+		t.Errorf("hosts sent %d (+%d oversize drops) of %d injected", hostTx, hostOversize, s.Injected)
+	}
+	if allTx != s.PacketHops {
+		t.Errorf("ports transmitted %d packets, run.json packet_hops %d", allTx, s.PacketHops)
+	}
+	// Every record file reads back with its documented schema and row count.
+	for name, rows := range r.run.Records {
+		if name == records.RunFile {
+			continue
+		}
+		tbl, err := records.ReadTable(filepath.Join(r.out, name))
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if tbl.NumRows() != rows {
+			t.Errorf("%s: %d rows, run.json says %d", name, tbl.NumRows(), rows)
+		}
+		if want, err := records.Schema(name); err != nil || !tbl.Schema().Equal(want) {
+			t.Errorf("%s: schema differs from the documented one (%v)", name, err)
+		}
+		tbl.Release()
+	}
+	if r.run.Records[records.PacketsFile] != s.Injected {
+		t.Errorf("packets.arrow has %d rows, %d packets injected", r.run.Records[records.PacketsFile], s.Injected)
+	}
+}
+
+// hostTxByTC sums what the host NICs sent, per traffic class.
+func (r *realRun) hostTxByTC() map[uint8]int64 {
+	out := map[uint8]int64{}
+	for _, p := range r.ports {
+		if p.Tier == records.TierHost && p.TxPackets > 0 {
+			out[p.TC] += p.TxPackets
+		}
+	}
+	return out
+}
+
+// TestRealPcaps replays real captures of several kinds (oversize GRO frames, IP
+// fragments, mixed DSCPs including a lossless class, QinQ, many flows, pcapng) through
+// the default fabric.
+func TestRealPcaps(t *testing.T) {
+	dir := realPcaps(t)
+	want := expectedIPv4(t, dir)
+	tests := []struct {
+		file    string
+		speedup float64
+		mutate  func(*Options)
+		extra   func(t *testing.T, r *realRun)
+	}{
+		// GRO/TSO frames up to 65,212 bytes, split at the 9,000-byte MTU: tshark finds
+		// 63 IPv4 packets over 9000 bytes needing 312 pieces (sum of ceil(len/9000)).
+		{"sll2-http-large-gro-frames.pcap", 1, nil, func(t *testing.T, r *realRun) {
+			if o := r.trace.Oversize; o.Packets != 63 || o.SplitInto != 312 || o.Dropped != 0 {
+				t.Errorf("oversize %+v, want 63 packets split into 312", o)
+			}
+			if r.run.Simulation.Injected != 159-63+312 {
+				t.Errorf("injected %d, want 408", r.run.Simulation.Injected)
+			}
+		}},
+		{"afs-rx-fragments-dscp48.pcap", 1, nil, nil},
+		// DSCP 0:1370, 8:1616, 38:9, 46:16 (tshark) -> TC0, TC1, TC4 (lossless), TC5.
+		{"tls-browsing-dscp8-38-46-ipv6.pcap", 1, nil, func(t *testing.T, r *realRun) {
+			got := r.hostTxByTC()
+			wantTC := map[uint8]int64{0: 1370, 1: 1616, 4: 9, 5: 16}
+			if len(got) != len(wantTC) {
+				t.Errorf("host transmissions by TC %v, want %v", got, wantTC)
+			}
+			for tc, n := range wantTC {
+				if got[tc] != n {
+					t.Errorf("host transmissions by TC %v, want %v", got, wantTC)
+					break
+				}
+			}
+		}},
+		// This capture jumps 4.5 years (2010 -> 2015) after packet 26: at speedup 1 the
+		// injection time does not fit int64 picoseconds (see the audit report); at
+		// speedup 1000 it does (1.4e17 ps).
+		{"web-client-508-flows-qinq.pcap", 1000, nil, nil},
+		// 11 endpoints, 4 of them in 192.168.0.0/24: the default subnet mapping fits.
+		{"lan-ftp-225-flows-ipv6-arp.pcap", 1, nil, nil},
+		{"irc-dcc-ect0.pcapng", 1, nil, nil},
+		// Three hosts per rack: hash mapping (several endpoints per host; packets
+		// between endpoints of one host are intra-host).
+		{"lan-ftp-225-flows-ipv6-arp.pcap hash", 1, func(o *Options) {
+			cfg := config.Default()
+			cfg.Topology.HostsPerRack = 3
+			o.Config = &cfg
+			o.Hosts = MapHash
+		}, nil},
+	}
+	// Loaded: the browsing client's downloads compressed 10^7 times are an incast on
+	// its rack port. All classes lossless with a small fixed Xoff: PFC pauses, nothing
+	// is dropped. All classes lossy in a 256 KiB buffer: drops, only lossy reasons.
+	allLossless := func(o *Options) {
+		cfg := config.Default()
+		cfg.Switch.Pools = []config.Pool{{Name: "lossless", Size: config.PoolShare(1), TrafficClasses: []int{0, 1, 2, 3, 4, 5, 6, 7}}}
+		cfg.Switch.PfcEnabled = []int{0, 1, 2, 3, 4, 5, 6, 7}
+		cfg.Switch.Xoff = 3000
+		o.Config = &cfg
+	}
+	allLossy := func(o *Options) {
+		cfg := config.Default()
+		cfg.Switch.Pools = []config.Pool{{Name: "lossy", Size: config.PoolShare(1), TrafficClasses: []int{0, 1, 2, 3, 4, 5, 6, 7}}}
+		cfg.Switch.PfcEnabled = nil
+		cfg.Switch.BufferSize = 256 * units.KiB
+		o.Config = &cfg
+	}
+	tests = append(tests,
+		struct {
+			file    string
+			speedup float64
+			mutate  func(*Options)
+			extra   func(t *testing.T, r *realRun)
+		}{"tls-browsing-dscp8-38-46-ipv6.pcap lossless-loaded", 1e7, allLossless, func(t *testing.T, r *realRun) {
+			s := r.run.Simulation
+			if s.PFCFrames == 0 || s.DroppedTotal() != 0 || s.Delivered != s.Injected {
+				t.Errorf("PFC frames %d, drops %v, delivered %d of %d: want pauses and no drop", s.PFCFrames, s.Dropped, s.Delivered, s.Injected)
+			}
+			// Every PFC frame carries the 8 classes of the single pool; every frame sent
+			// on a link was received at its other end (the run drained).
+			type link struct {
+				a, b int32
+				tc   uint8
+			}
+			tx, rx := map[link][2]int64{}, map[link][2]int64{}
+			var perClass int64
+			for _, p := range r.ports {
+				perClass += p.PFCPauseTx + p.PFCResumeTx
+				tx[link{p.Node, p.Peer, p.TC}] = [2]int64{p.PFCPauseTx, p.PFCResumeTx}
+				rx[link{p.Peer, p.Node, p.TC}] = [2]int64{p.PFCPauseRx, p.PFCResumeRx}
+			}
+			if perClass != 8*s.PFCFrames {
+				t.Errorf("per-class PFC tx counters sum to %d, want 8 x %d frames", perClass, s.PFCFrames)
+			}
+			for l, n := range tx {
+				if rx[l] != n {
+					t.Errorf("node %d -> %d TC%d: sent %v pause/resume frames, the peer received %v", l.a, l.b, l.tc, n, rx[l])
+				}
+			}
+		}},
+		struct {
+			file    string
+			speedup float64
+			mutate  func(*Options)
+			extra   func(t *testing.T, r *realRun)
+		}{"tls-browsing-dscp8-38-46-ipv6.pcap lossy-loaded", 1e7, allLossy, func(t *testing.T, r *realRun) {
+			s := r.run.Simulation
+			d := s.Dropped
+			if d[records.ReasonEgressLimit]+d[records.ReasonPoolFull] == 0 || s.DroppedTotal() != d[records.ReasonEgressLimit]+d[records.ReasonPoolFull] || s.PFCFrames != 0 {
+				t.Errorf("drops %v, PFC frames %d: want egress-limit / pool-full drops only", d, s.PFCFrames)
+			}
+			if got := r.run.Records[records.DropsFile]; got != s.DroppedTotal() {
+				t.Errorf("drops.arrow has %d rows, %d drops", got, s.DroppedTotal())
+			}
+		}},
+	)
+	for _, tc := range tests {
+		t.Run(tc.file, func(t *testing.T) {
+			file, _, _ := strings.Cut(tc.file, " ")
+			r := replayReal(t, filepath.Join(dir, file), func(o *Options) {
+				o.Speedup = tc.speedup
+				if tc.mutate != nil {
+					tc.mutate(o)
+				}
+			})
+			r.check(t, want[file], tc.speedup)
+			if tc.extra != nil {
+				tc.extra(t, r)
+			}
+			s := r.run.Simulation
+			t.Logf("injected %d delivered %d dropped %d undrained %d intra-host %d hops %d sim %d ps",
+				s.Injected, s.Delivered, s.DroppedTotal(), s.UndrainedTotal(), r.trace.IntraHost, s.PacketHops, s.SimTimePs)
+		})
+	}
+}
+
+// TestRealPcapSubnetMappingError: with three hosts per rack, the subnet mapping cannot
+// place lan-ftp's four 192.168.0.x endpoints on one rack; the error says how many
+// endpoints and hosts, names the rack and suggests the fixes.
+func TestRealPcapSubnetMappingError(t *testing.T) {
+	dir := realPcaps(t)
+	cfg := config.Default()
+	cfg.Topology.HostsPerRack = 3
+	_, err := Prepare(Options{Traces: []string{filepath.Join(dir, "lan-ftp-225-flows-ipv6-arp.pcap")}, Config: &cfg})
+	if err == nil {
+		t.Fatal("Prepare accepted 4 endpoints of one /24 on a rack of 3 hosts")
+	}
+	if !errors.Is(err, ErrInput) || !errors.Is(err, ErrHostMap) {
+		t.Errorf("error %v does not wrap ErrInput and ErrHostMap", err)
+	}
+	for _, s := range []string{"11 endpoints", "rack-p0-r3", "4 endpoints", "3 hosts", "--hosts hash", "--rack-prefix", "HostsPerRack"} {
+		if !strings.Contains(err.Error(), s) {
+			t.Errorf("error %q does not mention %q", err, s)
+		}
+	}
+}
+
+// TestRealPcapDeterministic: two runs of a real capture write byte-identical records.
+func TestRealPcapDeterministic(t *testing.T) {
+	dir := realPcaps(t)
+	path := filepath.Join(dir, "tls-browsing-dscp8-38-46-ipv6.pcap")
+	a := replayReal(t, path, nil)
+	b := replayReal(t, path, nil)
+	for _, name := range records.Files() {
+		x, errx := os.ReadFile(filepath.Join(a.out, name))
+		y, erry := os.ReadFile(filepath.Join(b.out, name))
+		if errx != nil || erry != nil {
+			t.Fatalf("%s: %v %v", name, errx, erry)
+		}
+		if !bytes.Equal(x, y) {
+			t.Errorf("%s differs between two identical runs", name)
+		}
+	}
+}
