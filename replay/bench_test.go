@@ -1,8 +1,14 @@
 package replay
 
 import (
+	"fmt"
+	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/tracefabric/tracefabric/ingest"
+	"github.com/tracefabric/tracefabric/ingest/tracegen"
 )
 
 // BenchmarkReplayDemo replays testdata/pcaps/demo.pcap end to end (records included)
@@ -25,4 +31,104 @@ func BenchmarkReplayDemo(b *testing.B) {
 	s := b.Elapsed().Seconds()
 	b.ReportMetric(float64(pkts)/s, "packets/s")
 	b.ReportMetric(float64(hops)/s, "hops/s")
+}
+
+// benchTrace returns the path of the generated benchmark trace of n packets (seed 1),
+// writing it under the OS temp directory the first time (a 1M-packet trace is 80 MB).
+func benchTrace(b *testing.B, n int) string {
+	b.Helper()
+	dir := filepath.Join(os.TempDir(), "tracefabric-bench")
+	path := filepath.Join(dir, fmt.Sprintf("bench-%d-seed1.pcap", n))
+	if _, err := os.Stat(path); err == nil {
+		return path
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := tracegen.WriteBenchmarkFile(path, tracegen.Benchmark{Packets: n, Seed: 1}); err != nil {
+		b.Fatal(err)
+	}
+	return path
+}
+
+// BenchmarkReplay1M is issue 5's benchmark: a generated trace of 1M packets through the
+// default topology, end to end (Prepare, which reads the trace, and Run, which reads it
+// again and writes the records). packets/s and hops/s are per second of the whole
+// iteration; sim-packets/s and sim-hops/s per second of the run's simulation loop
+// (run.json's wall_s).
+func BenchmarkReplay1M(b *testing.B) { benchReplayTrace(b, 1_000_000) }
+
+func benchReplayTrace(b *testing.B, n int) {
+	trace := benchTrace(b, n)
+	b.ReportAllocs()
+	b.ResetTimer()
+	var hops, pkts int64
+	var simWall float64
+	for i := 0; i < b.N; i++ {
+		pr, err := Prepare(Options{Traces: []string{trace}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		run, err := pr.Run(filepath.Join(b.TempDir(), "run"), "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		hops += run.Simulation.PacketHops
+		pkts += run.Simulation.Injected
+		simWall += run.Simulation.WallS
+	}
+	s := b.Elapsed().Seconds()
+	b.ReportMetric(float64(pkts)/s, "packets/s")
+	b.ReportMetric(float64(hops)/s, "hops/s")
+	b.ReportMetric(float64(pkts)/simWall, "sim-packets/s")
+	b.ReportMetric(float64(hops)/simWall, "sim-hops/s")
+}
+
+// BenchmarkReplay1MRun is BenchmarkReplay1M without Prepare (done once, untimed):
+// the run alone, which reads the trace once more and writes the records.
+func BenchmarkReplay1MRun(b *testing.B) {
+	pr, err := Prepare(Options{Traces: []string{benchTrace(b, 1_000_000)}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	var hops, pkts int64
+	for i := 0; i < b.N; i++ {
+		run, err := pr.Run(filepath.Join(b.TempDir(), "run"), "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		hops += run.Simulation.PacketHops
+		pkts += run.Simulation.Injected
+	}
+	s := b.Elapsed().Seconds()
+	b.ReportMetric(float64(pkts)/s, "packets/s")
+	b.ReportMetric(float64(hops)/s, "hops/s")
+}
+
+// TestFlowTable checks the injector's flow index against a map: random tuples with
+// many repeats and collisions in the low bits, through several growths.
+func TestFlowTable(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	var ft flowTable
+	ref := map[ingest.FiveTuple]int32{}
+	for i := 0; i < 200_000; i++ {
+		p := ingest.Packet{Src: [4]byte{10, 0, byte(rng.IntN(4)), byte(rng.IntN(256))}, Dst: [4]byte{10, 1, 0, byte(rng.IntN(64))},
+			SrcPort: uint16(rng.IntN(8)), DstPort: 4791, Proto: uint8(6 + 11*rng.IntN(2))}
+		fid, slot := ft.find(&p)
+		want, ok := ref[p.Tuple()]
+		switch {
+		case ok && fid != want:
+			t.Fatalf("packet %d %v: flow %d, want %d", i, p.Tuple(), fid, want)
+		case !ok && fid != -1:
+			t.Fatalf("packet %d %v: new flow found as %d", i, p.Tuple(), fid)
+		case !ok:
+			ref[p.Tuple()] = int32(len(ref))
+			ft.insert(slot, &p, int32(len(ref)-1))
+		}
+	}
+	if ft.n != len(ref) || len(ref) < 10_000 {
+		t.Fatalf("%d flows in the table, %d in the map", ft.n, len(ref))
+	}
 }
