@@ -105,34 +105,54 @@ type PFCSummary struct {
 }
 
 // PauseTimeline is, per port-class (rows, most paused first) and time bin
-// [b*BinPs, (b+1)*BinPs), the fraction of the bin that port-class was paused.
+// [StartPs + b*BinPs, StartPs + (b+1)*BinPs), the fraction of the bin that
+// port-class was paused. The bins cover the span from the first pause to the last
+// resume of these port-classes, padded (see FineBins).
 type PauseTimeline struct {
-	BinPs  int64       `json:"bin_ps"`
-	Ports  []PortClass `json:"ports"`
-	Paused [][]float64 `json:"paused"`
+	StartPs int64       `json:"start_ps"`
+	BinPs   int64       `json:"bin_ps"`
+	Ports   []PortClass `json:"ports"`
+	Paused  [][]float64 `json:"paused"`
 }
 
-// NewPauseTimeline bins the intervals of the given port-classes over simPs.
+// NewPauseTimeline bins the intervals of the given port-classes in at most bins bins
+// over the span of those intervals (over simPs when there are none).
 func NewPauseTimeline(intervals []PauseInterval, ports []PortClass, simPs int64, bins int) *PauseTimeline {
 	bins = max(bins, 1)
-	simPs = max(simPs, 1)
-	binPs := (simPs + int64(bins) - 1) / int64(bins)
-	n := int((simPs + binPs - 1) / binPs)
-	t := &PauseTimeline{BinPs: binPs, Ports: ports, Paused: make([][]float64, len(ports))}
 	row := map[PortClass]int{}
 	for i, p := range ports {
 		row[p] = i
-		t.Paused[i] = make([]float64, n)
+	}
+	lo, hi := int64(-1), int64(0)
+	for _, iv := range intervals {
+		if _, ok := row[iv.PortClass]; ok && iv.EndPs > iv.StartPs {
+			if lo < 0 || iv.StartPs < lo {
+				lo = max(iv.StartPs, 0)
+			}
+			hi = max(hi, iv.EndPs-1)
+		}
+	}
+	w := wholeRun(simPs, bins)
+	if lo >= 0 {
+		w = chooseWindow(lo, hi, 1, bins, simPs)
+	}
+	t := &PauseTimeline{StartPs: w.start, BinPs: w.width, Ports: ports, Paused: make([][]float64, len(ports))}
+	for i := range ports {
+		t.Paused[i] = make([]float64, w.bins)
 	}
 	for _, iv := range intervals {
 		r, ok := row[iv.PortClass]
 		if !ok {
 			continue
 		}
-		for b := max(iv.StartPs/binPs, 0); b < int64(n) && b*binPs < iv.EndPs; b++ {
-			lo, hi := max(iv.StartPs, b*binPs), min(iv.EndPs, (b+1)*binPs)
+		for b := max((iv.StartPs-w.start)/w.width, 0); b < int64(w.bins); b++ {
+			b0 := w.start + b*w.width
+			if b0 >= iv.EndPs {
+				break
+			}
+			lo, hi := max(iv.StartPs, b0), min(iv.EndPs, b0+w.width)
 			if hi > lo {
-				t.Paused[r][b] += float64(hi-lo) / float64(binPs)
+				t.Paused[r][b] += float64(hi-lo) / float64(w.width)
 			}
 		}
 	}
@@ -202,6 +222,7 @@ func Analyze(run *Run, opt Options) (*Summary, error) {
 	opt.progress("delay", 0, 1)
 	s.Delay = delaySummary(run.Delay)
 	s.Buffer = busiest(run.Buffer, opt.BufferSwitches)
+	commonWindow(s.Buffer)
 
 	s.Warnings = append(s.Warnings, crossCheck(run, s)...)
 	s.Headline = headline(s)

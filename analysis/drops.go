@@ -25,9 +25,11 @@ type Drop struct {
 }
 
 // DropRate is the drop count over time: Counts[r][b] drops of Reasons[r] in bin b,
-// which covers [b*BinPs, (b+1)*BinPs) ps of simulated time (drops at or after the end
-// fall in the last bin). Total[b] sums the reasons.
+// which covers [StartPs + b*BinPs, StartPs + (b+1)*BinPs) ps of simulated time. The
+// bins cover the span from the first to the last drop, padded (see FineBins); without
+// drops, the whole run. Total[b] sums the reasons.
 type DropRate struct {
+	StartPs int64     `json:"start_ps"`
 	BinPs   int64     `json:"bin_ps"`
 	Reasons []string  `json:"reasons"`
 	Counts  [][]int64 `json:"counts"`
@@ -49,27 +51,23 @@ type DropStats struct {
 }
 
 // DropCounter accumulates drops one at a time (memory independent of the number of
-// drops: O(nodes + reasons + bins)).
+// drops: O(nodes + reasons x FineBins)).
 type DropCounter struct {
 	s      DropStats
-	endPs  int64
-	reason map[string]int
-	counts [][]int64
+	simPs  int64
+	bins   int
+	reason map[string]int // reason -> row of fine (row 0: all reasons)
+	fine   *fineSeries
 }
 
-// NewDropCounter counts drops of a simulation that ran simPs picoseconds into bins
-// equal time bins (bins < 1 means 1; simPs < 1 puts everything in one bin of 1 ps).
+// NewDropCounter counts drops of a simulation that ran simPs picoseconds; Result bins
+// them in at most bins bins (bins < 1 means 1) over the span of the drops.
 func NewDropCounter(simPs int64, bins int) *DropCounter {
-	bins = max(bins, 1)
-	simPs = max(simPs, 1)
-	binPs := (simPs + int64(bins) - 1) / int64(bins)
-	c := &DropCounter{endPs: simPs, reason: map[string]int{}}
+	c := &DropCounter{simPs: simPs, bins: max(bins, 1), reason: map[string]int{}, fine: newFineSeries(1, false)}
 	c.s.ByReason = map[string]int64{}
 	c.s.ByNode = map[string]int64{}
 	c.s.ByTier = map[string]int64{}
 	c.s.ByTC = map[string]int64{}
-	c.s.Rate.BinPs = binPs
-	c.s.Rate.Total = make([]int64, (simPs+binPs-1)/binPs)
 	return c
 }
 
@@ -86,16 +84,12 @@ func (c *DropCounter) Add(d Drop) {
 	c.s.ByTC[strconv.Itoa(int(d.TC))]++
 	r, ok := c.reason[d.Reason]
 	if !ok {
-		r = len(c.counts)
+		r = c.fine.addRow()
 		c.reason[d.Reason] = r
-		c.counts = append(c.counts, make([]int64, len(c.s.Rate.Total)))
 	}
-	b := int64(0)
-	if d.TimePs > 0 {
-		b = min(d.TimePs/c.s.Rate.BinPs, int64(len(c.s.Rate.Total)-1))
-	}
-	c.counts[r][b]++
-	c.s.Rate.Total[b]++
+	b := c.fine.index(d.TimePs)
+	c.fine.rows[r][b]++
+	c.fine.rows[0][b]++
 }
 
 // Result returns the statistics so far, reasons sorted by name. TopFlows is left to the
@@ -107,10 +101,13 @@ func (c *DropCounter) Result() DropStats {
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	w := c.fine.ownWindow(c.simPs, c.bins)
+	s.Rate.StartPs, s.Rate.BinPs = w.start, w.width
+	s.Rate.Total = c.fine.collect(0, w)
 	s.Rate.Reasons = names
 	s.Rate.Counts = make([][]int64, len(names))
 	for i, n := range names {
-		s.Rate.Counts[i] = c.counts[c.reason[n]]
+		s.Rate.Counts[i] = c.fine.collect(c.reason[n], w)
 	}
 	return s
 }

@@ -6,28 +6,112 @@ import (
 )
 
 func TestDropCounter(t *testing.T) {
-	c := NewDropCounter(1000, 4) // bins of 250 ps
-	for _, d := range []Drop{
-		{TimePs: 10, Node: "rack-p0-r0", Tier: "rack", TC: 3, Reason: "headroom", FlowID: 1, Bytes: 1000},
-		{TimePs: 260, Node: "rack-p0-r0", Tier: "rack", TC: 0, Reason: "egress-limit", FlowID: 2, Bytes: 100},
-		{TimePs: 499, Node: "fabric-p0-f1", Tier: "fabric", TC: 0, Reason: "egress-limit", FlowID: 2, Bytes: 100},
-		{TimePs: 999, Node: "fabric-p0-f1", Tier: "fabric", TC: 0, Reason: "pool-full", FlowID: 3, Bytes: 50},
-		{TimePs: 5000, Node: "fabric-p0-f1", Tier: "fabric", TC: 0, Reason: "pool-full", FlowID: 3, Bytes: 50}, // after the end: last bin
-	} {
+	// A 99 us burst of 100 drops, one per us, at 2 s of a 3 s run: the bins cover the
+	// burst padded by 5% (1 us bins from 1999.995 ms), not the run in 15 ms bins.
+	const at = 2_000_000_000_000
+	c := NewDropCounter(3_000_000_000_000, 200)
+	reasons := []string{"egress-limit", "pool-full", "headroom", "egress-limit"}
+	for k := range 100 {
+		d := Drop{TimePs: at + int64(k)*1_000_000, Node: "rack-p0-r0", Tier: "rack", TC: 0, Reason: reasons[k%4], FlowID: 2, Bytes: 100}
+		if d.Reason == "headroom" {
+			d.Node, d.Tier, d.TC = "fabric-p0-f1", "fabric", 3
+		}
 		c.Add(d)
 	}
 	got := c.Result()
+	total := make([]int64, 109)
+	counts := [][]int64{make([]int64, 109), make([]int64, 109), make([]int64, 109)}
+	for k := range 100 {
+		total[k+5]++
+		counts[map[string]int{"egress-limit": 0, "headroom": 1, "pool-full": 2}[reasons[k%4]]][k+5]++
+	}
 	want := DropStats{
-		Total: 5, Bytes: 1300, Lossless: 1,
-		ByReason: map[string]int64{"headroom": 1, "egress-limit": 2, "pool-full": 2},
-		ByNode:   map[string]int64{"rack-p0-r0": 2, "fabric-p0-f1": 3},
-		ByTier:   map[string]int64{"rack": 2, "fabric": 3},
-		ByTC:     map[string]int64{"3": 1, "0": 4},
-		Rate: DropRate{BinPs: 250, Reasons: []string{"egress-limit", "headroom", "pool-full"},
-			Counts: [][]int64{{0, 2, 0, 0}, {1, 0, 0, 0}, {0, 0, 0, 2}}, Total: []int64{1, 2, 0, 2}},
+		Total: 100, Bytes: 10000, Lossless: 25,
+		ByReason: map[string]int64{"headroom": 25, "egress-limit": 50, "pool-full": 25},
+		ByNode:   map[string]int64{"rack-p0-r0": 75, "fabric-p0-f1": 25},
+		ByTier:   map[string]int64{"rack": 75, "fabric": 25},
+		ByTC:     map[string]int64{"3": 25, "0": 75},
+		Rate: DropRate{StartPs: at - 5_000_000, BinPs: 1_000_000, Reasons: []string{"egress-limit", "headroom", "pool-full"},
+			Counts: counts, Total: total},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("DropCounter\n got %+v\nwant %+v", got, want)
+	}
+
+	// Drops spread over the run, one after its end: bins of a 1-2-5 width over
+	// [0, last drop], the last one included.
+	c = NewDropCounter(1000, 4)
+	for _, tp := range []int64{10, 260, 499, 999, 5000} {
+		c.Add(Drop{TimePs: tp, Reason: "pool-full"})
+	}
+	r := c.Result().Rate
+	if r.StartPs != 0 || r.BinPs != 2000 || !reflect.DeepEqual(r.Total, []int64{4, 0, 1}) {
+		t.Errorf("spread drops: %+v", r)
+	}
+
+	// No drops: the whole run.
+	r = NewDropCounter(1000, 4).Result().Rate
+	if r.StartPs != 0 || r.BinPs != 250 || len(r.Total) != 4 {
+		t.Errorf("no drops: %+v", r)
+	}
+}
+
+// The fine bins widen tenfold to take events on either side of their range, merging
+// by sum or by maximum, and a window's bins are exact sums of fine bins.
+func TestFineSeries(t *testing.T) {
+	for _, useMax := range []bool{false, true} {
+		f := newFineSeries(1, useMax)
+		events := []int64{1000, 1001, 5, 123_456, 999_999, 1000}
+		var sum, peak int64
+		for i, tp := range events {
+			v := int64(i + 1)
+			b := f.index(tp)
+			if useMax {
+				f.rows[0][b] = max(f.rows[0][b], v)
+			} else {
+				f.rows[0][b] += v
+			}
+			sum, peak = sum+v, max(peak, v)
+		}
+		if f.lo != 5 || f.hi != 999_999 || f.width != 10_000 { // 5 after 1000: three widenings
+			t.Errorf("max=%v: lo %d hi %d width %d", useMax, f.lo, f.hi, f.width)
+		}
+		w := f.ownWindow(2_000_000, 10)
+		got := f.collect(0, w)
+		var gs, gp int64
+		for _, v := range got {
+			gs, gp = gs+v, max(gp, v)
+		}
+		if !useMax && gs != sum || useMax && gp != peak {
+			t.Errorf("max=%v: window %+v bins %v: sum %d peak %d, want %d %d", useMax, w, got, gs, gp, sum, peak)
+		}
+		if w.start != 0 || w.width != 200_000 || w.bins != 6 {
+			t.Errorf("max=%v: window %+v", useMax, w)
+		}
+	}
+}
+
+func TestChooseWindow(t *testing.T) {
+	for _, c := range []struct {
+		lo, hi, unit int64
+		bins         int
+		sim          int64
+		want         window
+	}{
+		// 3 ms at 1 s of a 3 s run: 3.3 ms padded, 20 us bins.
+		{1_000_000_000_000, 1_003_000_000_000, 1, 200, 3_000_000_000_000, window{999_840_000_000, 20_000_000, 166}},
+		// A lone event: 1 us around it (1,000,001 ps: 5 ns bins would need 201).
+		{5_000_000, 5_000_000, 1, 200, 3_000_000_000_000, window{4_500_000, 10_000, 101}},
+		// Near the start: clipped at 0; [0, 209,999,996) in 5 us bins.
+		{100, 200_000_000, 1, 100, 1_000_000_000, window{0, 5_000_000, 42}},
+		// Bins a multiple of a coarse fine width; run length unknown: no padding past
+		// the last event.
+		{0, 999, 1000, 200, 0, window{0, 1000, 1}},
+		{0, 2_000_000, 1000, 10, 0, window{0, 500_000, 5}},
+	} {
+		if got := chooseWindow(c.lo, c.hi, c.unit, c.bins, c.sim); got != c.want {
+			t.Errorf("chooseWindow(%d, %d, %d, %d, %d) = %+v, want %+v", c.lo, c.hi, c.unit, c.bins, c.sim, got, c.want)
+		}
 	}
 }
 
@@ -62,10 +146,10 @@ func TestECN(t *testing.T) {
 	s.Add(60, false)
 	s.Add(700, true)
 	s.Finish()
-	if !reflect.DeepEqual(s.Delivered, []int64{2, 2}) || !reflect.DeepEqual(s.Fraction, []float64{0.5, 0.5}) {
+	if s.StartPs != 0 || s.BinPs != 500 || !reflect.DeepEqual(s.Delivered, []int64{3, 1}) || !reflect.DeepEqual(s.Fraction, []float64{1.0 / 3, 1}) {
 		t.Errorf("ECNSeries = %+v", s)
 	}
-	if x, y := s.XY(1); s.Len() != 2 || x != 50 || y != 0.5 {
+	if x, y := s.XY(1); s.Len() != 2 || x != 500 || y != 1 {
 		t.Errorf("ECNSeries XY(1) = %v, %v", x, y)
 	}
 }

@@ -50,40 +50,44 @@ func ECNByQueue(qs []QueueCounters) []QueueECN {
 }
 
 // ECNSeries is the CE-marked fraction of delivered packets over time, by delivery
-// time: bin b covers [b*BinPs, (b+1)*BinPs) ps; Fraction[b] = Marked[b]/Delivered[b]
-// (0 for an empty bin). It needs per-packet records (replay --record-packets).
+// time: bin b covers [StartPs + b*BinPs, StartPs + (b+1)*BinPs) ps, over the span of
+// the deliveries (padded, see FineBins); Fraction[b] = Marked[b]/Delivered[b] (0 for
+// an empty bin). It needs per-packet records (replay --record-packets). Add, then
+// Finish, then read.
 type ECNSeries struct {
+	StartPs   int64     `json:"start_ps"`
 	BinPs     int64     `json:"bin_ps"`
 	Delivered []int64   `json:"delivered"`
 	Marked    []int64   `json:"marked"`
 	Fraction  []float64 `json:"fraction"`
+
+	simPs int64
+	bins  int
+	fine  *fineSeries // rows: delivered, marked
 }
 
-// NewECNSeries makes an empty series of bins bins over simPs ps.
+// NewECNSeries makes an empty series of a simulation of simPs ps, to be binned in at
+// most bins bins.
 func NewECNSeries(simPs int64, bins int) *ECNSeries {
-	bins = max(bins, 1)
-	simPs = max(simPs, 1)
-	binPs := (simPs + int64(bins) - 1) / int64(bins)
-	n := (simPs + binPs - 1) / binPs
-	return &ECNSeries{BinPs: binPs, Delivered: make([]int64, n), Marked: make([]int64, n), Fraction: make([]float64, n)}
+	return &ECNSeries{simPs: simPs, bins: max(bins, 1), fine: newFineSeries(2, false)}
 }
 
 // Add counts one delivered packet (deliverPs, ps) and whether it arrived CE.
 func (s *ECNSeries) Add(deliverPs int64, ce bool) {
-	b := int64(0)
-	if deliverPs > 0 {
-		b = min(deliverPs/s.BinPs, int64(len(s.Delivered)-1))
-	}
-	s.Delivered[b]++
+	b := s.fine.index(deliverPs)
+	s.fine.rows[0][b]++
 	if ce {
-		s.Marked[b]++
+		s.fine.rows[1][b]++
 	}
 }
 
-// Finish computes the fractions.
+// Finish bins the deliveries and computes the fractions.
 func (s *ECNSeries) Finish() {
+	w := s.fine.ownWindow(s.simPs, s.bins)
+	s.StartPs, s.BinPs = w.start, w.width
+	s.Delivered, s.Marked = s.fine.collect(0, w), s.fine.collect(1, w)
+	s.Fraction = make([]float64, w.bins)
 	for i, d := range s.Delivered {
-		s.Fraction[i] = 0
 		if d > 0 {
 			s.Fraction[i] = float64(s.Marked[i]) / float64(d)
 		}
@@ -95,4 +99,6 @@ func (s *ECNSeries) Finish() {
 func (s *ECNSeries) Len() int { return len(s.Fraction) }
 
 // XY returns bin i's start time (ps) and CE fraction.
-func (s *ECNSeries) XY(i int) (x, y float64) { return float64(int64(i) * s.BinPs), s.Fraction[i] }
+func (s *ECNSeries) XY(i int) (x, y float64) {
+	return float64(s.StartPs + int64(i)*s.BinPs), s.Fraction[i]
+}

@@ -573,6 +573,7 @@ func (l *loader) buffer(path string) error {
 		return order[i].pool < order[j].pool
 	})
 	for _, k := range order {
+		series[k].Finish()
 		l.run.Buffer = append(l.run.Buffer, *series[k])
 	}
 	return err

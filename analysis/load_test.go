@@ -239,7 +239,7 @@ func TestLoadAnalyze(t *testing.T) {
 	if ids := run.VictimIDs[0]; len(ids) != 1 || ids[0] != 1 {
 		t.Errorf("victims %v", ids)
 	}
-	if s.ECN.Marked != 4 || len(s.ECN.Queues) != 1 || s.ECN.OverTime == nil || s.ECN.OverTime.Marked[1500/50] != 1 || s.ECN.OverTime.Delivered[9500/50] != 1 {
+	if s.ECN.Marked != 4 || len(s.ECN.Queues) != 1 || s.ECN.OverTime == nil || ecnBin(s.ECN.OverTime, 1500, true) != 1 || ecnBin(s.ECN.OverTime, 9500, false) != 1 {
 		t.Errorf("ecn %+v", s.ECN)
 	}
 	rack := s.Imbalance.Tiers["rack"]
@@ -294,6 +294,18 @@ func TestLoadAnalyze(t *testing.T) {
 	if err != nil || !strings.Contains(string(b), "1000,5000,2,2,rack-p1-r0:2,3,") {
 		t.Errorf("pfc_storms.csv: %v\n%s", err, b)
 	}
+}
+
+// ecnBin is the marked (or delivered) count of the bin of e holding time tp.
+func ecnBin(e *ECNSeries, tp int64, marked bool) int64 {
+	b := (tp - e.StartPs) / e.BinPs
+	if b < 0 || b >= int64(len(e.Delivered)) {
+		return -1
+	}
+	if marked {
+		return e.Marked[b]
+	}
+	return e.Delivered[b]
 }
 
 func lookup(m map[string]any, key string) (any, bool) {

@@ -100,38 +100,87 @@ type FlowTotals struct {
 }
 
 // BufferSeries is one (switch, pool)'s buffer occupancy over time: per time bin
-// [b*BinPs, (b+1)*BinPs) the largest sampled value of each counter (bytes; 0 for bins
-// without a sample). Peak is the largest IngressBytes sample.
+// [StartPs + b*BinPs, StartPs + (b+1)*BinPs) the largest sampled value of each counter
+// (bytes; 0 for bins without a sample). The bins cover the span of the non-zero
+// samples, padded (see FineBins); Analyze puts the series it keeps on one common
+// window. Peak is the largest IngressBytes sample. Add, then Finish, then read.
 type BufferSeries struct {
 	Node     string  `json:"node"`
 	Pool     uint8   `json:"pool"`
+	StartPs  int64   `json:"start_ps"`
 	BinPs    int64   `json:"bin_ps"`
 	Peak     int64   `json:"peak_ingress_bytes"`
 	Shared   []int64 `json:"shared_bytes"`
 	Headroom []int64 `json:"headroom_bytes"`
 	Ingress  []int64 `json:"ingress_bytes"`
 	Egress   []int64 `json:"egress_bytes"`
+
+	simPs int64
+	bins  int
+	fine  *fineSeries // rows: shared, headroom, ingress, egress (maxima); nil until a non-zero sample
 }
 
-// NewBufferSeries makes an empty series over simPs in bins bins.
+// NewBufferSeries makes an empty series of a simulation of simPs ps, to be binned in
+// at most bins bins.
 func NewBufferSeries(node string, pool uint8, simPs int64, bins int) *BufferSeries {
-	bins = max(bins, 1)
-	simPs = max(simPs, 1)
-	binPs := (simPs + int64(bins) - 1) / int64(bins)
-	n := (simPs + binPs - 1) / binPs
-	return &BufferSeries{Node: node, Pool: pool, BinPs: binPs,
-		Shared: make([]int64, n), Headroom: make([]int64, n), Ingress: make([]int64, n), Egress: make([]int64, n)}
+	return &BufferSeries{Node: node, Pool: pool, simPs: simPs, bins: max(bins, 1)}
 }
 
-// Add records one sample at timePs.
+// Add records one sample at timePs. All-zero samples only matter as the absence of
+// occupancy, which bins without a larger sample show anyway: they are not stored.
 func (s *BufferSeries) Add(timePs, shared, headroom, ingress, egress int64) {
-	b := int64(0)
-	if timePs > 0 {
-		b = min(timePs/s.BinPs, int64(len(s.Shared)-1))
-	}
-	s.Shared[b] = max(s.Shared[b], shared)
-	s.Headroom[b] = max(s.Headroom[b], headroom)
-	s.Ingress[b] = max(s.Ingress[b], ingress)
-	s.Egress[b] = max(s.Egress[b], egress)
 	s.Peak = max(s.Peak, ingress)
+	if shared == 0 && headroom == 0 && ingress == 0 && egress == 0 {
+		return
+	}
+	if s.fine == nil {
+		s.fine = newFineSeries(4, true)
+	}
+	b := s.fine.index(timePs)
+	for r, v := range [4]int64{shared, headroom, ingress, egress} {
+		s.fine.rows[r][b] = max(s.fine.rows[r][b], v)
+	}
+}
+
+// Finish bins the series over its own samples' span.
+func (s *BufferSeries) Finish() {
+	if s.fine == nil {
+		s.setWindow(wholeRun(s.simPs, s.bins))
+		return
+	}
+	s.setWindow(s.fine.ownWindow(s.simPs, s.bins))
+}
+
+func (s *BufferSeries) setWindow(w window) {
+	s.StartPs, s.BinPs = w.start, w.width
+	if s.fine == nil {
+		s.Shared, s.Headroom, s.Ingress, s.Egress = make([]int64, w.bins), make([]int64, w.bins), make([]int64, w.bins), make([]int64, w.bins)
+		return
+	}
+	s.Shared, s.Headroom, s.Ingress, s.Egress = s.fine.collect(0, w), s.fine.collect(1, w), s.fine.collect(2, w), s.fine.collect(3, w)
+}
+
+// commonWindow puts series on one window over all their non-zero samples (a no-op for
+// series read without their fine bins, e.g. from JSON).
+func commonWindow(series []BufferSeries) {
+	lo, hi, unit, bins, simPs := int64(-1), int64(0), int64(1), TimeBins, int64(0)
+	for _, s := range series {
+		simPs, bins = max(simPs, s.simPs), s.bins
+		if s.fine == nil || !s.fine.used {
+			continue
+		}
+		if lo < 0 || s.fine.lo < lo {
+			lo = s.fine.lo
+		}
+		hi, unit = max(hi, s.fine.hi), max(unit, s.fine.width) // widths are powers of ten
+	}
+	if lo < 0 || bins < 1 {
+		return
+	}
+	w := chooseWindow(lo, hi, unit, bins, simPs)
+	for i := range series {
+		if series[i].bins > 0 {
+			series[i].setWindow(w)
+		}
+	}
 }

@@ -15,7 +15,7 @@ func (s *Summary) Tables() []Table {
 	r := s.Drops.Rate
 	t := Table{Name: "drops_over_time", Header: append(append([]string{"start_ps", "end_ps"}, r.Reasons...), "total")}
 	for b := range r.Total {
-		row := []string{fi(int64(b) * r.BinPs), fi(int64(b+1) * r.BinPs)}
+		row := []string{fi(r.StartPs + int64(b)*r.BinPs), fi(r.StartPs + int64(b+1)*r.BinPs)}
 		for k := range r.Reasons {
 			row = append(row, fi(r.Counts[k][b]))
 		}
@@ -61,7 +61,7 @@ func (s *Summary) Tables() []Table {
 	if tl := s.PFC.Timeline; tl != nil {
 		for i, p := range tl.Ports {
 			for b, v := range tl.Paused[i] {
-				t.Rows = append(t.Rows, []string{p.Node, fi(int64(p.Port)), u(p.TC), fi(int64(b) * tl.BinPs), fi(int64(b+1) * tl.BinPs), ff(v)})
+				t.Rows = append(t.Rows, []string{p.Node, fi(int64(p.Port)), u(p.TC), fi(tl.StartPs + int64(b)*tl.BinPs), fi(tl.StartPs + int64(b+1)*tl.BinPs), ff(v)})
 			}
 		}
 	}
@@ -70,7 +70,7 @@ func (s *Summary) Tables() []Table {
 	t = Table{Name: "buffer_occupancy", Header: []string{"node", "pool", "start_ps", "end_ps", "shared_bytes", "headroom_bytes", "ingress_bytes", "egress_bytes"}}
 	for _, bs := range s.Buffer {
 		for b := range bs.Ingress {
-			t.Rows = append(t.Rows, []string{bs.Node, u(bs.Pool), fi(int64(b) * bs.BinPs), fi(int64(b+1) * bs.BinPs), fi(bs.Shared[b]), fi(bs.Headroom[b]), fi(bs.Ingress[b]), fi(bs.Egress[b])})
+			t.Rows = append(t.Rows, []string{bs.Node, u(bs.Pool), fi(bs.StartPs + int64(b)*bs.BinPs), fi(bs.StartPs + int64(b+1)*bs.BinPs), fi(bs.Shared[b]), fi(bs.Headroom[b]), fi(bs.Ingress[b]), fi(bs.Egress[b])})
 		}
 	}
 	ts = append(ts, t)
@@ -123,7 +123,7 @@ func (s *Summary) Tables() []Table {
 	if e := s.ECN.OverTime; e != nil {
 		t = Table{Name: "ecn_over_time", Header: []string{"start_ps", "end_ps", "delivered", "marked", "fraction"}}
 		for b := range e.Delivered {
-			t.Rows = append(t.Rows, []string{fi(int64(b) * e.BinPs), fi(int64(b+1) * e.BinPs), fi(e.Delivered[b]), fi(e.Marked[b]), ff(e.Fraction[b])})
+			t.Rows = append(t.Rows, []string{fi(e.StartPs + int64(b)*e.BinPs), fi(e.StartPs + int64(b+1)*e.BinPs), fi(e.Delivered[b]), fi(e.Marked[b]), ff(e.Fraction[b])})
 		}
 		ts = append(ts, t)
 	}

@@ -30,7 +30,7 @@ func newTimeBins(start, width units.Time, bins int) timeBins {
 	tb := timeBins{k: k, n: (bins + k - 1) / k, src: bins, width: float64(width) * float64(k)}
 	s := float64(start)
 	end := s + float64(width)*float64(bins)
-	tb.div, tb.unit = timeScale(end - s)
+	tb.div, tb.unit = axisTimeScale(s, end)
 	tb.edges = make([]float64, tb.n+1)
 	for j := range tb.edges {
 		tb.edges[j] = math.Min(s+float64(j)*tb.width, end) / tb.div

@@ -95,9 +95,9 @@ func BufferOccupancy(b PoolOccupancy, o Options) (*Figure, error) {
 	all := len(ss)
 	ss = ss[:min(len(ss), maxSeries)]
 
-	tdiv, tunit := timeScale(tmax - tmin)
+	tdiv, tunit := axisTimeScale(tmin, tmax)
 	bdiv, bunit := byteScale(ss[0].peak)
-	p := newPlot("", "time ("+tunit+")", "occupied bytes, shared + headroom ("+bunit+")")
+	p := newPlot("", timeAxisLabel(tunit), "occupied bytes, shared + headroom ("+bunit+")")
 	gridLines(p, false)
 	leg := newLegend()
 	for i, s := range ss {

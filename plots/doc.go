@@ -21,7 +21,8 @@
 // reader and say so on the axis: times in ns, us, ms or s chosen from the span shown,
 // bytes in B, KB or MB (decimal, 1 KB = 1000 B), fractions and shares in %.
 //
-// Time-binned figures merge adjacent bins when there are more than 600 (a bin
+// Time axes read "time from start of run" in a unit suiting the window shown (a
+// 3 ms window at 2 s reads 2000 to 2003 ms). Time-binned figures merge adjacent bins when there are more than 600 (a bin
 // narrower than a pixel shows nothing more) and state the bin width drawn. Long
 // sample series are reduced to per-bucket minima and maxima (peaks kept).
 // Figures that cap their rows or series (pause timeline, pools, ECMP sets, ECN

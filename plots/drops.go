@@ -99,7 +99,7 @@ func DropsOverTime(d DropBins, o Options) (*Figure, error) {
 	// More bins than the figure has pixels for are merged (the figure then says
 	// the merged bin width).
 	tb := newTimeBins(d.Start, d.BinWidth, bins)
-	p := newPlot("", "time ("+tb.unit+")", "dropped packets per "+durationText(tb.width)+" bin")
+	p := newPlot("", timeAxisLabel(tb.unit), "dropped packets per "+durationText(tb.width)+" bin")
 	gridLines(p, false)
 
 	st := &stackedBins{edges: tb.edges}

@@ -131,7 +131,7 @@ func ECNMarking(m ECNMarks, o Options) (*Figure, error) {
 	if markedOverTime > 0 {
 		bins := len(m.Marked)
 		tb := newTimeBins(m.Start, m.BinWidth, bins)
-		p := newPlot("CE-marked fraction over time, all queues", "time ("+tb.unit+")", "CE-marked (% of packets)")
+		p := newPlot("CE-marked fraction over time, all queues", timeAxisLabel(tb.unit), "CE-marked (% of packets)")
 		gridLines(p, false)
 		marked, packets := tb.sum(m.Marked), tb.sum(m.Packets)
 		st := &stackedBins{edges: tb.edges, tops: [][]float64{make([]float64, tb.n)},

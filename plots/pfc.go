@@ -128,7 +128,7 @@ func PFCPauseTimeline(g PauseGrid, o Options) (*Figure, error) {
 	// More bins than the figure has pixels for are merged: a merged cell shows
 	// the paused fraction of the merged bin.
 	tb := newTimeBins(g.Start, g.BinWidth, bins)
-	p := newPlot("", "time ("+tb.unit+")", "")
+	p := newPlot("", timeAxisLabel(tb.unit), "")
 	cells := &cellGrid{edges: tb.edges, cmap: cm}
 	n := len(rows)
 	ticks := make([]plot.Tick, n)

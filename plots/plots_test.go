@@ -816,3 +816,27 @@ func TestDegenerateInputs(t *testing.T) {
 		})
 	}
 }
+
+// Time axes read in a unit that suits the window and keeps labels short: a 3 ms
+// window at 1 s reads 1000 to 1003 ms, not 1,000,000 us.
+func TestAxisTimeScale(t *testing.T) {
+	for _, c := range []struct {
+		start, end float64
+		unit       string
+	}{
+		{0, 3e9, "ms"},
+		{0, 5e8, "us"},
+		{1e12, 1.003e12, "ms"},
+		{1e12, 1.0002e12, "ms"}, // 200 us at 1 s
+		{2.6e8, 4.3e9, "ms"},
+		{6e13, 6.0003e13, "s"},
+		{0, 1.5e6, "ns"},
+	} {
+		if _, unit := axisTimeScale(c.start, c.end); unit != c.unit {
+			t.Errorf("axisTimeScale(%g, %g) = %s, want %s", c.start, c.end, unit, c.unit)
+		}
+	}
+	if got := timeAxisLabel("ms"); got != "time from start of run (ms)" {
+		t.Errorf("label %q", got)
+	}
+}

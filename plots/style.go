@@ -192,6 +192,27 @@ func timeScale(spanPS float64) (div float64, unit string) {
 	}
 }
 
+// axisTimeScale picks the unit of a time axis from start to end (ps of simulated
+// time): the unit that suits the span shown (timeScale), or a larger one when the
+// labels would otherwise need more than four integer digits (a 3 ms window at 2 s
+// reads 2000 to 2003 ms, not 2000000 us).
+func axisTimeScale(start, end float64) (div float64, unit string) {
+	div, unit = timeScale(end - start)
+	for _, u := range []struct {
+		div  float64
+		unit string
+	}{{1e6, "us"}, {1e9, "ms"}, {1e12, "s"}} {
+		if u.div > div && math.Abs(end)/div >= 1e4 {
+			div, unit = u.div, u.unit
+		}
+	}
+	return div, unit
+}
+
+// timeAxisLabel is the label of a time axis in unit: simulated time since the run's
+// first packet.
+func timeAxisLabel(unit string) string { return "time from start of run (" + unit + ")" }
+
 // byteScale picks B, KB or MB (decimal) for values up to maxBytes.
 func byteScale(maxBytes float64) (div float64, unit string) {
 	switch {

@@ -54,7 +54,7 @@ func figureSpecs(j *job) []figureSpec {
 }
 
 func dropBins(r analysis.DropRate) plots.DropBins {
-	d := plots.DropBins{BinWidth: units.Time(max(r.BinPs, 1))}
+	d := plots.DropBins{Start: units.Time(r.StartPs), BinWidth: units.Time(max(r.BinPs, 1))}
 	for i, reason := range r.Reasons {
 		c := make([]float64, len(r.Counts[i]))
 		for b, n := range r.Counts[i] {
@@ -69,7 +69,7 @@ func pauseGrid(t *analysis.PauseTimeline) plots.PauseGrid {
 	if t == nil {
 		return plots.PauseGrid{BinWidth: 1}
 	}
-	g := plots.PauseGrid{BinWidth: units.Time(max(t.BinPs, 1)), MaxRows: max(len(t.Ports), 1)}
+	g := plots.PauseGrid{Start: units.Time(t.StartPs), BinWidth: units.Time(max(t.BinPs, 1)), MaxRows: max(len(t.Ports), 1)}
 	for i, p := range t.Ports {
 		g.Rows = append(g.Rows, plots.PauseRow{Node: p.Node, Port: int(p.Port), TC: int(p.TC), Paused: t.Paused[i]})
 	}
@@ -85,7 +85,7 @@ func poolOccupancy(series []analysis.BufferSeries, periodPs units.Time) plots.Po
 	for _, s := range series {
 		var xy plotter.XYs
 		for b, v := range s.Ingress {
-			lo, hi := int64(b)*s.BinPs, int64(b+1)*s.BinPs
+			lo, hi := s.StartPs+int64(b)*s.BinPs, s.StartPs+int64(b+1)*s.BinPs
 			if periodPs > 0 && s.BinPs < int64(periodPs) && !holdsMultiple(lo, hi, int64(periodPs)) {
 				continue
 			}
@@ -120,7 +120,7 @@ func ecnMarks(e analysis.ECNSummary) plots.ECNMarks {
 		m.Queues = append(m.Queues, plots.QueueMarks{Node: q.Node, Port: int(q.Port), TC: int(q.TC), Marked: float64(q.Marked), Packets: float64(q.TxPackets)})
 	}
 	if t := e.OverTime; t != nil && len(t.Delivered) > 0 {
-		m.BinWidth = units.Time(max(t.BinPs, 1))
+		m.Start, m.BinWidth = units.Time(t.StartPs), units.Time(max(t.BinPs, 1))
 		for b := range t.Delivered {
 			m.Marked = append(m.Marked, float64(t.Marked[b]))
 			m.Packets = append(m.Packets, float64(t.Delivered[b]))
