@@ -460,3 +460,42 @@ func TestAuditECNExcludesDepartingPacket(t *testing.T) {
 	}
 	checkDrained(t, st.net)
 }
+
+// TestAuditXonThresholdFloor: SPEC 3.4 XonThreshold = max(Xon, XoffThreshold -
+// XonOffset). Fixed Xoff 6,144 B: four 1,536-byte packets fit (6,144 <= 6,144), the 5th
+// (arriving at 5*123,040 + 1,000,000 = 1,615,200 ps) pauses host 0, which has sent 22
+// packets when the pause arrives at 2,621,920 (its 22nd started at 21*123,040 =
+// 2,583,840): 4 in shared, 18 in headroom. From 336,545,920 the egress sends one every
+// 123,040 ps, releasing headroom first; after departure i (1-based) shared is 6,144
+// while i <= 18, then 6,144 - 1,536*(i-18). Resume at the first departure with
+// shared <= XonThreshold:
+//   - Xon 4,608, XonOffset 4,608: max(4,608, 1,536) = 4,608 -> departure 19;
+//   - Xon 0, XonOffset 4,608: 1,536 -> departure 21;
+//   - Xon 4,608, XonOffset 0: 6,144 -> departure 18 (headroom just empty).
+func TestAuditXonThresholdFloor(t *testing.T) {
+	for _, tc := range []struct {
+		xon, off units.Bytes
+		dep      int
+	}{{4608, 4608, 19}, {0, 4608, 21}, {4608, 0, 18}} {
+		t.Run("Xon"+itoa(int(tc.xon))+"/XonOffset"+itoa(int(tc.off)), func(t *testing.T) {
+			cfg := defaultSwitch()
+			cfg.Xoff, cfg.Xon, cfg.XonOffset = 6144, tc.xon, tc.off
+			st := auStar(t, 2, cfg)
+			blockEgress(st, 1, 1<<3)
+			newInjector(st.net, sendN(22, 0, 1, 3, NotECT))
+			st.eng.Run()
+			sw := st.sw.ID()
+			if got := pfcAt(st.obs, PFCTxPause, sw, 0); !sameTimes(got, []units.Time{1_615_200, 1_615_200 + auHalf, 1_615_200 + 2*auHalf}) {
+				t.Errorf("tx_pause at %v", got)
+			}
+			want := auUnblock + units.Time(tc.dep-1)*auSer1500
+			if got := pfcAt(st.obs, PFCTxResume, sw, 0); !sameTimes(got, []units.Time{want}) {
+				t.Errorf("tx_resume at %v, want [%d] (departure %d)", got, want, tc.dep)
+			}
+			if c := st.net.Counters(); c.Delivered != 22 || c.DroppedTotal() != 0 {
+				t.Errorf("delivered %d, drops %v", c.Delivered, c.Dropped)
+			}
+			checkDrained(t, st.net)
+		})
+	}
+}
