@@ -229,6 +229,23 @@ func TestAuditPFCTwoSendersExact(t *testing.T) {
 					t.Errorf("lossy deliveries to host 0 at %v, want [3446080 4175840]", got)
 				}
 			}
+			// SPEC 3.9: a sample per pool every 100 us while the network holds packets
+			// (the package doc: the sampler stops once it is empty): 100, 200 and 300 us
+			// see the blocked queue, 400 us the empty buffer (last delivery 343.45 us).
+			var times []units.Time
+			for _, b := range st.obs.samples {
+				if b.Pool != 1 {
+					continue
+				}
+				times = append(times, b.Time)
+				full := b.Time < auUnblock
+				if (full && (b.Shared != 18_432 || b.Headroom != 55_296)) || (!full && (b.Shared != 0 || b.Headroom != 0 || b.Egress != 0)) {
+					t.Errorf("pool 1 sample %+v", b)
+				}
+			}
+			if !sameTimes(times, []units.Time{100 * units.Microsecond, 200 * units.Microsecond, 300 * units.Microsecond, 400 * units.Microsecond}) {
+				t.Errorf("pool 1 sampled at %v, want every 100 us through 400 us", times)
+			}
 			if c := st.net.Counters(); c.DroppedTotal() != 0 {
 				t.Errorf("drops %v", c.Dropped)
 			}
