@@ -307,3 +307,46 @@ func BenchmarkEpisodes(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
 }
+
+// BenchmarkVictimCounter: the victim search of 1M flows (half of them in the paused
+// class, six hops each, up to 64 ms long, in random time order as in the synthetic
+// run of cmd/analyze) against 250k pause intervals (20 us to 2 ms) on 256
+// port-classes over 45 s: one op is NewVictimCounter and the 1M Add calls.
+func BenchmarkVictimCounter(b *testing.B) {
+	r := rand.New(rand.NewPCG(5, 6))
+	const span = 45_000_000_000_000
+	ports := make([]PortKey, 256)
+	for i := range ports {
+		ports[i] = PortKey{fmt.Sprintf("node-%d", i/4), int32(i % 4)}
+	}
+	ivs := make([]PauseInterval, 250_000)
+	for i := range ivs {
+		s, p := r.Int64N(span), ports[r.IntN(len(ports))]
+		ivs[i] = PauseInterval{PortClass: PortClass{p.Node, p.Port, 3}, StartPs: s, EndPs: s + 20_000_000 + r.Int64N(2_000_000_000)}
+	}
+	slices.SortFunc(ivs, func(a, b PauseInterval) int { return cmp.Compare(a.StartPs, b.StartPs) })
+	eps := make([]Episode, len(ivs)) // one episode per interval: the search is what is timed
+	for i := range eps {
+		eps[i] = Episode{Intervals: []int32{int32(i)}, Depth: 1 + i%2, DurationPs: ivs[i].EndPs - ivs[i].StartPs}
+	}
+	flows := make([]FlowPath, 1_000_000)
+	for i := range flows {
+		first := r.Int64N(span)
+		fl := FlowPath{FlowID: uint64(i), TC: uint8(3 * r.IntN(2)), FirstPs: first, LastPs: first + r.Int64N(64_000_000_000)}
+		for range 6 {
+			fl.Hops = append(fl.Hops, ports[r.IntN(len(ports))])
+		}
+		flows[i] = fl
+	}
+	b.ReportAllocs()
+	cpu0 := cpuTime()
+	b.ResetTimer()
+	for range b.N {
+		v := NewVictimCounter(eps, ivs, MaxVictimIDs)
+		for i := range flows {
+			v.Add(&flows[i])
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
+}

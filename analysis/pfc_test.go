@@ -232,6 +232,7 @@ func TestDistinctVictims(t *testing.T) {
 	} {
 		v.Add(&f)
 	}
+	v.Flush() // Add queues; results are complete after Flush
 	if eps[0].Victims != 2 || eps[1].Victims != 1 {
 		t.Errorf("per-episode victims %d %d", eps[0].Victims, eps[1].Victims)
 	}

@@ -119,19 +119,23 @@ func TestEpisodesMatchReference(t *testing.T) {
 	}
 }
 
-// VictimCounter (binary search per port) agrees with checking every interval of every
+// VictimCounter (time index per port, hops searched in batches) agrees with checking every interval of every
 // episode, also when intervals of one port-class overlap.
 func TestVictimsMatchReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(31, 32))
 	nodes := []string{"a", "b", "c", "d"}
-	for trial := 0; trial < 300; trial++ {
+	for trial := 0; trial < 301; trial++ {
+		nflows := 20
+		if trial == 300 {
+			nflows = VictimBatch + 5000 // across a batch boundary
+		}
 		ivs := make([]PauseInterval, 1+r.IntN(30))
 		for i := range ivs {
 			s := int64(r.IntN(100))
 			ivs[i] = PauseInterval{PortClass: PortClass{nodes[r.IntN(4)], int32(r.IntN(2)), 3}, Peer: nodes[r.IntN(4)], StartPs: s, EndPs: s + int64(r.IntN(40))}
 		}
 		eps := Episodes(ivs, 0)
-		flows := make([]FlowPath, 20)
+		flows := make([]FlowPath, nflows)
 		for f := range flows {
 			first := int64(r.IntN(120))
 			fl := FlowPath{FlowID: uint64(f), TC: uint8(3 + r.IntN(2)/1), FirstPs: first, LastPs: first + int64(r.IntN(30))}
@@ -161,5 +165,46 @@ func TestVictimsMatchReference(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("trial %d: got %v, want %v", trial, got, want)
 		}
+		// Keeping 3 IDs per episode keeps the first 3 in flow order.
+		got3 := Victims(eps, ivs, flows, 3)
+		for e := range want {
+			if w := want[e][:min(3, len(want[e]))]; !reflect.DeepEqual(got3[e], w) && len(w) > 0 {
+				t.Fatalf("trial %d episode %d: kept %v, want %v", trial, e, got3[e], w)
+			}
+			if eps[e].Victims != len(want[e]) {
+				t.Fatalf("trial %d episode %d: %d victims, want %d", trial, e, eps[e].Victims, len(want[e]))
+			}
+		}
+	}
+}
+
+// The time index finds a flow's candidate spans in a few steps however many pause
+// intervals a port-class has, and flows outside every paused span or of an unpaused
+// class examine none.
+func TestVictimIndexProbes(t *testing.T) {
+	const n = 10_000
+	ivs := make([]PauseInterval, n)
+	for i := range ivs {
+		s := int64(i) * 200
+		ivs[i] = PauseInterval{PortClass: PortClass{"rack-p0-r0", 1, 3}, Peer: "fabric-p0-f0", StartPs: s, EndPs: s + 100}
+	}
+	eps := Episodes(ivs, 0)
+	v := NewVictimCounter(eps, ivs, 0)
+	r := rand.New(rand.NewPCG(1, 2))
+	hop := []PortKey{{"host-p0-r0-h0", 0}, {"rack-p0-r0", 1}}
+	const flows = 1000
+	for f := range flows {
+		first := r.Int64N(n * 200)
+		v.Add(&FlowPath{FlowID: uint64(f), TC: 3, FirstPs: first, LastPs: first + 150, Hops: hop})
+	}
+	v.Flush()
+	if per := float64(v.probes) / flows; per > 4 {
+		t.Errorf("%.1f spans examined per flow, want at most 4 (the index should skip the others)", per)
+	}
+	v.probes = 0
+	v.Add(&FlowPath{TC: 3, FirstPs: n*200 + 1000, LastPs: n*200 + 2000, Hops: hop}) // after every pause
+	v.Add(&FlowPath{TC: 0, FirstPs: 0, LastPs: n * 200, Hops: hop})                 // unpaused class
+	if v.Flush(); v.probes != 0 || len(v.queued) != 0 {
+		t.Errorf("flows that cannot be victims examined %d spans", v.probes)
 	}
 }
