@@ -382,12 +382,24 @@ func TestRealPcapSubnetMappingError(t *testing.T) {
 	}
 }
 
-// TestRealPcapDeterministic: two runs of a real capture write byte-identical records.
+// TestRealPcapDeterministic: two runs of a real capture write byte-identical records,
+// here under load with every class lossless (PFC pauses, refreshes and resumes).
 func TestRealPcapDeterministic(t *testing.T) {
 	dir := realPcaps(t)
 	path := filepath.Join(dir, "tls-browsing-dscp8-38-46-ipv6.pcap")
-	a := replayReal(t, path, nil)
-	b := replayReal(t, path, nil)
+	loaded := func(o *Options) {
+		cfg := config.Default()
+		cfg.Switch.Pools = []config.Pool{{Name: "lossless", Size: config.PoolShare(1), TrafficClasses: []int{0, 1, 2, 3, 4, 5, 6, 7}}}
+		cfg.Switch.PfcEnabled = []int{0, 1, 2, 3, 4, 5, 6, 7}
+		cfg.Switch.Xoff = 3000
+		o.Config = &cfg
+		o.Speedup = 1e7
+	}
+	a := replayReal(t, path, loaded)
+	b := replayReal(t, path, loaded)
+	if a.run.Simulation.PFCFrames == 0 {
+		t.Fatal("no PFC frames: the run is not loaded")
+	}
 	for _, name := range records.Files() {
 		x, errx := os.ReadFile(filepath.Join(a.out, name))
 		y, erry := os.ReadFile(filepath.Join(b.out, name))
