@@ -516,3 +516,44 @@ func TestAuditXonThresholdFloor(t *testing.T) {
 		})
 	}
 }
+
+// TestAuditECNPerClassOverride: SPEC 3.5 "per-class overrides allowed". TC1 gets a step
+// at 3,072 B (EcnClasses), TC0 keeps the defaults (400 KB .. 1600 KB). Ten ECT(0)
+// packets of each class wait behind a blocked egress; strict priority sends TC1 first.
+// Each class's average follows its own queue: TC1's first 8 see >= 3,072 B behind them
+// and are marked, TC0's queue (15,360 B at most) is far below 400 KB: none marked.
+func TestAuditECNPerClassOverride(t *testing.T) {
+	cfg := defaultSwitch()
+	step := units.Bytes(3072)
+	cfg.EcnClasses = map[int]config.EcnOverride{1: {EcnMinThreshold: &step, EcnMaxThreshold: &step}}
+	st := auStar(t, 2, cfg)
+	// Two frames 1 ps apart so that TC1's pause ends first (simultaneous expiries are
+	// another matter: see the audit report).
+	blockEgress(st, 1, 1<<1)
+	at(st.eng, 1, func(now units.Time) { st.net.sendPFC(now, st.hosts[1].ports[0], 1<<0, PFCQuanta) })
+	var specs []pktSpec
+	for i := 0; i < 10; i++ {
+		specs = append(specs, sendN(1, 0, 1, 0, ECT0)[0], sendN(1, 0, 1, 1, ECT0)[0])
+	}
+	newInjector(st.net, specs)
+	st.eng.Run()
+	marked := map[uint8]int{}
+	for i, d := range st.obs.deliveries {
+		if wantTC := uint8(1 - i/10); d.tc != wantTC {
+			t.Fatalf("delivery %d is TC%d, want TC%d (strict priority)", i, d.tc, wantTC)
+		}
+		if d.ecn == CE {
+			marked[d.tc]++
+			if d.tc == 1 && i >= 8 {
+				t.Errorf("TC1 delivery %d marked with less than 3,072 B behind it", i)
+			}
+		}
+	}
+	if marked[1] != 8 || marked[0] != 0 {
+		t.Errorf("marked %v, want 8 of TC1 and none of TC0", marked)
+	}
+	if ps := st.sw.PortStats(1); ps[1].ECNMarked != 8 || ps[0].ECNMarked != 0 {
+		t.Errorf("ECNMarked TC1 %d TC0 %d", ps[1].ECNMarked, ps[0].ECNMarked)
+	}
+	checkDrained(t, st.net)
+}
