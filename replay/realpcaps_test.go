@@ -324,6 +324,46 @@ func TestRealPcaps(t *testing.T) {
 					t.Errorf("node %d -> %d TC%d: sent %v pause/resume frames, the peer received %v", l.a, l.b, l.tc, n, rx[l])
 				}
 			}
+			// paused_ps (SPEC 3.9 time paused, at the paused sender) equals the time
+			// between each rx_pause that paused the class and the rx_resume or expire
+			// that ended it, from pfc.arrow.
+			events, _, err := records.ReadAll(records.OpenPFC(filepath.Join(r.out, records.PFCFile)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			type key struct {
+				node, port int32
+				tc         uint8
+			}
+			since, paused := map[key]int64{}, map[key]int64{}
+			for _, e := range events {
+				k := key{e.Node, e.Port, e.TC}
+				switch e.Event {
+				case records.EventRxPause:
+					if _, on := since[k]; !on {
+						since[k] = e.TimePs
+					}
+				case records.EventRxResume, records.EventExpire:
+					if t0, on := since[k]; on {
+						paused[k] += e.TimePs - t0
+						delete(since, k)
+					}
+				}
+			}
+			if len(since) != 0 {
+				t.Errorf("%d classes still paused at the end of a drained run", len(since))
+			}
+			var n int
+			for _, p := range r.ports {
+				if k := (key{p.Node, p.Port, p.TC}); p.PausedPs != paused[k] {
+					t.Errorf("node %d port %d TC%d: paused_ps %d, pfc.arrow intervals sum to %d", p.Node, p.Port, p.TC, p.PausedPs, paused[k])
+				} else if p.PausedPs > 0 {
+					n++
+				}
+			}
+			if n == 0 {
+				t.Error("no port was paused")
+			}
 		}},
 		struct {
 			file    string
