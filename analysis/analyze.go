@@ -402,8 +402,12 @@ func headline(s *Summary) []string {
 	case p.PauseIntervals == 0:
 		h = append(h, "No PFC pauses.")
 	default:
-		line := fmt.Sprintf("PFC paused %d port-classes in %d intervals, %s paused in total, longest %s;",
-			p.PausedPorts, p.PauseIntervals, humanPs(float64(p.PausedPs)), humanPs(float64(p.LongestPs)))
+		classes := "port-classes"
+		if p.PausedPorts == 1 {
+			classes = "port-class"
+		}
+		line := fmt.Sprintf("PFC paused %s %s in %s interval%s, %s paused in total, longest %s;",
+			count(int64(p.PausedPorts)), classes, count(int64(p.PauseIntervals)), plural(p.PauseIntervals), humanPs(float64(p.PausedPs)), humanPs(float64(p.LongestPs)))
 		if len(p.Storms) == 0 {
 			line += fmt.Sprintf(" no storms (no pause spread upstream or lasted %s).", humanPs(float64(p.StormDurationPs)))
 		} else {
@@ -412,7 +416,7 @@ func headline(s *Summary) []string {
 				deep = max(deep, e.Depth)
 				long = max(long, e.DurationPs)
 			}
-			line += fmt.Sprintf(" %d storm%s (deepest %d hop%s, longest %s), %d victim flow%s.", len(p.Storms), plural(len(p.Storms)), deep, plural(deep), humanPs(float64(long)), p.StormVictims, plural(p.StormVictims))
+			line += fmt.Sprintf(" %s storm%s (deepest %d hop%s, longest %s), %s victim flow%s.", count(int64(len(p.Storms))), plural(len(p.Storms)), deep, plural(deep), humanPs(float64(long)), count(int64(p.StormVictims)), plural(p.StormVictims))
 		}
 		h = append(h, line)
 	}
@@ -441,7 +445,7 @@ func headline(s *Summary) []string {
 	if s.ECN.Marked == 0 && s.ECN.DeliveredCE == 0 {
 		h = append(h, "No packets were ECN-marked.")
 	} else {
-		h = append(h, fmt.Sprintf("ECN: %s mark%s at %d queue%s; %s of delivered packets arrived CE-marked.", count(s.ECN.Marked), plural(int(s.ECN.Marked)), len(s.ECN.Queues), plural(len(s.ECN.Queues)), pct(s.ECN.DeliveredCE, s.ECN.Delivered)))
+		h = append(h, fmt.Sprintf("ECN: %s mark%s at %s queue%s; %s of delivered packets arrived CE-marked.", count(s.ECN.Marked), plural(int(s.ECN.Marked)), count(int64(len(s.ECN.Queues))), plural(len(s.ECN.Queues)), pct(s.ECN.DeliveredCE, s.ECN.Delivered)))
 	}
 	if s.Delay.All.Packets > 0 {
 		h = append(h, fmt.Sprintf("One-way delay: p50 %s, p99 %s over %s delivered packets.", humanPs(s.Delay.All.P50Ps), humanPs(s.Delay.All.P99Ps), count(s.Delay.All.Packets)))

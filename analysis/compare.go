@@ -247,8 +247,41 @@ func (c *Comparison) headline(tiers []string) []string {
 		h = append(h, fmt.Sprintf("Least polarized: %s (NMI %s); most: %s (NMI %s).", b.Method, c.ByMethod[b.Method].Metrics[MetricNMI], worst, c.ByMethod[worst].Metrics[MetricNMI]))
 	}
 	b = c.Best[MetricDrops]
-	h = append(h, fmt.Sprintf("Fewest drops: %s (%s)%s.", b.Method, c.ByMethod[b.Method].Metrics[MetricDrops], c.clearWord(b)))
+	if e := c.ByMethod[b.Method].Metrics[MetricDrops]; e.Value == 0 && c.allZero(MetricDrops) {
+		h = append(h, "No method dropped a packet.")
+	} else {
+		h = append(h, fmt.Sprintf("Fewest drops: %s (%s)%s.", b.Method, fmtEstimate(MetricDrops, e), c.clearWord(b)))
+	}
 	return h
+}
+
+// allZero reports whether every method's value of metric is 0.
+func (c *Comparison) allZero(metric string) bool {
+	for _, m := range c.Methods {
+		if c.ByMethod[m].Metrics[metric].Value != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// fmtEstimate formats an estimate for a sentence: counts (drops, storms) as whole
+// numbers with thousands separators, times in a human unit, other metrics as
+// Estimate.String does.
+func fmtEstimate(metric string, e Estimate) string {
+	var f func(float64) string
+	switch {
+	case metric == MetricDrops || metric == MetricLossless || metric == MetricStorms:
+		f = func(v float64) string { return count(int64(math.Round(v))) }
+	case strings.HasSuffix(metric, "_ps"):
+		f = humanPs
+	default:
+		return e.String()
+	}
+	if !e.HasCI {
+		return f(e.Value)
+	}
+	return fmt.Sprintf("%s [%s, %s]", f(e.Value), f(e.Lo), f(e.Hi))
 }
 
 func (c *Comparison) clearWord(b Best) string {

@@ -121,3 +121,20 @@ func TestCompareRefusesOtherTraces(t *testing.T) {
 		t.Errorf("methods %v, err %v", c.Methods, err)
 	}
 }
+
+func TestFmtEstimate(t *testing.T) {
+	for _, c := range []struct {
+		metric string
+		e      Estimate
+		want   string
+	}{
+		{MetricDrops, Estimate{Value: 123456.4, Lo: 120000.2, Hi: 130000.7, HasCI: true}, "123,456 [120,000, 130,001]"},
+		{MetricStorms, Estimate{Value: 1200}, "1,200"},
+		{MetricPausedPs, Estimate{Value: 2.5e9}, "2.5 ms"},
+		{MetricNMI, Estimate{Value: 0.5, Lo: 0.25, Hi: 0.75, HasCI: true}, "0.5 [0.25, 0.75]"},
+	} {
+		if got := fmtEstimate(c.metric, c.e); got != c.want {
+			t.Errorf("fmtEstimate(%s, %+v) = %q, want %q", c.metric, c.e, got, c.want)
+		}
+	}
+}

@@ -2,6 +2,8 @@ package analysis
 
 import (
 	"reflect"
+	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -177,5 +179,27 @@ func TestDelayQuantile(t *testing.T) {
 	}
 	if e := NewDelayCDF(0, nil); e.Packets != 0 || e.Points != nil || DelayQuantile(nil, 0.5) != 0 {
 		t.Errorf("empty CDF = %+v", e)
+	}
+}
+
+// Counts in the headline carry thousands separators, whatever their size.
+func TestHeadlineThousands(t *testing.T) {
+	s := &Summary{
+		Run:   RunInfo{Injected: 2_000_000},
+		Drops: DropStats{Total: 1_234_567, Lossless: 4_321, ByReason: map[string]int64{"headroom": 4_321, "pool-full": 1_230_246}},
+		PFC: PFCSummary{PausedPorts: 1_024, PauseIntervals: 3_560, PausedPs: 5e9, LongestPs: 1e6,
+			Storms: make([]Episode, 1_001), StormVictims: 12_345},
+		ECN:   ECNSummary{Marked: 15_195, Queues: make([]QueueECN, 1_500), Delivered: 10, DeliveredCE: 5},
+		Delay: DelaySummary{All: DelayCDF{Packets: 16_668, P50Ps: 1e6, P99Ps: 2e6}},
+	}
+	h := strings.Join(headline(s), "\n")
+	for _, want := range []string{"1,234,567 packets dropped", "of 2,000,000 injected", "1,230,246 pool-full", "4,321 lossless",
+		"1,024 port-classes in 3,560 intervals", "1,001 storms", "12,345 victim flows", "15,195 marks at 1,500 queues", "16,668 delivered packets"} {
+		if !strings.Contains(h, want) {
+			t.Errorf("headline lacks %q:\n%s", want, h)
+		}
+	}
+	if regexp.MustCompile(`\d{4}`).MatchString(strings.ReplaceAll(h, "p99", "")) {
+		t.Errorf("a number of four or more digits without separators:\n%s", h)
 	}
 }

@@ -128,9 +128,9 @@ func BufferOccupancy(b PoolOccupancy, o Options) (*Figure, error) {
 	p.X.Min, p.X.Max = tmin/tdiv, tmax/tdiv
 	p.Y.Min = 0
 
-	note := fmt.Sprintf("%d pools", all)
+	note := fmt.Sprintf("%s pools", countText(float64(all)))
 	if all > len(ss) {
-		note = fmt.Sprintf("%d busiest of %d pools, by peak occupancy", len(ss), all)
+		note = fmt.Sprintf("%s busiest of %s pools, by peak occupancy", countText(float64(len(ss))), countText(float64(all)))
 	}
 	if all == 1 {
 		note = "1 pool"

@@ -170,7 +170,7 @@ func ECMPMemberLoad(l ECMPLoad, o Options) (*Figure, error) {
 	}
 	note := "dashed line: uniform share (100/n %)"
 	if all > len(sets) {
-		note = fmt.Sprintf("%d most imbalanced of %d equal-cost sets, by max/mean of member %s; ", len(sets), all, measure) + note
+		note = fmt.Sprintf("%s most imbalanced of %s equal-cost sets, by max/mean of member %s; ", countText(float64(len(sets))), countText(float64(all)), measure) + note
 	}
 	pg := &page{
 		title: "ECMP member load: share of each set's " + measure + " per member",

@@ -123,9 +123,9 @@ func ECNMarking(m ECNMarks, o Options) (*Figure, error) {
 			o.Height = need
 		}
 		if all > n {
-			notes = append(notes, fmt.Sprintf("top %d of %d marking queues", n, all))
+			notes = append(notes, fmt.Sprintf("top %s of %s marking queues", countText(float64(n)), countText(float64(all))))
 		} else {
-			notes = append(notes, fmt.Sprintf("%d marking queues", all))
+			notes = append(notes, fmt.Sprintf("%s marking queues", countText(float64(all))))
 		}
 	}
 	if markedOverTime > 0 {

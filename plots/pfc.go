@@ -153,9 +153,9 @@ func PFCPauseTimeline(g PauseGrid, o Options) (*Figure, error) {
 		o.Height = need
 	}
 
-	note := fmt.Sprintf("%d paused port-classes", all)
+	note := fmt.Sprintf("%s paused port-classes", countText(float64(all)))
 	if all > n {
-		note = fmt.Sprintf("top %d of %d paused port-classes, by paused time", n, all)
+		note = fmt.Sprintf("top %s of %s paused port-classes, by paused time", countText(float64(n)), countText(float64(all)))
 	}
 	note += "; bin = " + durationText(tb.width)
 	pg := &page{

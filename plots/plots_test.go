@@ -840,3 +840,18 @@ func TestAxisTimeScale(t *testing.T) {
 		t.Errorf("label %q", got)
 	}
 }
+
+// Counts in figure notes carry thousands separators.
+func TestNoteThousands(t *testing.T) {
+	var m ECNMarks
+	for i := range 1500 {
+		m.Queues = append(m.Queues, QueueMarks{Node: "leaf", Port: i, TC: 3, Marked: float64(1 + i%7), Packets: 10})
+	}
+	f, err := ECNMarking(m, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(f.Note, "of 1,500 marking queues") {
+		t.Errorf("note %q", f.Note)
+	}
+}

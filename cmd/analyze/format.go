@@ -45,10 +45,15 @@ func fmtPs(ps float64) string {
 	return fmt.Sprintf("%.3g ps", ps)
 }
 
-// fmtTimePs formats an instant of simulated time in ps (more digits than a duration,
-// so that storm starts can be told apart).
+// fmtTimePs formats an instant of simulated time in ps as ms from the start of the
+// run, to the nanosecond (more digits than a duration, so that storm starts can be
+// told apart), thousands separated: "1,000.119321 ms".
 func fmtTimePs(ps int64) string {
-	return fmt.Sprintf("%.6f ms", float64(ps)/1e9)
+	sign := ""
+	if ps < 0 {
+		sign, ps = "-", -ps
+	}
+	return fmt.Sprintf("%s%s.%06d ms", sign, fmtCount(ps/1e9), ps%1e9/1e3)
 }
 
 // fmtBytes formats a size in bytes (decimal units).

@@ -60,7 +60,7 @@ func headline(j *job) []string {
 		l := int64(mm[analysis.MetricLossless].Value)
 		anyLossless = anyLossless || l > 0
 		lossless = append(lossless, fmt.Sprintf("%s %s", m, fmtCount(l)))
-		storms = append(storms, fmt.Sprintf("%s %d", m, int64(mm[analysis.MetricStorms].Value)))
+		storms = append(storms, fmt.Sprintf("%s %s", m, fmtCount(int64(mm[analysis.MetricStorms].Value))))
 	}
 	line := "Dropped packets per method: " + strings.Join(drops, ", ") + "; "
 	if anyLossless {
@@ -87,7 +87,7 @@ func buildReport(j *job, figs *figures, head []string) *report.Report {
 		for i, in := range j.inputs {
 			dirs[i] = in.dir
 		}
-		r.Subtitle = fmt.Sprintf("%d runs of one trace: %s", len(dirs), strings.Join(dirs, ", "))
+		r.Subtitle = fmt.Sprintf("%s runs of one trace: %s", fmtCount(int64(len(dirs))), strings.Join(dirs, ", "))
 	}
 	r.Sections = append(r.Sections, runSection(j))
 	if j.cmp != nil {
@@ -150,8 +150,8 @@ func comparisonSection(j *job, figs *figures) report.Section {
 	sec.Blocks = append(sec.Blocks, figs.block(plots.NameHashComparison))
 	flows := c.ByMethod[c.Methods[0]].Flows
 	sec.Blocks = append(sec.Blocks, report.ParagraphBlock(fmt.Sprintf(
-		"Values with [%g%% bootstrap interval] over the %s flows (%d replicates, seed %d, the same resampled flows for every method). Lossless drops, pause time, storms and the packet p99 delay are run-level numbers that cannot be resampled by flow: they have no interval.",
-		100*c.Level, fmtCount(int64(flows)), c.B, c.Seed)))
+		"Values with [%g%% bootstrap interval] over the %s flows (%s replicates, seed %d, the same resampled flows for every method). Lossless drops, pause time, storms and the packet p99 delay are run-level numbers that cannot be resampled by flow: they have no interval.",
+		100*c.Level, fmtCount(int64(flows)), fmtCount(int64(c.B)), c.Seed)))
 	cols := append(append([]string{"metric"}, c.Methods...), "best")
 	t := report.Table{Columns: cols, Source: "tables/hash_comparison.csv"}
 	for _, metric := range c.Metrics {
@@ -202,7 +202,7 @@ func countTable(caption, key string, m map[string]int64, total int64, n int) rep
 		t.Rows = append(t.Rows, []string{k, fmtShare(m[k], total)})
 	}
 	if nz := len(topKeys(m, len(m))); nz > len(keys) {
-		t.Note = fmt.Sprintf("top %d of %d", len(keys), nz)
+		t.Note = fmt.Sprintf("top %s of %s", fmtCount(int64(len(keys))), fmtCount(int64(nz)))
 	}
 	return t
 }
@@ -239,7 +239,7 @@ func dropsSection(j *job, figs *figures) report.Section {
 				strconv.Itoa(int(f.Sport)), strconv.Itoa(int(f.Dport)), strconv.Itoa(int(f.TC)), fmtCount(f.Packets), fmtShare(f.Dropped, f.Packets)})
 		}
 		if n < len(d.TopFlows) {
-			t.Note = fmt.Sprintf("top %d of %d", n, len(d.TopFlows))
+			t.Note = fmt.Sprintf("top %s of %s", fmtCount(int64(n)), fmtCount(int64(len(d.TopFlows))))
 		}
 		sec.Blocks = append(sec.Blocks, report.TableBlock(t))
 	}
@@ -261,7 +261,7 @@ func pfcSection(j *job, figs *figures) report.Section {
 		report.KV{Key: "paused time (sum over port-classes)", Value: fmtPs(float64(p.PausedPs))},
 		report.KV{Key: "longest pause", Value: fmtPs(float64(p.LongestPs))},
 		report.KV{Key: "episodes", Value: fmtCount(int64(p.Episodes))},
-		report.KV{Key: "storms", Value: fmt.Sprintf("%d (depth >= 2 or lasting >= %s)", len(p.Storms), fmtPs(float64(p.StormDurationPs)))},
+		report.KV{Key: "storms", Value: fmt.Sprintf("%s (depth >= 2 or lasting >= %s)", fmtCount(int64(len(p.Storms))), fmtPs(float64(p.StormDurationPs)))},
 		report.KV{Key: "storm victim flows", Value: fmtCount(int64(p.StormVictims))},
 	))
 	if len(p.Storms) == 0 {
@@ -272,11 +272,11 @@ func pfcSection(j *job, figs *figures) report.Section {
 			Columns: []string{"start", "duration", "ports", "depth", "root", "tc", "victims"}}
 		n := min(j.top, len(p.Storms))
 		for _, e := range p.Storms[:n] {
-			t.Rows = append(t.Rows, []string{fmtTimePs(e.StartPs), fmtPs(float64(e.DurationPs)), strconv.Itoa(e.Ports),
-				strconv.Itoa(e.Depth), e.Root, strconv.Itoa(int(e.TC)), strconv.Itoa(e.Victims)})
+			t.Rows = append(t.Rows, []string{fmtTimePs(e.StartPs), fmtPs(float64(e.DurationPs)), fmtCount(int64(e.Ports)),
+				strconv.Itoa(e.Depth), e.Root, strconv.Itoa(int(e.TC)), fmtCount(int64(e.Victims))})
 		}
 		if n < len(p.Storms) {
-			t.Note = fmt.Sprintf("first %d of %d", n, len(p.Storms))
+			t.Note = fmt.Sprintf("first %s of %s", fmtCount(int64(n)), fmtCount(int64(len(p.Storms))))
 		}
 		sec.Blocks = append(sec.Blocks, report.TableBlock(t), report.ParagraphBlock(
 			"A storm is a set of overlapping pause intervals linked hop by hop (the paused node itself pausing its upstream); depth is the longest chain in hops, root the congested port whose pause started it. Victims are flows that crossed a paused port while it was paused."))
@@ -289,7 +289,7 @@ func pfcSection(j *job, figs *figures) report.Section {
 			fmtPs(float64(pp.LongestPs)), fmtFrac(pp.Fraction)})
 	}
 	if n < len(p.Ports) {
-		t.Note = fmt.Sprintf("top %d of %d", n, len(p.Ports))
+		t.Note = fmt.Sprintf("top %s of %s", fmtCount(int64(n)), fmtCount(int64(len(p.Ports))))
 	}
 	sec.Blocks = append(sec.Blocks, report.TableBlock(t))
 	return sec
@@ -324,7 +324,7 @@ func ecmpSection(j *job, figs *figures) report.Section {
 			if ti.Sets == 0 {
 				continue
 			}
-			t.Rows = append(t.Rows, []string{tier, strconv.Itoa(ti.Sets), fmtFloat(ti.MaxMean), fmtFloat(ti.CoV), fmtFloat(ti.Jain),
+			t.Rows = append(t.Rows, []string{tier, fmtCount(int64(ti.Sets)), fmtFloat(ti.MaxMean), fmtFloat(ti.CoV), fmtFloat(ti.Jain),
 				fmtFrac(ti.IdleFraction), fmtFloat(ti.Chi2P), fmt.Sprintf("%s (%s)", ti.Bytes.Worst.MaxMeanSet, fmtFloat(ti.Bytes.Worst.MaxMean))})
 		}
 		sec.Blocks = append(sec.Blocks, report.TableBlock(t), report.ParagraphBlock(
@@ -363,7 +363,7 @@ func ecnSection(j *job, figs *figures) report.Section {
 			t.Rows = append(t.Rows, []string{q.PortClass.String(), q.Tier, fmtCount(q.TxPackets), fmtCount(q.Marked), fmtFrac(q.Fraction)})
 		}
 		if n < len(e.Queues) {
-			t.Note = fmt.Sprintf("top %d of %d", n, len(e.Queues))
+			t.Note = fmt.Sprintf("top %s of %s", fmtCount(int64(n)), fmtCount(int64(len(e.Queues))))
 		}
 		sec.Blocks = append(sec.Blocks, report.TableBlock(t))
 	}
