@@ -84,8 +84,20 @@ func PeakArrival(speed units.BitRate, delay units.Time, mtu units.Bytes) units.B
 // x 256/84 = 208,383.1 -> 208,384 B (814 cells).
 // A non-positive cell is taken as 1 byte (Validate rejects it).
 func AutoHeadroom(speed units.BitRate, delay units.Time, mtu, cell units.Bytes) units.Bytes {
+	return autoHeadroom(speed, delay, 0, mtu, cell)
+}
+
+// autoHeadroom is AutoHeadroom with a ForwardingLatency fwd: frames are admitted (and
+// the pause decided) fwd after they arrive, so the ceil(C*fwd/8) bytes that arrive in
+// that time also land in headroom; W grows by them. With fwd = 0 it is SPEC 3.10's
+// formula exactly.
+func autoHeadroom(speed units.BitRate, delay, fwd units.Time, mtu, cell units.Bytes) units.Bytes {
 	cell = max(cell, 1)
 	w := PeakArrival(speed, delay, mtu)
+	if fwd > 0 {
+		cf := new(big.Int).Mul(big.NewInt(int64(speed)), big.NewInt(int64(fwd)))
+		w += units.Bytes(ceilDiv(cf, big.NewInt(8*int64(units.Second))).Int64())
+	}
 	num, den := CellFactor(mtu, cell)
 	// cells = ceil(W*num / (den*cell))
 	x := new(big.Int).Mul(big.NewInt(int64(w)), big.NewInt(num))
@@ -95,10 +107,11 @@ func AutoHeadroom(speed units.BitRate, delay units.Time, mtu, cell units.Bytes) 
 
 // HeadroomFor returns the headroom of one (port, lossless pool) on a port of the given
 // speed whose link has the given one-way propagation delay: AutoHeadroom under
-// "auto", else the fixed size. A fixed size below AutoHeadroom comes with a warning
+// "auto" (plus what arrives during the switch's ForwardingLatency, which delays the
+// pause decision; nothing with the default 0), else the fixed size. A fixed size below AutoHeadroom comes with a warning
 // (SPEC 3.10: lossless traffic may then drop with reason headroom).
 func (s *Switch) HeadroomFor(speed units.BitRate, delay units.Time) (units.Bytes, string) {
-	need := AutoHeadroom(speed, delay, s.Mtu, s.CellSize)
+	need := autoHeadroom(speed, delay, s.ForwardingLatency, s.Mtu, s.CellSize)
 	if s.Headroom.Auto {
 		return need, ""
 	}

@@ -113,3 +113,19 @@ func TestHeadroomForWarnsBelowFormula(t *testing.T) {
 		t.Fatalf("fixed = formula warned: %q", warn)
 	}
 }
+
+// TestHeadroomForwardingLatency: a ForwardingLatency delays the pause decision, so the
+// bytes arriving meanwhile are added to W (20 us at 100 Gb/s: 250,000 B more).
+func TestHeadroomForwardingLatency(t *testing.T) {
+	s := Default().Switch
+	base, _ := s.HeadroomFor(100*units.Gbps, units.Microsecond)
+	s.ForwardingLatency = 20 * units.Microsecond
+	got, _ := s.HeadroomFor(100*units.Gbps, units.Microsecond)
+	num, den := CellFactor(s.Mtu, s.CellSize)
+	// W = 68,376 + 250,000 = 318,376 wire bytes; x 256/84 -> cells, rounded up.
+	w := int64(318376)
+	cells := (w*num + den*256 - 1) / (den * 256)
+	if got != units.Bytes(cells*256) || got <= base {
+		t.Errorf("headroom with 20us forwarding latency = %d B, want %d B (base %d B)", got, cells*256, base)
+	}
+}
