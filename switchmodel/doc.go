@@ -14,7 +14,9 @@
 //
 // # What it models
 //
-//   - Engine: events ordered by (time, insertion sequence) in a typed 4-ary min-heap,
+//   - Engine: events ordered by (time, insertion sequence) in a calendar queue (a
+//     ring of time buckets sized to the pending events, O(1) per event) backed by a
+//     typed 4-ary min-heap for the far future,
 //     one pending event per busy port (transmit done), per link with frames in flight
 //     (its head frame's arrival: the link keeps a FIFO of frames), per switch port's
 //     ForwardingLatency line, per paused (port, pool) refresh timer and per paused
@@ -89,7 +91,7 @@
 // InFlight, ForEachOutstanding (undrained packets), Switch.Selector records and
 // CheckAccounting at the end.
 //
-// When a handler's first Schedule call reuses the slot of the event being handled
-// (one heap sift instead of a pop and a push), the order is unchanged: (time,
-// insertion sequence).
+// The calendar's geometry (bucket count and width) adapts to the pending events as
+// the run goes; it changes only the cost, never the order: (time, insertion
+// sequence).
 package switchmodel

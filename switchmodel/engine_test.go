@@ -127,11 +127,16 @@ func BenchmarkEngine(b *testing.B) {
 			}
 			b.ReportAllocs()
 			b.ResetTimer()
+			defer cpuClock(b, nil, "")()
 			for i := 0; i < b.N; i++ {
 				e.Schedule(e.now+delays[i&4095], h, 0, 0)
-				ev := e.pop()
-				e.now = ev.at
-				e.handlers[ev.h].Handle(ev.at, ev.kind, ev.arg)
+				b, _, _ := e.front()
+				at, h, kind, arg := e.take(b)
+				e.now = at
+				if e.since++; e.since >= calTuneEvery {
+					e.tune()
+				}
+				e.handlers[h].Handle(at, kind, arg)
 			}
 		})
 	}
@@ -183,8 +188,10 @@ func BenchmarkEngineHold(b *testing.B) {
 			}
 			b.ReportAllocs()
 			b.ResetTimer()
+			done := cpuClock(b, nil, "")
 			e.RunUntil(units.Time(1 << 62))
 			b.StopTimer()
+			done()
 			if e.Processed() != uint64(b.N+pending) {
 				b.Fatalf("processed %d", e.Processed())
 			}
@@ -242,4 +249,92 @@ func TestEngineHandlerScheduling(t *testing.T) {
 	if uint64(len(m.seen)) != e.Processed() || int64(len(m.seen)) != m.next || e.Pending() != 0 {
 		t.Fatalf("handled %d, scheduled %d, processed %d", len(m.seen), m.next, e.Processed())
 	}
+}
+
+// geo schedules through phases of very different event densities and horizons, so
+// the calendar changes its geometry several times while events are pending.
+type geo struct {
+	e         *Engine
+	h         HandlerID
+	rng       *rand.Rand
+	at        []units.Time
+	args      []int64
+	next      int64
+	left      int
+	nb, w     map[uint]bool
+	maxPend   int
+	handled   int
+	phaseSize int
+}
+
+func (g *geo) Handle(now units.Time, kind int32, arg int64) {
+	g.at = append(g.at, now)
+	g.args = append(g.args, arg)
+	g.handled++
+	g.nb[g.e.nbBits], g.w[g.e.w] = true, true
+	g.maxPend = max(g.maxPend, g.e.Pending())
+	var d func() units.Time
+	switch (g.handled / g.phaseSize) % 4 {
+	case 0: // wide: up to 1 us, growing to thousands pending
+		d = func() units.Time { return units.Time(g.rng.IntN(1_000_000)) }
+	case 1: // dense: ties and picoseconds
+		d = func() units.Time { return units.Time(g.rng.IntN(8)) }
+	case 2: // sparse far timers mixed with near events
+		d = func() units.Time {
+			if g.rng.IntN(3) == 0 {
+				return units.Time(1_000_000_000 + g.rng.Int64N(1_000_000_000_000))
+			}
+			return units.Time(g.rng.IntN(100_000))
+		}
+	default: // the hold model at 1k-100 ns
+		d = func() units.Time { return units.Time(100_000 + g.rng.IntN(900_000)) }
+	}
+	k := g.rng.IntN(3)
+	if g.e.Pending() < 50 {
+		k = 2
+	}
+	if g.e.Pending() > 300_000 {
+		k = 0
+	}
+	for i := 0; i < k && g.left > 0; i++ {
+		g.left--
+		g.next++
+		g.e.Schedule(now+d(), g.h, 0, g.next)
+	}
+}
+
+// The calendar's geometry (bucket count and width) adapts as the load changes; the
+// order stays exactly (time, insertion).
+func TestEngineGeometryChanges(t *testing.T) {
+	e := NewEngine()
+	g := &geo{e: e, rng: rand.New(rand.NewPCG(9, 10)), left: 800_000, nb: map[uint]bool{}, w: map[uint]bool{}, phaseSize: 100_000}
+	g.h = e.Register(g)
+	g.nb[e.nbBits], g.w[e.w] = true, true
+	// Scheduled before running, out of order and crowded in one bucket.
+	for i := 0; i < 30_000; i++ {
+		g.next++
+		e.Schedule(units.Time(g.rng.IntN(3000)), g.h, 0, g.next)
+	}
+	// Run in slices, scheduling between them too (the InjectAt pattern), then to the end.
+	for lim, i := units.Time(0), 0; i < 3000 && e.Pending() > 0; lim, i = lim+7_777_777, i+1 {
+		e.RunUntil(lim)
+		if nt, ok := e.NextTime(); ok && nt <= lim {
+			t.Fatalf("RunUntil(%d) left an event at %d", lim, nt)
+		}
+		g.next++
+		e.Schedule(lim+1, g.h, 0, g.next)
+	}
+	e.Run()
+	for i := 1; i < len(g.at); i++ {
+		if g.at[i] < g.at[i-1] || (g.at[i] == g.at[i-1] && g.args[i] < g.args[i-1]) {
+			t.Fatalf("event %d (t=%d, #%d) after (t=%d, #%d)", i, g.at[i], g.args[i], g.at[i-1], g.args[i-1])
+		}
+	}
+	if int64(len(g.at)) != g.next || e.Processed() != uint64(g.next) {
+		t.Fatalf("handled %d, scheduled %d, processed %d", len(g.at), g.next, e.Processed())
+	}
+	if len(g.nb) < 2 || len(g.w) < 3 {
+		t.Fatalf("geometry barely changed: bucket counts %v, widths %v (max pending %d)", g.nb, g.w, g.maxPend)
+	}
+	t.Logf("bucket bits %v, width bits %v, max pending %d, events %d", g.nb, g.w, g.maxPend, len(g.at))
 }
