@@ -35,7 +35,9 @@
 // Time series (drops, pause timeline, ECN and buffer occupancy over time) are binned
 // over the span where their events happen, first to last padded by 5%, in at most
 // TimeBins bins of a 1-2-5 width, not over the whole run: each carries StartPs and
-// BinPs (see FineBins for how a streamed series gets there in bounded memory).
+// BinPs (see FineBins for how a streamed series gets there in bounded memory). Buffer
+// occupancy, whose pools can be busy in bursts far apart, gets one window per burst
+// (BufferSeries.TimesPs, Windows).
 //
 // The reading layer: Load (LoadWith for progress) streams a run directory's run.json
 // and record files through package replay/records into a Run, refusing incomplete

@@ -3,6 +3,7 @@ package analysis
 import (
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -201,5 +202,51 @@ func TestHeadlineThousands(t *testing.T) {
 	}
 	if regexp.MustCompile(`\d{4}`).MatchString(strings.ReplaceAll(h, "p99", "")) {
 		t.Errorf("a number of four or more digits without separators:\n%s", h)
+	}
+}
+
+// Buffer series kept by Analyze share their bins; activity in bursts far apart (1 s
+// and 2 s of a 3 s run) gets a window per burst instead of 15 ms bins over the run.
+func TestBufferWindows(t *testing.T) {
+	const sim = 3_000_000_000_000
+	a := NewBufferSeries("rack-p0-r1", 3, sim, TimeBins)
+	b := NewBufferSeries("rack-p1-r3", 0, sim, TimeBins)
+	for tp := int64(100_000_000); tp < sim; tp += 100_000_000 { // a sample every 100 us
+		var va, vb int64
+		if tp >= 1_000_000_000_000 && tp <= 1_003_000_000_000 {
+			va = 1000 + (tp-1_000_000_000_000)/1_000_000
+		}
+		if tp >= 2_000_000_000_000 && tp <= 2_002_000_000_000 {
+			vb = 7000
+		}
+		a.Add(tp, va, 0, va, va)
+		b.Add(tp, vb, 0, vb, vb)
+	}
+	a.Finish()
+	b.Finish()
+	if a.Windows != 1 || a.StartPs > 1_000_000_000_000 || len(a.Ingress) > TimeBins || slices.Max(a.Ingress) != 4000 {
+		t.Errorf("own window: start %d width %d bins %d peak %d", a.StartPs, a.BinPs, len(a.Ingress), slices.Max(a.Ingress))
+	}
+	series := []BufferSeries{*a, *b}
+	commonWindow(series)
+	for _, s := range series {
+		if s.Windows != 2 || len(s.TimesPs) != len(s.Ingress) || len(s.TimesPs) > 2*TimeBins || s.BinPs != series[0].BinPs {
+			t.Fatalf("%s: %d windows, %d times, %d bins, width %d", s.Node, s.Windows, len(s.TimesPs), len(s.Ingress), s.BinPs)
+		}
+		jumps := 0
+		for i := 1; i < len(s.TimesPs); i++ {
+			if d := s.TimesPs[i] - s.TimesPs[i-1]; d != s.BinPs {
+				jumps++
+				if d < 900_000_000_000 {
+					t.Errorf("%s: a jump of %d ps between windows", s.Node, d)
+				}
+			}
+		}
+		if jumps != 1 || s.BinPs > 20_000_000 {
+			t.Errorf("%s: %d jumps, bins of %d ps (a 3 ms burst should span 150 bins or more)", s.Node, jumps, s.BinPs)
+		}
+	}
+	if slices.Max(series[0].Ingress) != 4000 || slices.Max(series[1].Ingress) != 7000 {
+		t.Errorf("peaks %d %d", slices.Max(series[0].Ingress), slices.Max(series[1].Ingress))
 	}
 }

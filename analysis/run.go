@@ -1,5 +1,7 @@
 package analysis
 
+import "slices"
+
 // Run is one replay run as analysis needs it: what Load reads from a run directory,
 // reduced while streaming to sizes that do not grow with the number of packets or
 // events (except the per-flow table and the pause intervals). Tests and other callers
@@ -100,15 +102,20 @@ type FlowTotals struct {
 }
 
 // BufferSeries is one (switch, pool)'s buffer occupancy over time: per time bin
-// [StartPs + b*BinPs, StartPs + (b+1)*BinPs) the largest sampled value of each counter
-// (bytes; 0 for bins without a sample). The bins cover the span of the non-zero
-// samples, padded (see FineBins); Analyze puts the series it keeps on one common
-// window. Peak is the largest IngressBytes sample. Add, then Finish, then read.
+// [TimesPs[b], TimesPs[b] + BinPs) the largest sampled value of each counter (bytes; 0
+// for bins without a sample). The bins cover the span of the non-zero samples, padded
+// (see FineBins); Analyze puts the series it keeps on common bins, and when their
+// activity comes in bursts separated by long idle gaps (a PFC storm at 1 s, an incast
+// at 2 s), on one run of bins per burst (Windows of them), with the idle time between
+// left out: TimesPs then jumps. StartPs is TimesPs[0]. Peak is the largest
+// IngressBytes sample. Add, then Finish, then read.
 type BufferSeries struct {
 	Node     string  `json:"node"`
 	Pool     uint8   `json:"pool"`
 	StartPs  int64   `json:"start_ps"`
 	BinPs    int64   `json:"bin_ps"`
+	Windows  int     `json:"windows"`
+	TimesPs  []int64 `json:"times_ps"`
 	Peak     int64   `json:"peak_ingress_bytes"`
 	Shared   []int64 `json:"shared_bytes"`
 	Headroom []int64 `json:"headroom_bytes"`
@@ -145,42 +152,105 @@ func (s *BufferSeries) Add(timePs, shared, headroom, ingress, egress int64) {
 // Finish bins the series over its own samples' span.
 func (s *BufferSeries) Finish() {
 	if s.fine == nil {
-		s.setWindow(wholeRun(s.simPs, s.bins))
+		s.setWindows([]window{wholeRun(s.simPs, s.bins)})
 		return
 	}
-	s.setWindow(s.fine.ownWindow(s.simPs, s.bins))
+	s.setWindows([]window{s.fine.ownWindow(s.simPs, s.bins)})
 }
 
-func (s *BufferSeries) setWindow(w window) {
-	s.StartPs, s.BinPs = w.start, w.width
-	if s.fine == nil {
-		s.Shared, s.Headroom, s.Ingress, s.Egress = make([]int64, w.bins), make([]int64, w.bins), make([]int64, w.bins), make([]int64, w.bins)
-		return
+// setWindows bins the series over ws (of one width, in time order, disjoint).
+func (s *BufferSeries) setWindows(ws []window) {
+	s.StartPs, s.BinPs, s.Windows = ws[0].start, ws[0].width, len(ws)
+	s.TimesPs, s.Shared, s.Headroom, s.Ingress, s.Egress = nil, nil, nil, nil, nil
+	for _, w := range ws {
+		for b := range w.bins {
+			s.TimesPs = append(s.TimesPs, w.start+int64(b)*w.width)
+		}
+		if s.fine == nil {
+			z := make([]int64, w.bins)
+			s.Shared, s.Headroom, s.Ingress, s.Egress = append(s.Shared, z...), append(s.Headroom, z...), append(s.Ingress, z...), append(s.Egress, z...)
+			continue
+		}
+		s.Shared = append(s.Shared, s.fine.collect(0, w)...)
+		s.Headroom = append(s.Headroom, s.fine.collect(1, w)...)
+		s.Ingress = append(s.Ingress, s.fine.collect(2, w)...)
+		s.Egress = append(s.Egress, s.fine.collect(3, w)...)
 	}
-	s.Shared, s.Headroom, s.Ingress, s.Egress = s.fine.collect(0, w), s.fine.collect(1, w), s.fine.collect(2, w), s.fine.collect(3, w)
 }
 
-// commonWindow puts series on one window over all their non-zero samples (a no-op for
-// series read without their fine bins, e.g. from JSON).
+// MaxBufferWindows is how many bursts of buffer activity Analyze shows apart at most.
+const MaxBufferWindows = 3
+
+// commonWindow puts series on common bins over all their non-zero samples (a no-op for
+// series read without their fine bins, e.g. from JSON). Bursts of activity separated
+// by an idle gap longer than their total span (first to last activity) / 10 get one
+// window each (at most MaxBufferWindows: the closest are merged), all of one bin width
+// that puts at most TimeBins bins on the longest.
 func commonWindow(series []BufferSeries) {
-	lo, hi, unit, bins, simPs := int64(-1), int64(0), int64(1), TimeBins, int64(0)
+	unit, bins, simPs := int64(1), TimeBins, int64(0)
 	for _, s := range series {
 		simPs, bins = max(simPs, s.simPs), s.bins
+		if s.fine != nil && s.fine.used {
+			unit = max(unit, s.fine.width) // widths are powers of ten
+		}
+	}
+	// The active times, at the coarsest fine width.
+	var active []int64
+	for _, s := range series {
 		if s.fine == nil || !s.fine.used {
 			continue
 		}
-		if lo < 0 || s.fine.lo < lo {
-			lo = s.fine.lo
+		for i := range FineBins {
+			if s.fine.rows[0][i] != 0 || s.fine.rows[1][i] != 0 || s.fine.rows[2][i] != 0 || s.fine.rows[3][i] != 0 {
+				active = append(active, (s.fine.origin+int64(i))*s.fine.width/unit*unit)
+			}
 		}
-		hi, unit = max(hi, s.fine.hi), max(unit, s.fine.width) // widths are powers of ten
 	}
-	if lo < 0 || bins < 1 {
+	if len(active) == 0 || bins < 1 {
 		return
 	}
-	w := chooseWindow(lo, hi, unit, bins, simPs)
+	slices.Sort(active)
+	active = slices.Compact(active)
+	type burst struct{ lo, hi int64 }
+	bursts := []burst{{active[0], active[0] + unit - 1}}
+	gap := (active[len(active)-1] + unit - active[0]) / 10
+	for _, t := range active[1:] {
+		if last := &bursts[len(bursts)-1]; t-last.hi > gap {
+			bursts = append(bursts, burst{t, t + unit - 1})
+		} else {
+			last.hi = t + unit - 1
+		}
+	}
+	for len(bursts) > MaxBufferWindows { // merge across the shortest gap
+		k := 0
+		for i := 1; i < len(bursts)-1; i++ {
+			if bursts[i+1].lo-bursts[i].hi < bursts[k+1].lo-bursts[k].hi {
+				k = i
+			}
+		}
+		bursts[k].hi = bursts[k+1].hi
+		bursts = slices.Delete(bursts, k+1, k+2)
+	}
+	// One width for all: the one the longest burst needs.
+	width := int64(0)
+	for _, b := range bursts {
+		width = max(width, chooseWindow(b.lo, b.hi, unit, bins, simPs).width)
+	}
+	var ws []window
+	for _, b := range bursts {
+		w := chooseWindow(b.lo, b.hi, width, bins, simPs)
+		if n := len(ws); n > 0 {
+			prev := &ws[n-1]
+			if end := prev.start + int64(prev.bins)*width; w.start <= end { // paddings meet: one window
+				prev.bins = int((max(end, w.start+int64(w.bins)*width) - prev.start) / width)
+				continue
+			}
+		}
+		ws = append(ws, w)
+	}
 	for i := range series {
 		if series[i].bins > 0 {
-			series[i].setWindow(w)
+			series[i].setWindows(ws)
 		}
 	}
 }

@@ -70,7 +70,7 @@ func (s *Summary) Tables() []Table {
 	t = Table{Name: "buffer_occupancy", Header: []string{"node", "pool", "start_ps", "end_ps", "shared_bytes", "headroom_bytes", "ingress_bytes", "egress_bytes"}}
 	for _, bs := range s.Buffer {
 		for b := range bs.Ingress {
-			t.Rows = append(t.Rows, []string{bs.Node, u(bs.Pool), fi(bs.StartPs + int64(b)*bs.BinPs), fi(bs.StartPs + int64(b+1)*bs.BinPs), fi(bs.Shared[b]), fi(bs.Headroom[b]), fi(bs.Ingress[b]), fi(bs.Egress[b])})
+			t.Rows = append(t.Rows, []string{bs.Node, u(bs.Pool), fi(bs.TimesPs[b]), fi(bs.TimesPs[b] + bs.BinPs), fi(bs.Shared[b]), fi(bs.Headroom[b]), fi(bs.Ingress[b]), fi(bs.Egress[b])})
 		}
 	}
 	ts = append(ts, t)

@@ -56,7 +56,6 @@ func BufferOccupancy(b PoolOccupancy, o Options) (*Figure, error) {
 		peak  float64
 	}
 	var ss []series
-	tmin, tmax := math.Inf(1), math.Inf(-1)
 	for _, s := range b.Series {
 		if s.Samples == nil || s.Samples.Len() == 0 {
 			continue
@@ -77,8 +76,6 @@ func BufferOccupancy(b PoolOccupancy, o Options) (*Figure, error) {
 			}
 			peak = math.Max(peak, p.Y)
 		}
-		tmin = math.Min(tmin, xys[0].X)
-		tmax = math.Max(tmax, xys[len(xys)-1].X)
 		if peak > 0 {
 			ss = append(ss, series{label: safeText(s.Label(), 28), xys: xys, peak: peak})
 		}
@@ -95,39 +92,71 @@ func BufferOccupancy(b PoolOccupancy, o Options) (*Figure, error) {
 	all := len(ss)
 	ss = ss[:min(len(ss), maxSeries)]
 
-	tdiv, tunit := axisTimeScale(tmin, tmax)
-	bdiv, bunit := byteScale(ss[0].peak)
-	p := newPlot("", timeAxisLabel(tunit), "occupied bytes, shared + headroom ("+bunit+")")
-	gridLines(p, false)
-	leg := newLegend()
-	for i, s := range ss {
-		pts := decimate(s.xys, maxLinePoints)
-		for k := range pts {
-			pts[k].X /= tdiv
-			pts[k].Y /= bdiv
+	// Bursts of samples separated by long gaps get a panel each (same scales).
+	var xs []float64
+	for _, s := range ss {
+		for _, p := range s.xys {
+			xs = append(xs, p.X)
 		}
-		// Stroked in short pieces: one long zigzag path is quadratic in the PNG
-		// rasterizer (freetype's cell search), pieces of 64 points are not.
-		var first *plotter.Line
-		for a := 0; a < len(pts)-1 || a == 0; a += lineChunk {
-			l, err := plotter.NewLine(pts[a:min(len(pts), a+lineChunk+1)])
-			if err != nil {
-				return nil, fmt.Errorf("plots: %s: pool %s: %w", NameBufferOccupancy, s.label, err)
-			}
-			l.LineStyle.Color = seriesColor(i)
-			l.LineStyle.Width = vg.Points(1.5)
-			l.LineStyle.Dashes = seriesDash(i)
-			p.Add(l)
-			if first == nil {
-				first = l
-			}
-		}
-		l := first
-		leg.Add(fmt.Sprintf("%s (peak %s %s)", s.label, trimFloat(roundSig(s.peak/bdiv, 3)), bunit), l)
 	}
-	p.X.Min, p.X.Max = tmin/tdiv, tmax/tdiv
-	p.Y.Min = 0
-
+	panels := timePanels(xs, maxBufferPanels)
+	tdiv, tunit := axisTimeScale(panels[0][0], panels[len(panels)-1][1])
+	for _, pn := range panels {
+		if d, u := axisTimeScale(pn[0], pn[1]); d > tdiv {
+			tdiv, tunit = d, u
+		}
+	}
+	bdiv, bunit := byteScale(ss[0].peak)
+	yLabel := "occupied bytes, shared + headroom (" + bunit + ")"
+	var row []*plot.Plot
+	leg := newLegend()
+	for k, pn := range panels {
+		p := newPlot("", timeAxisLabel(tunit), yLabel)
+		if k > 0 {
+			p.Y.Label.Text = ""
+		}
+		if len(panels) > 1 { // narrower panels: fewer labels (labels like 2000.5 are wide)
+			p.X.Tick.Marker = niceTicks{n: max(2, 6/len(panels))}
+		}
+		if len(panels) > 1 {
+			p.Title.Text = fmt.Sprintf("%s to %s %s", trimFloat(roundSig(pn[0]/tdiv, 6)), trimFloat(roundSig(pn[1]/tdiv, 6)), tunit)
+		}
+		gridLines(p, false)
+		for i, s := range ss {
+			var in plotter.XYs
+			for _, q := range s.xys {
+				if q.X >= pn[0] && q.X <= pn[1] {
+					in = append(in, q)
+				}
+			}
+			if len(in) == 0 {
+				continue
+			}
+			pts := decimate(in, maxLinePoints/len(panels))
+			for j := range pts {
+				pts[j].X /= tdiv
+				pts[j].Y /= bdiv
+			}
+			// Stroked in short pieces: one long zigzag path is quadratic in the PNG
+			// rasterizer (freetype's cell search), pieces of 64 points are not.
+			for a := 0; a < len(pts)-1 || a == 0; a += lineChunk {
+				l, err := plotter.NewLine(pts[a:min(len(pts), a+lineChunk+1)])
+				if err != nil {
+					return nil, fmt.Errorf("plots: %s: pool %s: %w", NameBufferOccupancy, s.label, err)
+				}
+				l.LineStyle.Color = seriesColor(i)
+				l.LineStyle.Width = vg.Points(1.5)
+				l.LineStyle.Dashes = seriesDash(i)
+				p.Add(l)
+			}
+		}
+		p.X.Min, p.X.Max = pn[0]/tdiv, pn[1]/tdiv
+		p.Y.Min, p.Y.Max = 0, ss[0].peak/bdiv*1.02
+		row = append(row, p)
+	}
+	for i, s := range ss {
+		leg.Add(fmt.Sprintf("%s (peak %s %s)", s.label, trimFloat(roundSig(s.peak/bdiv, 3)), bunit), lineThumb(i))
+	}
 	note := fmt.Sprintf("%s pools", countText(float64(all)))
 	if all > len(ss) {
 		note = fmt.Sprintf("%s busiest of %s pools, by peak occupancy", countText(float64(len(ss))), countText(float64(all)))
@@ -135,14 +164,82 @@ func BufferOccupancy(b PoolOccupancy, o Options) (*Figure, error) {
 	if all == 1 {
 		note = "1 pool"
 	}
+	if len(panels) > 1 {
+		note += fmt.Sprintf("; %d bursts, the idle time between them left out", len(panels))
+	}
 	pg := &page{
 		title:       "Buffer occupancy of the busiest pools",
 		note:        note,
-		grid:        [][]*plot.Plot{{p}},
+		grid:        [][]*plot.Plot{row},
 		legend:      &leg,
 		legendTitle: "switch/pool",
 	}
 	return pg.figure(NameBufferOccupancy, o), nil
+}
+
+// maxBufferPanels bounds the panels of a buffer occupancy figure.
+const maxBufferPanels = 3
+
+// lineThumb is the legend thumbnail of series i's line.
+func lineThumb(i int) plot.Thumbnailer {
+	l := &plotter.Line{XYs: plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 0}}}
+	l.LineStyle.Color = seriesColor(i)
+	l.LineStyle.Width = vg.Points(1.5)
+	l.LineStyle.Dashes = seriesDash(i)
+	return l
+}
+
+// timePanels splits sample times (ps, any order) into at most max time ranges
+// [lo, hi]: a gap between consecutive times longer than a tenth of the whole span
+// and ten times the typical (median) step between samples starts a new range; with
+// more ranges than max, those across the shortest gaps are merged. Bursts of
+// activity far apart (a PFC storm at 1 s, an incast at 2 s) then each fill a panel
+// instead of two spikes on one long axis.
+func timePanels(xs []float64, max int) [][2]float64 {
+	xs = slices.Clone(xs)
+	slices.Sort(xs)
+	xs = slices.Compact(xs)
+	if len(xs) < 2 {
+		x := 0.0
+		if len(xs) == 1 {
+			x = xs[0]
+		}
+		return [][2]float64{{x, x + 1}}
+	}
+	steps := make([]float64, len(xs)-1)
+	for i := range steps {
+		steps[i] = xs[i+1] - xs[i]
+	}
+	sorted := slices.Clone(steps)
+	slices.Sort(sorted)
+	limit := math.Max((xs[len(xs)-1]-xs[0])/10, 10*sorted[len(sorted)/2])
+	panels := [][2]float64{{xs[0], xs[0]}}
+	var gaps []float64
+	for i, st := range steps {
+		if st > limit {
+			panels = append(panels, [2]float64{xs[i+1], xs[i+1]})
+			gaps = append(gaps, st)
+		} else {
+			panels[len(panels)-1][1] = xs[i+1]
+		}
+	}
+	for len(panels) > max {
+		k := 0
+		for i := range gaps {
+			if gaps[i] < gaps[k] {
+				k = i
+			}
+		}
+		panels[k][1] = panels[k+1][1]
+		panels = slices.Delete(panels, k+1, k+2)
+		gaps = slices.Delete(gaps, k, k+1)
+	}
+	for i := range panels {
+		if panels[i][1] <= panels[i][0] {
+			panels[i][1] = panels[i][0] + 1
+		}
+	}
+	return panels
 }
 
 // decimate returns a copy of xys, or when longer than limit points, the minimum

@@ -10,7 +10,8 @@
 //
 //	drops_over_time     stacked area of drops per time bin by reason
 //	pfc_pause_timeline  heatmap of paused port-classes x time bins (paused fraction)
-//	buffer_occupancy    occupied bytes of the busiest pools over time
+//	buffer_occupancy    occupied bytes of the busiest pools over time (a panel per
+//	                    burst of activity when bursts are far apart)
 //	ecmp_member_load    member shares of the most imbalanced equal-cost sets
 //	hash_comparison     one panel per metric, a value per hash method with its 95% CI
 //	delay_cdf           one-way delay CDF per traffic class, log time axis

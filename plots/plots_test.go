@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -853,5 +854,46 @@ func TestNoteThousands(t *testing.T) {
 	}
 	if !strings.Contains(f.Note, "of 1,500 marking queues") {
 		t.Errorf("note %q", f.Note)
+	}
+}
+
+func TestTimePanels(t *testing.T) {
+	var xs []float64
+	for i := range 30 { // 3 ms at 1 s and 2 ms at 2 s, sampled every 100 us
+		xs = append(xs, 1e12+float64(i)*1e8)
+	}
+	for i := range 20 {
+		xs = append(xs, 2e12+float64(i)*1e8)
+	}
+	got := timePanels(xs, 3)
+	want := [][2]float64{{1e12, 1e12 + 29e8}, {2e12, 2e12 + 19e8}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("two bursts: %v, want %v", got, want)
+	}
+	// Steady activity: one panel.
+	if got := timePanels(xs[:30], 3); len(got) != 1 {
+		t.Errorf("one burst: %v", got)
+	}
+	// Four bursts, at most three panels: the two closest merge.
+	four := append(slices.Clone(xs), 5e12, 5.1e12+1e8)
+	if got := timePanels(four, 3); len(got) != 3 || got[2][0] != 5e12 {
+		t.Errorf("four bursts: %v", got)
+	}
+
+	// The figure draws a panel per burst and says so.
+	var a, b plotter.XYs
+	for _, x := range xs {
+		a = append(a, plotter.XY{X: x, Y: 1000})
+		b = append(b, plotter.XY{X: x, Y: 500})
+	}
+	f, err := BufferOccupancy(PoolOccupancy{Series: []PoolSeries{{Node: "rack-p1-r3", Pool: "pool 0", Samples: a}, {Node: "fabric-p1-f3", Pool: "pool 0", Samples: b}}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(f.Note, "2 bursts") {
+		t.Errorf("note %q", f.Note)
+	}
+	if _, err := f.Render(PNG); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -85,7 +85,11 @@ func poolOccupancy(series []analysis.BufferSeries, periodPs units.Time) plots.Po
 	for _, s := range series {
 		var xy plotter.XYs
 		for b, v := range s.Ingress {
-			lo, hi := s.StartPs+int64(b)*s.BinPs, s.StartPs+int64(b+1)*s.BinPs
+			lo := s.StartPs + int64(b)*s.BinPs
+			if len(s.TimesPs) == len(s.Ingress) {
+				lo = s.TimesPs[b]
+			}
+			hi := lo + s.BinPs
 			if periodPs > 0 && s.BinPs < int64(periodPs) && !holdsMultiple(lo, hi, int64(periodPs)) {
 				continue
 			}
