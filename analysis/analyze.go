@@ -406,7 +406,7 @@ func headline(s *Summary) []string {
 		if p.PausedPorts == 1 {
 			classes = "port-class"
 		}
-		line := fmt.Sprintf("PFC paused %s %s in %s interval%s, %s paused in total, longest %s;",
+		line := fmt.Sprintf("PFC paused %s %s in %s interval%s, %s paused in total (summed over port-classes), longest interval %s;",
 			count(int64(p.PausedPorts)), classes, count(int64(p.PauseIntervals)), plural(p.PauseIntervals), humanPs(float64(p.PausedPs)), humanPs(float64(p.LongestPs)))
 		if len(p.Storms) == 0 {
 			line += fmt.Sprintf(" no storms (no pause spread upstream or lasted %s).", humanPs(float64(p.StormDurationPs)))
@@ -440,7 +440,7 @@ func headline(s *Summary) []string {
 		}
 	}
 	if pol := s.Polarization; pol.Flows > 0 {
-		h = append(h, fmt.Sprintf("Polarization between rack and fabric choices: NMI %.3f over %s flows (%s); within each source rack %.3f.", pol.NMI, count(int64(pol.Flows)), polWord(pol.NMI), pol.NMIByRack))
+		h = append(h, fmt.Sprintf("Polarization between rack and fabric choices: NMI %.3g over %s flows (%s); within each source rack %.3g.", pol.NMI, count(int64(pol.Flows)), polWord(pol.NMI), pol.NMIByRack))
 	}
 	if s.ECN.Marked == 0 && s.ECN.DeliveredCE == 0 {
 		h = append(h, "No packets were ECN-marked.")

@@ -41,8 +41,8 @@ type QueueMarks struct {
 	Marked, Packets float64
 }
 
-// Label is "node:port:tc".
-func (q QueueMarks) Label() string { return fmt.Sprintf("%s:%d:%d", q.Node, q.Port, q.TC) }
+// Label is "node:port/tcN".
+func (q QueueMarks) Label() string { return fmt.Sprintf("%s:%d/tc%d", q.Node, q.Port, q.TC) }
 
 // ECNMarking draws the CE-marked fraction (%) of the queues that marked most, as
 // horizontal bars, and when bins are given, the fabric-wide marked fraction per
@@ -66,7 +66,7 @@ func ECNMarking(m ECNMarks, o Options) (*Figure, error) {
 				NameECNMarking, q.Label(), q.Marked, q.Packets)
 		}
 		if q.Marked > 0 {
-			qs = append(qs, queue{label: safeText(q.Label(), 32), marked: q.Marked, sent: q.Packets, frac: q.Marked / q.Packets})
+			qs = append(qs, queue{label: safeText(q.Label(), 34), marked: q.Marked, sent: q.Packets, frac: q.Marked / q.Packets})
 		}
 	}
 	if len(m.Marked) != len(m.Packets) {
@@ -101,7 +101,7 @@ func ECNMarking(m ECNMarks, o Options) (*Figure, error) {
 	var grid [][]*plot.Plot
 	var notes []string
 	if len(qs) > 0 {
-		p := newPlot("CE-marked fraction per queue (node:port:tc)", "packets CE-marked (% of sent)", "")
+		p := newPlot("CE-marked fraction per queue (node:port/tc)", "packets CE-marked (% of sent)", "")
 		gridLines(p, true)
 		n := len(qs)
 		vals := make(plotter.Values, n)

@@ -43,8 +43,8 @@ type PauseRow struct {
 	Paused   []float64
 }
 
-// Label is "node:port:tc".
-func (r PauseRow) Label() string { return fmt.Sprintf("%s:%d:%d", r.Node, r.Port, r.TC) }
+// Label is "node:port/tcN".
+func (r PauseRow) Label() string { return fmt.Sprintf("%s:%d/tc%d", r.Node, r.Port, r.TC) }
 
 // pauseColors maps a paused percentage (0 to 100) to light yellow through dark
 // red (ColorBrewer YlOrRd with luminance interpolated linearly, so equal steps
@@ -104,7 +104,7 @@ func PFCPauseTimeline(g PauseGrid, o Options) (*Figure, error) {
 			total += v
 		}
 		if total > 0 {
-			rows = append(rows, row{label: safeText(g.Rows[i].Label(), 32), paused: r.Paused, total: total})
+			rows = append(rows, row{label: safeText(g.Rows[i].Label(), 34), paused: r.Paused, total: total})
 		}
 	}
 	if len(rows) == 0 {
@@ -159,7 +159,7 @@ func PFCPauseTimeline(g PauseGrid, o Options) (*Figure, error) {
 	}
 	note += "; bin = " + durationText(tb.width)
 	pg := &page{
-		title:       "PFC pause timeline (rows: node:port:tc)",
+		title:       "PFC pause timeline (rows: paused node:port/tc)",
 		note:        note,
 		grid:        [][]*plot.Plot{{p}},
 		legendTitle: "",

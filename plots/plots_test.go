@@ -342,10 +342,10 @@ func TestInvalidInput(t *testing.T) {
 		{"drops/negative", `reason "headroom" bin 1`, func() (*Figure, error) {
 			return DropsOverTime(DropBins{BinWidth: 1, Reasons: []ReasonCounts{{Reason: "headroom", Counts: []float64{1, -2}}}}, Options{})
 		}},
-		{"pfc/fraction", "row leaf0:1:3 bin 0", func() (*Figure, error) {
+		{"pfc/fraction", "row leaf0:1/tc3 bin 0", func() (*Figure, error) {
 			return PFCPauseTimeline(PauseGrid{BinWidth: 1, Rows: []PauseRow{{Node: "leaf0", Port: 1, TC: 3, Paused: []float64{1.5}}}}, Options{})
 		}},
-		{"pfc/ragged", "row leaf1:0:0 has 1 bins", func() (*Figure, error) {
+		{"pfc/ragged", "row leaf1:0/tc0 has 1 bins", func() (*Figure, error) {
 			return PFCPauseTimeline(PauseGrid{BinWidth: 1, Rows: []PauseRow{
 				{Node: "leaf0", Paused: []float64{0.5, 0}}, {Node: "leaf1", Paused: []float64{nan}}}}, Options{})
 		}},
@@ -377,7 +377,7 @@ func TestInvalidInput(t *testing.T) {
 		{"delay/cdf", `class "TC 2" point 1`, func() (*Figure, error) {
 			return DelayCDF([]DelayClass{{Label: "TC 2", CDF: plotter.XYs{{X: 10, Y: 0.5}, {X: 20, Y: 0.4}}}}, Options{})
 		}},
-		{"ecn/marked>packets", "queue leaf0:2:3", func() (*Figure, error) {
+		{"ecn/marked>packets", "queue leaf0:2/tc3", func() (*Figure, error) {
 			return ECNMarking(ECNMarks{Queues: []QueueMarks{{Node: "leaf0", Port: 2, TC: 3, Marked: 5, Packets: 4}}}, Options{})
 		}},
 		{"ecn/bins", "2 marked bins but 1 packet bins", func() (*Figure, error) {
@@ -487,7 +487,7 @@ func TestHostileLabels(t *testing.T) {
 		t.Fatal(err)
 	}
 	texts := svgTexts(t, b)
-	for _, want := range []string{`<script>alert("x")</script>&:1:3`, "leaf??:2:3"} {
+	for _, want := range []string{`<script>alert("x")</script>&:1/tc3`, "leaf??:2/tc3"} {
 		if !slices.Contains(texts, want) {
 			t.Errorf("label %q not among SVG texts %q", want, texts)
 		}

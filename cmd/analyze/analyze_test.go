@@ -196,7 +196,7 @@ func TestDemoReport(t *testing.T) {
 	}
 	for key, want := range map[string]int64{
 		"dropped packets": sim.DroppedTotal(), "lossless drops": sim.LosslessDrops, "PFC frames": sim.PFCFrames,
-		"injected packets": sim.Injected, "delivered packets": sim.Delivered, "CE marked packets": sim.CEMarked,
+		"injected packets": sim.Injected, "delivered packets": sim.Delivered, "CE marks (at egress queues)": sim.CEMarked,
 	} {
 		row := "| " + key + " | " + fmtCount(want) + " |"
 		if !strings.Contains(string(md), row) {

@@ -53,7 +53,21 @@ func fmtTimePs(ps int64) string {
 	if ps < 0 {
 		sign, ps = "-", -ps
 	}
-	return fmt.Sprintf("%s%s.%06d ms", sign, fmtCount(ps/1e9), ps%1e9/1e3)
+	ns := (ps + 500) / 1000 // rounded to the nanosecond
+	return fmt.Sprintf("%s%s.%06d ms", sign, fmtCount(ns/1e6), ns%1e6)
+}
+
+// protoName names the common IP protocols ("TCP"), others by number.
+func protoName(p uint8) string {
+	switch p {
+	case 1:
+		return "ICMP"
+	case 6:
+		return "TCP"
+	case 17:
+		return "UDP"
+	}
+	return strconv.Itoa(int(p))
 }
 
 // fmtBytes formats a size in bytes (decimal units).

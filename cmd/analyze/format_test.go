@@ -5,6 +5,8 @@ import "testing"
 func TestFormat(t *testing.T) {
 	for _, c := range []struct{ got, want string }{
 		{fmtTimePs(1_000_119_321_000), "1,000.119321 ms"},
+		{fmtTimePs(1_000_119_320_600), "1,000.119321 ms"}, // rounded to the ns
+		{protoName(6), "TCP"}, {protoName(47), "47"},
 		{fmtTimePs(2_995_004_076_123), "2,995.004076 ms"},
 		{fmtTimePs(260_000_000), "0.260000 ms"},
 		{fmtTimePs(-1_500_000_000), "-1.500000 ms"},

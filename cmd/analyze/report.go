@@ -117,7 +117,7 @@ func runSection(j *job) report.Section {
 		{Key: "dropped packets", Value: fmtCount(s.Drops.Total)},
 		{Key: "lossless drops", Value: fmtCount(s.Drops.Lossless)},
 		{Key: "undrained packets", Value: fmtCount(info.Undrained)},
-		{Key: "CE marked packets", Value: fmtCount(info.CEMarked)},
+		{Key: "CE marks (at egress queues)", Value: fmtCount(info.CEMarked)},
 		{Key: "PFC frames", Value: fmtCount(info.PFCFrames)},
 		{Key: "simulated time", Value: fmtTimePs(info.SimPs)},
 	}
@@ -232,10 +232,11 @@ func dropsSection(j *job, figs *figures) report.Section {
 	)
 	if len(d.TopFlows) > 0 {
 		t := report.Table{Caption: "Flows with most drops", Source: "tables/top_flows.csv",
-			Columns: []string{"flow", "src", "dst", "proto", "sport", "dport", "tc", "packets", "dropped"}}
+			Columns: []string{"flow", "src", "dst", "proto", "sport", "dport", "tc", "packets", "dropped"},
+			Align:   []report.Align{report.AlignRight, report.AlignLeft, report.AlignLeft, report.AlignLeft}}
 		n := min(j.top, len(d.TopFlows))
 		for _, f := range d.TopFlows[:n] {
-			t.Rows = append(t.Rows, []string{strconv.FormatInt(f.FlowID, 10), f.Src, f.Dst, strconv.Itoa(int(f.Proto)),
+			t.Rows = append(t.Rows, []string{strconv.FormatInt(f.FlowID, 10), f.Src, f.Dst, protoName(f.Proto),
 				strconv.Itoa(int(f.Sport)), strconv.Itoa(int(f.Dport)), strconv.Itoa(int(f.TC)), fmtCount(f.Packets), fmtShare(f.Dropped, f.Packets)})
 		}
 		if n < len(d.TopFlows) {
@@ -282,7 +283,7 @@ func pfcSection(j *job, figs *figures) report.Section {
 			"A storm is a set of overlapping pause intervals linked hop by hop (the paused node itself pausing its upstream); depth is the longest chain in hops, root the congested port whose pause started it. Victims are flows that crossed a paused port while it was paused."))
 	}
 	t := report.Table{Caption: "Most paused port-classes", Source: "tables/pfc_ports.csv",
-		Columns: []string{"node:port:tc", "paused by", "intervals", "paused", "longest", "of the run"}}
+		Columns: []string{"node:port/tc", "paused by", "intervals", "paused", "longest", "paused (% of run)"}}
 	n := min(j.top, len(p.Ports))
 	for _, pp := range p.Ports[:n] {
 		t.Rows = append(t.Rows, []string{pp.PortClass.String(), pp.Peer, fmtCount(int64(pp.Intervals)), fmtPs(float64(pp.TotalPs)),
@@ -299,7 +300,7 @@ func bufferSection(j *job, figs *figures) report.Section {
 	sec := report.Section{Title: "Buffer occupancy", ID: "buffer"}
 	sec.Blocks = append(sec.Blocks, figs.block(plots.NameBufferOccupancy))
 	if _, drawn := figs.drawn[plots.NameBufferOccupancy]; drawn && len(j.sum.Buffer) > 0 {
-		t := report.Table{Caption: "Peak ingress occupancy of the busiest switches' pools", Source: "tables/buffer_occupancy.csv",
+		t := report.Table{Caption: "Peak occupancy (shared + headroom) of the busiest switches' pools, busiest switch first", Source: "tables/buffer_occupancy.csv",
 			Columns: []string{"switch", "pool", "peak"}}
 		for _, b := range j.sum.Buffer {
 			if b.Peak == 0 {
@@ -357,7 +358,7 @@ func ecnSection(j *job, figs *figures) report.Section {
 	))
 	if len(e.Queues) > 0 {
 		t := report.Table{Caption: "Queues marking most", Source: "tables/ecn_queues.csv",
-			Columns: []string{"node:port:tc", "tier", "sent", "marked", "fraction"}}
+			Columns: []string{"node:port/tc", "tier", "sent", "marked", "fraction"}}
 		n := min(j.top, len(e.Queues))
 		for _, q := range e.Queues[:n] {
 			t.Rows = append(t.Rows, []string{q.PortClass.String(), q.Tier, fmtCount(q.TxPackets), fmtCount(q.Marked), fmtFrac(q.Fraction)})
