@@ -104,6 +104,9 @@ for 'analyze' to compare.`,
 			if err != nil {
 				return replayError(err)
 			}
+			if len(methods) > 1 {
+				removeStaleComparison(out, warn)
+			}
 			stdout := cmd.OutOrStdout()
 			if asJSON {
 				return printRunsJSON(stdout, runs, methods)
@@ -265,4 +268,19 @@ func printRunSummary(w io.Writer, dir string, r *records.Run) {
 	}
 	sort.Strings(files)
 	fmt.Fprintf(w, "  wrote run.json, %s\n", strings.Join(files, ", "))
+}
+
+// removeStaleComparison deletes OUT/analysis after `--hash all` replaced the runs
+// under OUT: a comparison analyze wrote there (recognised by its summary.json)
+// describes the previous runs.
+func removeStaleComparison(out string, warn func(string)) {
+	dir := filepath.Join(out, records.AnalysisDir)
+	if fi, err := os.Stat(filepath.Join(dir, records.AnalysisSummaryFile)); err != nil || !fi.Mode().IsRegular() {
+		return
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		warn(fmt.Sprintf("%s describes the previous runs and could not be removed: %v", dir, err))
+		return
+	}
+	warn(fmt.Sprintf("removed %s: it compared the previous runs (run analyze again)", dir))
 }

@@ -58,6 +58,16 @@ func TestRunHashAll(t *testing.T) {
 	if len(runs) != 6 {
 		t.Fatalf("%d runs, want 6", len(runs))
 	}
+	// A comparison written by analyze describes these runs; a new --hash all removes it.
+	stale := filepath.Join(out, records.AnalysisDir)
+	os.MkdirAll(stale, 0o755)
+	os.WriteFile(filepath.Join(stale, records.AnalysisSummaryFile), []byte("{}"), 0o644)
+	if code, _, stderr := runCmd("run", demo, "-o", out, "--hash", "all", "-q"); code != exitOK || !strings.Contains(stderr, "removed") {
+		t.Fatalf("rerun: exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("stale comparison %s survived a new --hash all (%v)", stale, err)
+	}
 	for m, r := range runs {
 		if r.HashMethod.String() != m {
 			t.Errorf("%s/ holds a %s run", m, r.HashMethod)
