@@ -5,7 +5,10 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/tracefabric/tracefabric/ingest"
 	"github.com/tracefabric/tracefabric/ingest/tracegen"
@@ -62,6 +65,7 @@ func benchReplayTrace(b *testing.B, n int) {
 	trace := benchTrace(b, n)
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu0 := cpuTime()
 	var hops, pkts int64
 	var simWall float64
 	for i := 0; i < b.N; i++ {
@@ -80,6 +84,7 @@ func benchReplayTrace(b *testing.B, n int) {
 	s := b.Elapsed().Seconds()
 	b.ReportMetric(float64(pkts)/s, "packets/s")
 	b.ReportMetric(float64(hops)/s, "hops/s")
+	reportCPU(b, cpu0, pkts, hops)
 	b.ReportMetric(float64(pkts)/simWall, "sim-packets/s")
 	b.ReportMetric(float64(hops)/simWall, "sim-hops/s")
 }
@@ -93,6 +98,7 @@ func BenchmarkReplay1MRun(b *testing.B) {
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu0 := cpuTime()
 	var hops, pkts int64
 	for i := 0; i < b.N; i++ {
 		run, err := pr.Run(filepath.Join(b.TempDir(), "run"), "")
@@ -105,6 +111,25 @@ func BenchmarkReplay1MRun(b *testing.B) {
 	s := b.Elapsed().Seconds()
 	b.ReportMetric(float64(pkts)/s, "packets/s")
 	b.ReportMetric(float64(hops)/s, "hops/s")
+	reportCPU(b, cpu0, pkts, hops)
+}
+
+// cpuTime is the process's user+system CPU time (GC included): on a shared machine the
+// wall-clock rate depends on the neighbours, CPU time much less.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// reportCPU reports packets and packet-hops per CPU second since cpu0.
+func reportCPU(b *testing.B, cpu0 time.Duration, pkts, hops int64) {
+	c := (cpuTime() - cpu0).Seconds()
+	b.ReportMetric(c/float64(b.N), "cpu-s/op")
+	b.ReportMetric(float64(pkts)/c, "packets/cpu-s")
+	b.ReportMetric(float64(hops)/c, "hops/cpu-s")
 }
 
 // TestFlowTable checks the injector's flow index against a map: random tuples with
@@ -130,5 +155,67 @@ func TestFlowTable(t *testing.T) {
 	}
 	if ft.n != len(ref) || len(ref) < 10_000 {
 		t.Fatalf("%d flows in the table, %d in the map", ft.n, len(ref))
+	}
+}
+
+// TestSummarizeMatchesIngest holds Prepare's one-pass summary to ingest.Summarize on
+// the testdata traces, several files together, and the real captures when present;
+// the endpoints are the distinct IPv4 addresses of the replayed packets.
+func TestSummarizeMatchesIngest(t *testing.T) {
+	td := func(n string) string { return repoPath(t, "testdata/pcaps/"+n) }
+	sets := [][]string{{td("demo.pcap")}, {td("incast.pcap")}, {td("many-flows.pcap")},
+		{td("demo.pcap"), td("incast.pcap"), td("many-flows.pcap")}}
+	real, _ := filepath.Glob(repoPath(t, "../shared/pcaps/*.pcap"))
+	ng, _ := filepath.Glob(repoPath(t, "../shared/pcaps/*.pcapng"))
+	if real = append(real, ng...); len(real) > 0 {
+		for _, p := range real {
+			sets = append(sets, []string{p})
+		}
+		sets = append(sets, real)
+	} else {
+		t.Log("../shared/pcaps absent: real captures not checked")
+	}
+	failed := 0
+	for _, paths := range sets {
+		for _, w := range []time.Duration{0, -1} {
+			opt := ingest.Options{ReorderWindow: w}
+			want, werr := ingest.Summarize(paths, opt)
+			got, eps, err := summarize(paths, opt)
+			if (err != nil) != (werr != nil) {
+				t.Fatalf("%v window %v: error %v, ingest %v", paths, w, err, werr)
+			}
+			if err != nil {
+				failed++
+				continue
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("%v window %v: summary\n%+v\ningest\n%+v", paths, w, got, want)
+			}
+			seen := map[[4]byte]bool{}
+			r, err := ingest.Open(paths, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var p ingest.Packet
+			for {
+				ok, err := r.Next(&p)
+				if err != nil || !ok {
+					break
+				}
+				seen[p.Src], seen[p.Dst] = true, true
+			}
+			r.Close()
+			if len(eps) != len(seen) || int64(len(eps)) != want.Endpoints {
+				t.Fatalf("%v: %d endpoints, %d seen, summary %d", paths, len(eps), len(seen), want.Endpoints)
+			}
+			for _, a := range eps {
+				if !seen[a] {
+					t.Fatalf("%v: endpoint %v not in the trace", paths, a)
+				}
+			}
+		}
+	}
+	if failed > 0 {
+		t.Fatalf("%d of %d trace sets failed to read", failed, 2*len(sets))
 	}
 }
