@@ -17,6 +17,7 @@ Outputs go to a temporary directory (``workdir``), never into the repository.
 import json
 import os
 import pathlib
+import re
 import subprocess
 import tempfile
 
@@ -116,5 +117,50 @@ def have_pyarrow():
     return True
 
 
+PS_PER_NS = 1_000
 PS_PER_US = 1_000_000
 PS_PER_MS = 1_000_000_000
+PS_PER_S = 1_000_000_000_000
+
+_TIME_UNITS = {"s": PS_PER_S, "ms": PS_PER_MS, "us": PS_PER_US, "\u00b5s": PS_PER_US,
+               "ns": PS_PER_NS, "ps": 1, "": 1}
+
+
+def time_ps(text):
+    """A duration as run.json spells it ("100us", "1.5ms", "0") in picoseconds."""
+    m = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]*)?)\s*([a-z\u00b5]*)\s*", str(text))
+    if not m or m.group(2) not in _TIME_UNITS:
+        raise ValueError(f"{text!r} is not a duration (want e.g. 100us, 1.5ms, 20000ps)")
+    return round(float(m.group(1)) * _TIME_UNITS[m.group(2)])
+
+
+def fmt_time(ps):
+    """A duration in picoseconds in the largest unit that keeps it at least 1: "10 us"."""
+    for name, scale in (("s", PS_PER_S), ("ms", PS_PER_MS), ("us", PS_PER_US), ("ns", PS_PER_NS)):
+        if abs(ps) >= scale:
+            return f"{ps / scale:g} {name}"
+    return f"{ps:g} ps"
+
+
+def windows(df, by=()):
+    """Window number (0, 1, ...) of each row of a binned table (``start_ps``, ``end_ps``).
+
+    ``analyze`` bins a time series only where its events happen, and buffer occupancy
+    gets one window of bins per burst of activity with the idle time between them left
+    out. Within one series (the rows sharing the ``by`` columns, in time order) bins of
+    one window touch (``end_ps`` of a row is ``start_ps`` of the next); a row that does
+    not touch its predecessor starts the next window."""
+    keys = [df[k] for k in by]
+    prev_end = df.groupby(keys, sort=False)["end_ps"].shift() if keys else df["end_ps"].shift()
+    new = df["start_ps"] != prev_end
+    return (new.groupby(keys, sort=False).cumsum() if keys else new.cumsum()) - 1
+
+
+def holds_sample(df, period_ps):
+    """Whether each bin [``start_ps``, ``end_ps``) contains a multiple of ``period_ps``.
+
+    Switches sample their buffers at multiples of ``BufferStatsReportInterval``; a bin
+    narrower than that period that holds no sample time reads 0 in
+    ``buffer_occupancy.csv`` without meaning an empty buffer."""
+    first = (df["start_ps"] + period_ps - 1) // period_ps * period_ps
+    return first < df["end_ps"]
