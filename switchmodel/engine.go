@@ -83,6 +83,7 @@ type Engine struct {
 	scratch      []event
 	pushes, far  uint64 // schedules and those into the heap since the last tuning
 	walks, since uint64 // list steps of sorted inserts; pops since the last tuning
+	scans        uint64 // bitmap words skipped looking for the next event
 }
 
 // NewEngine returns an empty engine at time 0.
@@ -213,6 +214,7 @@ func (e *Engine) nextBucket() int {
 	for k := 1; k <= nw; k++ {
 		j := (wi + k) & (nw - 1)
 		if x := e.occ[j]; x != 0 {
+			e.scans += uint64(k)
 			return j<<6 + bits.TrailingZeros64(x)
 		}
 	}
@@ -288,9 +290,11 @@ func (e *Engine) RunUntil(limit units.Time) bool {
 }
 
 // tune reconsiders the calendar's geometry from what the last calTuneEvery events
-// did: more buckets when the pending events outnumber them twice, wider buckets when
-// more than 1/8 of the schedules went beyond the ring, narrower ones when sorted
-// inserts walked more than two steps on average and almost nothing went beyond.
+// did: more buckets when the pending events outnumber them twice; wider buckets when
+// more than 1/8 of the schedules went beyond the ring, or when finding the next event
+// skipped more than 4 bitmap words on average; narrower ones when sorted inserts
+// walked more than two steps on average, the ring was not sparse and almost nothing
+// went beyond it.
 func (e *Engine) tune() {
 	nb, w := e.nbBits, e.w
 	switch {
@@ -298,10 +302,13 @@ func (e *Engine) tune() {
 		nb++
 	case e.far*8 > e.pushes && w < calMaxWidth:
 		w++
-	case e.walks > 2*e.pushes && e.far*64 < e.pushes && w > 0:
+	case e.scans > 4*e.since && e.walks < e.pushes && w < calMaxWidth:
+		// Sparse ring: the next event is often several bitmap words away.
+		w++
+	case e.walks > 2*e.pushes && e.far*64 < e.pushes && e.scans < e.since && w > 0:
 		w--
 	}
-	e.pushes, e.far, e.walks, e.since = 0, 0, 0, 0
+	e.pushes, e.far, e.walks, e.since, e.scans = 0, 0, 0, 0, 0
 	if nb == e.nbBits && w == e.w {
 		return
 	}
@@ -326,7 +333,7 @@ func (e *Engine) tune() {
 		e.insert(ev.at, ev.seq, ev.arg, ev.h, ev.kind)
 	}
 	e.scratch = all[:0]
-	e.pushes, e.far, e.walks = 0, 0, 0
+	e.pushes, e.far, e.walks, e.scans = 0, 0, 0, 0
 }
 
 func (e *Engine) pop() event {

@@ -338,3 +338,40 @@ func TestEngineGeometryChanges(t *testing.T) {
 	}
 	t.Logf("bucket bits %v, width bits %v, max pending %d, events %d", g.nb, g.w, g.maxPend, len(g.at))
 }
+
+// periodic reschedules itself every period: one pending event, far apart in buckets.
+type periodic struct {
+	e      *Engine
+	h      HandlerID
+	period units.Time
+	left   int
+}
+
+func (p *periodic) Handle(now units.Time, kind int32, arg int64) {
+	if p.left--; p.left > 0 {
+		p.e.Schedule(now+p.period, p.h, 0, 0)
+	}
+}
+
+// After a dense phase has made the buckets narrow and many, a sparse phase whose events
+// stay just inside the ring widens them again (finding the next event would otherwise
+// scan thousands of empty bitmap words per event).
+func TestEngineWidensSparseRing(t *testing.T) {
+	e := NewEngine()
+	rng := rand.New(rand.NewPCG(1, 1))
+	h := e.Register(nop{})
+	for i := 0; i < 100_000; i++ {
+		e.Schedule(units.Time(rng.IntN(1_000_000)), h, 0, 0)
+	}
+	e.Run()
+	nb, w := e.nbBits, e.w
+	span := e.span
+	p := &periodic{e: e, period: span * 9 / 10, left: 3 * calTuneEvery}
+	p.h = e.Register(p)
+	e.Schedule(e.Now(), p.h, 0, 0)
+	e.Run()
+	if e.w <= w {
+		t.Fatalf("dense phase left %d buckets of 2^%d ps; sparse phase still 2^%d ps (%d buckets)", 1<<nb, w, e.w, 1<<e.nbBits)
+	}
+	t.Logf("dense: 2^%d buckets of 2^%d ps; sparse: 2^%d ps", nb, w, e.w)
+}
