@@ -98,7 +98,7 @@ type LoadBalanceRow struct {
 	Port       int32 // the member's port
 	Peer       int32 // the node that port leads to
 	Flows      int64 // flows assigned to the member (counted once per flow and member)
-	Flowlets   int64 // flowlets started on the member (equals Flows without flowlet balancing)
+	Flowlets   int64 // flowlets started on the member (0 without flowlet balancing: LoadBalancingMethod none)
 	Packets    int64 // data packets sent through the member
 	Bytes      int64 // their frame bytes
 	MovedIn    int64 // flows moved onto this member from another one by a flowlet
