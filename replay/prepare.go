@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -132,6 +133,9 @@ func Prepare(opt Options) (*Prepared, error) {
 	}
 	if sum.IPv4Packets == 0 {
 		return nil, fmt.Errorf("%w: %v: no IPv4 packets to replay", ErrInput, opt.Traces)
+	}
+	if err := checkTimeRange(opt.Traces, sum.First, sum.Last, opt.Speedup, opt.MaxDrain); err != nil {
+		return nil, err
 	}
 	clos, err := NewClos(opt.Config.Topology)
 	if err != nil {
@@ -313,4 +317,23 @@ func methodConfig(cfg *config.Config, method string) (*config.Config, error) {
 	}
 	c.Switch.EcmpHashMethod = m
 	return &c, nil
+}
+
+// maxSimTime is the latest simulated time a replay may reach: half of int64
+// picoseconds (about 53 days), leaving room for the drain and timers.
+const maxSimTime = units.Time(math.MaxInt64 / 2)
+
+// checkTimeRange rejects a capture whose span, divided by speedup, does not fit the
+// simulator's picosecond clock (a capture with a years-long gap between two packets,
+// say): its times would wrap instead of being replayed.
+func checkTimeRange(traces []string, first, last int64, speedup float64, drain units.Time) error {
+	spanNs := float64(last) - float64(first)
+	simPs := spanNs * 1000 / speedup
+	if simPs+float64(drain) < float64(maxSimTime) {
+		return nil
+	}
+	need := math.Ceil(simPs / float64(maxSimTime-drain) * speedup)
+	return fmt.Errorf("%w: %v: the capture spans %s (first %s, last %s), %.3g s of simulated time at --speedup %g, beyond the %.0f days the simulator's clock covers: raise --speedup to at least %.0f or cut the capture to the interval of interest (editcap -A/-B)",
+		ErrInput, traces, time.Duration(last-first), time.Unix(0, first).UTC().Format(time.RFC3339),
+		time.Unix(0, last).UTC().Format(time.RFC3339), simPs/1e12, speedup, float64(maxSimTime)/1e12/86400, need)
 }
