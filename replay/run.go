@@ -460,7 +460,7 @@ func (s *sim) Delivered(now units.Time, p *switchmodel.Packet) {
 	f := &s.flows[p.FlowID]
 	f.delivered++
 	s.members(f, p)
-	if p.CEMarked() {
+	if p.Marked {
 		f.ce++
 	}
 	d := int64(now - p.Inject)
@@ -483,7 +483,7 @@ func (s *sim) writePathPacket(p *switchmodel.Packet, inject units.Time, deliver 
 	if len(path) == 0 || path[len(path)-1] != end {
 		path = append(path, end)
 	}
-	s.writePacket(p.FlowID, p.TraceIndex, p.TC, p.Length, p.Inject, deliver, fate, p.CEMarked() && fate == records.FateDelivered, path)
+	s.writePacket(p.FlowID, p.TraceIndex, p.TC, p.Length, p.Inject, deliver, fate, p.Marked && fate == records.FateDelivered, path)
 }
 
 func (s *sim) writePacket(fid, ti int64, tc uint8, length int32, inject units.Time, deliver int64, fate records.Fate, ce bool, path []int32) {

@@ -57,6 +57,7 @@ type Packet struct {
 	Frame        int32 // Ethernet frame size F = max(64, L+18); wire bytes F+20
 	RackMember   int16 // member index chosen at the Rack tier's equal-cost set, -1 none
 	FabricMember int16 // member index chosen at the Fabric tier's equal-cost set, -1 none
+	Marked       bool  // a switch marked it CE (ECT -> CE); a packet injected as CE is not
 	Path         [MaxPath]Hop
 
 	// Internal.

@@ -475,6 +475,7 @@ func (s *Switch) depart(now units.Time, e *port, id PacketID, p *Packet) {
 	if ep.enabled && (p.ECN == ECT0 || p.ECN == ECT1) {
 		if s.markProbability(ep, e.avg[tc]) {
 			p.ECN = CE
+			p.Marked = true
 			e.stats[tc].ECNMarked++
 			s.net.ceMarked++
 		}
