@@ -106,8 +106,17 @@ func (n *Network) expire(now units.Time, pt *port, tc int) {
 		n.eng.Schedule(until, pt.core.h, evExpire, int64(pt.idx)|int64(tc)<<32)
 		return
 	}
-	n.unpause(now, pt, tc)
-	n.pfcEvent(now, pt, uint8(tc), PFCExpire, 0)
+	// Every class whose pause ends at this same instant (one frame paused the pool's
+	// classes together) resumes before the scheduler looks, so strict priority holds:
+	// a lower class must not start just because its expiry event came first.
+	for c := tc; c < NumTC; c++ {
+		if c != tc && (pt.paused&(1<<c) == 0 || pt.pauseEvAt[c] != now || pt.pauseUntil[c] > now) {
+			continue
+		}
+		pt.pauseEvAt[c] = -1
+		n.unpause(now, pt, c)
+		n.pfcEvent(now, pt, uint8(c), PFCExpire, 0)
+	}
 	n.kick(now, pt)
 }
 
