@@ -149,6 +149,7 @@ func (r *Reader) Total() Counts {
 func (r *Reader) Close() error {
 	var errs []error
 	for _, s := range r.srcs {
+		s.pend.release()
 		errs = append(errs, s.close())
 	}
 	return errors.Join(errs...)

@@ -5,38 +5,71 @@ import (
 	"sync"
 )
 
-// rings recycles reorder buffers between files and readers: a window holds up to a
-// few MB of packets, worth reusing when the same trace is read again.
-var rings sync.Pool // of *[]Packet
+// The reorder buffer must hold every packet of the last reorder window: a packet
+// leaves only once a packet at least one window later has been read, since until
+// then a late packet may still sort before it (and an in-order packet handed on
+// early would turn such a packet from "put in place" into "out of order"). At
+// 3.2 Tb/s a 10 ms window is about a million packets, so the buffer is a queue of
+// fixed-size chunks rather than one ring that doubles: growing adds a chunk
+// without copying, the chunks emptied at the front are reused at the back (no
+// allocation in steady state, however long the trace), and the buffer's memory is
+// the packets in one window plus a chunk, not up to twice that plus the copies.
+
+const (
+	chunkShift = 12 // 4096 packets (192 KiB) a chunk
+	chunkLen   = 1 << chunkShift
+	chunkMask  = chunkLen - 1
+)
+
+type chunk [chunkLen]Packet
+
+// chunks recycles reorder-buffer chunks between files, readers and passes. A pool
+// of many small objects (rather than one big ring) is shared by all Ps: a pass on
+// another goroutine finds the chunks the previous pass returned, and the GC still
+// frees them when no reader wants them.
+var chunks sync.Pool // of *chunk
 
 // sortBuf holds the packets of one file that wait for the reorder window, sorted by
-// timestamp (ties keep file order), in a ring whose capacity is a power of two.
-// Captures are nearly sorted, so a packet is usually written in place at the back
-// (slot, commit) with no copy; a late one is inserted by binary search, shifting
-// the few packets after it. The ring only grows (to the number of packets in one
-// window) and is reused: no allocation in steady state.
+// timestamp (ties keep file order), in a queue of chunks. Captures are nearly
+// sorted, so a packet is usually written in place at the back (slot, commit) with
+// no copy; a late one is inserted by binary search, shifting the few packets after
+// it.
 type sortBuf struct {
-	buf  []Packet
-	head int // index of the front
-	n    int // packets held
+	cs    []*chunk // cs[0] holds the front
+	head  int      // index of the front in cs[0]
+	n     int      // packets held
+	spare []*chunk // emptied chunks, reused before the pool
 }
 
 func (b *sortBuf) len() int { return b.n }
 
-func (b *sortBuf) at(i int) *Packet { return &b.buf[(b.head+i)&(len(b.buf)-1)] }
+func (b *sortBuf) at(i int) *Packet {
+	j := b.head + i
+	return &b.cs[j>>chunkShift][j&chunkMask]
+}
 
-func (b *sortBuf) front() *Packet { return &b.buf[b.head] }
+func (b *sortBuf) front() *Packet { return &b.cs[0][b.head] }
 
 // popInto moves the front packet into *p.
 func (b *sortBuf) popInto(p *Packet) {
-	*p = b.buf[b.head]
-	b.head = (b.head + 1) & (len(b.buf) - 1)
+	*p = b.cs[0][b.head]
 	b.n--
+	b.head++
+	if b.head == chunkLen {
+		// The front chunk is empty: move it to the spares.
+		b.spare = append(b.spare, b.cs[0])
+		copy(b.cs, b.cs[1:])
+		b.cs[len(b.cs)-1] = nil
+		b.cs = b.cs[:len(b.cs)-1]
+		b.head = 0
+	} else if b.n == 0 {
+		b.head = 0 // refill from the start of the front chunk
+	}
 }
 
 // slot returns the free slot after the back; fill it and call commit.
 func (b *sortBuf) slot() *Packet {
-	if b.n == len(b.buf) {
+	if b.head+b.n == len(b.cs)<<chunkShift {
 		b.grow()
 	}
 	return b.at(b.n)
@@ -59,29 +92,30 @@ func (b *sortBuf) commit() {
 	b.n++
 }
 
+// grow adds a chunk at the back: a spare, a pooled one or a new one.
 func (b *sortBuf) grow() {
-	if len(b.buf) == 0 {
-		if v, ok := rings.Get().(*[]Packet); ok {
-			b.buf, b.head = *v, 0
-			return
-		}
+	var c *chunk
+	if k := len(b.spare); k > 0 {
+		c = b.spare[k-1]
+		b.spare[k-1] = nil
+		b.spare = b.spare[:k-1]
+	} else if v, ok := chunks.Get().(*chunk); ok {
+		c = v
+	} else {
+		c = new(chunk)
 	}
-	size := 2 * len(b.buf)
-	if size == 0 {
-		size = 1024
-	}
-	nb := make([]Packet, size)
-	for i := 0; i < b.n; i++ {
-		nb[i] = *b.at(i)
-	}
-	b.buf, b.head = nb, 0
+	b.cs = append(b.cs, c)
 }
 
-// release returns an empty buffer's ring to the pool.
+// release returns the buffer's chunks to the pool; the packets it held are dropped.
 func (b *sortBuf) release() {
-	if b.n == 0 && len(b.buf) > 0 {
-		buf := b.buf
-		b.buf, b.head = nil, 0
-		rings.Put(&buf)
+	for _, c := range b.cs {
+		chunks.Put(c)
 	}
+	for _, c := range b.spare {
+		chunks.Put(c)
+	}
+	clear(b.cs)
+	clear(b.spare)
+	b.cs, b.spare, b.head, b.n = b.cs[:0], b.spare[:0], 0, 0
 }
