@@ -35,6 +35,9 @@ type Summary struct {
 	// IPv4Packets > 0).
 	First int64 `json:"-"`
 	Last  int64 `json:"-"`
+	// EndpointAddrs lists the distinct IPv4 addresses counted by Endpoints, in no
+	// particular order (replay maps them onto hosts; not in the JSON).
+	EndpointAddrs [][4]byte `json:"-"`
 }
 
 // FileSummary is the Summary of one input file plus what the file declares.
@@ -160,6 +163,10 @@ func (a *acc) fill(s *Summary, c *Counts) {
 	}
 	s.Flows = int64(a.flows.len())
 	s.Endpoints = int64(len(a.endpoints))
+	s.EndpointAddrs = make([][4]byte, 0, len(a.endpoints))
+	for e := range a.endpoints {
+		s.EndpointAddrs = append(s.EndpointAddrs, e)
+	}
 	s.DSCP = make(map[string]int64)
 	for d, n := range a.dscp {
 		if n > 0 {

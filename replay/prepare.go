@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -127,7 +125,7 @@ func Prepare(opt Options) (*Prepared, error) {
 		return nil, err
 	}
 	// Warnings surface once per run family, here.
-	sum, eps, err := summarize(opt.Traces, opt.ingestOptions())
+	sum, err := ingest.Summarize(opt.Traces, opt.ingestOptions())
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInput, err)
 	}
@@ -141,144 +139,11 @@ func Prepare(opt Options) (*Prepared, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInput, err)
 	}
-	hm, err := MapHosts(opt.Hosts, eps, clos.Grid, opt.RackPrefix)
+	hm, err := MapHosts(opt.Hosts, sum.EndpointAddrs, clos.Grid, opt.RackPrefix)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInput, err)
 	}
 	return &Prepared{Opt: opt, Summary: sum, Clos: clos, HostMap: hm, T0: sum.First}, nil
-}
-
-// summarize reads the traces once and returns what ingest.Summarize would (the same
-// counting rules; TestSummarizeMatchesIngest holds it to that) together with the
-// trace's IPv4 endpoints, which ingest.Summarize only counts.
-func summarize(paths []string, opt ingest.Options) (*ingest.Summary, [][4]byte, error) {
-	r, err := ingest.Open(paths, opt)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer r.Close()
-	files := make([]*sumAcc, len(paths))
-	for i := range files {
-		files[i] = newSumAcc()
-	}
-	total := files[0]
-	if len(paths) > 1 {
-		total = newSumAcc()
-	}
-	var p ingest.Packet
-	for {
-		ok, err := r.Next(&p)
-		if err != nil {
-			return nil, nil, err
-		}
-		if !ok {
-			break
-		}
-		a, b := packTuple(&p)
-		k := [2]uint64{a, b}
-		newFlow := files[p.FileIndex].add(&p, k)
-		if total != files[0] {
-			if newFlow {
-				total.add(&p, k)
-			} else {
-				total.count(&p)
-			}
-		}
-	}
-	s := &ingest.Summary{}
-	tc := r.Total()
-	total.fill(s, &tc)
-	for i, fs := range r.Files() {
-		f := ingest.FileSummary{Path: fs.Path, Format: fs.Format, TSResolution: strings.Join(fs.Resolutions, ",")}
-		if fs.Gzip {
-			f.Format += "+gzip"
-		}
-		f.LinkTypes = make([]string, len(fs.LinkTypes))
-		for j, l := range fs.LinkTypes {
-			f.LinkTypes[j] = l.String()
-		}
-		files[i].fill(&f.Summary, &fs.Counts)
-		s.Files = append(s.Files, f)
-	}
-	eps := make([][4]byte, 0, len(total.endpoints))
-	for a := range total.endpoints {
-		eps = append(eps, a)
-	}
-	return s, eps, nil
-}
-
-// sumAcc accumulates the summary of one file or of all.
-type sumAcc struct {
-	flows       map[[2]uint64]struct{}
-	endpoints   map[[4]byte]struct{}
-	dscp        [64]int64
-	ecn         [4]int64
-	bytes, n    int64
-	first, last int64
-}
-
-func newSumAcc() *sumAcc {
-	return &sumAcc{flows: map[[2]uint64]struct{}{}, endpoints: map[[4]byte]struct{}{}}
-}
-
-// add counts p and reports whether its flow is new to the accumulator.
-func (a *sumAcc) add(p *ingest.Packet, k [2]uint64) bool {
-	a.count(p)
-	if _, ok := a.flows[k]; ok {
-		return false
-	}
-	a.flows[k] = struct{}{}
-	a.endpoints[p.Src] = struct{}{}
-	a.endpoints[p.Dst] = struct{}{}
-	return true
-}
-
-// count adds p to an accumulator that knows p's flow already.
-func (a *sumAcc) count(p *ingest.Packet) {
-	if a.n == 0 {
-		a.first = p.Timestamp
-	}
-	a.n++
-	a.last = p.Timestamp
-	a.dscp[p.DSCP&63]++
-	a.ecn[p.ECN&3]++
-	a.bytes += int64(p.TotalLen)
-}
-
-func (a *sumAcc) fill(s *ingest.Summary, c *ingest.Counts) {
-	s.Packets = c.Records
-	s.IPv4Packets = c.IPv4
-	s.NonIPv4Packets = c.NonIPv4()
-	s.Skipped = make(map[string]int64)
-	for _, r := range ingest.SkipReasons() {
-		s.Skipped[r.String()] = c.Skipped[r]
-	}
-	s.Flows = int64(len(a.flows))
-	s.Endpoints = int64(len(a.endpoints))
-	s.DSCP = make(map[string]int64)
-	for d, n := range a.dscp {
-		if n > 0 {
-			s.DSCP[strconv.Itoa(d)] = n
-		}
-	}
-	s.ECN = make(map[string]int64)
-	for e, n := range a.ecn {
-		s.ECN[strconv.Itoa(e)] = n
-	}
-	s.Bytes = a.bytes
-	if a.n > 0 {
-		s.First, s.Last = a.first, a.last
-		s.FirstTS, s.LastTS = formatTS(a.first), formatTS(a.last)
-		s.DurationS = float64(a.last-a.first) / 1e9
-		if s.DurationS > 0 {
-			s.MeanRateBps = float64(a.bytes) * 8 / s.DurationS
-		}
-	}
-}
-
-// formatTS is ingest's timestamp format: RFC 3339 UTC with 9 fraction digits.
-func formatTS(ns int64) string {
-	return time.Unix(0, ns).UTC().Format("2006-01-02T15:04:05.000000000Z07:00")
 }
 
 // traceJSON is run.json's trace: the inspect summary plus the replay's own counts.
