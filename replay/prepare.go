@@ -78,7 +78,8 @@ type Prepared struct {
 	HostMap *HostMap
 	T0      int64 // first IPv4 timestamp, ns
 
-	warnOnce sync.Once
+	warnOnce   sync.Once
+	fileOffset []int64 // records before each file in the merged capture (trace_index)
 }
 
 func (o *Options) defaults() error {
@@ -143,7 +144,11 @@ func Prepare(opt Options) (*Prepared, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInput, err)
 	}
-	return &Prepared{Opt: opt, Summary: sum, Clos: clos, HostMap: hm, T0: sum.First}, nil
+	offsets := make([]int64, len(opt.Traces))
+	for i := 1; i < len(offsets); i++ {
+		offsets[i] = offsets[i-1] + sum.Files[i-1].Packets
+	}
+	return &Prepared{Opt: opt, Summary: sum, Clos: clos, HostMap: hm, T0: sum.First, fileOffset: offsets}, nil
 }
 
 // traceJSON is run.json's trace: the inspect summary plus the replay's own counts.

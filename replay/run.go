@@ -72,7 +72,6 @@ type flowState struct {
 type sim struct {
 	pr   *Prepared
 	cfg  *config.Config
-	out  *records.OutputDir
 	eng  *switchmodel.Engine
 	net  *switchmodel.Network
 	hid  switchmodel.HandlerID
@@ -108,12 +107,11 @@ type sim struct {
 
 	wallStart time.Time
 	wall      time.Duration
-	warnings  []string
 	rows      map[string]int64
 }
 
 func newSim(pr *Prepared, cfg *config.Config, out *records.OutputDir) (*sim, error) {
-	s := &sim{pr: pr, cfg: cfg, out: out, mtu: int32(cfg.Switch.Mtu), rows: map[string]int64{}}
+	s := &sim{pr: pr, cfg: cfg, mtu: int32(cfg.Switch.Mtu), rows: map[string]int64{}}
 	names := make([]string, len(pr.Clos.Nodes))
 	for i, n := range pr.Clos.Nodes {
 		names[i] = n.Name
@@ -210,7 +208,6 @@ func (s *sim) build() error {
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrInput, err)
 	}
-	s.warnings = warns
 	s.pr.warnOnce.Do(func() {
 		if s.pr.Opt.Warn != nil {
 			for _, w := range warns {
@@ -383,14 +380,7 @@ func (s *sim) inject(now units.Time, p *ingest.Packet) {
 // traceIndex numbers a packet in the merged capture: its record index in its file,
 // offset by the records of the files before it.
 func (s *sim) traceIndex(p *ingest.Packet) int64 {
-	if p.FileIndex == 0 {
-		return p.Index
-	}
-	var off int64
-	for i := 0; i < p.FileIndex; i++ {
-		off += s.pr.Summary.Files[i].Packets
-	}
-	return off + p.Index
+	return s.pr.fileOffset[p.FileIndex] + p.Index
 }
 
 func (s *sim) writeOversizeDrop(now units.Time, f *flowState, fid int32, p *ingest.Packet, key ecmp.Key, length int32, ti int64) {
@@ -667,10 +657,6 @@ func (s *sim) runJSON() (*records.Run, error) {
 	return &records.Run{Version: s.pr.Opt.Version, SchemaVersion: records.SchemaVersion, Command: s.pr.Opt.Command,
 		Seed: uint64(s.cfg.Seed), HashMethod: hm, Config: cfgJSON, Topology: topo, Trace: trace, Simulation: sim, Records: rows}, nil
 }
-
-// Warnings returns the network's start-up warnings (undersized headroom,
-// oversubscription).
-func (s *sim) Warnings() []string { return s.warnings }
 
 // flowTable maps 5-tuples to flow ids: open addressing with linear probing over
 // slots that hold the packed tuple inline (one cache line visit per lookup), at most
