@@ -52,11 +52,11 @@ func analyze(o *options) error {
 		out = o.out
 	}
 	if out == "" {
-		return usageError{errNoOutput}
+		return usageError{Err: errNoOutput}
 	}
 	// Refuse an output directory that is not ours before the (long) analysis.
 	if err := checkReplaceable(filepath.Clean(out)); err != nil {
-		return inputError{err}
+		return inputError{Err: err}
 	}
 	pg := newProgress(o.stderr, o.quiet || o.asJSON)
 	defer pg.done()
@@ -125,7 +125,7 @@ func resolveRuns(args []string) (dirs []string, out string, err error) {
 		for _, d := range ds {
 			abs, _ := filepath.Abs(d)
 			if seen[abs] {
-				return nil, "", usageError{fmt.Errorf("run directory %s given twice", d)}
+				return nil, "", usageError{Err: fmt.Errorf("run directory %s given twice", d)}
 			}
 			seen[abs] = true
 			dirs = append(dirs, d)

@@ -13,11 +13,10 @@ package main
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
+	"github.com/tracefabric/tracefabric/cmd/internal/cli"
 	"io"
 	"io/fs"
 	"os"
-	"strings"
 	"syscall"
 
 	"github.com/tracefabric/tracefabric/analysis"
@@ -26,9 +25,9 @@ import (
 
 // Exit statuses (SPEC 8).
 const (
-	exitOK      = 0
-	exitFailure = 1
-	exitUsage   = 2
+	exitOK      = cli.ExitOK
+	exitFailure = cli.ExitFailure
+	exitUsage   = cli.ExitUsage
 )
 
 func main() {
@@ -47,45 +46,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return exitOK
 	}
-	msg := strings.Join(strings.Fields(err.Error()), " ") // one line, whatever the error
-	code := exitCode(err)
-	if code == exitUsage && isUsage(err) {
-		msg += " (see 'analyze --help')"
-	}
-	fmt.Fprintf(stderr, "analyze: %s\n", msg)
-	return code
+	return cli.Report(stderr, "analyze", err)
 }
 
-// usageError marks a command line that cannot be run: unknown flag, missing
-// arguments, bad flag value.
-type usageError struct{ err error }
-
-func (e usageError) Error() string { return e.err.Error() }
-func (e usageError) Unwrap() error { return e.err }
-
-// inputError marks input that cannot be used: a run directory that is missing,
-// incomplete, of another schema version, truncated, or runs that cannot be compared.
-type inputError struct{ err error }
-
-func (e inputError) Error() string { return e.err.Error() }
-func (e inputError) Unwrap() error { return e.err }
-
-func isUsage(err error) bool {
-	var u usageError
-	return errors.As(err, &u)
-}
-
-// exitCode maps an error to the exit status: usage and input errors 2, the rest 1.
-func exitCode(err error) int {
-	var in inputError
-	switch {
-	case err == nil:
-		return exitOK
-	case isUsage(err), errors.As(err, &in):
-		return exitUsage
-	}
-	return exitFailure
-}
+// usageError and inputError mark the user's mistakes (exit 2); see package cli.
+type (
+	usageError = cli.UsageError
+	inputError = cli.InputError
+)
 
 // inputSentinels are the errors of packages records and analysis that mean the input
 // is unusable (exit 2), as opposed to a failure while running.
@@ -104,13 +72,13 @@ func classifyInput(err error) error {
 	}
 	for _, s := range inputSentinels {
 		if errors.Is(err, s) {
-			return inputError{err}
+			return inputError{Err: err}
 		}
 	}
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	if errors.As(err, &syn) || errors.As(err, &typ) {
-		return inputError{err} // a run.json that is not JSON of ours
+		return inputError{Err: err} // a run.json that is not JSON of ours
 	}
 	return err
 }

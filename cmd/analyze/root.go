@@ -59,7 +59,7 @@ Exit status: 0 success, 1 failure while running, 2 bad usage or input.`,
   analyze out/demo --json | jq .drops.total`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return usageError{errors.New("requires at least one RUN_DIR")}
+				return usageError{Err: errors.New("requires at least one RUN_DIR")}
 			}
 			return nil
 		},
@@ -78,7 +78,7 @@ Exit status: 0 success, 1 failure while running, 2 bad usage or input.`,
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{Err: err} })
 	fl := root.Flags()
 	fl.StringVarP(&f.out, "out", "o", "", "output directory (default RUN_DIR/analysis, or DIR/analysis for a --hash all directory); replaced only if it holds a previous analysis")
 	fl.StringVar(&f.stormDuration, "storm-duration", "1ms", "a PFC episode lasting at least this long is a storm (so is any of depth >= 2)")
@@ -95,23 +95,23 @@ func (f *flags) options() (*options, error) {
 	o := &options{out: f.out, top: f.top, asJSON: f.asJSON, quiet: f.quiet, opt: analysis.DefaultOptions()}
 	d, err := units.ParseTime(f.stormDuration)
 	if err != nil {
-		return nil, usageError{fmt.Errorf("--storm-duration %q: %w", f.stormDuration, err)}
+		return nil, usageError{Err: fmt.Errorf("--storm-duration %q: %w", f.stormDuration, err)}
 	}
 	if d <= 0 {
-		return nil, usageError{fmt.Errorf("--storm-duration %s: must be > 0", f.stormDuration)}
+		return nil, usageError{Err: fmt.Errorf("--storm-duration %s: must be > 0", f.stormDuration)}
 	}
 	o.opt.StormDurationPs = int64(d)
 	seed, err := strconv.ParseUint(f.seed, 0, 64)
 	if err != nil {
-		return nil, usageError{fmt.Errorf("--seed %q: want a non-negative integer", f.seed)}
+		return nil, usageError{Err: fmt.Errorf("--seed %q: want a non-negative integer", f.seed)}
 	}
 	o.opt.Seed = seed
 	if f.bootstrap < 1 {
-		return nil, usageError{fmt.Errorf("--bootstrap %d: want at least 1 replicate", f.bootstrap)}
+		return nil, usageError{Err: fmt.Errorf("--bootstrap %d: want at least 1 replicate", f.bootstrap)}
 	}
 	o.opt.Bootstrap = f.bootstrap
 	if f.top < 1 {
-		return nil, usageError{fmt.Errorf("--top %d: want at least 1", f.top)}
+		return nil, usageError{Err: fmt.Errorf("--top %d: want at least 1", f.top)}
 	}
 	o.opt.TopFlows = max(f.top, 20) // summary.json keeps at least analysis' default
 	return o, nil

@@ -41,7 +41,7 @@ func (f *configFlags) load() (*config.Config, []string, error) {
 	sets := append([]string(nil), f.sets...)
 	if f.seed != "" {
 		if _, err := strconv.ParseInt(f.seed, 0, 64); err != nil {
-			return nil, nil, usageError{fmt.Errorf("--seed %q: want an integer", f.seed)}
+			return nil, nil, usageError{Err: fmt.Errorf("--seed %q: want an integer", f.seed)}
 		}
 		sets = append(sets, "Seed="+f.seed)
 	}
@@ -61,7 +61,7 @@ func (f *configFlags) load() (*config.Config, []string, error) {
 // configError classifies configuration problems as input errors (exit 2).
 func configError(err error) error {
 	if errors.Is(err, config.ErrInvalid) || errors.Is(err, config.ErrSyntax) {
-		return inputError{err}
+		return inputError{Err: err}
 	}
 	return classifyInput(err)
 }
@@ -72,7 +72,7 @@ func replayError(err error) error {
 		return nil
 	}
 	if errors.Is(err, replay.ErrInput) || errors.Is(err, config.ErrInvalid) {
-		return inputError{err}
+		return inputError{Err: err}
 	}
 	return classifyInput(err)
 }
@@ -91,7 +91,7 @@ func warnFunc(cmd *cobra.Command) func(string) {
 // noArgs is cobra's NoArgs returning a usage error.
 func noArgs(cmd *cobra.Command, args []string) error {
 	if err := cobra.NoArgs(cmd, args); err != nil {
-		return usageError{err}
+		return usageError{Err: err}
 	}
 	return nil
 }
@@ -100,7 +100,7 @@ func noArgs(cmd *cobra.Command, args []string) error {
 func exactArgs(n int) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if err := cobra.ExactArgs(n)(cmd, args); err != nil {
-			return usageError{err}
+			return usageError{Err: err}
 		}
 		return nil
 	}

@@ -8,11 +8,10 @@ package main
 
 import (
 	"errors"
-	"fmt"
+	"github.com/tracefabric/tracefabric/cmd/internal/cli"
 	"io"
 	"io/fs"
 	"os"
-	"strings"
 	"syscall"
 
 	"github.com/tracefabric/tracefabric/ingest"
@@ -20,9 +19,9 @@ import (
 
 // Exit statuses (SPEC 8).
 const (
-	exitOK      = 0
-	exitFailure = 1
-	exitUsage   = 2
+	exitOK      = cli.ExitOK
+	exitFailure = cli.ExitFailure
+	exitUsage   = cli.ExitUsage
 )
 
 func main() {
@@ -45,45 +44,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if cmd != nil {
 		name = cmd.CommandPath()
 	}
-	msg := strings.Join(strings.Fields(err.Error()), " ") // one line, whatever the error
-	code := exitCode(err)
-	if code == exitUsage && isUsage(err) {
-		msg += fmt.Sprintf(" (see '%s --help')", name)
-	}
-	fmt.Fprintf(stderr, "%s: %s\n", name, msg)
-	return code
+	return cli.Report(stderr, name, err)
 }
 
-// usageError marks a command line that cannot be run: unknown flag or subcommand,
-// wrong number of arguments, bad flag value.
-type usageError struct{ err error }
-
-func (e usageError) Error() string { return e.err.Error() }
-func (e usageError) Unwrap() error { return e.err }
-
-// inputError marks input that cannot be used: a capture that does not exist, cannot
-// be opened, or is not a well-formed capture.
-type inputError struct{ err error }
-
-func (e inputError) Error() string { return e.err.Error() }
-func (e inputError) Unwrap() error { return e.err }
-
-func isUsage(err error) bool {
-	var u usageError
-	return errors.As(err, &u)
-}
-
-// exitCode maps an error to the exit status: usage and input errors 2, the rest 1.
-func exitCode(err error) int {
-	var in inputError
-	switch {
-	case err == nil:
-		return exitOK
-	case isUsage(err), errors.As(err, &in):
-		return exitUsage
-	}
-	return exitFailure
-}
+// usageError and inputError mark the user's mistakes (exit 2); see package cli.
+type (
+	usageError = cli.UsageError
+	inputError = cli.InputError
+)
 
 // classifyInput wraps errors about reading input files as inputError: missing,
 // unreadable, directories, corrupt captures. Other errors (I/O failures) pass.
@@ -93,7 +61,7 @@ func classifyInput(err error) error {
 	}
 	if errors.Is(err, ingest.ErrCorrupt) || errors.Is(err, fs.ErrNotExist) ||
 		errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EISDIR) {
-		return inputError{err}
+		return inputError{Err: err}
 	}
 	return err
 }

@@ -44,7 +44,7 @@ hash choices, where a new flowlet starts when members are equally loaded.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			src, dst, proto, sport, dport, err := parseTuple(args)
 			if err != nil {
-				return usageError{err}
+				return usageError{Err: err}
 			}
 			cfg, warns, err := cf.load()
 			if err != nil {
@@ -55,7 +55,7 @@ hash choices, where a new flowlet starts when members are equally loaded.`,
 			}
 			clos, err := replay.NewClos(cfg.Topology)
 			if err != nil {
-				return inputError{err}
+				return inputError{Err: err}
 			}
 			eps := [][4]byte{src.As4(), dst.As4()}
 			if trace != "" {
@@ -65,7 +65,7 @@ hash choices, where a new flowlet starts when members are equally loaded.`,
 			}
 			hm, err := replay.MapHosts(hosts, eps, clos.Grid, rackPrefix)
 			if err != nil {
-				return inputError{err}
+				return inputError{Err: err}
 			}
 			methods := []ecmp.Method{cfg.Switch.EcmpHashMethod}
 			if cf.hash == "all" {

@@ -37,7 +37,7 @@ Exit status: 0 success, 1 failure while running, 2 bad usage or input.`,
 				if sug := cmd.SuggestionsFor(args[0]); len(sug) > 0 {
 					msg += fmt.Sprintf("; did you mean %q?", sug[0])
 				}
-				return usageError{errors.New(msg)}
+				return usageError{Err: errors.New(msg)}
 			}
 			return nil
 		},
@@ -49,7 +49,7 @@ Exit status: 0 success, 1 failure while running, 2 bad usage or input.`,
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{Err: err} })
 	for _, mk := range subcommands {
 		root.AddCommand(mk())
 	}
@@ -60,7 +60,7 @@ Exit status: 0 success, 1 failure while running, 2 bad usage or input.`,
 func minArgs(n int) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if err := cobra.MinimumNArgs(n)(cmd, args); err != nil {
-			return usageError{err}
+			return usageError{Err: err}
 		}
 		return nil
 	}

@@ -60,10 +60,10 @@ for 'analyze' to compare.`,
 			if maxDrain != "" {
 				d, err := units.ParseTime(maxDrain)
 				if err != nil {
-					return usageError{fmt.Errorf("--max-drain: %w", err)}
+					return usageError{Err: fmt.Errorf("--max-drain: %w", err)}
 				}
 				if d <= 0 {
-					return usageError{fmt.Errorf("--max-drain %s: must be > 0", maxDrain)}
+					return usageError{Err: fmt.Errorf("--max-drain %s: must be > 0", maxDrain)}
 				}
 				opt.MaxDrain = d
 			}
@@ -88,7 +88,7 @@ for 'analyze' to compare.`,
 			opt.Version = version
 			stderr := cmd.ErrOrStderr()
 			if err := os.MkdirAll(filepath.Dir(filepath.Clean(out)), 0o755); err != nil {
-				return inputError{fmt.Errorf("output directory %s: %w", out, err)}
+				return inputError{Err: fmt.Errorf("output directory %s: %w", out, err)}
 			}
 			pr, err := replay.Prepare(opt)
 			if err != nil {

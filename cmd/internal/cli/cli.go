@@ -1,0 +1,66 @@
+// Package cli holds what the tracefabric commands share about errors: the exit
+// statuses of SPEC 8 and the one-line report of a failed command. Library packages
+// return wrapped errors; the commands mark the ones that are the user's input
+// (UsageError, InputError) and main alone turns them into an exit status.
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Exit statuses (SPEC 8).
+const (
+	ExitOK      = 0 // success
+	ExitFailure = 1 // a failure while running
+	ExitUsage   = 2 // bad usage, configuration or input
+)
+
+// UsageError marks a command line that cannot be run: unknown flag or subcommand,
+// wrong number of arguments, bad flag value.
+type UsageError struct{ Err error }
+
+func (e UsageError) Error() string { return e.Err.Error() }
+func (e UsageError) Unwrap() error { return e.Err }
+
+// InputError marks input that cannot be used: a missing, unreadable or malformed
+// file, an invalid configuration.
+type InputError struct{ Err error }
+
+func (e InputError) Error() string { return e.Err.Error() }
+func (e InputError) Unwrap() error { return e.Err }
+
+// IsUsage reports whether err is (or wraps) a UsageError.
+func IsUsage(err error) bool {
+	var u UsageError
+	return errors.As(err, &u)
+}
+
+// Code maps an error to the exit status: usage and input errors 2, others 1.
+func Code(err error) int {
+	var in InputError
+	switch {
+	case err == nil:
+		return ExitOK
+	case IsUsage(err), errors.As(err, &in):
+		return ExitUsage
+	}
+	return ExitFailure
+}
+
+// Report writes err to stderr as one line prefixed with the command's name (with a
+// pointer to --help for usage errors) and returns its exit status.
+func Report(stderr io.Writer, name string, err error) int {
+	if err == nil {
+		return ExitOK
+	}
+	msg := strings.Join(strings.Fields(err.Error()), " ") // one line, whatever the error
+	code := Code(err)
+	if IsUsage(err) {
+		msg += fmt.Sprintf(" (see '%s --help')", name)
+	}
+	fmt.Fprintf(stderr, "%s: %s\n", name, msg)
+	return code
+}
