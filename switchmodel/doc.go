@@ -15,8 +15,9 @@
 // # What it models
 //
 //   - Engine: events ordered by (time, insertion sequence) in a calendar queue (a
-//     ring of time buckets sized to the pending events, O(1) per event) backed by a
-//     typed 4-ary min-heap for the far future,
+//     ring of time buckets sized to the pending events, O(1) per event, each bucket's
+//     earliest event stored inline so that most events never leave the ring's array)
+//     backed by a typed 4-ary min-heap for the far future,
 //     one pending event per busy port (transmit done), per link with frames in flight
 //     (its head frame's arrival: the link keeps a FIFO of frames), per switch port's
 //     ForwardingLatency line, per paused (port, pool) refresh timer and per paused

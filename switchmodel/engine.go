@@ -31,17 +31,36 @@ func (a *event) before(b *event) bool {
 	return a.at < b.at || (a.at == b.at && a.seq < b.seq)
 }
 
-// calNode is an event in a calendar bucket's list.
+// calNode is an event in a calendar bucket's list of later events: 32 bytes. It
+// has no sequence number: a bucket's list is in (time, insertion) order because a new
+// event goes after every event of the same time already there (its sequence is the
+// largest), and events come from the heap into buckets that hold only earlier times
+// (the heap holds only events at or beyond the end of the ring), in heap order.
 type calNode struct {
-	ev   event
+	at   units.Time
+	arg  int64
+	h    HandlerID
+	kind int32
 	next int32
+}
+
+// calBucket is one bucket: its earliest event inline (most buckets hold one event or
+// none, so scheduling touches one bucket and taking reads the ring in order, with no
+// node to chase), then a list of its later events. 32 bytes. Whether the bucket holds
+// an event at all is its bit in Engine.occ.
+type calBucket struct {
+	at         units.Time
+	arg        int64
+	h          HandlerID
+	kind       int32
+	head, tail int32 // later events, in order; -1 when none
 }
 
 // Calendar geometry: the initial and largest number of buckets (log2), the initial
 // bucket width (log2 ps), and how often (pops) the geometry is reconsidered.
 const (
 	calMinBits   = 10
-	calMaxBits   = 17
+	calMaxBits   = 18
 	calWidthBits = 12 // 4.096 ns
 	calMaxWidth  = 40
 	calTuneEvery = 1 << 15
@@ -71,8 +90,8 @@ type Engine struct {
 
 	// Calendar.
 	nodes        []calNode
-	free         int32   // free list of nodes through next, -1 none
-	head, tail   []int32 // per bucket, -1 when empty
+	free         int32 // free list of nodes through next, -1 none
+	bk           []calBucket
 	occ          []uint64
 	nbBits, w    uint       // log2(buckets), log2(bucket width in ps)
 	base         units.Time // start of bucket cur, a multiple of the width, <= now
@@ -82,6 +101,7 @@ type Engine struct {
 	heap         []event // far events: at >= base + span
 	scratch      []event
 	pushes, far  uint64 // schedules and those into the heap since the last tuning
+	half, crowd  uint64 // schedules into the ring's second half; into an occupied bucket
 	walks, since uint64 // list steps of sorted inserts; pops since the last tuning
 	scans        uint64 // bitmap words skipped looking for the next event
 }
@@ -96,12 +116,12 @@ func NewEngine() *Engine {
 func (e *Engine) setGeometry(nbBits, w uint) {
 	nb := 1 << nbBits
 	e.nbBits, e.w = nbBits, w
-	e.head = make([]int32, nb)
-	e.tail = make([]int32, nb)
-	for i := range e.head {
-		e.head[i], e.tail[i] = -1, -1
+	if len(e.bk) == nb {
+		clear(e.occ) // a new width only: the buckets are reused
+	} else {
+		e.bk = make([]calBucket, nb)
+		e.occ = make([]uint64, nb/64)
 	}
-	e.occ = make([]uint64, nb/64)
 	e.span = units.Time(nb) << w
 	e.base = e.now &^ (units.Time(1)<<w - 1)
 	e.cur = int(e.base>>w) & (nb - 1)
@@ -154,41 +174,61 @@ func (e *Engine) insert(at units.Time, seq uint64, arg int64, h HandlerID, kind 
 		e.up(len(e.heap) - 1)
 		return
 	}
-	b := int(at>>e.w) & (len(e.head) - 1)
-	var n int32
-	if e.free >= 0 {
-		n = e.free
-	} else {
-		n = int32(len(e.nodes))
-		e.nodes = append(e.nodes, calNode{})
-		e.nodes[n].next = -1
+	if at-e.base >= e.span>>1 {
+		e.half++
 	}
-	nd := &e.nodes[n]
-	e.free = nd.next
-	nd.ev.at, nd.ev.seq, nd.ev.arg, nd.ev.h, nd.ev.kind = at, seq, arg, h, kind
-	nd.next = -1
+	b := int(at>>e.w) & (len(e.bk) - 1)
 	e.nearN++
-	t := e.tail[b]
+	bk := &e.bk[b]
+	if e.occ[b>>6]&(1<<(b&63)) == 0 {
+		bk.at, bk.arg, bk.h, bk.kind, bk.head, bk.tail = at, arg, h, kind, -1, -1
+		e.occ[b>>6] |= 1 << (b & 63)
+		return
+	}
+	e.crowd++
+	n := e.node()
+	nd := &e.nodes[n]
+	if at < bk.at {
+		// The new event is the bucket's earliest: the inline one heads the list.
+		nd.at, nd.arg, nd.h, nd.kind, nd.next = bk.at, bk.arg, bk.h, bk.kind, bk.head
+		bk.at, bk.arg, bk.h, bk.kind, bk.head = at, arg, h, kind, n
+		if bk.tail < 0 {
+			bk.tail = n
+		}
+		return
+	}
+	nd.at, nd.arg, nd.h, nd.kind, nd.next = at, arg, h, kind, -1
+	t := bk.tail
 	switch {
 	case t < 0:
-		e.head[b], e.tail[b] = n, n
-		e.occ[b>>6] |= 1 << (b & 63)
-	case !nd.ev.before(&e.nodes[t].ev):
+		bk.head, bk.tail = n, n
+	case at >= e.nodes[t].at:
 		e.nodes[t].next = n
-		e.tail[b] = n
+		bk.tail = n
 	default:
-		prev, i := int32(-1), e.head[b]
-		for !nd.ev.before(&e.nodes[i].ev) {
+		// After every event at or before at (they were all inserted earlier).
+		prev, i := int32(-1), bk.head
+		for at >= e.nodes[i].at {
 			prev, i = i, e.nodes[i].next
 			e.walks++
 		}
 		nd.next = i
 		if prev < 0 {
-			e.head[b] = n
+			bk.head = n
 		} else {
 			e.nodes[prev].next = n
 		}
 	}
+}
+
+// node takes a list node from the free list, or a new one.
+func (e *Engine) node() int32 {
+	if n := e.free; n >= 0 {
+		e.free = e.nodes[n].next
+		return n
+	}
+	e.nodes = append(e.nodes, calNode{})
+	return int32(len(e.nodes) - 1)
 }
 
 // front returns the bucket holding the earliest event (-1 when it is in the heap)
@@ -201,7 +241,7 @@ func (e *Engine) front() (b int, at units.Time, ok bool) {
 		return -1, e.heap[0].at, true
 	}
 	b = e.nextBucket()
-	return b, e.nodes[e.head[b]].ev.at, true
+	return b, e.bk[b].at, true
 }
 
 // nextBucket returns the first non-empty bucket from cur on, around the ring (nearN > 0).
@@ -230,20 +270,24 @@ func (e *Engine) take(b int) (at units.Time, h HandlerID, kind int32, arg int64)
 		ev := e.pop()
 		at, h, kind, arg = ev.at, ev.h, ev.kind, ev.arg
 		e.base = at &^ (units.Time(1)<<e.w - 1)
-		e.cur = int(e.base>>e.w) & (len(e.head) - 1)
+		e.cur = int(e.base>>e.w) & (len(e.bk) - 1)
 	} else {
-		e.base += units.Time((b-e.cur)&(len(e.head)-1)) << e.w
+		e.base += units.Time((b-e.cur)&(len(e.bk)-1)) << e.w
 		e.cur = b
-		n := e.head[b]
-		nd := &e.nodes[n]
-		at, h, kind, arg = nd.ev.at, nd.ev.h, nd.ev.kind, nd.ev.arg
-		e.head[b] = nd.next
-		if nd.next < 0 {
-			e.tail[b] = -1
+		bk := &e.bk[b]
+		at, h, kind, arg = bk.at, bk.h, bk.kind, bk.arg
+		if n := bk.head; n >= 0 {
+			// The list's first event moves inline.
+			nd := &e.nodes[n]
+			bk.at, bk.arg, bk.h, bk.kind, bk.head = nd.at, nd.arg, nd.h, nd.kind, nd.next
+			if bk.head < 0 {
+				bk.tail = -1
+			}
+			nd.next = e.free
+			e.free = n
+		} else {
 			e.occ[b>>6] &^= 1 << (b & 63)
 		}
-		nd.next = e.free
-		e.free = n
 		e.nearN--
 	}
 	for len(e.heap) > 0 && e.heap[0].at-e.base < e.span {
@@ -290,37 +334,58 @@ func (e *Engine) RunUntil(limit units.Time) bool {
 }
 
 // tune reconsiders the calendar's geometry from what the last calTuneEvery events
-// did: more buckets when the pending events outnumber them twice; wider buckets when
-// more than 1/8 of the schedules went beyond the ring, or when finding the next event
-// skipped more than 4 bitmap words on average; narrower ones when sorted inserts
-// walked more than two steps on average, the ring was not sparse and almost nothing
-// went beyond it.
+// did: more buckets while the pending events are more than half as many as the
+// buckets; wider buckets when more than 1/8 of the schedules went beyond the ring, or
+// when finding the next event skipped more than 4 bitmap words on average (and most
+// buckets were free); narrower ones when more than 1/4 of the schedules found their
+// bucket occupied, fewer than 1/64 went into the ring's second half (so halving the
+// width keeps nearly all in the ring) and the ring was not sparse. In the hold model
+// with 100k pending events this settles at one bucket per 0.4 pending events, one
+// event in most buckets.
 func (e *Engine) tune() {
 	nb, w := e.nbBits, e.w
 	switch {
-	case e.Pending() > 2<<nb && nb < calMaxBits:
+	case e.Pending() > 1<<nb>>1 && nb < calMaxBits:
 		nb++
 	case e.far*8 > e.pushes && w < calMaxWidth:
 		w++
-	case e.scans > 4*e.since && e.walks < e.pushes && w < calMaxWidth:
+	case e.scans > 4*e.since && e.crowd*2 < e.pushes && w < calMaxWidth:
 		// Sparse ring: the next event is often several bitmap words away.
 		w++
-	case e.walks > 2*e.pushes && e.far*64 < e.pushes && e.scans < e.since && w > 0:
+	case e.crowd*4 > e.pushes && e.half*64 < e.pushes && e.scans < e.since && w > 0:
+		// Crowded buckets, and half the ring would still hold nearly every event.
 		w--
 	}
-	e.pushes, e.far, e.walks, e.since, e.scans = 0, 0, 0, 0, 0
+	e.pushes, e.far, e.half, e.crowd, e.walks, e.since, e.scans = 0, 0, 0, 0, 0, 0, 0
 	if nb == e.nbBits && w == e.w {
 		return
 	}
-	// Rebuild: take every pending event out, in order, and put it back.
+	e.rebuild(nb, w)
+}
+
+// rebuild puts every pending event into a calendar of 2^nb buckets of 2^w ps.
+func (e *Engine) rebuild(nb, w uint) {
+	// Rebuild: take every pending event out, in order, and put it back. The ring's
+	// events come first, bucket by bucket from cur (time order), then the heap's,
+	// which are all later; each gets its rank as its sequence number (smaller than any
+	// future one: e.seq counts every schedule).
 	all := e.scratch[:0]
-	for b := range e.head {
-		for n := e.head[b]; n >= 0; n = e.nodes[n].next {
-			all = append(all, e.nodes[n].ev)
+	mask := len(e.bk) - 1
+	for k := range e.bk {
+		b := (e.cur + k) & mask
+		if e.occ[b>>6]&(1<<(b&63)) == 0 {
+			continue
+		}
+		bk := &e.bk[b]
+		all = append(all, event{at: bk.at, arg: bk.arg, h: bk.h, kind: bk.kind})
+		for n := bk.head; n >= 0; n = e.nodes[n].next {
+			nd := &e.nodes[n]
+			all = append(all, event{at: nd.at, arg: nd.arg, h: nd.h, kind: nd.kind})
 		}
 	}
+	ring := len(all)
 	all = append(all, e.heap...)
-	slices.SortFunc(all, func(a, b event) int {
+	slices.SortFunc(all[ring:], func(a, b event) int {
 		if a.before(&b) {
 			return -1
 		}
@@ -330,10 +395,10 @@ func (e *Engine) tune() {
 	e.setGeometry(nb, w)
 	for i := range all {
 		ev := &all[i]
-		e.insert(ev.at, ev.seq, ev.arg, ev.h, ev.kind)
+		e.insert(ev.at, uint64(i), ev.arg, ev.h, ev.kind)
 	}
 	e.scratch = all[:0]
-	e.pushes, e.far, e.walks, e.scans = 0, 0, 0, 0
+	e.pushes, e.far, e.half, e.crowd, e.walks, e.scans = 0, 0, 0, 0, 0, 0
 }
 
 func (e *Engine) pop() event {
