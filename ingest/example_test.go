@@ -67,4 +67,5 @@ func ExampleSummarize() {
 	//   format          pcap
 	//   link types      ETHERNET(1)
 	//   timestamps      us
+	//   in time order   no
 }

@@ -23,6 +23,13 @@ type Options struct {
 	// Warn receives warnings: a truncated last record (reading of that file stops
 	// there) and out-of-order packets. Nil discards them.
 	Warn func(msg string)
+	// InOrder, when not nil, tells per file (in the order of the paths) that an earlier
+	// pass found its IPv4 packets in timestamp order (FileStats.InOrder, or
+	// FileSummary.InOrder from Summarize). Such a file is read without its reorder
+	// buffer, which gives the same packets in the same order with less work and
+	// memory; a packet earlier than the one before it then means the file changed
+	// since, and is an error.
+	InOrder []bool
 }
 
 // Reader streams the IPv4 packets of several capture files merged by timestamp.
@@ -47,7 +54,7 @@ func Open(paths []string, opt Options) (*Reader, error) {
 	}
 	r := &Reader{heads: make([]Packet, len(paths)), state: make([]int8, len(paths))}
 	for i, path := range paths {
-		s, err := openSource(path, i, window, opt.Warn)
+		s, err := openSource(path, i, window, i < len(opt.InOrder) && opt.InOrder[i], opt.Warn)
 		if err == nil {
 			r.srcs = append(r.srcs, s)
 		} else {
@@ -73,6 +80,9 @@ func newReaderFrom(names []string, data [][]byte, opt Options) (*Reader, error) 
 		s, err := newSource(names[i], bytes.NewReader(data[i]), i, window, opt.Warn)
 		if err != nil {
 			return nil, err
+		}
+		if i < len(opt.InOrder) && opt.InOrder[i] {
+			s.verify, s.window = true, -1
 		}
 		r.srcs = append(r.srcs, s)
 	}

@@ -307,3 +307,61 @@ func TestPcapLinkTypeFCSBits(t *testing.T) {
 		t.Fatalf("%v %+v", err, pkts)
 	}
 }
+
+// FileStats.InOrder records whether the reorder window had anything to do; a file
+// known to be in order (Options.InOrder) is read without the reorder buffer, with the
+// same packets in the same order, and if it is not in order after all (it changed
+// since the pass that said so) the read fails rather than delivering another trace.
+func TestInOrderFiles(t *testing.T) {
+	mk := func(us ...int64) []byte {
+		var rs []rec
+		for i, u := range us {
+			rs = append(rs, rec{ts: at(u), frame: udpTo(t, "10.0.0.2", uint16(i), 0)})
+		}
+		// An ARP record (not IPv4) earlier than everything does not count.
+		rs = append(rs, rec{ts: at(0), frame: etherFrame(t, nil, layers.EthernetTypeARP, make([]byte, 28))})
+		return pcapFile(t, LinkEthernet, false, 65535, rs...)
+	}
+	cases := []struct {
+		name    string
+		us      []int64
+		inOrder bool
+	}{
+		{"in order", []int64{1, 2, 2, 3, 50000}, true},
+		{"one step back", []int64{1, 3, 2, 4}, false},
+		{"late beyond the window", []int64{1, 30000, 2}, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			data := mk(c.us...)
+			want, r, _, err := readAll(t, Options{}, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := r.Files()[0].InOrder; got != c.inOrder {
+				t.Fatalf("InOrder = %v, want %v", got, c.inOrder)
+			}
+			got, r2, _, err := readAll(t, Options{InOrder: []bool{true}}, data)
+			if !c.inOrder {
+				if err == nil || !strings.Contains(err.Error(), "mem0.pcap: packet 2 is earlier than the packet before it") ||
+					!strings.Contains(err.Error(), "the file changed") {
+					t.Fatalf("err = %v, want the file-changed error for packet 2", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("packets without the buffer %v, with it %v", got, want)
+			}
+			if a, b := r2.Files()[0].Counts, r.Files()[0].Counts; a != b {
+				t.Errorf("counts %+v, want %+v", a, b)
+			}
+			// InOrder for other files than this one changes nothing here.
+			if _, _, _, err := readAll(t, Options{InOrder: []bool{false, true}}, data); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}

@@ -65,6 +65,9 @@ type FileStats struct {
 	Counts
 	// Truncated is true when the file ended inside a record (reported as a warning).
 	Truncated bool
+	// InOrder is true while no IPv4 packet read so far had a timestamp earlier than
+	// the IPv4 packet before it in the file, i.e. the reorder window changed nothing.
+	InOrder bool
 }
 
 // source reads the records of one file, decodes them and reorders the IPv4 packets
@@ -85,9 +88,12 @@ type source struct {
 	next   int64 // index of the next record
 	lastTS int64 // timestamp of the previous record (for SPBs without one)
 	eof    bool
+	lastV4 int64 // timestamp of the previous IPv4 packet (for InOrder)
+	haveV4 bool
 
 	// Reordering.
 	window   int64 // ns; < 0: off
+	verify   bool  // Options.InOrder: no reorder buffer, and a late packet is an error
 	pend     sortBuf
 	maxSeen  int64
 	haveSeen bool
@@ -97,7 +103,7 @@ type source struct {
 	lateDone bool // the total was reported
 }
 
-func openSource(path string, index int, window int64, warn func(string)) (*source, error) {
+func openSource(path string, index int, window int64, verify bool, warn func(string)) (*source, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -108,12 +114,15 @@ func openSource(path string, index int, window int64, warn func(string)) (*sourc
 		return nil, err
 	}
 	s.close = f.Close
+	if verify {
+		s.verify, s.window = true, -1
+	}
 	return s, nil
 }
 
 // newSource reads the capture header from in; name is used in messages.
 func newSource(name string, in io.Reader, index int, window int64, warn func(string)) (*source, error) {
-	s := &source{stats: FileStats{Path: name}, index: index, warn: warn, in: in, window: window,
+	s := &source{stats: FileStats{Path: name, InOrder: true}, index: index, warn: warn, in: in, window: window,
 		close: func() error { return nil }}
 	if err := s.init(); err != nil {
 		return nil, err
@@ -278,6 +287,10 @@ func (s *source) record(p *Packet) (bool, error) {
 			continue
 		}
 		p.Timestamp, p.Index, p.FileIndex = ts, idx, s.index
+		if s.haveV4 && ts < s.lastV4 {
+			s.stats.InOrder = false
+		}
+		s.lastV4, s.haveV4 = ts, true
 		return true, nil
 	}
 	return false, nil
@@ -289,6 +302,10 @@ func (s *source) nextPacket(p *Packet) (bool, error) {
 	if s.window < 0 {
 		ok, err := s.record(p)
 		if ok {
+			if s.verify && !s.stats.InOrder {
+				s.eof = true
+				return false, fmt.Errorf("%s: packet %d is earlier than the packet before it, but an earlier pass found the file in timestamp order: the file changed while it was being read", s.stats.Path, p.Index)
+			}
 			s.stats.IPv4++
 		}
 		return ok, err

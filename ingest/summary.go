@@ -47,6 +47,9 @@ type FileSummary struct {
 	Format       string   `json:"format"`        // "pcap", "pcapng", "pcap+gzip" or "pcapng+gzip"
 	LinkTypes    []string `json:"linktypes"`     // e.g. ["ETHERNET(1)", "LINUX_SLL(113)"]
 	TSResolution string   `json:"ts_resolution"` // "us", "ns", or a list like "ns,us" for mixed pcapng
+	// InOrder is true when the file's IPv4 packets are in timestamp order: the
+	// reorder window had nothing to do (pass it on as Options.InOrder).
+	InOrder bool `json:"in_order"`
 }
 
 // flowKey packs a FiveTuple into 16 bytes without padding, so the map hashes it
@@ -190,10 +193,39 @@ func (a *acc) fill(s *Summary, c *Counts) {
 
 // Summarize streams the files through a Reader with opt and returns the summary of
 // all of them together, with one FileSummary per file in Files.
+//
+// It first reads the files without their reorder buffers, noting whether each file
+// is in timestamp order; when all are (the usual capture), that pass's summary is
+// the one the window would give, and it is returned. Otherwise the files are read
+// again with the window. Warnings come from the pass whose summary is returned.
 func Summarize(paths []string, opt Options) (*Summary, error) {
+	if opt.ReorderWindow < 0 {
+		s, _, err := summarize(paths, opt)
+		return s, err
+	}
+	var warns []string
+	fast := opt
+	fast.ReorderWindow = -1
+	fast.Warn = func(m string) { warns = append(warns, m) }
+	s, inOrder, err := summarize(paths, fast)
+	if err == nil && !inOrder {
+		s, _, err = summarize(paths, opt)
+		return s, err
+	}
+	if opt.Warn != nil {
+		for _, m := range warns {
+			opt.Warn(m)
+		}
+	}
+	return s, err
+}
+
+// summarize is one pass of Summarize; inOrder reports whether every file was in
+// timestamp order.
+func summarize(paths []string, opt Options) (_ *Summary, inOrder bool, _ error) {
 	r, err := Open(paths, opt)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	defer r.Close()
 	files := make([]*acc, len(paths))
@@ -208,7 +240,7 @@ func Summarize(paths []string, opt Options) (*Summary, error) {
 	for {
 		ok, err := r.Next(&p)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		if !ok {
 			break
@@ -227,8 +259,10 @@ func Summarize(paths []string, opt Options) (*Summary, error) {
 	s := &Summary{}
 	tc := r.Total()
 	total.fill(s, &tc)
+	inOrder = true
 	for i, fs := range r.Files() {
-		f := FileSummary{Path: fs.Path, Format: fs.Format, TSResolution: strings.Join(fs.Resolutions, ",")}
+		f := FileSummary{Path: fs.Path, Format: fs.Format, TSResolution: strings.Join(fs.Resolutions, ","), InOrder: fs.InOrder}
+		inOrder = inOrder && fs.InOrder
 		if fs.Gzip {
 			f.Format += "+gzip"
 		}
@@ -239,7 +273,16 @@ func Summarize(paths []string, opt Options) (*Summary, error) {
 		files[i].fill(&f.Summary, &fs.Counts)
 		s.Files = append(s.Files, f)
 	}
-	return s, nil
+	return s, inOrder, nil
+}
+
+// InOrderFiles returns FileSummary.InOrder per file, ready for Options.InOrder.
+func (s *Summary) InOrderFiles() []bool {
+	out := make([]bool, len(s.Files))
+	for i := range s.Files {
+		out[i] = s.Files[i].InOrder
+	}
+	return out
 }
 
 // count adds p to a total whose flow set already holds p's flow.
@@ -270,6 +313,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 		fmt.Fprintf(tw, "  format\t%s\n", f.Format)
 		fmt.Fprintf(tw, "  link types\t%s\n", strings.Join(f.LinkTypes, ", "))
 		fmt.Fprintf(tw, "  timestamps\t%s\n", f.TSResolution)
+		fmt.Fprintf(tw, "  in time order\t%s\n", yesNo(f.InOrder))
 		if len(s.Files) > 1 {
 			f.Summary.writeRows(tw, "  ")
 		}
@@ -338,4 +382,11 @@ func rate(bps float64) string {
 		return fmt.Sprintf("%.3f kbit/s", bps/1e3)
 	}
 	return fmt.Sprintf("%.0f bit/s", bps)
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
 }

@@ -104,7 +104,7 @@ func TestSummaryJSONKeys(t *testing.T) {
 	if err := json.Unmarshal(m["files"], &files); err != nil || len(files) != 1 {
 		t.Fatal(err, files)
 	}
-	perFile := "bytes dscp duration_s ecn endpoints first_ts flows format ipv4_packets last_ts linktypes mean_rate_bps non_ipv4_packets packets path skipped ts_resolution"
+	perFile := "bytes dscp duration_s ecn endpoints first_ts flows format in_order ipv4_packets last_ts linktypes mean_rate_bps non_ipv4_packets packets path skipped ts_resolution"
 	if got := keys(files[0]); got != perFile {
 		t.Errorf("per-file keys %q, want %q", got, perFile)
 	}
@@ -149,5 +149,73 @@ func TestFlowSet(t *testing.T) {
 	}
 	if s.len() != len(m) {
 		t.Fatalf("len %d, want %d", s.len(), len(m))
+	}
+}
+
+// Summarize reads in-order files once, without the reorder buffer, and other ones
+// again with it; either way its summary is the windowed pass's, warnings included.
+func TestSummarizeSkipsTheReorderBufferOnlyWhenItMay(t *testing.T) {
+	u := func(sport uint16) []byte {
+		return ether(t, ipSpec{src: "10.0.0.1", dst: "10.0.0.2", proto: layers.IPProtocolUDP, sport: sport, dport: 9, payload: 100})
+	}
+	mk := func(name string, truncate bool, us ...int64) string {
+		var rs []rec
+		for i, x := range us {
+			rs = append(rs, rec{ts: at(x), frame: u(uint16(i))})
+		}
+		data := pcapFile(t, LinkEthernet, false, 65535, rs...)
+		if truncate {
+			data = data[:len(data)-10]
+		}
+		return writeTemp(t, name, data)
+	}
+	sorted := mk("sorted.pcap", false, 0, 1, 1, 7, 9)
+	jitter := mk("jitter.pcap", false, 0, 5, 3, 9, 40000, 2)
+	truncSorted := mk("trunc-sorted.pcap", true, 0, 1, 2, 3)
+	truncJitter := mk("trunc-jitter.pcap", true, 0, 2, 1, 3)
+	cases := []struct {
+		name     string
+		paths    []string
+		inOrder  []bool
+		warnings int
+	}{
+		{"sorted", []string{sorted}, []bool{true}, 0},
+		{"jitter", []string{jitter}, []bool{false}, 1}, // the packet 40 ms late
+		{"both", []string{sorted, jitter}, []bool{true, false}, 1},
+		{"truncated sorted", []string{truncSorted}, []bool{true}, 1},
+		{"truncated jitter", []string{truncJitter, sorted}, []bool{false, true}, 1},
+	}
+	norm := func(s *Summary) {
+		sort.Slice(s.EndpointAddrs, func(i, j int) bool { return string(s.EndpointAddrs[i][:]) < string(s.EndpointAddrs[j][:]) })
+		for i := range s.Files {
+			norm := &s.Files[i].Summary
+			sort.Slice(norm.EndpointAddrs, func(a, b int) bool {
+				return string(norm.EndpointAddrs[a][:]) < string(norm.EndpointAddrs[b][:])
+			})
+		}
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var warns, want []string
+			got, err := Summarize(c.paths, Options{Warn: func(m string) { warns = append(warns, m) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ref, _, err := summarize(c.paths, Options{ReorderWindow: DefaultReorderWindow, Warn: func(m string) { want = append(want, m) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			norm(got)
+			norm(ref)
+			if !reflect.DeepEqual(got, ref) {
+				t.Errorf("summary\n%+v\nwant the windowed pass's\n%+v", got, ref)
+			}
+			if !reflect.DeepEqual(got.InOrderFiles(), c.inOrder) {
+				t.Errorf("InOrderFiles = %v, want %v", got.InOrderFiles(), c.inOrder)
+			}
+			if !reflect.DeepEqual(warns, want) || len(warns) != c.warnings {
+				t.Errorf("warnings %q, want %q", warns, want)
+			}
+		})
 	}
 }

@@ -2,9 +2,11 @@ package replay
 
 import (
 	"bytes"
+	"errors"
 	"net/netip"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/gopacket/layers"
@@ -245,5 +247,46 @@ func TestOversize(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Run reads an in-order trace again without ingest's reorder buffer; if the file
+// changed since Prepare so that it is no longer in order, the run fails as bad input
+// naming the file and packet instead of replaying another trace.
+func TestTraceChangedBetweenPrepareAndRun(t *testing.T) {
+	mk := func(times ...units.Time) []tracegen.Packet {
+		var out []tracegen.Packet
+		for i, at := range times {
+			out = append(out, tracegen.Packet{Time: at, Src: addr("10.0.0.1"), Dst: addr("10.0.4.1"),
+				Proto: layers.IPProtocolUDP, SrcPort: uint16(1000 + i), DstPort: 4791, Length: 1000})
+		}
+		return out
+	}
+	trace := writeTrace(t, mk(0, units.Microsecond, 2*units.Microsecond))
+	pr, err := Prepare(Options{Traces: []string{trace}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !pr.Summary.Files[0].InOrder {
+		t.Fatal("trace not found in order")
+	}
+	if _, err := pr.Run(filepath.Join(t.TempDir(), "ok"), ""); err != nil {
+		t.Fatal(err)
+	}
+	changed := writeTrace(t, mk(0, 2*units.Microsecond, units.Microsecond))
+	data, err := os.ReadFile(changed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(trace, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "run")
+	_, err = pr.Run(out, "")
+	if err == nil || !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), trace+": packet 2 is earlier than the packet before it") {
+		t.Fatalf("err = %v, want ErrInput naming %s packet 2", err, trace)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("output directory left behind: %v", err)
 	}
 }

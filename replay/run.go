@@ -234,7 +234,7 @@ func modelTier(t records.Tier) switchmodel.Tier {
 // limit.
 func (s *sim) run() error {
 	opt := &s.pr.Opt
-	r, err := ingest.Open(opt.Traces, ingest.Options{ReorderWindow: opt.ReorderWindow})
+	r, err := ingest.Open(opt.Traces, ingest.Options{ReorderWindow: opt.ReorderWindow, InOrder: s.pr.Summary.InOrderFiles()})
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrInput, err)
 	}
