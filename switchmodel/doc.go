@@ -18,7 +18,9 @@
 //     ring of time buckets sized to the pending events, O(1) per event, each bucket's
 //     earliest event stored inline so that most events never leave the ring's array)
 //     backed by a typed 4-ary min-heap for the far future,
-//     one pending event per busy port (transmit done), per link with frames in flight
+//     one pending event per busy port with another frame ready (transmit done; a
+//     port whose queue emptied only reserves the event's place in the order and
+//     schedules it there if a frame arrives in time), per link with frames in flight
 //     (its head frame's arrival: the link keeps a FIFO of frames), per switch port's
 //     ForwardingLatency line, per paused (port, pool) refresh timer and per paused
 //     (port, class) pause timer. External code registers an EventHandler and

@@ -31,13 +31,10 @@ func (a *event) before(b *event) bool {
 	return a.at < b.at || (a.at == b.at && a.seq < b.seq)
 }
 
-// calNode is an event in a calendar bucket's list of later events: 32 bytes. It
-// has no sequence number: a bucket's list is in (time, insertion) order because a new
-// event goes after every event of the same time already there (its sequence is the
-// largest), and events come from the heap into buckets that hold only earlier times
-// (the heap holds only events at or beyond the end of the ring), in heap order.
+// calNode is an event in a calendar bucket's list of later events: 40 bytes.
 type calNode struct {
 	at   units.Time
+	seq  uint64
 	arg  int64
 	h    HandlerID
 	kind int32
@@ -46,10 +43,11 @@ type calNode struct {
 
 // calBucket is one bucket: its earliest event inline (most buckets hold one event or
 // none, so scheduling touches one bucket and taking reads the ring in order, with no
-// node to chase), then a list of its later events. 32 bytes. Whether the bucket holds
+// node to chase), then a list of its later events. 40 bytes. Whether the bucket holds
 // an event at all is its bit in Engine.occ.
 type calBucket struct {
 	at         units.Time
+	seq        uint64
 	arg        int64
 	h          HandlerID
 	kind       int32
@@ -83,7 +81,8 @@ const (
 // events never depends on the geometry.
 type Engine struct {
 	now       units.Time
-	seq       uint64
+	seq       uint64 // the last sequence number given out
+	curSeq    uint64 // the sequence number of the event being (or last) handled
 	handlers  []EventHandler
 	processed uint64
 	stopped   bool
@@ -155,6 +154,35 @@ func (e *Engine) Schedule(at units.Time, h HandlerID, kind int32, arg int64) {
 	e.seq++
 	e.pushes++
 	e.insert(at, e.seq, arg, h, kind)
+	e.checkWalks()
+}
+
+// reserve takes the next insertion sequence number for an event that may be scheduled
+// later with scheduleReserved, as if it were scheduled now: a component that often
+// schedules an event only to find nothing to do then (a port's transmit-done with an
+// empty queue) reserves its place in the order instead and schedules it only if it
+// turns out to be needed, which leaves the order of every event exactly as it was.
+func (e *Engine) reserve() uint64 {
+	e.seq++
+	return e.seq
+}
+
+// scheduleReserved queues an event in the place of a reserved sequence number seq at
+// time at. The place must be later than the current event's (passed reports that it
+// is not: the event would have been handled by now).
+func (e *Engine) scheduleReserved(at units.Time, seq uint64, h HandlerID, kind int32, arg int64) {
+	e.pushes++
+	e.insert(at, seq, arg, h, kind)
+	e.checkWalks()
+}
+
+// passed reports whether an event at (at, seq) would have been handled by now: it is
+// before the event being handled (or the last one handled).
+func (e *Engine) passed(at units.Time, seq uint64) bool {
+	return at < e.now || (at == e.now && seq < e.curSeq)
+}
+
+func (e *Engine) checkWalks() {
 	if e.walks > 1<<14 && e.walks > 8*e.pushes {
 		// Many events landed in few buckets out of order (e.g. scheduled before Run):
 		// narrow the buckets now rather than at the next tuning.
@@ -181,34 +209,34 @@ func (e *Engine) insert(at units.Time, seq uint64, arg int64, h HandlerID, kind 
 	e.nearN++
 	bk := &e.bk[b]
 	if e.occ[b>>6]&(1<<(b&63)) == 0 {
-		bk.at, bk.arg, bk.h, bk.kind, bk.head, bk.tail = at, arg, h, kind, -1, -1
+		bk.at, bk.seq, bk.arg, bk.h, bk.kind, bk.head, bk.tail = at, seq, arg, h, kind, -1, -1
 		e.occ[b>>6] |= 1 << (b & 63)
 		return
 	}
 	e.crowd++
 	n := e.node()
 	nd := &e.nodes[n]
-	if at < bk.at {
+	if at < bk.at || (at == bk.at && seq < bk.seq) {
 		// The new event is the bucket's earliest: the inline one heads the list.
-		nd.at, nd.arg, nd.h, nd.kind, nd.next = bk.at, bk.arg, bk.h, bk.kind, bk.head
-		bk.at, bk.arg, bk.h, bk.kind, bk.head = at, arg, h, kind, n
+		nd.at, nd.seq, nd.arg, nd.h, nd.kind, nd.next = bk.at, bk.seq, bk.arg, bk.h, bk.kind, bk.head
+		bk.at, bk.seq, bk.arg, bk.h, bk.kind, bk.head = at, seq, arg, h, kind, n
 		if bk.tail < 0 {
 			bk.tail = n
 		}
 		return
 	}
-	nd.at, nd.arg, nd.h, nd.kind, nd.next = at, arg, h, kind, -1
+	nd.at, nd.seq, nd.arg, nd.h, nd.kind, nd.next = at, seq, arg, h, kind, -1
 	t := bk.tail
 	switch {
 	case t < 0:
 		bk.head, bk.tail = n, n
-	case at >= e.nodes[t].at:
+	case at > e.nodes[t].at || (at == e.nodes[t].at && seq > e.nodes[t].seq):
 		e.nodes[t].next = n
 		bk.tail = n
 	default:
-		// After every event at or before at (they were all inserted earlier).
+		// After every earlier event.
 		prev, i := int32(-1), bk.head
-		for at >= e.nodes[i].at {
+		for at > e.nodes[i].at || (at == e.nodes[i].at && seq > e.nodes[i].seq) {
 			prev, i = i, e.nodes[i].next
 			e.walks++
 		}
@@ -264,22 +292,22 @@ func (e *Engine) nextBucket() int {
 // take removes the earliest event, found by front in bucket b, and moves base to its
 // bucket (then heap events that the ring now covers into the ring). It returns the
 // event's fields.
-func (e *Engine) take(b int) (at units.Time, h HandlerID, kind int32, arg int64) {
+func (e *Engine) take(b int) (at units.Time, seq uint64, h HandlerID, kind int32, arg int64) {
 	if b < 0 {
 		// The ring is empty: jump to the heap's earliest event.
 		ev := e.pop()
-		at, h, kind, arg = ev.at, ev.h, ev.kind, ev.arg
+		at, seq, h, kind, arg = ev.at, ev.seq, ev.h, ev.kind, ev.arg
 		e.base = at &^ (units.Time(1)<<e.w - 1)
 		e.cur = int(e.base>>e.w) & (len(e.bk) - 1)
 	} else {
 		e.base += units.Time((b-e.cur)&(len(e.bk)-1)) << e.w
 		e.cur = b
 		bk := &e.bk[b]
-		at, h, kind, arg = bk.at, bk.h, bk.kind, bk.arg
+		at, seq, h, kind, arg = bk.at, bk.seq, bk.h, bk.kind, bk.arg
 		if n := bk.head; n >= 0 {
 			// The list's first event moves inline.
 			nd := &e.nodes[n]
-			bk.at, bk.arg, bk.h, bk.kind, bk.head = nd.at, nd.arg, nd.h, nd.kind, nd.next
+			bk.at, bk.seq, bk.arg, bk.h, bk.kind, bk.head = nd.at, nd.seq, nd.arg, nd.h, nd.kind, nd.next
 			if bk.head < 0 {
 				bk.tail = -1
 			}
@@ -294,7 +322,7 @@ func (e *Engine) take(b int) (at units.Time, h HandlerID, kind int32, arg int64)
 		ev := e.pop()
 		e.insert(ev.at, ev.seq, ev.arg, ev.h, ev.kind)
 	}
-	return at, h, kind, arg
+	return at, seq, h, kind, arg
 }
 
 // Stop makes the running Run or RunUntil return after the current event.
@@ -322,8 +350,8 @@ func (e *Engine) RunUntil(limit units.Time) bool {
 		if at > limit {
 			return true
 		}
-		at, h, kind, arg := e.take(b)
-		e.now = at
+		at, seq, h, kind, arg := e.take(b)
+		e.now, e.curSeq = at, seq
 		e.processed++
 		if e.since++; e.since >= calTuneEvery {
 			e.tune()
@@ -367,8 +395,7 @@ func (e *Engine) tune() {
 func (e *Engine) rebuild(nb, w uint) {
 	// Rebuild: take every pending event out, in order, and put it back. The ring's
 	// events come first, bucket by bucket from cur (time order), then the heap's,
-	// which are all later; each gets its rank as its sequence number (smaller than any
-	// future one: e.seq counts every schedule).
+	// which are all later.
 	all := e.scratch[:0]
 	mask := len(e.bk) - 1
 	for k := range e.bk {
@@ -377,10 +404,10 @@ func (e *Engine) rebuild(nb, w uint) {
 			continue
 		}
 		bk := &e.bk[b]
-		all = append(all, event{at: bk.at, arg: bk.arg, h: bk.h, kind: bk.kind})
+		all = append(all, event{at: bk.at, seq: bk.seq, arg: bk.arg, h: bk.h, kind: bk.kind})
 		for n := bk.head; n >= 0; n = e.nodes[n].next {
 			nd := &e.nodes[n]
-			all = append(all, event{at: nd.at, arg: nd.arg, h: nd.h, kind: nd.kind})
+			all = append(all, event{at: nd.at, seq: nd.seq, arg: nd.arg, h: nd.h, kind: nd.kind})
 		}
 	}
 	ring := len(all)
@@ -395,7 +422,7 @@ func (e *Engine) rebuild(nb, w uint) {
 	e.setGeometry(nb, w)
 	for i := range all {
 		ev := &all[i]
-		e.insert(ev.at, uint64(i), ev.arg, ev.h, ev.kind)
+		e.insert(ev.at, ev.seq, ev.arg, ev.h, ev.kind)
 	}
 	e.scratch = all[:0]
 	e.pushes, e.far, e.half, e.crowd, e.walks, e.scans = 0, 0, 0, 0, 0, 0

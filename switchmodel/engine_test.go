@@ -2,6 +2,7 @@ package switchmodel
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/tracefabric/tracefabric/switchmodel/units"
@@ -131,7 +132,7 @@ func BenchmarkEngine(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				e.Schedule(e.now+delays[i&4095], h, 0, 0)
 				b, _, _ := e.front()
-				at, h, kind, arg := e.take(b)
+				at, _, h, kind, arg := e.take(b)
 				e.now = at
 				if e.since++; e.since >= calTuneEvery {
 					e.tune()
@@ -374,4 +375,121 @@ func TestEngineWidensSparseRing(t *testing.T) {
 		t.Fatalf("dense phase left %d buckets of 2^%d ps; sparse phase still 2^%d ps (%d buckets)", 1<<nb, w, e.w, 1<<e.nbBits)
 	}
 	t.Logf("dense: 2^%d buckets of 2^%d ps; sparse: 2^%d ps", nb, w, e.w)
+}
+
+// lazyNet drives the reserve / scheduleReserved path against an eager reference. Every
+// handled event schedules one child or two at pseudo-random delays (ties included). Half
+// the children are "lazy": the eager run schedules them at once; the lazy run only
+// reserves their place. While a lazy child waits, each handled event may activate it
+// (a coin flip on both ids): the lazy run then schedules it into its reserved place,
+// and the eager run handles it as a real event rather than a no-op. Both runs must
+// handle the real events in the same order, and passed must turn true in the lazy run
+// exactly where the eager run handled a child that nobody activated.
+type lazyNet struct {
+	e      *Engine
+	h      HandlerID
+	lazy   bool
+	next   int64
+	left   int
+	order  []int64 // ids of the real events handled
+	wait   []reservedEv
+	noops  map[int64]int // eager: unactivated child id -> len(order) when handled
+	passes map[int64]int // lazy: unactivated child id -> len(order) when it passed
+}
+
+type reservedEv struct {
+	at     units.Time
+	seq    uint64
+	id     int64
+	active bool // eager run: activated
+}
+
+func mix(x uint64) uint64 {
+	x ^= x >> 33
+	x *= 0xff51afd7ed558ccd
+	x ^= x >> 33
+	x *= 0xc4ceb9fe1a85ec53
+	return x ^ x>>33
+}
+
+func (l *lazyNet) Handle(now units.Time, kind int32, arg int64) {
+	if kind == 1 { // a lazy child in the eager run
+		i := slices.IndexFunc(l.wait, func(r reservedEv) bool { return r.id == arg })
+		r := l.wait[i]
+		l.wait = slices.Delete(l.wait, i, i+1)
+		if !r.active {
+			l.noops[arg] = len(l.order)
+			return
+		}
+	}
+	l.order = append(l.order, arg)
+	kept := l.wait[:0]
+	for _, r := range l.wait {
+		if l.lazy && l.e.passed(r.at, r.seq) {
+			l.passes[r.id] = len(l.order) - 1
+			continue
+		}
+		if !r.active && mix(uint64(arg)<<20^uint64(r.id))%4 == 0 {
+			if l.lazy {
+				l.e.scheduleReserved(r.at, r.seq, l.h, 0, r.id)
+				continue
+			}
+			r.active = true
+		}
+		kept = append(kept, r)
+	}
+	l.wait = kept
+	children := 1 + int(mix(uint64(arg)*3)%2)
+	for c := 0; c < children && l.left > 0; c++ {
+		l.left--
+		l.next++
+		id := l.next
+		y := mix(uint64(id) * 7)
+		d := units.Time(y % 4 * (y >> 8 % 5)) // 0..12 ps: many ties
+		if y>>20%3 == 0 {
+			d = units.Time(y >> 24 % 5000)
+		}
+		switch {
+		case y>>40%2 == 0:
+			l.e.Schedule(now+d, l.h, 0, id)
+		case l.lazy:
+			l.wait = append(l.wait, reservedEv{at: now + d, seq: l.e.reserve(), id: id})
+		default:
+			l.e.Schedule(now+d, l.h, 1, id)
+			l.wait = append(l.wait, reservedEv{at: now + d, id: id})
+		}
+	}
+}
+
+func TestEngineReservedPlaces(t *testing.T) {
+	run := func(lazy bool) *lazyNet {
+		e := NewEngine()
+		l := &lazyNet{e: e, lazy: lazy, left: 60_000, noops: map[int64]int{}, passes: map[int64]int{}}
+		l.h = e.Register(l)
+		for i := 0; i < 200; i++ {
+			l.next++
+			e.Schedule(units.Time(i%7), l.h, 0, l.next)
+		}
+		e.Run()
+		if !lazy && len(l.wait) > 0 {
+			t.Fatalf("eager run: %d lazy children never handled", len(l.wait))
+		}
+		for _, r := range l.wait { // never needed: the eager run handled them last
+			l.passes[r.id] = len(l.order)
+		}
+		return l
+	}
+	eager, lazy := run(false), run(true)
+	if len(eager.order) < 30_000 || !slices.Equal(eager.order, lazy.order) {
+		t.Fatalf("orders differ: eager %d events, lazy %d", len(eager.order), len(lazy.order))
+	}
+	if len(eager.noops) < 500 || len(eager.noops) != len(lazy.passes) {
+		t.Fatalf("%d unactivated events handled by the eager run, %d passed in the lazy run", len(eager.noops), len(lazy.passes))
+	}
+	for id, at := range eager.noops {
+		if lazy.passes[id] != at {
+			t.Fatalf("event %d: handled by the eager run before real event #%d, passed in the lazy run at #%d", id, at, lazy.passes[id])
+		}
+	}
+	t.Logf("%d real events, %d never activated", len(eager.order), len(eager.noops))
 }

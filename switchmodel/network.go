@@ -164,9 +164,15 @@ type port struct {
 	q      [NumTC]fifo
 	busyTC uint8 // bit tc set while q[tc] is not empty
 	pfcq   fifo
-	busy   bool
-	flight fifo // frames on the outgoing link, Packet.at = arrival of last bit
-	fwd    fifo // received data frames waiting ForwardingLatency (switch)
+	busy   bool // a frame is on the wire (until its transmit-done event)
+	// lazyDone: the transmit-done event of the frame on the wire was not scheduled,
+	// only its place in the event order reserved (txEnd, txSeq), because no frame was
+	// waiting when it started; kick schedules it if one becomes ready before txEnd.
+	lazyDone bool
+	txEnd    units.Time
+	txSeq    uint64
+	flight   fifo // frames on the outgoing link, Packet.at = arrival of last bit
+	fwd      fifo // received data frames waiting ForwardingLatency (switch)
 
 	flightPFC int // PFC frames among flight
 
@@ -387,9 +393,7 @@ func (n *Network) Inject(h *Host, id PacketID) {
 	if st := &pt.stats[p.TC]; q.bytes > st.WatermarkBytes {
 		st.WatermarkBytes = q.bytes
 	}
-	if !pt.busy {
-		n.startTx(now, pt)
-	}
+	n.kick(now, pt)
 }
 
 // Counters are the network-wide totals.
@@ -448,15 +452,29 @@ func (n *Network) CheckAccounting() error {
 	return nil
 }
 
+// kick tells an egress port that a frame may have become ready to start (queued, or
+// its class resumed). An idle port starts it. A port whose transmit-done event was
+// only reserved gets it scheduled in its reserved place, or, if that place has passed
+// (the port went idle then), starts now: either way exactly what the eagerly scheduled
+// event would have done.
 func (n *Network) kick(now units.Time, pt *port) {
-	if !pt.busy {
+	switch {
+	case !pt.busy:
 		n.startTx(now, pt)
+	case pt.lazyDone:
+		pt.lazyDone = false
+		if n.eng.passed(pt.txEnd, pt.txSeq) {
+			n.startTx(now, pt)
+		} else {
+			n.eng.scheduleReserved(pt.txEnd, pt.txSeq, pt.core.h, evTxDone, int64(pt.idx))
+		}
 	}
 }
 
 // startTx starts the next frame on an idle port: the PFC queue first, then TC7..TC0
-// skipping classes the peer paused. One tx-done event per busy port; the frame joins
-// the link's in-flight FIFO, whose head alone has an arrival event.
+// skipping classes the peer paused. One tx-done event per busy port, scheduled only
+// if another frame is ready to follow (else its place is reserved: see kick); the
+// frame joins the link's in-flight FIFO, whose head alone has an arrival event.
 func (n *Network) startTx(now units.Time, pt *port) {
 	var id PacketID = NoPacket
 	var p *Packet
@@ -496,7 +514,11 @@ func (n *Network) startTx(now units.Time, pt *port) {
 		pt.flightPFC++
 	}
 	ser := pt.serialization(p.wireBytes())
-	n.eng.Schedule(now+ser, c.h, evTxDone, int64(pt.idx))
+	if pt.pfcq.n > 0 || pt.busyTC&^pt.paused != 0 {
+		n.eng.Schedule(now+ser, c.h, evTxDone, int64(pt.idx))
+	} else {
+		pt.lazyDone, pt.txEnd, pt.txSeq = true, now+ser, n.eng.reserve()
+	}
 	p.at = now + ser + pt.prop
 	if pt.flight.n == 0 {
 		n.eng.Schedule(p.at, pt.peer.core.h, evArrive, int64(pt.peer.idx))

@@ -420,9 +420,7 @@ func (s *Switch) admit(now units.Time, in *port, id PacketID, p *Packet) {
 	p.at = now
 	e.q[tc].push(&n.arena, id, p)
 	e.busyTC |= 1 << tc
-	if !e.busy {
-		n.startTx(now, e)
-	}
+	n.kick(now, e)
 }
 
 func (s *Switch) xoffThreshold(pl *pool) float64 {
