@@ -78,7 +78,7 @@ type sim struct {
 	tier []records.Tier // per node
 
 	// injector
-	reader        *ingest.Reader
+	reader        *prefetcher
 	next          ingest.Packet
 	have          bool
 	readErr       error
@@ -238,7 +238,7 @@ func (s *sim) run() error {
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrInput, err)
 	}
-	s.reader = r
+	s.reader = newPrefetcher(r)
 	s.wallStart = time.Now()
 	s.advance()
 	if s.have {
