@@ -37,6 +37,7 @@ type entry struct {
 	last   units.Time // time of the entry's last packet
 	member int32      // member of the current flowlet
 	valid  bool       // the entry has seen a packet
+	used   bool       // (in Balancer.flows) the slot holds a flow
 }
 
 // flowState is the per-flow accounting state (and the flow-table entry of an exact
@@ -72,15 +73,16 @@ type Balancer struct {
 	sets     []setInfo
 	records  []Record
 	table    []entry // FlowTableSize entries per set when hashed
-	flows    []flowState
 	bits     []uint64
-	// index is an open-addressing (linear probing) table of flow indices + 1 (0 is
-	// empty), at most half full; a flow's probe starts at slot(hx).
-	index []int32
-	shift uint32 // 32 - log2(len(index))
+	// flows is an open-addressing (linear probing) table of the flows' states, at
+	// most half full; a flow's probe starts at slot(hx). One random access finds a
+	// flow and its state together.
+	flows  []flowState
+	nflows int
+	shift  uint32 // 32 - log2(len(flows))
 }
 
-const initialIndexBits = 10
+const initialIndexBits = 8
 
 // indexHash returns the flow index hash of a key whose configured hash is h: h itself
 // for the 32-bit methods, else (16-bit methods would crowd the index) CRC-32 of the
@@ -112,16 +114,16 @@ func fastmod(a uint32, m uint64, d uint32) uint32 {
 // product depend on every bit of hx).
 func (b *Balancer) slot(hx uint32) int { return int((hx * 0x9E3779B1) >> b.shift) }
 
-// lookup returns the flow's index in b.flows, creating the flow when new.
-func (b *Balancer) lookup(hx uint32, set int, key *Key, words int) int32 {
-	mask := len(b.index) - 1
+// lookup returns the flow's slot in b.flows, creating the flow when new.
+func (b *Balancer) lookup(hx uint32, set int, key *Key, words int) int {
+	mask := len(b.flows) - 1
 	for i := b.slot(hx); ; i = (i + 1) & mask {
-		fi := b.index[i] - 1
-		if fi < 0 {
+		f := &b.flows[i]
+		if !f.used {
 			return b.newFlow(i, hx, set, key, words)
 		}
-		if f := &b.flows[fi]; f.hx == hx && f.key == *key && f.set == int32(set) {
-			return fi
+		if f.hx == hx && f.key == *key && f.set == int32(set) {
+			return i
 		}
 	}
 }
@@ -140,7 +142,7 @@ func NewBalancer(cfg Config) (*Balancer, error) {
 		exact:    cfg.FlowTableSize == 0,
 		wideHash: cfg.Method == CRC32 || cfg.Method == CRC32WithSalt || cfg.Method == Toeplitz,
 		tableM:   fastmodM(uint32(cfg.FlowTableSize)),
-		index:    make([]int32, 1<<initialIndexBits),
+		flows:    make([]flowState, 1<<initialIndexBits),
 		shift:    32 - initialIndexBits,
 	}, nil
 }
@@ -234,33 +236,41 @@ func (b *Balancer) Select(now units.Time, set int, key *Key, tc uint8, bytes int
 	return member
 }
 
-// newFlow creates the state of a flow seen for the first time in index slot i (this
-// allocates as the tables grow).
-func (b *Balancer) newFlow(i int, hx uint32, set int, key *Key, words int) int32 {
-	fi := int32(len(b.flows))
-	b.flows = append(b.flows, flowState{prev: -1, bits: int32(len(b.bits)), set: int32(set), hx: hx, key: *key})
+// newFlow creates the state of a flow seen for the first time in the free slot i and
+// returns its slot (this allocates as the tables grow).
+func (b *Balancer) newFlow(i int, hx uint32, set int, key *Key, words int) int {
+	b.flows[i] = flowState{entry: entry{used: true}, prev: -1, bits: int32(len(b.bits)), set: int32(set), hx: hx, key: *key}
 	for range words {
 		b.bits = append(b.bits, 0)
 	}
-	b.index[i] = fi + 1
-	if 2*len(b.flows) > len(b.index) {
-		b.grow()
+	if b.nflows++; 2*b.nflows > len(b.flows) {
+		return b.grow(i)
 	}
-	return fi
+	return i
 }
 
-// grow doubles the index and reinserts every flow.
-func (b *Balancer) grow() {
-	b.index = make([]int32, 2*len(b.index))
+// grow doubles the flow table, moves every flow and returns the new slot of the flow
+// in slot i.
+func (b *Balancer) grow(i int) int {
+	old := b.flows
+	b.flows = make([]flowState, 2*len(old))
 	b.shift--
-	mask := len(b.index) - 1
-	for fi := range b.flows {
-		i := b.slot(b.flows[fi].hx)
-		for b.index[i] != 0 {
-			i = (i + 1) & mask
+	mask := len(b.flows) - 1
+	at := -1
+	for k := range old {
+		if !old[k].used {
+			continue
 		}
-		b.index[i] = int32(fi) + 1
+		j := b.slot(old[k].hx)
+		for b.flows[j].used {
+			j = (j + 1) & mask
+		}
+		b.flows[j] = old[k]
+		if k == i {
+			at = j
+		}
 	}
+	return at
 }
 
 // choose picks the member for a new flowlet: the least (paused, occupancy) in
@@ -297,4 +307,4 @@ func (b *Balancer) Records() []Record {
 }
 
 // Flows returns the number of distinct (set, flow) pairs seen.
-func (b *Balancer) Flows() int { return len(b.flows) }
+func (b *Balancer) Flows() int { return b.nflows }
