@@ -78,9 +78,8 @@ type sim struct {
 	tier []records.Tier // per node
 
 	// injector
-	reader        *prefetcher
-	next          ingest.Packet
-	have          bool
+	feed          *feed
+	next          *arrival // the packet to inject next; nil after the last
 	readErr       error
 	lastInj       units.Time
 	doneInjecting bool
@@ -89,7 +88,6 @@ type sim struct {
 	injected      int64 // packets handed to NICs (pieces included)
 
 	flows      []flowState
-	flowIndex  flowTable
 	delay      records.DelayHistogram
 	oversizeAt [][switchmodel.NumTC]int64 // oversize drops per source host and TC
 
@@ -238,11 +236,11 @@ func (s *sim) run() error {
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrInput, err)
 	}
-	s.reader = newPrefetcher(r)
+	s.feed = newFeed(s.pr, r)
 	s.wallStart = time.Now()
 	s.advance()
-	if s.have {
-		s.eng.Schedule(s.injectTime(&s.next), s.hid, 0, 0)
+	if s.next != nil {
+		s.eng.Schedule(s.next.at, s.hid, 0, 0)
 	}
 	// Run until the injector has fed the last packet (it stops the engine then), then
 	// drain until the network is empty or MaxDrain has passed since.
@@ -261,38 +259,27 @@ func (s *sim) run() error {
 	return nil
 }
 
-// injectTime converts a capture timestamp to simulated time.
-func (s *sim) injectTime(p *ingest.Packet) units.Time {
-	d := p.Timestamp - s.pr.T0
-	if s.pr.Opt.Speedup == 1 {
-		return units.Time(d) * units.Nanosecond
-	}
-	return units.Time(float64(d) * 1000 / s.pr.Opt.Speedup)
-}
-
-// advance reads the next trace packet into s.next.
+// advance takes the next arrival from the feed into s.next.
 func (s *sim) advance() {
-	ok, err := s.reader.Next(&s.next)
+	a, err := s.feed.Next()
 	if err != nil {
 		s.readErr = err
-		s.have = false
 		s.eng.Stop()
-		return
 	}
-	s.have = ok
+	s.next = a
 }
 
-// Handle is the injector's event: inject s.next, read the following packet and
+// Handle is the injector's event: inject s.next, take the following packet and
 // schedule it; after the last one, stop the engine so run can start the drain.
 func (s *sim) Handle(now units.Time, kind int32, arg int64) {
-	s.inject(now, &s.next)
+	s.inject(now, s.next)
 	s.trace.replayed++
 	if s.trace.replayed&0xffff == 0 {
 		s.progress(false)
 	}
 	s.advance()
-	if s.have {
-		s.eng.Schedule(s.injectTime(&s.next), s.hid, 0, 0)
+	if s.next != nil {
+		s.eng.Schedule(s.next.at, s.hid, 0, 0)
 	} else if s.readErr == nil {
 		s.lastInj = now
 		s.doneInjecting = true
@@ -308,37 +295,24 @@ func (s *sim) progress(done bool) {
 		Total: s.pr.Summary.IPv4Packets, SimTime: s.eng.Now(), Done: done})
 }
 
-func (s *sim) inject(now units.Time, p *ingest.Packet) {
-	// A known flow knows its hosts; the host map is consulted for the first packet of a
-	// flow (and for every intra-host packet, which has no flow).
-	fid, slot := s.flowIndex.find(p)
-	var src, dst int32
-	if fid >= 0 {
-		src, dst = s.flows[fid].src, s.flows[fid].dst
-	} else {
-		var ok1, ok2 bool
-		src, ok1 = s.pr.HostMap.Host(p.Src)
-		dst, ok2 = s.pr.HostMap.Host(p.Dst)
-		if !ok1 || !ok2 {
-			s.readErr = fmt.Errorf("packet %d of %s: endpoint not in the host map (the trace changed since it was read?)",
-				p.Index, s.pr.Opt.Traces[p.FileIndex])
-			s.eng.Stop()
-			return
-		}
-		if src == dst {
-			s.trace.intraHost++
-			return
-		}
-		fid = int32(len(s.flows))
-		s.flowIndex.insert(slot, p, fid)
-		s.flows = append(s.flows, flowState{tuple: p.Tuple(), dscp: p.DSCP, src: src, dst: dst, first: now,
+// inject hands arrival p to its source host's NIC (in MTU-sized pieces when it is
+// longer than the MTU and --oversize is split), or counts it (intra-host, or oversize
+// and dropped). A flow's first packet creates its record.
+func (s *sim) inject(now units.Time, p *arrival) {
+	fid, src, dst := p.fid, p.src, p.dst
+	if fid == noFlow {
+		s.trace.intraHost++
+		return
+	}
+	if int(fid) == len(s.flows) {
+		s.flows = append(s.flows, flowState{tuple: p.tuple(), dscp: p.dscp, src: src, dst: dst, first: now,
 			rackMember: -1, fabricMember: -1, lastRack: -1, lastFabric: -1, delayMin: -1})
 	}
 	f := &s.flows[fid]
 	f.last = now
-	key := ecmp.MakeKey(p.Src, p.Dst, p.Proto, p.SrcPort, p.DstPort, p.Fragment && p.FragOffset != 0)
-	length := int32(p.TotalLen)
-	traceIndex := s.traceIndex(p)
+	key := ecmp.MakeKey(p.saddr, p.daddr, p.proto, p.sport, p.dport, p.laterFrag)
+	length := int32(p.length)
+	traceIndex := p.traceIndex
 	if length > s.mtu {
 		s.trace.oversize++
 		if s.pr.Opt.Oversize == OversizeDrop {
@@ -349,9 +323,9 @@ func (s *sim) inject(now units.Time, p *ingest.Packet) {
 			if s.oversizeAt == nil {
 				s.oversizeAt = make([][switchmodel.NumTC]int64, s.pr.Clos.Grid.Hosts())
 			}
-			s.oversizeAt[src][p.DSCP>>3]++
+			s.oversizeAt[src][p.dscp>>3]++
 			s.injected++
-			s.writeOversizeDrop(now, f, fid, p, key, length, traceIndex)
+			s.writeOversizeDrop(now, f, fid, p, length, traceIndex)
 			return
 		}
 	}
@@ -359,7 +333,7 @@ func (s *sim) inject(now units.Time, p *ingest.Packet) {
 	for length > 0 {
 		piece := min(length, s.mtu)
 		length -= piece
-		if piece != int32(p.TotalLen) {
+		if piece != int32(p.length) {
 			s.trace.oversizePieces++
 		}
 		id, pk := s.net.NewPacket()
@@ -367,8 +341,8 @@ func (s *sim) inject(now units.Time, p *ingest.Packet) {
 		pk.TraceIndex = traceIndex
 		pk.Key = key
 		pk.Src, pk.Dst = src, dst
-		pk.DSCP = p.DSCP
-		pk.ECN = p.ECN
+		pk.DSCP = p.dscp
+		pk.ECN = p.ecn
 		pk.Length = piece
 		f.packets++
 		f.bytes += int64(piece)
@@ -377,20 +351,14 @@ func (s *sim) inject(now units.Time, p *ingest.Packet) {
 	}
 }
 
-// traceIndex numbers a packet in the merged capture: its record index in its file,
-// offset by the records of the files before it.
-func (s *sim) traceIndex(p *ingest.Packet) int64 {
-	return s.pr.fileOffset[p.FileIndex] + p.Index
-}
-
-func (s *sim) writeOversizeDrop(now units.Time, f *flowState, fid int32, p *ingest.Packet, key ecmp.Key, length int32, ti int64) {
+func (s *sim) writeOversizeDrop(now units.Time, f *flowState, fid int32, p *arrival, length int32, ti int64) {
 	r := &s.dropRow
-	*r = records.DropRow{TimePs: int64(now), Node: f.src, Tier: records.TierHost, Port: 0, TC: p.DSCP >> 3,
-		Reason: records.ReasonOversize, FlowID: int64(fid), Src: p.Src, Dst: p.Dst, Proto: p.Proto,
-		Sport: p.SrcPort, Dport: p.DstPort, Bytes: length, TraceIndex: ti}
+	*r = records.DropRow{TimePs: int64(now), Node: f.src, Tier: records.TierHost, Port: 0, TC: p.dscp >> 3,
+		Reason: records.ReasonOversize, FlowID: int64(fid), Src: p.saddr, Dst: p.daddr, Proto: p.proto,
+		Sport: p.sport, Dport: p.dport, Bytes: length, TraceIndex: ti}
 	s.setErr(s.drops.Append(r))
 	if s.packets != nil {
-		s.writePacket(int64(fid), ti, p.DSCP>>3, length, now, -1, records.FateDropped, false, []int32{f.src})
+		s.writePacket(int64(fid), ti, p.dscp>>3, length, now, -1, records.FateDropped, false, []int32{f.src})
 	}
 }
 
@@ -508,8 +476,8 @@ func (s *sim) BufferSample(b switchmodel.BufferSample) {
 
 // close writes the end-of-run files and closes every writer.
 func (s *sim) close() error {
-	if s.reader != nil {
-		s.reader.Close()
+	if s.feed != nil {
+		s.feed.Close()
 	}
 	if s.w == nil {
 		return nil
