@@ -42,7 +42,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		args = []string{} // cobra reads os.Args for nil
 	}
 	root.SetArgs(args)
+	stopProfile := cli.CPUProfile(root)
 	_, err := root.ExecuteC()
+	err = errors.Join(err, stopProfile())
 	if err == nil {
 		return exitOK
 	}

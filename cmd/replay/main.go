@@ -8,12 +8,12 @@ package main
 
 import (
 	"errors"
-	"github.com/tracefabric/tracefabric/cmd/internal/cli"
 	"io"
 	"io/fs"
 	"os"
 	"syscall"
 
+	"github.com/tracefabric/tracefabric/cmd/internal/cli"
 	"github.com/tracefabric/tracefabric/ingest"
 )
 
@@ -36,7 +36,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		args = []string{} // cobra reads os.Args for nil
 	}
 	root.SetArgs(args)
+	stopProfile := cli.CPUProfile(root)
 	cmd, err := root.ExecuteC()
+	err = errors.Join(err, stopProfile())
 	if err == nil {
 		return exitOK
 	}

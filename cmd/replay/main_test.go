@@ -176,3 +176,36 @@ func TestRootUsageNamesSubcommands(t *testing.T) {
 		}
 	}
 }
+
+// --cpuprofile writes a complete pprof file (gzip-compressed protobuf) whether the
+// command succeeds or fails; an unwritable path is a usage error.
+func TestCPUProfileFlag(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"ok", []string{"inspect", demo}, exitOK},
+		{"failing command", []string{"inspect", filepath.Join(dir, "missing.pcap")}, exitUsage},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			prof := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "-")+".prof")
+			code, _, errs := runCmd(append([]string{"--cpuprofile", prof}, c.args...)...)
+			if code != c.code {
+				t.Fatalf("exit %d, want %d (stderr %q)", code, c.code, errs)
+			}
+			data, err := os.ReadFile(prof)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(data) < 20 || data[0] != 0x1f || data[1] != 0x8b {
+				t.Fatalf("profile of %d bytes is not gzip-compressed pprof data", len(data))
+			}
+		})
+	}
+	code, _, errs := runCmd("inspect", demo, "--cpuprofile", filepath.Join(dir, "no", "such", "dir", "x.prof"))
+	if code != exitUsage || !strings.Contains(errs, "--cpuprofile") || strings.Count(errs, "\n") != 1 {
+		t.Fatalf("exit %d, stderr %q; want exit 2 and one line naming --cpuprofile", code, errs)
+	}
+}
