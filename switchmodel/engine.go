@@ -31,28 +31,33 @@ func (a *event) before(b *event) bool {
 	return a.at < b.at || (a.at == b.at && a.seq < b.seq)
 }
 
-// calNode is an event in a calendar bucket's list of later events: 40 bytes.
+// calNode is an event in a calendar bucket's list of later events: 40 bytes. The
+// list's first node also holds the list's tail.
 type calNode struct {
-	at   units.Time
-	seq  uint64
-	arg  int64
-	h    HandlerID
-	kind int32
-	next int32
+	at         units.Time
+	seq        uint64
+	arg        int64
+	hk         uint32 // handler << 8 | kind
+	next, tail int32
 }
 
 // calBucket is one bucket: its earliest event inline (most buckets hold one event or
 // none, so scheduling touches one bucket and taking reads the ring in order, with no
-// node to chase), then a list of its later events. 40 bytes. Whether the bucket holds
-// an event at all is its bit in Engine.occ.
+// node to chase), then a list of its later events. 32 bytes, two to a cache line.
+// Whether the bucket holds an event at all is its bit in Engine.occ.
 type calBucket struct {
-	at         units.Time
-	seq        uint64
-	arg        int64
-	h          HandlerID
-	kind       int32
-	head, tail int32 // later events, in order; -1 when none
+	at   units.Time
+	seq  uint64
+	arg  int64
+	hk   uint32 // handler << 8 | kind
+	head int32  // later events, in order; -1 when none
 }
+
+// packHK packs a handler id (< 2^24) and an event kind (0..255) into a bucket's hk.
+func packHK(h HandlerID, kind int32) uint32 { return uint32(h)<<8 | uint32(uint8(kind)) }
+
+// MaxHandlers is the number of handlers an Engine accepts; event kinds are 0..255.
+const MaxHandlers = 1 << 24
 
 // Calendar geometry: the initial and largest number of buckets (log2), the initial
 // bucket width (log2 ps), and how often (pops) the geometry is reconsidered.
@@ -129,8 +134,12 @@ func (e *Engine) setGeometry(nbBits, w uint) {
 	e.free = -1
 }
 
-// Register adds h and returns its id for Schedule.
+// Register adds h and returns its id for Schedule. An engine takes up to MaxHandlers
+// handlers; one more is a bug of the caller and panics.
 func (e *Engine) Register(h EventHandler) HandlerID {
+	if len(e.handlers) == MaxHandlers {
+		panic("switchmodel: Engine.Register: more than MaxHandlers handlers")
+	}
 	e.handlers = append(e.handlers, h)
 	return HandlerID(len(e.handlers) - 1)
 }
@@ -145,9 +154,13 @@ func (e *Engine) Pending() int { return e.nearN + len(e.heap) }
 // Processed is the number of events handled so far.
 func (e *Engine) Processed() uint64 { return e.processed }
 
-// Schedule queues an event for handler h at time at. A time before Now is an error of
-// the caller; it is clamped to Now so time never runs backwards.
+// Schedule queues an event of kind (0..255; another kind is a bug of the caller and
+// panics) for handler h at time at. A time before Now is an error of the caller; it is
+// clamped to Now so time never runs backwards.
 func (e *Engine) Schedule(at units.Time, h HandlerID, kind int32, arg int64) {
+	if uint32(kind) > 255 {
+		panic("switchmodel: Engine.Schedule: event kind outside 0..255")
+	}
 	if at < e.now {
 		at = e.now
 	}
@@ -208,8 +221,9 @@ func (e *Engine) insert(at units.Time, seq uint64, arg int64, h HandlerID, kind 
 	b := int(at>>e.w) & (len(e.bk) - 1)
 	e.nearN++
 	bk := &e.bk[b]
+	hk := packHK(h, kind)
 	if e.occ[b>>6]&(1<<(b&63)) == 0 {
-		bk.at, bk.seq, bk.arg, bk.h, bk.kind, bk.head, bk.tail = at, seq, arg, h, kind, -1, -1
+		bk.at, bk.seq, bk.arg, bk.hk, bk.head = at, seq, arg, hk, -1
 		e.occ[b>>6] |= 1 << (b & 63)
 		return
 	}
@@ -218,34 +232,36 @@ func (e *Engine) insert(at units.Time, seq uint64, arg int64, h HandlerID, kind 
 	nd := &e.nodes[n]
 	if at < bk.at || (at == bk.at && seq < bk.seq) {
 		// The new event is the bucket's earliest: the inline one heads the list.
-		nd.at, nd.seq, nd.arg, nd.h, nd.kind, nd.next = bk.at, bk.seq, bk.arg, bk.h, bk.kind, bk.head
-		bk.at, bk.seq, bk.arg, bk.h, bk.kind, bk.head = at, seq, arg, h, kind, n
-		if bk.tail < 0 {
-			bk.tail = n
+		nd.at, nd.seq, nd.arg, nd.hk, nd.next, nd.tail = bk.at, bk.seq, bk.arg, bk.hk, bk.head, n
+		if bk.head >= 0 {
+			nd.tail = e.nodes[bk.head].tail
 		}
+		bk.at, bk.seq, bk.arg, bk.hk, bk.head = at, seq, arg, hk, n
 		return
 	}
-	nd.at, nd.seq, nd.arg, nd.h, nd.kind, nd.next = at, seq, arg, h, kind, -1
-	t := bk.tail
-	switch {
-	case t < 0:
-		bk.head, bk.tail = n, n
-	case at > e.nodes[t].at || (at == e.nodes[t].at && seq > e.nodes[t].seq):
-		e.nodes[t].next = n
-		bk.tail = n
-	default:
-		// After every earlier event.
-		prev, i := int32(-1), bk.head
-		for at > e.nodes[i].at || (at == e.nodes[i].at && seq > e.nodes[i].seq) {
-			prev, i = i, e.nodes[i].next
-			e.walks++
-		}
-		nd.next = i
-		if prev < 0 {
-			bk.head = n
-		} else {
-			e.nodes[prev].next = n
-		}
+	nd.at, nd.seq, nd.arg, nd.hk, nd.next = at, seq, arg, hk, -1
+	if bk.head < 0 {
+		bk.head, nd.tail = n, n
+		return
+	}
+	first := &e.nodes[bk.head]
+	if t := &e.nodes[first.tail]; at > t.at || (at == t.at && seq > t.seq) {
+		t.next = n
+		first.tail = n
+		return
+	}
+	// After every earlier event.
+	prev, i := int32(-1), bk.head
+	for at > e.nodes[i].at || (at == e.nodes[i].at && seq > e.nodes[i].seq) {
+		prev, i = i, e.nodes[i].next
+		e.walks++
+	}
+	nd.next = i
+	if prev < 0 {
+		nd.tail = first.tail
+		bk.head = n
+	} else {
+		e.nodes[prev].next = n
 	}
 }
 
@@ -303,13 +319,13 @@ func (e *Engine) take(b int) (at units.Time, seq uint64, h HandlerID, kind int32
 		e.base += units.Time((b-e.cur)&(len(e.bk)-1)) << e.w
 		e.cur = b
 		bk := &e.bk[b]
-		at, seq, h, kind, arg = bk.at, bk.seq, bk.h, bk.kind, bk.arg
+		at, seq, h, kind, arg = bk.at, bk.seq, HandlerID(bk.hk>>8), int32(bk.hk&0xff), bk.arg
 		if n := bk.head; n >= 0 {
 			// The list's first event moves inline.
 			nd := &e.nodes[n]
-			bk.at, bk.seq, bk.arg, bk.h, bk.kind, bk.head = nd.at, nd.seq, nd.arg, nd.h, nd.kind, nd.next
-			if bk.head < 0 {
-				bk.tail = -1
+			bk.at, bk.seq, bk.arg, bk.hk, bk.head = nd.at, nd.seq, nd.arg, nd.hk, nd.next
+			if nd.next >= 0 {
+				e.nodes[nd.next].tail = nd.tail
 			}
 			nd.next = e.free
 			e.free = n
@@ -404,10 +420,10 @@ func (e *Engine) rebuild(nb, w uint) {
 			continue
 		}
 		bk := &e.bk[b]
-		all = append(all, event{at: bk.at, seq: bk.seq, arg: bk.arg, h: bk.h, kind: bk.kind})
+		all = append(all, event{at: bk.at, seq: bk.seq, arg: bk.arg, h: HandlerID(bk.hk >> 8), kind: int32(bk.hk & 0xff)})
 		for n := bk.head; n >= 0; n = e.nodes[n].next {
 			nd := &e.nodes[n]
-			all = append(all, event{at: nd.at, seq: nd.seq, arg: nd.arg, h: nd.h, kind: nd.kind})
+			all = append(all, event{at: nd.at, seq: nd.seq, arg: nd.arg, h: HandlerID(nd.hk >> 8), kind: int32(nd.hk & 0xff)})
 		}
 	}
 	ring := len(all)

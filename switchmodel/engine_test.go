@@ -493,3 +493,51 @@ func TestEngineReservedPlaces(t *testing.T) {
 	}
 	t.Logf("%d real events, %d never activated", len(eager.order), len(eager.noops))
 }
+
+// Ties append at the tail of their bucket's list in O(1): the list's first node keeps
+// the tail, through inserts before, among and after the list's events and pops.
+func TestEngineTiesAppendAtTheTail(t *testing.T) {
+	e := NewEngine()
+	r := &recorder{}
+	h := e.Register(r)
+	const n = 20_000
+	e.Schedule(1_000_000, h, 0, -1) // another bucket
+	for i := 0; i < n; i++ {
+		e.Schedule(5, h, 0, int64(i))
+	}
+	e.Schedule(4, h, 0, -2) // a new earliest: the inline event moves to the list
+	if e.walks != 0 || e.nbBits != calMinBits || e.w != calWidthBits {
+		t.Fatalf("%d list steps for %d appends of equal times (geometry 2^%d x 2^%d ps)", e.walks, n, e.nbBits, e.w)
+	}
+	e.RunUntil(5)
+	if len(r.got) != n+1 || r.got[0] != -2 || e.Pending() != 1 {
+		t.Fatalf("handled %d, first %d, pending %d", len(r.got), r.got[0], e.Pending())
+	}
+	for i := 1; i <= n; i++ {
+		if r.got[i] != int64(i-1) {
+			t.Fatalf("event %d is #%d", i, r.got[i])
+		}
+	}
+}
+
+func TestEngineRejectsBadKinds(t *testing.T) {
+	for _, kind := range []int32{-1, 256, 1 << 30} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("kind %d accepted", kind)
+				}
+			}()
+			e := NewEngine()
+			e.Schedule(0, e.Register(nop{}), kind, 0)
+		}()
+	}
+	e := NewEngine()
+	r := &recorder{}
+	h := e.Register(r)
+	e.Schedule(1, h, 255, 42)
+	e.Run()
+	if len(r.got) != 1 || r.got[0] != 42 {
+		t.Fatalf("kind 255: %v", r.got)
+	}
+}
