@@ -37,7 +37,12 @@
 // Several files merge by timestamp (ties: the file listed first). Within a file,
 // packets whose timestamps go backwards are put in order within
 // Options.ReorderWindow (default 10 ms); a packet later than that is counted
-// "out-of-order", reported through Options.Warn and skipped.
+// "out-of-order", reported through Options.Warn and skipped. FileStats.InOrder (and
+// FileSummary.InOrder) tell that a file needed no reordering; a later pass over such
+// a file can say so in Options.InOrder and skip the reorder buffer (same packets, less
+// work and memory; the file then changing under it is an error). Summarize does this
+// itself: it reads the files once without reordering and again with it only when a
+// file turns out not to be in order.
 //
 // # Errors
 //

@@ -9,6 +9,13 @@
 // files of package replay/records plus run.json into an output directory that appears
 // atomically.
 //
+// The capture is read twice, streaming both times: Prepare summarizes it (the
+// subnet mapping needs every endpoint, sorted, before the first injection), and Run
+// reads it again on a goroutine of its own that decodes each packet and prepares it
+// for injection (injection time, trace index, flow id in first-seen order, hosts) a
+// batch ahead of the simulation loop, which only injects: on a machine with a second
+// core, reading overlaps with simulating. Memory is bounded by a few batches.
+//
 // Units: simulation time in picoseconds (units.Time), sizes in bytes, speeds in bits
 // per second. Capture timestamps are nanoseconds; injection time is
 // (t - t0) * 1000 / Speedup picoseconds, rounded down.
