@@ -102,6 +102,7 @@ type sim struct {
 	pfcRow  records.PFCRow
 	bufRow  records.BufferRow
 	pktRow  records.PacketRow
+	hops    []switchmodel.Hop
 
 	wallStart time.Time
 	wall      time.Duration
@@ -434,8 +435,9 @@ func (s *sim) Delivered(now units.Time, p *switchmodel.Packet) {
 }
 
 func (s *sim) writePathPacket(p *switchmodel.Packet, inject units.Time, deliver int64, fate records.Fate, end int32) {
+	s.hops = p.AppendPath(s.hops[:0])
 	path := s.pktRow.Path[:0]
-	for _, h := range p.PathHops() {
+	for _, h := range s.hops {
 		path = append(path, h.Node)
 	}
 	if len(path) == 0 || path[len(path)-1] != end {

@@ -34,7 +34,7 @@ type obs struct {
 func (o *obs) Delivered(now units.Time, p *Packet) {
 	o.deliveries = append(o.deliveries, delivery{at: now, trace: p.TraceIndex, flow: p.FlowID, src: p.Src, dst: p.Dst,
 		tc: p.TC, ecn: p.ECN, hops: p.Hops, inject: p.Inject, rackM: p.RackMember, fabricM: p.FabricMember,
-		path: append([]Hop(nil), p.PathHops()...)})
+		path: p.AppendPath(nil)})
 }
 func (o *obs) Drop(d DropEvent) {
 	o.dropTrace = append(o.dropTrace, d.Packet.TraceIndex)

@@ -16,6 +16,9 @@ func (n *Network) AddHost(name string) (*Host, error) {
 	if n.started {
 		return nil, ErrStarted
 	}
+	if err := n.checkNodes(name); err != nil {
+		return nil, err
+	}
 	h := &Host{index: int32(len(n.hosts))}
 	n.addNode(h, name)
 	n.hosts = append(n.hosts, h)

@@ -265,6 +265,14 @@ func (n *Network) Switches() []*Switch { return n.switches }
 // Hosts returns the hosts in index order.
 func (n *Network) Hosts() []*Host { return n.hosts }
 
+// checkNodes returns an error when the network cannot take another node.
+func (n *Network) checkNodes(name string) error {
+	if len(n.nodes) == MaxNodes {
+		return fmt.Errorf("switchmodel: node %s: the network already has MaxNodes (%d) nodes", name, MaxNodes)
+	}
+	return nil
+}
+
 func (n *Network) addNode(nd nodeImpl, name string) {
 	c := nd.core()
 	c.net = n
@@ -301,6 +309,11 @@ func (n *Network) Connect(a, b Node, l LinkSpec) (pa, pb int, err error) {
 	for _, nd := range []nodeImpl{na, nb} {
 		if h, ok := nd.(*Host); ok && len(h.ports) > 0 {
 			return 0, 0, fmt.Errorf("switchmodel: host %s already has its link", h.name)
+		}
+	}
+	for _, nd := range []nodeImpl{na, nb} {
+		if len(nd.core().ports) == MaxPorts {
+			return 0, 0, fmt.Errorf("switchmodel: node %s already has MaxPorts (%d) ports", nd.core().name, MaxPorts)
 		}
 	}
 	x, y := n.newPort(na.core(), l), n.newPort(nb.core(), l)
@@ -500,7 +513,7 @@ func (n *Network) startTx(now units.Time, pt *port) {
 	if p.kind == kindData {
 		c.self.depart(now, pt, id, p)
 		if p.Hops < MaxPath {
-			p.Path[p.Hops] = Hop{Node: c.id, Port: pt.idx}
+			p.path[p.Hops] = uint32(c.id)<<hopPortBits | uint32(pt.idx)
 		}
 		if p.Hops < 255 {
 			p.Hops++

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
 	"github.com/tracefabric/tracefabric/switchmodel/units"
@@ -324,9 +325,10 @@ func TestConservationSmallClos(t *testing.T) {
 
 // hashObs folds every observer event into one FNV-64 digest.
 type hashObs struct {
-	h   hash.Hash64
-	buf [64]byte
-	n   int
+	h    hash.Hash64
+	buf  [64]byte
+	n    int
+	hops []Hop
 }
 
 func (o *hashObs) put(vs ...int64) {
@@ -338,7 +340,7 @@ func (o *hashObs) put(vs ...int64) {
 }
 func (o *hashObs) Delivered(now units.Time, p *Packet) {
 	o.put(1, int64(now), p.TraceIndex, int64(p.ECN), int64(p.Hops), int64(p.RackMember), int64(p.FabricMember))
-	for _, h := range p.PathHops() {
+	for _, h := range p.AppendPath(o.hops[:0]) {
 		o.put(int64(h.Node), int64(h.Port))
 	}
 }
@@ -400,5 +402,30 @@ func TestGoldenTrace(t *testing.T) {
 	}
 	if strings.TrimSpace(got) != strings.TrimSpace(string(want)) {
 		t.Fatalf("trace digest %q, golden %q", strings.TrimSpace(got), strings.TrimSpace(string(want)))
+	}
+}
+
+// A packet is two cache lines, and a hop touches only the first (see Packet).
+func TestPacketLayout(t *testing.T) {
+	var p Packet
+	if sz := unsafe.Sizeof(p); sz != 128 {
+		t.Fatalf("Packet is %d bytes, want 128", sz)
+	}
+	hot := map[string]uintptr{
+		"at": unsafe.Offsetof(p.at), "next": unsafe.Offsetof(p.next), "Frame": unsafe.Offsetof(p.Frame),
+		"Dst": unsafe.Offsetof(p.Dst), "inPort": unsafe.Offsetof(p.inPort), "charged": unsafe.Offsetof(p.charged),
+		"Key": unsafe.Offsetof(p.Key) + unsafe.Sizeof(p.Key) - 1, "kind": unsafe.Offsetof(p.kind),
+		"TC": unsafe.Offsetof(p.TC), "Hops": unsafe.Offsetof(p.Hops), "pool": unsafe.Offsetof(p.pool),
+		"ECN": unsafe.Offsetof(p.ECN), "Marked": unsafe.Offsetof(p.Marked), "members": unsafe.Offsetof(p.FabricMember),
+	}
+	for name, off := range hot {
+		if off >= 64 {
+			t.Errorf("%s ends at byte %d, outside the first cache line", name, off)
+		}
+	}
+	a := newArena()
+	id, _ := a.alloc()
+	if addr := uintptr(unsafe.Pointer(a.get(id))); addr%64 != 0 {
+		t.Errorf("the arena's first packet is at %#x, not on a cache line", addr)
 	}
 }

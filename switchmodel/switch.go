@@ -68,6 +68,9 @@ func (n *Network) AddSwitch(name string, tier Tier, cfg *config.Switch, sel Sele
 	if n.started {
 		return nil, ErrStarted
 	}
+	if err := n.checkNodes(name); err != nil {
+		return nil, err
+	}
 	if err := checkSwitchConfig(cfg); err != nil {
 		return nil, fmt.Errorf("switchmodel: switch %s: %w", name, err)
 	}
