@@ -429,3 +429,27 @@ func TestPacketLayout(t *testing.T) {
 		t.Errorf("the arena's first packet is at %#x, not on a cache line", addr)
 	}
 }
+
+// A node takes at most MaxPorts ports (the packed path's port field).
+func TestConnectPortLimit(t *testing.T) {
+	net := NewNetwork(NewEngine(), Options{Seed: 1})
+	cfg := defaultSwitch()
+	sw, err := net.AddSwitch("big", TierNone, &cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := LinkSpec{Speed: 100 * units.Gbps}
+	for i := 0; i <= MaxPorts; i++ {
+		h, err := net.AddHost(fmt.Sprintf("h%d", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, err = net.Connect(sw, h, link)
+		switch {
+		case i < MaxPorts && err != nil:
+			t.Fatalf("port %d: %v", i, err)
+		case i == MaxPorts && (err == nil || !strings.Contains(err.Error(), "node big already has MaxPorts (4096) ports")):
+			t.Fatalf("port %d: err = %v", i, err)
+		}
+	}
+}

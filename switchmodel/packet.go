@@ -1,6 +1,7 @@
 package switchmodel
 
 import (
+	"github.com/tracefabric/tracefabric/switchmodel/config"
 	"github.com/tracefabric/tracefabric/switchmodel/units"
 )
 
@@ -79,11 +80,14 @@ type Packet struct {
 const hopPortBits = 12
 
 // Limits of the packed path: a network has at most MaxNodes nodes and a node at most
-// MaxPorts ports.
+// MaxPorts ports (config.Validate holds a topology to the same limits).
 const (
 	MaxNodes = 1 << (32 - hopPortBits)
 	MaxPorts = 1 << hopPortBits
 )
+
+// The configuration's limits must fit the packed path.
+var _ = [1]struct{}{}[(MaxNodes-config.MaxNodes)|(MaxPorts-config.MaxPorts)]
 
 // AppendPath appends the recorded part of the packet's compact path (at most MaxPath
 // hops) to dst and returns it.

@@ -81,6 +81,8 @@ func TestRulesRejectBadFiles(t *testing.T) {
 			[]string{"Switch.Pools[1].Name: \"a\" is also pool 0's name"}},
 		{"negative fixed headroom", "Switch:\n  Headroom: -1KiB\n", []string{"bad.yaml:2: Switch.Headroom: -1024B must not be negative"}},
 		{"too many ports", "Topology:\n  HostsPerRack: 4094\n", []string{"bad.yaml:2: Topology.HostsPerRack: gives rack switches 4098 ports (at most 4096 per switch)"}},
+		// 64*64 racks of 256 hosts, 4096 racks, 64*4 fabric and 4*4 spine switches.
+		{"too many nodes", "Topology:\n  Pods: 64\n  RacksPerPod: 64\n  HostsPerRack: 256\n", []string{"Topology.HostsPerRack: gives a topology of 1052944 nodes, hosts and switches (at most 1048576)"}},
 		{"count too large", "Topology:\n  Pods: 9000000000000000000\n  RacksPerPod: 9000000000000000000\n", []string{"bad.yaml:2: Topology.Pods: 9000000000000000000 is above 4096", "bad.yaml:3: Topology.RacksPerPod"}},
 		{"pool without a size", "Switch:\n  Pools:\n    - {Name: lossy, TrafficClasses: [0,1,2,5,6,7]}\n    - {Name: lossless, Size: 40%, TrafficClasses: [3,4]}\n",
 			[]string{"bad.yaml:3: Switch.Pools[0].Size: 0: a pool with traffic classes needs space"}},

@@ -20,6 +20,7 @@ const (
 // Sanity bounds that keep every derived quantity far from int64 overflow.
 const (
 	MaxPorts      = 4096                 // ports of one switch
+	MaxNodes      = 1 << 20              // hosts and switches of one topology
 	MinSpeed      = units.Mbps           // link speed (catches "100" meaning 100 bit/s)
 	MaxSpeed      = 100 * units.Tbps     // link speed
 	MaxDelay      = units.Second         // propagation delay, forwarding latency
@@ -322,6 +323,16 @@ func (t *Topology) validate(e *Error) {
 	} {
 		if countsOK && r.ports > MaxPorts {
 			e.add(r.attr, "gives %s switches %d ports (at most %d per switch)", r.role, r.ports, MaxPorts)
+		}
+	}
+	if countsOK {
+		racks := t.Pods * t.RacksPerPod
+		nodes := racks*t.HostsPerRack + racks + t.Pods*t.FabricPerPod
+		if t.Pods > 1 {
+			nodes += t.FabricPerPod * t.SpinesPerPlane
+		}
+		if nodes > MaxNodes {
+			e.add("Topology.HostsPerRack", "gives a topology of %d nodes, hosts and switches (at most %d): fewer Pods, RacksPerPod or HostsPerRack", nodes, MaxNodes)
 		}
 	}
 	for _, l := range []struct {
