@@ -305,21 +305,35 @@ func (e *Engine) nextBucket() int {
 	panic("switchmodel: engine calendar count out of step")
 }
 
-// take removes the earliest event, found by front in bucket b, and moves base to its
-// bucket (then heap events that the ring now covers into the ring). It returns the
-// event's fields.
-func (e *Engine) take(b int) (at units.Time, seq uint64, h HandlerID, kind int32, arg int64) {
-	if b < 0 {
-		// The ring is empty: jump to the heap's earliest event.
-		ev := e.pop()
-		at, seq, h, kind, arg = ev.at, ev.seq, ev.h, ev.kind, ev.arg
-		e.base = at &^ (units.Time(1)<<e.w - 1)
-		e.cur = int(e.base>>e.w) & (len(e.bk) - 1)
-	} else {
-		e.base += units.Time((b-e.cur)&(len(e.bk)-1)) << e.w
-		e.cur = b
+// Results of step.
+const (
+	stepHandled = iota // an event was handled
+	stepEmpty          // nothing is pending
+	stepLater          // the earliest pending event is later than the limit
+)
+
+// step removes the earliest pending event if its time is <= limit, makes it the
+// current event and hands it to its handler. Taking an event from the ring moves base
+// to its bucket, and then the heap's events that the ring now covers into the ring.
+func (e *Engine) step(limit units.Time) int {
+	var (
+		at  units.Time
+		seq uint64
+		hk  uint32
+		arg int64
+	)
+	if e.nearN > 0 {
+		b := e.cur
+		if x := e.occ[b>>6] >> (b & 63); x != 0 {
+			b += bits.TrailingZeros64(x)
+		} else {
+			b = e.nextBucket()
+		}
 		bk := &e.bk[b]
-		at, seq, h, kind, arg = bk.at, bk.seq, HandlerID(bk.hk>>8), int32(bk.hk&0xff), bk.arg
+		if bk.at > limit {
+			return stepLater
+		}
+		at, seq, hk, arg = bk.at, bk.seq, bk.hk, bk.arg
 		if n := bk.head; n >= 0 {
 			// The list's first event moves inline.
 			nd := &e.nodes[n]
@@ -333,12 +347,39 @@ func (e *Engine) take(b int) (at units.Time, seq uint64, h HandlerID, kind int32
 			e.occ[b>>6] &^= 1 << (b & 63)
 		}
 		e.nearN--
+		if b != e.cur {
+			e.base += units.Time((b-e.cur)&(len(e.bk)-1)) << (e.w & 63)
+			e.cur = b
+			e.pullHeap()
+		}
+	} else if len(e.heap) > 0 {
+		if e.heap[0].at > limit {
+			return stepLater
+		}
+		// The ring is empty: jump to the heap's earliest event.
+		ev := e.pop()
+		at, seq, hk, arg = ev.at, ev.seq, packHK(ev.h, ev.kind), ev.arg
+		e.base = at &^ (units.Time(1)<<(e.w&63) - 1)
+		e.cur = int(e.base>>(e.w&63)) & (len(e.bk) - 1)
+		e.pullHeap()
+	} else {
+		return stepEmpty
 	}
+	e.now, e.curSeq = at, seq
+	e.processed++
+	if e.since++; e.since >= calTuneEvery {
+		e.tune()
+	}
+	e.handlers[hk>>8].Handle(at, int32(hk&0xff), arg)
+	return stepHandled
+}
+
+// pullHeap moves the heap's events that the ring covers into the ring.
+func (e *Engine) pullHeap() {
 	for len(e.heap) > 0 && e.heap[0].at-e.base < e.span {
 		ev := e.pop()
 		e.insert(ev.at, ev.seq, ev.arg, ev.h, ev.kind)
 	}
-	return at, seq, h, kind, arg
 }
 
 // Stop makes the running Run or RunUntil return after the current event.
@@ -359,20 +400,12 @@ func (e *Engine) Run() { e.RunUntil(units.Time(1<<63 - 1)) }
 func (e *Engine) RunUntil(limit units.Time) bool {
 	e.stopped = false
 	for !e.stopped {
-		b, at, ok := e.front()
-		if !ok {
-			break
-		}
-		if at > limit {
+		switch e.step(limit) {
+		case stepEmpty:
+			return false
+		case stepLater:
 			return true
 		}
-		at, seq, h, kind, arg := e.take(b)
-		e.now, e.curSeq = at, seq
-		e.processed++
-		if e.since++; e.since >= calTuneEvery {
-			e.tune()
-		}
-		e.handlers[h].Handle(at, kind, arg)
 	}
 	return e.Pending() > 0
 }
