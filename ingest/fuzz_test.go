@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/google/gopacket"
@@ -67,6 +68,15 @@ func FuzzReader(f *testing.F) {
 		fs2 := r2.Files()[0]
 		if fs2.Records != fs.Records || int64(len(pkts2)) != fs.IPv4+fs.Skipped[SkipOutOfOrder] {
 			t.Fatalf("file order read %+v, window read %+v", fs2.Counts, fs.Counts)
+		}
+		// Known in order: the same packets without the reorder buffer; known in order
+		// but not: an error.
+		pkts3, r3, _, err := readAll(t, Options{InOrder: []bool{true}}, data)
+		if fs.InOrder != (err == nil) || fs2.InOrder != fs.InOrder {
+			t.Fatalf("InOrder %v (file order %v), read as in order: %v", fs.InOrder, fs2.InOrder, err)
+		}
+		if err == nil && (!reflect.DeepEqual(pkts3, pkts) || r3.Files()[0].Counts != fs.Counts) {
+			t.Fatalf("read as in order: %d packets %+v, want %d %+v", len(pkts3), r3.Files()[0].Counts, len(pkts), fs.Counts)
 		}
 	})
 }
