@@ -20,11 +20,10 @@ type HandlerID int32
 
 // event is one pending event: 32 bytes, no pointers (the GC does not scan the queue).
 type event struct {
-	at   units.Time
-	seq  uint64
-	arg  int64
-	h    HandlerID
-	kind int32
+	at  units.Time
+	seq uint64
+	arg int64
+	hk  uint32 // handler << 8 | kind
 }
 
 func (a *event) before(b *event) bool {
@@ -166,7 +165,7 @@ func (e *Engine) Schedule(at units.Time, h HandlerID, kind int32, arg int64) {
 	}
 	e.seq++
 	e.pushes++
-	e.insert(at, e.seq, arg, h, kind)
+	e.insert(at, e.seq, arg, packHK(h, kind))
 	e.checkWalks()
 }
 
@@ -185,7 +184,7 @@ func (e *Engine) reserve() uint64 {
 // is not: the event would have been handled by now).
 func (e *Engine) scheduleReserved(at units.Time, seq uint64, h HandlerID, kind int32, arg int64) {
 	e.pushes++
-	e.insert(at, seq, arg, h, kind)
+	e.insert(at, seq, arg, packHK(h, kind))
 	e.checkWalks()
 }
 
@@ -206,22 +205,21 @@ func (e *Engine) checkWalks() {
 // insert puts an event in its bucket, sorted, or in the heap when beyond the ring.
 // (Fields rather than an event value: Go spills a struct argument to the stack in
 // pieces and reloads it whole, which stalls store forwarding on this hot path.)
-func (e *Engine) insert(at units.Time, seq uint64, arg int64, h HandlerID, kind int32) {
+func (e *Engine) insert(at units.Time, seq uint64, arg int64, hk uint32) {
 	if at-e.base >= e.span {
 		e.far++
 		e.heap = append(e.heap, event{})
 		x := &e.heap[len(e.heap)-1]
-		x.at, x.seq, x.arg, x.h, x.kind = at, seq, arg, h, kind
+		x.at, x.seq, x.arg, x.hk = at, seq, arg, hk
 		e.up(len(e.heap) - 1)
 		return
 	}
 	if at-e.base >= e.span>>1 {
 		e.half++
 	}
-	b := int(at>>e.w) & (len(e.bk) - 1)
+	b := int(at>>(e.w&63)) & (len(e.bk) - 1)
 	e.nearN++
 	bk := &e.bk[b]
-	hk := packHK(h, kind)
 	if e.occ[b>>6]&(1<<(b&63)) == 0 {
 		bk.at, bk.seq, bk.arg, bk.hk, bk.head = at, seq, arg, hk, -1
 		e.occ[b>>6] |= 1 << (b & 63)
@@ -358,7 +356,7 @@ func (e *Engine) step(limit units.Time) int {
 		}
 		// The ring is empty: jump to the heap's earliest event.
 		ev := e.pop()
-		at, seq, hk, arg = ev.at, ev.seq, packHK(ev.h, ev.kind), ev.arg
+		at, seq, hk, arg = ev.at, ev.seq, ev.hk, ev.arg
 		e.base = at &^ (units.Time(1)<<(e.w&63) - 1)
 		e.cur = int(e.base>>(e.w&63)) & (len(e.bk) - 1)
 		e.pullHeap()
@@ -378,7 +376,7 @@ func (e *Engine) step(limit units.Time) int {
 func (e *Engine) pullHeap() {
 	for len(e.heap) > 0 && e.heap[0].at-e.base < e.span {
 		ev := e.pop()
-		e.insert(ev.at, ev.seq, ev.arg, ev.h, ev.kind)
+		e.insert(ev.at, ev.seq, ev.arg, ev.hk)
 	}
 }
 
@@ -453,10 +451,10 @@ func (e *Engine) rebuild(nb, w uint) {
 			continue
 		}
 		bk := &e.bk[b]
-		all = append(all, event{at: bk.at, seq: bk.seq, arg: bk.arg, h: HandlerID(bk.hk >> 8), kind: int32(bk.hk & 0xff)})
+		all = append(all, event{at: bk.at, seq: bk.seq, arg: bk.arg, hk: bk.hk})
 		for n := bk.head; n >= 0; n = e.nodes[n].next {
 			nd := &e.nodes[n]
-			all = append(all, event{at: nd.at, seq: nd.seq, arg: nd.arg, h: HandlerID(nd.hk >> 8), kind: int32(nd.hk & 0xff)})
+			all = append(all, event{at: nd.at, seq: nd.seq, arg: nd.arg, hk: nd.hk})
 		}
 	}
 	ring := len(all)
@@ -471,7 +469,7 @@ func (e *Engine) rebuild(nb, w uint) {
 	e.setGeometry(nb, w)
 	for i := range all {
 		ev := &all[i]
-		e.insert(ev.at, ev.seq, ev.arg, ev.h, ev.kind)
+		e.insert(ev.at, ev.seq, ev.arg, ev.hk)
 	}
 	e.scratch = all[:0]
 	e.pushes, e.far, e.half, e.crowd, e.walks, e.scans = 0, 0, 0, 0, 0, 0
