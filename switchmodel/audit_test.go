@@ -365,7 +365,7 @@ func TestAuditLossyDynamicEgressLimit(t *testing.T) {
 			st.eng.RunUntil(100 * units.Microsecond)
 			var adm int64
 			for q := 0; q < tc.queues; q++ {
-				got := st.sw.ports[q+2].egress[0] / auCell1500
+				got := st.sw.ports[q+2].tc[0].egress / auCell1500
 				if got != tc.want[q] {
 					t.Errorf("queue %d admitted %d packets, want %d", q, got, tc.want[q])
 				}
@@ -410,7 +410,7 @@ func TestAuditLossyCheckOrder(t *testing.T) {
 			newInjector(st.net, sendN(10, 0, 1, 0, NotECT))
 			st.eng.RunUntil(100 * units.Microsecond)
 			c := st.net.Counters()
-			if got := st.sw.ports[1].egress[0] / auCell1500; got != tc.admitted || c.Dropped[DropEgressLimit] != tc.egr || c.Dropped[DropPoolFull] != tc.pf {
+			if got := st.sw.ports[1].tc[0].egress / auCell1500; got != tc.admitted || c.Dropped[DropEgressLimit] != tc.egr || c.Dropped[DropPoolFull] != tc.pf {
 				t.Errorf("admitted %d, drops %v; want %d admitted, %d egress-limit, %d pool-full", got, c.Dropped, tc.admitted, tc.egr, tc.pf)
 			}
 			// The drop is counted at the egress port (SPEC 3.9 per (port, TC)).

@@ -246,7 +246,7 @@ func TestDynamicThresholdsChoudhuryHahne(t *testing.T) {
 			want := tc.alpha * B / (1 + float64(tc.n)*tc.alpha)
 			mtu := float64((9018 + 255) / 256 * 256)
 			for q := 0; q < tc.n; q++ {
-				got := float64(st.sw.ports[q].egress[0])
+				got := float64(st.sw.ports[q].tc[0].egress)
 				if math.Abs(got-want) > mtu {
 					t.Errorf("queue %d holds %.0f B, want %.0f +- %.0f", q, got, want, mtu)
 				}
@@ -335,8 +335,8 @@ func TestCellAccounting(t *testing.T) {
 		at(st.eng, 0, func(now units.Time) { st.net.sendPFC(now, st.hosts[1].ports[0], 0xff, PFCQuanta) })
 		newInjector(st.net, []pktSpec{{at: 1, src: 0, dst: 1, length: tc.l, dscp: 0}, {at: 1, src: 0, dst: 1, length: tc.l, dscp: 0}})
 		st.eng.RunUntil(units.Millisecond)
-		if e.egress[0] != 2*tc.want {
-			t.Errorf("L=%d cell=%d: queue %d B, want 2x%d", tc.l, tc.cell, e.egress[0], tc.want)
+		if e.tc[0].egress != 2*tc.want {
+			t.Errorf("L=%d cell=%d: queue %d B, want 2x%d", tc.l, tc.cell, e.tc[0].egress, tc.want)
 		}
 	}
 }

@@ -18,12 +18,12 @@ func departHeld(st *star, e *port, tc uint8, q int64, ecn uint8) uint8 {
 	id, p := st.net.NewPacket()
 	p.TC, p.Frame, p.ECN, p.pool, p.inPort, p.charged = tc, 64, ecn, uint8(P), in.idx, b
 	in.ingShared[P], s.pools[P].shared = b, b
-	e.egress[tc], e.egressTotal, s.pools[P].egress = q+b, q+b, q+b
+	e.tc[tc].egress, e.egressTotal, s.pools[P].egress = q+b, q+b, q+b
 	s.depart(0, e, id, p)
 	out := p.ECN
 	st.net.arena.release(id)
 	in.ingShared[P], s.pools[P].shared, s.pools[P].egress = 0, 0, 0
-	e.egress[tc], e.egressTotal = 0, 0
+	e.tc[tc].egress, e.egressTotal = 0, 0
 	in.pausing[P] = false
 	return out
 }
@@ -121,11 +121,11 @@ func TestECNEWMAWeight(t *testing.T) {
 		for i, q := range []int64{1_000_000, 1_000_000, 0, 2_000_000, 256, 700_160} {
 			departHeld(st, e, 5, q, NotECT)
 			avg = (1-w)*avg + w*float64(q)
-			if math.Abs(e.avg[5]-avg) > 1e-6 {
-				t.Fatalf("w=%g step %d: avg %g, want %g", w, i, e.avg[5], avg)
+			if math.Abs(e.tc[5].avg-avg) > 1e-6 {
+				t.Fatalf("w=%g step %d: avg %g, want %g", w, i, e.tc[5].avg, avg)
 			}
 		}
-		if e.avg[4] != 0 {
+		if e.tc[4].avg != 0 {
 			t.Fatal("another class's average moved")
 		}
 	}

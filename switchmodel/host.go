@@ -33,7 +33,7 @@ func (h *Host) Backlog(tc int) (packets int, bytes int64) {
 	if len(h.ports) == 0 {
 		return 0, 0
 	}
-	q := &h.ports[0].q[tc]
+	q := &h.ports[0].tc[tc].q
 	return int(q.n), q.bytes
 }
 
@@ -41,8 +41,8 @@ func (h *Host) Backlog(tc int) (packets int, bytes int64) {
 func (h *Host) Buffered() int {
 	n := 0
 	for _, pt := range h.ports {
-		for tc := range pt.q {
-			n += int(pt.q[tc].n)
+		for tc := range pt.tc {
+			n += int(pt.tc[tc].q.n)
 		}
 	}
 	return n
@@ -66,6 +66,6 @@ func (h *Host) receive(now units.Time, pi int32, id PacketID, p *Packet) {
 
 func (h *Host) depart(now units.Time, pt *port, id PacketID, p *Packet) {
 	if o := h.net.obs.NIC; o != nil {
-		o.NICDequeue(NICEvent{Time: now, Host: h.id, TC: p.TC, Delay: now - p.at, Backlog: pt.q[p.TC].bytes, Packet: p})
+		o.NICDequeue(NICEvent{Time: now, Host: h.id, TC: p.TC, Delay: now - p.at, Backlog: pt.tc[p.TC].q.bytes, Packet: p})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/bits"
 	"sort"
+	"unsafe"
 
 	"github.com/tracefabric/tracefabric/switchmodel/units"
 )
@@ -134,6 +135,9 @@ func (c *nodeCore) PortStats(i int) [NumTC]TCStats {
 	s := pt.stats
 	now := c.net.eng.Now()
 	for tc := 0; tc < NumTC; tc++ {
+		q, r := &pt.tc[tc], &pt.rx[tc]
+		s[tc].TxPackets, s[tc].TxBytes, s[tc].WatermarkBytes = q.txPackets, q.txBytes, q.watermark
+		s[tc].RxPackets, s[tc].RxBytes = r.packets, r.bytes
 		if pt.paused&(1<<tc) != 0 {
 			s[tc].PausedPs += now - pt.pausedSince[tc]
 		}
@@ -152,47 +156,62 @@ func (c *nodeCore) InFlight() int {
 
 // port is one end of a link: transmit queues and scheduler, the outgoing direction of
 // the link, the receiver's PFC state and (at a switch) the buffer accounting.
+//
+// Layout: what every frame through the port reads or writes comes first, in two
+// cache lines, then one cache line per traffic class (tc) and the receive counters;
+// PFC timers and the statistics that change only on drops, marks and PFC come last.
+// A hop touches a few lines of each port it crosses, not the whole struct.
 type port struct {
-	core                *nodeCore
-	idx                 int32
-	speed               units.BitRate
-	prop                units.Time
-	peer                *port
-	pauseDur, halfPause units.Time
-	psPerByte           units.Time // 8e12/speed when exact, else 0 (use SerializationTime)
-
-	q      [NumTC]fifo
-	busyTC uint8 // bit tc set while q[tc] is not empty
-	pfcq   fifo
-	busy   bool // a frame is on the wire (until its transmit-done event)
+	core      *nodeCore
+	peer      *port
+	psPerByte units.Time // 8e12/speed when exact, else 0 (use SerializationTime)
+	prop      units.Time
 	// lazyDone: the transmit-done event of the frame on the wire was not scheduled,
 	// only its place in the event order reserved (txEnd, txSeq), because no frame was
 	// waiting when it started; kick schedules it if one becomes ready before txEnd.
-	lazyDone bool
-	txEnd    units.Time
-	txSeq    uint64
-	flight   fifo // frames on the outgoing link, Packet.at = arrival of last bit
-	fwd      fifo // received data frames waiting ForwardingLatency (switch)
+	txEnd       units.Time
+	txSeq       uint64
+	egressTotal int64 // switch: buffer bytes queued on the port, all classes
+	idx         int32
+	busyTC      uint8 // bit tc set while tc[tc].q is not empty
+	paused      uint8 // classes the peer paused (PFC receiver)
+	busy        bool  // a frame is on the wire (until its transmit-done event)
+	lazyDone    bool
+	pfcq        fifo
+	flight      fifo // frames on the outgoing link, Packet.at = arrival of last bit
+	flightPFC   int  // PFC frames among flight
+	speed       units.BitRate
 
-	flightPFC int // PFC frames among flight
+	tc [NumTC]tcQueue
+	rx [NumTC]struct{ packets, bytes int64 }
 
-	// PFC receiver (this port's transmitter is paused by the peer).
-	paused      uint8
+	// Switch ingress accounting per pool, bytes (cells * CellSize).
+	ingShared   [MaxPools]int64
+	ingHeadroom [MaxPools]int64
+	pausing     [MaxPools]bool // this port has paused its upstream for the pool
+
+	fwd         fifo // received data frames waiting ForwardingLatency (switch)
+	headroomCap [MaxPools]int64
+	refreshGen  [MaxPools]uint32
+	pauseDur    units.Time
+	halfPause   units.Time
 	pauseUntil  [NumTC]units.Time
 	pauseEvAt   [NumTC]units.Time // time of the pending expiry event, -1 none
 	pausedSince [NumTC]units.Time
-
+	// stats holds the counters below tcQueue's and rx's (drops, marks, PFC); PortStats
+	// adds those.
 	stats [NumTC]TCStats
+	_     [6]uint64 // to a whole number of cache lines
+}
 
-	// Switch buffer accounting, bytes (cells * CellSize).
-	egress      [NumTC]int64
-	egressTotal int64
-	avg         [NumTC]float64
-	ingShared   [MaxPools]int64
-	ingHeadroom [MaxPools]int64
-	headroomCap [MaxPools]int64
-	pausing     [MaxPools]bool // this port has paused its upstream for the pool
-	refreshGen  [MaxPools]uint32
+// tcQueue is one traffic class of a port's transmit side: 64 bytes, one cache line.
+type tcQueue struct {
+	q         fifo
+	egress    int64   // switch: buffer bytes queued for the class (cells * CellSize)
+	avg       float64 // switch: ECN's average queue, bytes
+	txPackets int64
+	txBytes   int64
+	watermark int64 // highest egress (switch) or NIC backlog (host), bytes
 }
 
 // serialization is units.SerializationTime(wire, speed), by one multiplication when
@@ -206,6 +225,7 @@ func (pt *port) serialization(wire int64) units.Time {
 
 // Network holds the nodes, links and packets of one simulation, driven by an Engine.
 type Network struct {
+	portSlab []port // the rest of the current chunk of ports
 	eng      *Engine
 	opts     Options
 	obs      Observers
@@ -321,10 +341,28 @@ func (n *Network) Connect(a, b Node, l LinkSpec) (pa, pb int, err error) {
 	return int(x.idx), int(y.idx), nil
 }
 
+// portChunk is how many ports are allocated together. A chunk is a large object, so
+// it starts on a page boundary and, ports being a whole number of cache lines, every
+// port starts on a cache line (a port allocated alone would start 8 bytes into one:
+// the allocator's header of a pointerful object).
+const portChunk = 32
+
+var _ = [1]struct{}{}[unsafe.Sizeof(port{})%64]
+
+func (n *Network) allocPort() *port {
+	if len(n.portSlab) == 0 {
+		n.portSlab = make([]port, portChunk)
+	}
+	pt := &n.portSlab[0]
+	n.portSlab = n.portSlab[1:]
+	return pt
+}
+
 func (n *Network) newPort(c *nodeCore, l LinkSpec) *port {
-	pt := &port{core: c, idx: int32(len(c.ports)), speed: l.Speed, prop: l.PropagationDelay}
-	for i := range pt.q {
-		pt.q[i] = newFifo()
+	pt := n.allocPort()
+	*pt = port{core: c, idx: int32(len(c.ports)), speed: l.Speed, prop: l.PropagationDelay}
+	for i := range pt.tc {
+		pt.tc[i].q = newFifo()
 		pt.pauseEvAt[i] = -1
 	}
 	pt.pfcq, pt.flight, pt.fwd = newFifo(), newFifo(), newFifo()
@@ -400,11 +438,11 @@ func (n *Network) Inject(h *Host, id PacketID) {
 		}
 	}
 	pt := h.ports[0]
-	q := &pt.q[p.TC]
+	q := &pt.tc[p.TC].q
 	q.push(&n.arena, id, p)
 	pt.busyTC |= 1 << p.TC
-	if st := &pt.stats[p.TC]; q.bytes > st.WatermarkBytes {
-		st.WatermarkBytes = q.bytes
+	if t := &pt.tc[p.TC]; q.bytes > t.watermark {
+		t.watermark = q.bytes
 	}
 	n.kick(now, pt)
 }
@@ -455,8 +493,8 @@ func (n *Network) CheckAccounting() error {
 	}
 	for _, h := range n.hosts {
 		for _, pt := range h.ports {
-			for tc := range pt.q {
-				if (pt.q[tc].n > 0) != (pt.busyTC&(1<<tc) != 0) {
+			for tc := range pt.tc {
+				if (pt.tc[tc].q.n > 0) != (pt.busyTC&(1<<tc) != 0) {
 					return fmt.Errorf("host %s TC %d: scheduler mask out of step with the queue", h.name, tc)
 				}
 			}
@@ -497,7 +535,7 @@ func (n *Network) startTx(now units.Time, pt *port) {
 		// Highest non-empty class the peer has not paused.
 		if avail := pt.busyTC &^ pt.paused; avail != 0 {
 			tc := bits.Len8(avail) - 1
-			q := &pt.q[tc]
+			q := &pt.tc[tc].q
 			id, p = q.pop(&n.arena)
 			if q.n == 0 {
 				pt.busyTC &^= 1 << tc
@@ -519,9 +557,9 @@ func (n *Network) startTx(now units.Time, pt *port) {
 			p.Hops++
 		}
 		n.hops++
-		st := &pt.stats[p.TC]
-		st.TxPackets++
-		st.TxBytes += int64(p.Frame)
+		t := &pt.tc[p.TC]
+		t.txPackets++
+		t.txBytes += int64(p.Frame)
 	} else {
 		n.txPFC(now, pt, p)
 		pt.flightPFC++
@@ -558,9 +596,9 @@ func (c *nodeCore) handleCommon(now units.Time, kind int32, arg int64) {
 			n.free(id)
 			return
 		}
-		st := &pt.stats[p.TC]
-		st.RxPackets++
-		st.RxBytes += int64(p.Frame)
+		r := &pt.rx[p.TC]
+		r.packets++
+		r.bytes += int64(p.Frame)
 		c.self.receive(now, pt.idx, id, p)
 	case evExpire:
 		n.expire(now, c.ports[int32(arg)], int(arg>>32))
@@ -621,8 +659,8 @@ func (n *Network) ForEachOutstanding(f func(node Node, p *Packet)) {
 	}
 	for _, nd := range n.nodes {
 		for _, pt := range nd.core().ports {
-			for tc := range pt.q {
-				walk(nd, &pt.q[tc])
+			for tc := range pt.tc {
+				walk(nd, &pt.tc[tc].q)
 			}
 			walk(nd, &pt.fwd)
 			walk(nd, &pt.flight)

@@ -453,3 +453,23 @@ func TestConnectPortLimit(t *testing.T) {
 		}
 	}
 }
+
+// Every port starts on a cache line, so its per-class lines (tcQueue) are whole lines.
+func TestPortAlignment(t *testing.T) {
+	c := buildClos(t, smallClos, 3, Observers{})
+	n := 0
+	for _, nd := range c.net.nodes {
+		for _, pt := range nd.core().ports {
+			n++
+			if a := uintptr(unsafe.Pointer(pt)); a%64 != 0 {
+				t.Fatalf("port %d of %s at %#x: not on a cache line", pt.idx, nd.core().name, a)
+			}
+		}
+	}
+	if n <= portChunk {
+		t.Fatalf("only %d ports: the test should cross a chunk", n)
+	}
+	if off := unsafe.Offsetof(port{}.tc); off%64 != 0 || unsafe.Sizeof(tcQueue{}) != 64 {
+		t.Fatalf("tc at %d, %d bytes a class", off, unsafe.Sizeof(tcQueue{}))
+	}
+}

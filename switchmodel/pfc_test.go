@@ -314,7 +314,7 @@ func TestPFCResumeCondition(t *testing.T) {
 			}
 			in.ingHeadroom[P], in.ingShared[P] = hr, sh
 			pl.headroom, pl.shared = hr, sh
-			e.egress[3], e.egressTotal, pl.egress = b, b, b
+			e.tc[3].egress, e.egressTotal, pl.egress = b, b, b
 			in.pausing[P] = tc.pausing
 			// The threshold is evaluated at the occupancy after release.
 			s.depart(0, e, id, p)
@@ -342,7 +342,7 @@ func TestPFCResumeCondition(t *testing.T) {
 			}
 			st.net.arena.release(id)
 			in.ingHeadroom[P], in.ingShared[P], pl.headroom, pl.shared = 0, 0, 0, 0
-			e.egress[3], e.egressTotal, pl.egress = 0, 0, 0
+			e.tc[3].egress, e.egressTotal, pl.egress = 0, 0, 0
 			in.pausing[P] = false
 		})
 	}
@@ -358,7 +358,7 @@ func TestReleaseHeadroomFirst(t *testing.T) {
 	p.TC, p.Frame, p.pool, p.inPort, p.charged = 3, 1024, P, 0, 1024
 	in.ingHeadroom[P], in.ingShared[P] = 512, 4096
 	s.pools[P].headroom, s.pools[P].shared = 512, 4096
-	e.egress[3], e.egressTotal, s.pools[P].egress = 1024, 1024, 1024
+	e.tc[3].egress, e.egressTotal, s.pools[P].egress = 1024, 1024, 1024
 	s.depart(0, e, id, p)
 	if in.ingHeadroom[P] != 0 || in.ingShared[P] != 3584 || s.pools[P].shared != 3584 || s.pools[P].headroom != 0 {
 		t.Fatalf("headroom %d shared %d", in.ingHeadroom[P], in.ingShared[P])

@@ -392,7 +392,7 @@ func (s *Switch) admit(now units.Time, in *port, id PacketID, p *Packet) {
 			pl.headroom += b
 		}
 	} else {
-		q := e.egress[tc]
+		q := e.tc[tc].egress
 		var limit float64
 		if s.egDyn {
 			limit = s.egA * float64(pl.size-pl.shared)
@@ -413,15 +413,14 @@ func (s *Switch) admit(now units.Time, in *port, id PacketID, p *Packet) {
 	p.pool = uint8(P)
 	p.inPort = in.idx
 	p.charged = int32(b)
-	e.egress[tc] += b
+	e.tc[tc].egress += b
 	e.egressTotal += b
 	pl.egress += b
-	st := &e.stats[tc]
-	if e.egress[tc] > st.WatermarkBytes {
-		st.WatermarkBytes = e.egress[tc]
+	if t := &e.tc[tc]; t.egress > t.watermark {
+		t.watermark = t.egress
 	}
 	p.at = now
-	e.q[tc].push(&n.arena, id, p)
+	e.tc[tc].q.push(&n.arena, id, p)
 	e.busyTC |= 1 << tc
 	n.kick(now, e)
 }
@@ -462,19 +461,19 @@ func (s *Switch) depart(now units.Time, e *port, id PacketID, p *Packet) {
 	in.ingShared[P] -= b - h
 	pl.shared -= b - h
 	tc := p.TC
-	e.egress[tc] -= b
+	e.tc[tc].egress -= b
 	e.egressTotal -= b
 	pl.egress -= b
 	p.charged = 0
 
 	// ECN (SPEC 3.5): EWMA of the queue excluding the departing packet.
 	ep := &s.ecn[tc]
-	q := float64(e.egress[tc])
+	q := float64(e.tc[tc].egress)
 	// Explicit conversions round each product: no fused multiply-add on any platform,
 	// so the average, and the marks, are identical on every machine.
-	e.avg[tc] = float64((1-ep.w)*e.avg[tc]) + float64(ep.w*q)
+	e.tc[tc].avg = float64((1-ep.w)*e.tc[tc].avg) + float64(ep.w*q)
 	if ep.enabled && (p.ECN == ECT0 || p.ECN == ECT1) {
-		if s.markProbability(ep, e.avg[tc]) {
+		if s.markProbability(ep, e.tc[tc].avg) {
 			p.ECN = CE
 			p.Marked = true
 			e.stats[tc].ECNMarked++
@@ -530,8 +529,8 @@ func (s *Switch) sample(now units.Time) {
 func (s *Switch) Buffered() int {
 	n := 0
 	for _, pt := range s.ports {
-		for tc := range pt.q {
-			n += int(pt.q[tc].n)
+		for tc := range pt.tc {
+			n += int(pt.tc[tc].q.n)
 		}
 		n += int(pt.fwd.n)
 	}
@@ -560,17 +559,17 @@ func (s *Switch) CheckAccounting() error {
 		var tot int64
 		for tc := 0; tc < NumTC; tc++ {
 			var qb int64
-			for id := e.q[tc].head; id != NoPacket; id = a.get(id).next {
+			for id := e.tc[tc].q.head; id != NoPacket; id = a.get(id).next {
 				p := a.get(id)
 				qb += int64(p.charged)
 				ing[p.inPort][p.pool] += int64(p.charged)
 				poolEg[p.pool] += int64(p.charged)
 			}
-			if (e.q[tc].n > 0) != (e.busyTC&(1<<tc) != 0) {
+			if (e.tc[tc].q.n > 0) != (e.busyTC&(1<<tc) != 0) {
 				return fmt.Errorf("switch %s port %d TC %d: scheduler mask out of step with the queue", s.name, e.idx, tc)
 			}
-			if qb != e.egress[tc] {
-				return fmt.Errorf("switch %s port %d TC %d: egress %d B, queued packets hold %d B", s.name, e.idx, tc, e.egress[tc], qb)
+			if qb != e.tc[tc].egress {
+				return fmt.Errorf("switch %s port %d TC %d: egress %d B, queued packets hold %d B", s.name, e.idx, tc, e.tc[tc].egress, qb)
 			}
 			tot += qb
 		}
