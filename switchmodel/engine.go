@@ -345,9 +345,10 @@ func (e *Engine) step(limit units.Time) int {
 			e.occ[b>>6] &^= 1 << (b & 63)
 		}
 		e.nearN--
-		if b != e.cur {
-			e.base += units.Time((b-e.cur)&(len(e.bk)-1)) << (e.w & 63)
-			e.cur = b
+		// Move base to the bucket (no branch: the distance is often 0, often not).
+		e.base += units.Time((b-e.cur)&(len(e.bk)-1)) << (e.w & 63)
+		e.cur = b
+		if len(e.heap) > 0 {
 			e.pullHeap()
 		}
 	} else if len(e.heap) > 0 {
