@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/tracefabric/tracefabric/switchmodel/units"
@@ -389,9 +390,9 @@ func headline(s *Summary) []string {
 	case d.Total == 0:
 		h = append(h, "No packets were dropped.")
 	default:
-		line := fmt.Sprintf("%s packets dropped%s: %s.", count(d.Total), pctOf(d.Total, inj, " of %s injected"), byReason(d.ByReason))
+		line := fmt.Sprintf("%s packets dropped%s: %s.", FormatCount(d.Total), pctOf(d.Total, inj, " of %s injected"), byReason(d.ByReason))
 		if d.Lossless > 0 {
-			line += fmt.Sprintf(" %s lossless (headroom) drop%s: the lossless class's headroom is undersized.", count(d.Lossless), plural(int(d.Lossless)))
+			line += fmt.Sprintf(" %s lossless (headroom) drop%s: the lossless class's headroom is undersized.", FormatCount(d.Lossless), plural(int(d.Lossless)))
 		} else {
 			line += " No lossless (headroom) drops."
 		}
@@ -407,16 +408,16 @@ func headline(s *Summary) []string {
 			classes = "port-class"
 		}
 		line := fmt.Sprintf("PFC paused %s %s in %s interval%s, %s paused in total (summed over port-classes), longest interval %s;",
-			count(int64(p.PausedPorts)), classes, count(int64(p.PauseIntervals)), plural(p.PauseIntervals), humanPs(float64(p.PausedPs)), humanPs(float64(p.LongestPs)))
+			FormatCount(int64(p.PausedPorts)), classes, FormatCount(int64(p.PauseIntervals)), plural(p.PauseIntervals), FormatPs(float64(p.PausedPs)), FormatPs(float64(p.LongestPs)))
 		if len(p.Storms) == 0 {
-			line += fmt.Sprintf(" no storms (no pause spread upstream or lasted %s).", humanPs(float64(p.StormDurationPs)))
+			line += fmt.Sprintf(" no storms (no pause spread upstream or lasted %s).", FormatPs(float64(p.StormDurationPs)))
 		} else {
 			deep, long := 0, int64(0)
 			for _, e := range p.Storms {
 				deep = max(deep, e.Depth)
 				long = max(long, e.DurationPs)
 			}
-			line += fmt.Sprintf(" %s storm%s (deepest %d hop%s, longest %s), %s victim flow%s.", count(int64(len(p.Storms))), plural(len(p.Storms)), deep, plural(deep), humanPs(float64(long)), count(int64(p.StormVictims)), plural(p.StormVictims))
+			line += fmt.Sprintf(" %s storm%s (deepest %d hop%s, longest %s), %s victim flow%s.", FormatCount(int64(len(p.Storms))), plural(len(p.Storms)), deep, plural(deep), FormatPs(float64(long)), FormatCount(int64(p.StormVictims)), plural(p.StormVictims))
 		}
 		h = append(h, line)
 	}
@@ -440,15 +441,15 @@ func headline(s *Summary) []string {
 		}
 	}
 	if pol := s.Polarization; pol.Flows > 0 {
-		h = append(h, fmt.Sprintf("Polarization between rack and fabric choices: NMI %.3g over %s flows (%s); within each source rack %.3g.", pol.NMI, count(int64(pol.Flows)), polWord(pol.NMI), pol.NMIByRack))
+		h = append(h, fmt.Sprintf("Polarization between rack and fabric choices: NMI %.3g over %s flows (%s); within each source rack %.3g.", pol.NMI, FormatCount(int64(pol.Flows)), polWord(pol.NMI), pol.NMIByRack))
 	}
 	if s.ECN.Marked == 0 && s.ECN.DeliveredCE == 0 {
 		h = append(h, "No packets were ECN-marked.")
 	} else {
-		h = append(h, fmt.Sprintf("ECN: %s mark%s at %s queue%s; %s of delivered packets arrived CE-marked.", count(s.ECN.Marked), plural(int(s.ECN.Marked)), count(int64(len(s.ECN.Queues))), plural(len(s.ECN.Queues)), pct(s.ECN.DeliveredCE, s.ECN.Delivered)))
+		h = append(h, fmt.Sprintf("ECN: %s mark%s at %s queue%s; %s of delivered packets arrived CE-marked.", FormatCount(s.ECN.Marked), plural(int(s.ECN.Marked)), FormatCount(int64(len(s.ECN.Queues))), plural(len(s.ECN.Queues)), pct(s.ECN.DeliveredCE, s.ECN.Delivered)))
 	}
 	if s.Delay.All.Packets > 0 {
-		h = append(h, fmt.Sprintf("One-way delay: p50 %s, p99 %s over %s delivered packets.", humanPs(s.Delay.All.P50Ps), humanPs(s.Delay.All.P99Ps), count(s.Delay.All.Packets)))
+		h = append(h, fmt.Sprintf("One-way delay: p50 %s, p99 %s over %s delivered packets.", FormatPs(s.Delay.All.P50Ps), FormatPs(s.Delay.All.P99Ps), FormatCount(s.Delay.All.Packets)))
 	}
 	return h
 }
@@ -473,7 +474,7 @@ func byReason(m map[string]int64) string {
 	sort.Slice(keys, func(i, j int) bool { return m[keys[i]] > m[keys[j]] || m[keys[i]] == m[keys[j]] && keys[i] < keys[j] })
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s %s", count(m[k]), k)
+		parts[i] = fmt.Sprintf("%s %s", FormatCount(m[k]), k)
 	}
 	return strings.Join(parts, ", ")
 }
@@ -485,20 +486,20 @@ func plural(n int) string {
 	return "s"
 }
 
-// count formats an integer with thousands separators.
-func count(n int64) string {
-	s := fi(n)
+// FormatCount formats an integer with thousands separators: "-1,234,567".
+func FormatCount(n int64) string {
+	s := strconv.FormatInt(n, 10)
 	neg := strings.HasPrefix(s, "-")
 	s = strings.TrimPrefix(s, "-")
 	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
 	for i, c := range s {
 		if i > 0 && (len(s)-i)%3 == 0 {
 			b.WriteByte(',')
 		}
 		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
 	}
 	return b.String()
 }
@@ -514,13 +515,16 @@ func pctOf(a, b int64, tail string) string {
 	if b == 0 {
 		return ""
 	}
-	return fmt.Sprintf(" (%s"+tail+")", pct(a, b), count(b))
+	return fmt.Sprintf(" (%s"+tail+")", pct(a, b), FormatCount(b))
 }
 
-// humanPs formats a time in ps with three significant digits and a unit.
-func humanPs(ps float64) string {
+// FormatPs formats a time in picoseconds with three significant digits and a unit
+// (s, ms, us, ns, ps): "1.21 ms"; NaN is "-".
+func FormatPs(ps float64) string {
 	a := math.Abs(ps)
 	switch {
+	case math.IsNaN(ps):
+		return "-"
 	case a >= 1e12:
 		return fmt.Sprintf("%.3g s", ps/1e12)
 	case a >= 1e9:

@@ -272,9 +272,9 @@ func fmtEstimate(metric string, e Estimate) string {
 	var f func(float64) string
 	switch {
 	case metric == MetricDrops || metric == MetricLossless || metric == MetricStorms:
-		f = func(v float64) string { return count(int64(math.Round(v))) }
+		f = func(v float64) string { return FormatCount(int64(math.Round(v))) }
 	case strings.HasSuffix(metric, "_ps"):
-		f = humanPs
+		f = FormatPs
 	default:
 		return e.String()
 	}

@@ -4,46 +4,17 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
+
+	"github.com/tracefabric/tracefabric/analysis"
 )
 
 // Number formatting for the report: counts with thousands separators, times in
 // human units from picoseconds, sizes in decimal units from bytes, fractions in %.
 
-func fmtCount(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	if neg {
-		b.WriteByte('-')
-	}
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
-
-// fmtPs formats a time in picoseconds with three significant digits.
-func fmtPs(ps float64) string {
-	a := math.Abs(ps)
-	switch {
-	case math.IsNaN(ps):
-		return "-"
-	case a >= 1e12:
-		return fmt.Sprintf("%.3g s", ps/1e12)
-	case a >= 1e9:
-		return fmt.Sprintf("%.3g ms", ps/1e9)
-	case a >= 1e6:
-		return fmt.Sprintf("%.3g us", ps/1e6)
-	case a >= 1e3:
-		return fmt.Sprintf("%.3g ns", ps/1e3)
-	}
-	return fmt.Sprintf("%.3g ps", ps)
-}
+var (
+	fmtCount = analysis.FormatCount
+	fmtPs    = analysis.FormatPs
+)
 
 // fmtTimePs formats an instant of simulated time in ps as ms from the start of the
 // run, to the nanosecond (more digits than a duration, so that storm starts can be
