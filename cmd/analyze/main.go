@@ -13,13 +13,13 @@ package main
 import (
 	"encoding/json"
 	"errors"
-	"github.com/tracefabric/tracefabric/cmd/internal/cli"
 	"io"
 	"io/fs"
 	"os"
 	"syscall"
 
 	"github.com/tracefabric/tracefabric/analysis"
+	"github.com/tracefabric/tracefabric/cmd/internal/cli"
 	"github.com/tracefabric/tracefabric/replay/records"
 )
 
@@ -37,18 +37,7 @@ func main() {
 // run executes the command line args (without the program name) and returns the
 // exit status; it is main without the process, for in-process tests.
 func run(args []string, stdout, stderr io.Writer) int {
-	root := newRootCmd(stdout, stderr)
-	if args == nil {
-		args = []string{} // cobra reads os.Args for nil
-	}
-	root.SetArgs(args)
-	stopProfile := cli.CPUProfile(root)
-	_, err := root.ExecuteC()
-	err = errors.Join(err, stopProfile())
-	if err == nil {
-		return exitOK
-	}
-	return cli.Report(stderr, "analyze", err)
+	return cli.Execute(newRootCmd(stdout, stderr), args, stderr)
 }
 
 // usageError and inputError mark the user's mistakes (exit 2); see package cli.

@@ -31,22 +31,7 @@ func main() {
 // run executes the command line args (without the program name) and returns the
 // exit status; it is main without the process, for in-process tests.
 func run(args []string, stdout, stderr io.Writer) int {
-	root := newRootCmd(stdout, stderr)
-	if args == nil {
-		args = []string{} // cobra reads os.Args for nil
-	}
-	root.SetArgs(args)
-	stopProfile := cli.CPUProfile(root)
-	cmd, err := root.ExecuteC()
-	err = errors.Join(err, stopProfile())
-	if err == nil {
-		return exitOK
-	}
-	name := "replay"
-	if cmd != nil {
-		name = cmd.CommandPath()
-	}
-	return cli.Report(stderr, name, err)
+	return cli.Execute(newRootCmd(stdout, stderr), args, stderr)
 }
 
 // usageError and inputError mark the user's mistakes (exit 2); see package cli.

@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"runtime/pprof"
 
@@ -42,4 +44,25 @@ func CPUProfile(root *cobra.Command) (stop func() error) {
 		}
 		return nil
 	}
+}
+
+// Execute runs root on args (without the program name) the way both commands do:
+// with the --cpuprofile flag, and with a failed command reported as one line on
+// stderr naming the (sub)command. It returns the exit status.
+func Execute(root *cobra.Command, args []string, stderr io.Writer) int {
+	if args == nil {
+		args = []string{} // cobra reads os.Args for nil
+	}
+	root.SetArgs(args)
+	stopProfile := CPUProfile(root)
+	cmd, err := root.ExecuteC()
+	err = errors.Join(err, stopProfile())
+	if err == nil {
+		return ExitOK
+	}
+	name := root.Name()
+	if cmd != nil {
+		name = cmd.CommandPath()
+	}
+	return Report(stderr, name, err)
 }
