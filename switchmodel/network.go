@@ -198,8 +198,8 @@ type port struct {
 	pauseUntil  [NumTC]units.Time
 	pauseEvAt   [NumTC]units.Time // time of the pending expiry event, -1 none
 	pausedSince [NumTC]units.Time
-	// stats holds the counters below tcQueue's and rx's (drops, marks, PFC); PortStats
-	// adds those.
+	// stats holds the counters that tc and rx do not (drops, ECN marks, PFC, paused
+	// time); PortStats adds theirs.
 	stats [NumTC]TCStats
 	_     [6]uint64 // to a whole number of cache lines
 }
@@ -347,6 +347,7 @@ func (n *Network) Connect(a, b Node, l LinkSpec) (pa, pb int, err error) {
 // the allocator's header of a pointerful object).
 const portChunk = 32
 
+// A change of port's fields that breaks this fails the build here: adjust its padding.
 var _ = [1]struct{}{}[unsafe.Sizeof(port{})%64]
 
 func (n *Network) allocPort() *port {
