@@ -198,16 +198,22 @@ func node(nodes []int32, i int32) (int32, error) {
 	return nodes[i], nil
 }
 
+// nodeAndPeer resolves a row's node and peer indices.
+func nodeAndPeer(nodes []int32, n, p int32) (int32, int32, error) {
+	a, err := node(nodes, n)
+	if err != nil {
+		return 0, 0, err
+	}
+	b, err := node(nodes, p)
+	return a, b, err
+}
+
 func (l *loader) ports(path string) error {
 	l.adj = map[[2]int32]int32{}
 	l.neigh = map[int32][]int32{}
 	l.hostUp = map[int32]portRef{}
 	return stream(l, path, records.OpenPorts, func(r *records.PortRow, nodes []int32) error {
-		n, err := node(nodes, r.Node)
-		if err != nil {
-			return err
-		}
-		p, err := node(nodes, r.Peer)
+		n, p, err := nodeAndPeer(nodes, r.Node, r.Peer)
 		if err != nil {
 			return err
 		}
@@ -242,11 +248,7 @@ func (l *loader) loadBalance(path string) error {
 	l.members = map[[3]int32]portRef{}
 	method := ""
 	err := stream(l, path, records.OpenLoadBalance, func(r *records.LoadBalanceRow, nodes []int32) error {
-		n, err := node(nodes, r.Node)
-		if err != nil {
-			return err
-		}
-		p, err := node(nodes, r.Peer)
+		n, p, err := nodeAndPeer(nodes, r.Node, r.Peer)
 		if err != nil {
 			return err
 		}
@@ -307,11 +309,7 @@ func (l *loader) loadBalance(path string) error {
 func (l *loader) pfc(path string) error {
 	var b PauseBuilder
 	err := stream(l, path, records.OpenPFC, func(r *records.PFCRow, nodes []int32) error {
-		n, err := node(nodes, r.Node)
-		if err != nil {
-			return err
-		}
-		p, err := node(nodes, r.Peer)
+		n, p, err := nodeAndPeer(nodes, r.Node, r.Peer)
 		if err != nil {
 			return err
 		}
