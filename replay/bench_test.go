@@ -21,18 +21,7 @@ func BenchmarkReplayDemo(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
-	var hops, pkts int64
-	for i := 0; i < b.N; i++ {
-		run, err := pr.Run(filepath.Join(b.TempDir(), "run"), "")
-		if err != nil {
-			b.Fatal(err)
-		}
-		hops += run.Simulation.PacketHops
-		pkts += run.Simulation.Injected
-	}
-	s := b.Elapsed().Seconds()
-	b.ReportMetric(float64(pkts)/s, "packets/s")
-	b.ReportMetric(float64(hops)/s, "hops/s")
+	runN(b, pr)
 }
 
 // benchTrace returns the path of the generated benchmark trace of n packets (seed 1),
@@ -98,18 +87,7 @@ func BenchmarkReplay1MRun(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	cpu0 := cpuTime()
-	var hops, pkts int64
-	for i := 0; i < b.N; i++ {
-		run, err := pr.Run(filepath.Join(b.TempDir(), "run"), "")
-		if err != nil {
-			b.Fatal(err)
-		}
-		hops += run.Simulation.PacketHops
-		pkts += run.Simulation.Injected
-	}
-	s := b.Elapsed().Seconds()
-	b.ReportMetric(float64(pkts)/s, "packets/s")
-	b.ReportMetric(float64(hops)/s, "hops/s")
+	pkts, hops := runN(b, pr)
 	reportCPU(b, cpu0, pkts, hops)
 }
 
@@ -211,4 +189,20 @@ func TestSummaryEndpoints(t *testing.T) {
 	if failed > 0 {
 		t.Fatalf("%d of %d trace sets failed to read", failed, 2*len(sets))
 	}
+}
+
+// runN runs pr b.N times and reports packets/s and packet-hops/s of wall time.
+func runN(b *testing.B, pr *Prepared) (pkts, hops int64) {
+	for i := 0; i < b.N; i++ {
+		run, err := pr.Run(filepath.Join(b.TempDir(), "run"), "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		hops += run.Simulation.PacketHops
+		pkts += run.Simulation.Injected
+	}
+	s := b.Elapsed().Seconds()
+	b.ReportMetric(float64(pkts)/s, "packets/s")
+	b.ReportMetric(float64(hops)/s, "hops/s")
+	return pkts, hops
 }
