@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/tracefabric/tracefabric/replay/records"
+	"github.com/tracefabric/tracefabric/records"
 )
 
 // clos is a generated Clos topology in the shape of SPEC 4.1.

@@ -40,7 +40,7 @@
 // (BufferSeries.TimesPs, Windows).
 //
 // The reading layer: Load (LoadWith for progress) streams a run directory's run.json
-// and record files through package replay/records into a Run, refusing incomplete
+// and record files through package records into a Run, refusing incomplete
 // runs, other schema versions, missing or truncated files and row counts that differ
 // from run.json. Analyze turns a Run into a Summary (the body of summary.json, with a
 // Headline in words, and Tables for tables/*.csv); Compare turns runs of one trace

@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 
-	"github.com/tracefabric/tracefabric/replay/records"
+	"github.com/tracefabric/tracefabric/records"
 )
 
 // ErrRecordsMismatch is returned when a record file's row count differs from the one

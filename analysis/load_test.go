@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tracefabric/tracefabric/replay/records"
+	"github.com/tracefabric/tracefabric/records"
 )
 
 // The fixture: two pods, one rack each with two fabric uplinks, two spine planes of

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tracefabric/tracefabric/switchmodel/units"
+	"github.com/tracefabric/tracefabric/internal/units"
 )
 
 func ev(t int64, node string, port int32, peer string, kind PFCEventKind, quanta uint16) PFCEvent {

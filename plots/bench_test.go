@@ -7,7 +7,7 @@ import (
 
 	"gonum.org/v1/plot/plotter"
 
-	"github.com/tracefabric/tracefabric/switchmodel/units"
+	"github.com/tracefabric/tracefabric/internal/units"
 )
 
 // Benchmarks of figure construction plus rendering at the default page size:

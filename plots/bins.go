@@ -3,7 +3,7 @@ package plots
 import (
 	"math"
 
-	"github.com/tracefabric/tracefabric/switchmodel/units"
+	"github.com/tracefabric/tracefabric/internal/units"
 )
 
 // maxDrawnBins bounds the time bins a figure draws: finer bins are merged, k

@@ -8,7 +8,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
-	"github.com/tracefabric/tracefabric/switchmodel/units"
+	"github.com/tracefabric/tracefabric/internal/units"
 )
 
 // DelayClass is the one-way delay distribution of one traffic class, given

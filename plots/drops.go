@@ -9,7 +9,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/tracefabric/tracefabric/switchmodel/units"
+	"github.com/tracefabric/tracefabric/internal/units"
 )
 
 // Drop reasons with a fixed colour and stacking position (bottom first), so

@@ -8,7 +8,7 @@ import (
 
 	"github.com/tracefabric/tracefabric/plots"
 	"github.com/tracefabric/tracefabric/plots/report"
-	"github.com/tracefabric/tracefabric/switchmodel/units"
+	"github.com/tracefabric/tracefabric/internal/units"
 )
 
 func ExampleDropsOverTime() {

@@ -6,7 +6,7 @@ import (
 
 	"gonum.org/v1/plot/plotter"
 
-	"github.com/tracefabric/tracefabric/switchmodel/units"
+	"github.com/tracefabric/tracefabric/internal/units"
 )
 
 // Deterministic sample inputs shared by the golden, determinism and example tests.

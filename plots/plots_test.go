@@ -18,7 +18,7 @@ import (
 	"gonum.org/v1/plot/cmpimg"
 	"gonum.org/v1/plot/plotter"
 
-	"github.com/tracefabric/tracefabric/switchmodel/units"
+	"github.com/tracefabric/tracefabric/internal/units"
 )
 
 // Golden figures: go test ./plots -run TestGolden -regen rewrites

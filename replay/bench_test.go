@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/tracefabric/tracefabric/ingest"
-	"github.com/tracefabric/tracefabric/ingest/tracegen"
+	"github.com/tracefabric/tracefabric/internal/tracegen"
 )
 
 // BenchmarkReplayDemo replays testdata/pcaps/demo.pcap end to end (records included)

@@ -6,8 +6,8 @@ import (
 
 	"github.com/google/gopacket/layers"
 
-	"github.com/tracefabric/tracefabric/ingest/tracegen"
-	"github.com/tracefabric/tracefabric/replay/records"
+	"github.com/tracefabric/tracefabric/internal/tracegen"
+	"github.com/tracefabric/tracefabric/records"
 )
 
 // docs/records.md: flows.arrow ce_marked = "delivered packets that arrived marked CE by

@@ -6,7 +6,7 @@
 // a CSV file), instantiates the switch model of package switchmodel on that graph,
 // injects every IPv4 packet of the capture at (t - t0) / Speedup into its source host's
 // NIC, runs until the fabric drains or the drain limit passes, and writes the record
-// files of package replay/records plus run.json into an output directory that appears
+// files of package records plus run.json into an output directory that appears
 // atomically.
 //
 // The capture is read twice, streaming both times: Prepare summarizes it (the

@@ -5,7 +5,7 @@ import (
 	"sync"
 
 	"github.com/tracefabric/tracefabric/ingest"
-	"github.com/tracefabric/tracefabric/switchmodel/units"
+	"github.com/tracefabric/tracefabric/internal/units"
 )
 
 // The feed: the run pass reads the capture on a goroutine of its own and prepares each

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"net/netip"
 
-	"github.com/tracefabric/tracefabric/switchmodel/config"
+	"github.com/tracefabric/tracefabric/internal/config"
 	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
 )
 

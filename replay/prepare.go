@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/tracefabric/tracefabric/ingest"
-	"github.com/tracefabric/tracefabric/switchmodel/config"
+	"github.com/tracefabric/tracefabric/internal/config"
 	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
-	"github.com/tracefabric/tracefabric/switchmodel/units"
+	"github.com/tracefabric/tracefabric/internal/units"
 )
 
 // Oversize policies (flag --oversize): packets longer than the MTU.

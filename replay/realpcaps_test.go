@@ -17,9 +17,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tracefabric/tracefabric/replay/records"
-	"github.com/tracefabric/tracefabric/switchmodel/config"
-	"github.com/tracefabric/tracefabric/switchmodel/units"
+	"github.com/tracefabric/tracefabric/records"
+	"github.com/tracefabric/tracefabric/internal/config"
+	"github.com/tracefabric/tracefabric/internal/units"
 )
 
 // realPcaps returns ../shared/pcaps (relative to the repository root), or skips.

@@ -7,11 +7,11 @@ import (
 	"time"
 
 	"github.com/tracefabric/tracefabric/ingest"
-	"github.com/tracefabric/tracefabric/replay/records"
+	"github.com/tracefabric/tracefabric/records"
 	"github.com/tracefabric/tracefabric/switchmodel"
-	"github.com/tracefabric/tracefabric/switchmodel/config"
+	"github.com/tracefabric/tracefabric/internal/config"
 	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
-	"github.com/tracefabric/tracefabric/switchmodel/units"
+	"github.com/tracefabric/tracefabric/internal/units"
 )
 
 // Run replays the prepared trace with the configured hash method (or method, when

@@ -5,7 +5,7 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/tracefabric/tracefabric/replay/records"
+	"github.com/tracefabric/tracefabric/records"
 )
 
 func repoPath(t testing.TB, rel string) string {

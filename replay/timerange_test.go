@@ -8,8 +8,8 @@ import (
 
 	"github.com/google/gopacket/layers"
 
-	"github.com/tracefabric/tracefabric/ingest/tracegen"
-	"github.com/tracefabric/tracefabric/switchmodel/units"
+	"github.com/tracefabric/tracefabric/internal/tracegen"
+	"github.com/tracefabric/tracefabric/internal/units"
 )
 
 // TestTimeRange: a capture whose span does not fit the picosecond clock (a years-long

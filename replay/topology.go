@@ -3,8 +3,8 @@ package replay
 import (
 	"fmt"
 
-	"github.com/tracefabric/tracefabric/replay/records"
-	"github.com/tracefabric/tracefabric/switchmodel/config"
+	"github.com/tracefabric/tracefabric/records"
+	"github.com/tracefabric/tracefabric/internal/config"
 )
 
 // ClosPort is one port of a Clos node: the link to its peer.

@@ -3,7 +3,7 @@ package replay
 import (
 	"testing"
 
-	"github.com/tracefabric/tracefabric/switchmodel/config"
+	"github.com/tracefabric/tracefabric/internal/config"
 )
 
 func TestClosDefaultShape(t *testing.T) {

@@ -7,9 +7,9 @@ import (
 
 	"github.com/google/gopacket/layers"
 
-	"github.com/tracefabric/tracefabric/ingest/tracegen"
-	"github.com/tracefabric/tracefabric/replay/records"
-	"github.com/tracefabric/tracefabric/switchmodel/units"
+	"github.com/tracefabric/tracefabric/internal/tracegen"
+	"github.com/tracefabric/tracefabric/records"
+	"github.com/tracefabric/tracefabric/internal/units"
 )
 
 // TestTraceIndexAcrossFiles: with several captures, trace_index numbers the records

@@ -3,7 +3,7 @@ package switchmodel
 import (
 	"testing"
 
-	"github.com/tracefabric/tracefabric/switchmodel/units"
+	"github.com/tracefabric/tracefabric/internal/units"
 )
 
 // SPEC 3.2 strict priority (TC7 down to TC0). A pause frame for the default lossless

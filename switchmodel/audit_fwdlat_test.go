@@ -3,7 +3,7 @@ package switchmodel
 import (
 	"testing"
 
-	"github.com/tracefabric/tracefabric/switchmodel/units"
+	"github.com/tracefabric/tracefabric/internal/units"
 )
 
 // SPEC 3.10 / 9: under Headroom auto there is no headroom drop "for any trace", N-to-1

@@ -2,7 +2,7 @@ package switchmodel
 
 import (
 	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
-	"github.com/tracefabric/tracefabric/switchmodel/units"
+	"github.com/tracefabric/tracefabric/internal/units"
 )
 
 // FlowKey is the 13-byte ECMP hash key of SPEC 3.6 (ecmp.MakeKey builds it).

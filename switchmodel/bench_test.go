@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tracefabric/tracefabric/switchmodel/units"
+	"github.com/tracefabric/tracefabric/internal/units"
 )
 
 // pacer injects one packet per period from host src to dst, forever (benchmarks).

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tracefabric/tracefabric/switchmodel/config"
-	"github.com/tracefabric/tracefabric/switchmodel/units"
+	"github.com/tracefabric/tracefabric/internal/config"
+	"github.com/tracefabric/tracefabric/internal/units"
 )
 
 func incastSizes(short bool) []int {

@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/tracefabric/tracefabric/switchmodel/units"
+	"github.com/tracefabric/tracefabric/internal/units"
 )
 
 // departHeld makes one packet of class tc with codepoint ecn start transmitting on

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/tracefabric/tracefabric/switchmodel/units"
+	"github.com/tracefabric/tracefabric/internal/units"
 )
 
 type recorder struct {

@@ -4,8 +4,8 @@ import (
 	"fmt"
 
 	"github.com/tracefabric/tracefabric/switchmodel"
-	"github.com/tracefabric/tracefabric/switchmodel/config"
-	"github.com/tracefabric/tracefabric/switchmodel/units"
+	"github.com/tracefabric/tracefabric/internal/config"
+	"github.com/tracefabric/tracefabric/internal/units"
 )
 
 type printDeliveries struct{}

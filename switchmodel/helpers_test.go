@@ -3,8 +3,8 @@ package switchmodel
 import (
 	"testing"
 
-	"github.com/tracefabric/tracefabric/switchmodel/config"
-	"github.com/tracefabric/tracefabric/switchmodel/units"
+	"github.com/tracefabric/tracefabric/internal/config"
+	"github.com/tracefabric/tracefabric/internal/units"
 )
 
 // record is everything the test observer saw.

@@ -1,6 +1,6 @@
 package switchmodel
 
-import "github.com/tracefabric/tracefabric/switchmodel/units"
+import "github.com/tracefabric/tracefabric/internal/units"
 
 // Host is a server's NIC (SPEC 5): one port, per-class FIFO queues without a bound,
 // strict priority TC7..TC0, honouring PFC received from its rack switch; it never sends

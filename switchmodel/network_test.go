@@ -14,7 +14,7 @@ import (
 	"unsafe"
 
 	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
-	"github.com/tracefabric/tracefabric/switchmodel/units"
+	"github.com/tracefabric/tracefabric/internal/units"
 )
 
 // clos is a small three-tier Clos built the way replay builds one (SPEC 4.1, 4.2):

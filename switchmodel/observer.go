@@ -1,6 +1,6 @@
 package switchmodel
 
-import "github.com/tracefabric/tracefabric/switchmodel/units"
+import "github.com/tracefabric/tracefabric/internal/units"
 
 // NumTC is the number of traffic classes.
 const NumTC = 8

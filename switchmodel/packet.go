@@ -1,8 +1,8 @@
 package switchmodel
 
 import (
-	"github.com/tracefabric/tracefabric/switchmodel/config"
-	"github.com/tracefabric/tracefabric/switchmodel/units"
+	"github.com/tracefabric/tracefabric/internal/config"
+	"github.com/tracefabric/tracefabric/internal/units"
 )
 
 // PacketID names a packet in a Network's arena. IDs are reused after a packet is

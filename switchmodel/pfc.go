@@ -1,6 +1,6 @@
 package switchmodel
 
-import "github.com/tracefabric/tracefabric/switchmodel/units"
+import "github.com/tracefabric/tracefabric/internal/units"
 
 // sendPFC queues a PFC frame with the given class-enable vector and quanta on port pt's
 // PFC queue (SPEC 3.4) and starts it if the port is idle.

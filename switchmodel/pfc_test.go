@@ -3,8 +3,8 @@ package switchmodel
 import (
 	"testing"
 
-	"github.com/tracefabric/tracefabric/switchmodel/config"
-	"github.com/tracefabric/tracefabric/switchmodel/units"
+	"github.com/tracefabric/tracefabric/internal/config"
+	"github.com/tracefabric/tracefabric/internal/units"
 )
 
 // call runs f at time at from the event loop (tests drive internals with it).

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
-	"github.com/tracefabric/tracefabric/switchmodel/units"
+	"github.com/tracefabric/tracefabric/internal/units"
 )
 
 // twoPath is host a - s1 = s2 - host b, with two parallel s1-s2 links forming an

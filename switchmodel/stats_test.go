@@ -3,8 +3,8 @@ package switchmodel
 import (
 	"testing"
 
-	"github.com/tracefabric/tracefabric/switchmodel/config"
-	"github.com/tracefabric/tracefabric/switchmodel/units"
+	"github.com/tracefabric/tracefabric/internal/config"
+	"github.com/tracefabric/tracefabric/internal/units"
 )
 
 // SPEC 3.9: buffer samples per (switch, pool) every BufferStatsReportInterval; the

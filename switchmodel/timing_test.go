@@ -3,7 +3,7 @@ package switchmodel
 import (
 	"testing"
 
-	"github.com/tracefabric/tracefabric/switchmodel/units"
+	"github.com/tracefabric/tracefabric/internal/units"
 )
 
 var speeds = []units.BitRate{10 * units.Gbps, 25 * units.Gbps, 100 * units.Gbps, 400 * units.Gbps}

@@ -9,9 +9,9 @@ import (
 	"strings"
 
 	"github.com/tracefabric/tracefabric/analysis"
-	"github.com/tracefabric/tracefabric/replay/records"
-	"github.com/tracefabric/tracefabric/switchmodel/config"
-	"github.com/tracefabric/tracefabric/switchmodel/units"
+	"github.com/tracefabric/tracefabric/records"
+	"github.com/tracefabric/tracefabric/internal/config"
+	"github.com/tracefabric/tracefabric/internal/units"
 )
 
 // options are a validated command line.

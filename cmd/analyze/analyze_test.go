@@ -11,11 +11,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tracefabric/tracefabric/ingest/tracegen"
+	"github.com/tracefabric/tracefabric/internal/tracegen"
 	"github.com/tracefabric/tracefabric/plots"
-	"github.com/tracefabric/tracefabric/replay/records"
+	"github.com/tracefabric/tracefabric/records"
 	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
-	"github.com/tracefabric/tracefabric/switchmodel/units"
+	"github.com/tracefabric/tracefabric/internal/units"
 )
 
 // allFigures are the figures of a single-run report.

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/tracefabric/tracefabric/cmd/analyze/internal/synth"
+	"github.com/tracefabric/tracefabric/internal/synth"
 )
 
 // BenchmarkAnalyze times the whole command (load, analyze, draw, write) on synthetic

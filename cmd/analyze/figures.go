@@ -10,7 +10,7 @@ import (
 
 	"github.com/tracefabric/tracefabric/analysis"
 	"github.com/tracefabric/tracefabric/plots"
-	"github.com/tracefabric/tracefabric/switchmodel/units"
+	"github.com/tracefabric/tracefabric/internal/units"
 )
 
 // This file adapts analysis results to the plain inputs of package plots. It

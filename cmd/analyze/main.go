@@ -20,7 +20,7 @@ import (
 
 	"github.com/tracefabric/tracefabric/analysis"
 	"github.com/tracefabric/tracefabric/cmd/internal/cli"
-	"github.com/tracefabric/tracefabric/replay/records"
+	"github.com/tracefabric/tracefabric/records"
 )
 
 // Exit statuses (SPEC 8).

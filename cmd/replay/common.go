@@ -11,7 +11,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/tracefabric/tracefabric/replay"
-	"github.com/tracefabric/tracefabric/switchmodel/config"
+	"github.com/tracefabric/tracefabric/internal/config"
 )
 
 // version is the tool version recorded in run.json.

@@ -13,7 +13,7 @@ import (
 
 	"github.com/tracefabric/tracefabric/ingest"
 	"github.com/tracefabric/tracefabric/replay"
-	"github.com/tracefabric/tracefabric/switchmodel/config"
+	"github.com/tracefabric/tracefabric/internal/config"
 	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
 )
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tracefabric/tracefabric/replay/records"
+	"github.com/tracefabric/tracefabric/records"
 )
 
 func TestRunDemo(t *testing.T) {

@@ -3,7 +3,7 @@ package ecmp
 import (
 	"testing"
 
-	"github.com/tracefabric/tracefabric/switchmodel/units"
+	"github.com/tracefabric/tracefabric/internal/units"
 )
 
 // Benchmarks of the per-packet path. Keys rotate over a fixed pool of flows so the

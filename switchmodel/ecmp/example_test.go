@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
-	"github.com/tracefabric/tracefabric/switchmodel/units"
+	"github.com/tracefabric/tracefabric/internal/units"
 )
 
 func ExampleMethod_Hash() {

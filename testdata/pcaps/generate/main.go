@@ -1,6 +1,6 @@
 // Command generate writes the synthetic traces committed under testdata/pcaps
 // (demo.pcap, incast.pcap, many-flows.pcap) from their seeded scenarios in package
-// ingest/tracegen, or, with -bench N, one N-packet benchmark trace.
+// internal/tracegen, or, with -bench N, one N-packet benchmark trace.
 //
 // Usage, from the repository root:
 //
@@ -9,7 +9,7 @@
 //	go run ./testdata/pcaps/generate -bench 4000000 -o - | replay inspect /dev/stdin
 //
 // The output is deterministic: the same scenario and seed give the same bytes, and
-// ingest/tracegen's tests fail when a committed file differs from its scenario.
+// internal/tracegen's tests fail when a committed file differs from its scenario.
 package main
 
 import (
@@ -19,7 +19,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/tracefabric/tracefabric/ingest/tracegen"
+	"github.com/tracefabric/tracefabric/internal/tracegen"
 )
 
 func main() {

@@ -1,0 +1,244 @@
+package config
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/tracefabric/tracefabric/internal/units"
+)
+
+// Role is a switch's place in the Clos (SPEC 4.1).
+type Role int
+
+// Switch roles.
+const (
+	Rack   Role = iota // top-of-rack switch: hosts below, fabric switches above
+	Fabric             // pod aggregation: racks below, spines of its plane above
+	Spine              // joins the pods: one fabric switch of each pod below
+)
+
+// String returns the tier name used in records: "rack", "fabric", "spine".
+func (r Role) String() string {
+	switch r {
+	case Rack:
+		return "rack"
+	case Fabric:
+		return "fabric"
+	case Spine:
+		return "spine"
+	}
+	return fmt.Sprintf("Role(%d)", int(r))
+}
+
+// PortSpec is what buffer sizing needs to know of a port: its link.
+type PortSpec = Link
+
+// Roles returns the switch roles present in the topology: rack and fabric, and spine
+// when Pods > 1.
+func (c *Config) Roles() []Role {
+	if c.Topology.Pods > 1 {
+		return []Role{Rack, Fabric, Spine}
+	}
+	return []Role{Rack, Fabric}
+}
+
+// Ports returns the links of a switch of the given role, down-links first:
+// rack: HostsPerRack host links then FabricPerPod rack-fabric links;
+// fabric: RacksPerPod rack-fabric links then, when Pods > 1, SpinesPerPlane
+// fabric-spine links; spine: Pods fabric-spine links (none when Pods == 1).
+func (c *Config) Ports(role Role) []PortSpec {
+	t := &c.Topology
+	var ports []PortSpec
+	add := func(n int, l Link) {
+		for i := 0; i < n; i++ {
+			ports = append(ports, l)
+		}
+	}
+	switch role {
+	case Rack:
+		add(t.HostsPerRack, t.HostLink)
+		add(t.FabricPerPod, t.RackFabricLink)
+	case Fabric:
+		add(t.RacksPerPod, t.RackFabricLink)
+		if t.Pods > 1 {
+			add(t.SpinesPerPlane, t.FabricSpineLink)
+		}
+	case Spine:
+		if t.Pods > 1 {
+			add(t.Pods, t.FabricSpineLink)
+		}
+	}
+	return ports
+}
+
+// BufferLayout is how a switch's buffer divides at start (SPEC 3.3): per-port
+// headroom for each lossless pool outside the pools, and the pools' sizes in bytes.
+type BufferLayout struct {
+	// Cells is the number of whole cells in the buffer: BufferSize / CellSize.
+	Cells int64
+	// Headroom[p] is port p's headroom in each lossless pool, in bytes (auto or fixed).
+	Headroom []units.Bytes
+	// LosslessPools is the number of lossless pools (each port has Headroom[p] in each).
+	LosslessPools int
+	// TotalHeadroom is the sum over ports of Headroom[p] * LosslessPools.
+	TotalHeadroom units.Bytes
+	// PoolSizes[i] is pool i's size in bytes: a share of BufferSize - TotalHeadroom or
+	// the configured bytes, rounded down to whole cells.
+	PoolSizes []units.Bytes
+	// Warnings lists fixed headroom below the SPEC 3.10 formula, one per distinct case.
+	Warnings []string
+}
+
+// Layout divides the buffer of a switch with the given ports. It returns an error
+// (wrapping ErrInvalid) when the pools and the headroom over-commit the buffer.
+func (s *Switch) Layout(ports []PortSpec) (BufferLayout, error) {
+	var l BufferLayout
+	if s.CellSize > 0 {
+		l.Cells = int64(s.BufferSize / s.CellSize)
+	}
+	for i := range s.Pools {
+		if s.Lossless(i) {
+			l.LosslessPools++
+		}
+	}
+	seen := map[string]bool{}
+	l.Headroom = make([]units.Bytes, len(ports))
+	for p, port := range ports {
+		if l.LosslessPools == 0 {
+			continue
+		}
+		h, warn := s.HeadroomFor(port.Speed, port.PropagationDelay)
+		if warn != "" && !seen[warn] {
+			seen[warn] = true
+			l.Warnings = append(l.Warnings, warn)
+		}
+		l.Headroom[p] = h
+		l.TotalHeadroom += h * units.Bytes(l.LosslessPools)
+	}
+	left := s.BufferSize - l.TotalHeadroom
+	var sum units.Bytes
+	var shares float64
+	l.PoolSizes = make([]units.Bytes, len(s.Pools))
+	for i, p := range s.Pools {
+		l.PoolSizes[i] = p.Size.Resolve(max(left, 0), s.CellSize)
+		sum += l.PoolSizes[i]
+		shares += float64(p.Size.Share)
+	}
+	if left < 0 || sum > left || shares > 1+1e-12 {
+		var rule string
+		if left < 0 {
+			rule = fmt.Sprintf("over-committed buffer: the headroom alone, %d B (%d ports x %d lossless pools), exceeds BufferSize %v (%d B); the pools and all headroom must fit in the buffer",
+				int64(l.TotalHeadroom), len(ports), l.LosslessPools, s.BufferSize, int64(s.BufferSize))
+		} else {
+			rule = fmt.Sprintf("over-committed buffer: pools %d B + headroom %d B (%d ports x %d lossless pools) > BufferSize %v (%d B); the pools and all headroom must fit in the buffer",
+				int64(sum), int64(l.TotalHeadroom), len(ports), l.LosslessPools, s.BufferSize, int64(s.BufferSize))
+		}
+		return l, &Error{Violations: []Violation{{
+			Attr:    "Switch.BufferSize",
+			Rule:    rule,
+			related: []string{"Switch.Headroom", "Switch.Pools", "Topology"},
+		}}}
+	}
+	return l, nil
+}
+
+// Layout divides the buffer of a switch of the given role (ports from Ports(role)).
+// The error names the role.
+func (c *Config) Layout(role Role) (BufferLayout, error) {
+	l, err := c.Switch.Layout(c.Ports(role))
+	if e, ok := err.(*Error); ok {
+		for i := range e.Violations {
+			e.Violations[i].Rule += fmt.Sprintf(" (on %s switches)", role)
+		}
+	}
+	return l, err
+}
+
+// CapacityReport compares a switch's bandwidth with its SwitchingCapacity (SPEC 3.8).
+type CapacityReport struct {
+	Role Role
+	// Ports is the number of ports.
+	Ports int
+	// Bandwidth is the sum of the port speeds, each full-duplex port counted once.
+	Bandwidth units.BitRate
+	// SwitchingCapacity is the configured capacity, or Bandwidth when it is 0.
+	SwitchingCapacity units.BitRate
+	// Oversubscribed is true when SwitchingCapacity < Bandwidth. It never limits
+	// forwarding; it is reported.
+	Oversubscribed bool
+}
+
+// Capacity reports the bandwidth of a switch of the given role against
+// SwitchingCapacity.
+func (c *Config) Capacity(role Role) CapacityReport {
+	ports := c.Ports(role)
+	r := CapacityReport{Role: role, Ports: len(ports), Bandwidth: SumSpeeds(ports)}
+	r.SwitchingCapacity = c.Switch.SwitchingCapacity
+	if r.SwitchingCapacity == 0 {
+		r.SwitchingCapacity = r.Bandwidth
+	}
+	r.Oversubscribed = r.SwitchingCapacity < r.Bandwidth
+	return r
+}
+
+// SumSpeeds returns the bandwidth of a switch with these ports: the sum of their
+// speeds, each full-duplex port once.
+func SumSpeeds(ports []PortSpec) units.BitRate {
+	var sum units.BitRate
+	for _, p := range ports {
+		sum += p.Speed
+	}
+	return sum
+}
+
+// LongestPath returns the links of the longest host-to-host path (SPEC 4.3), in order
+// from the sending host: 6 links host-rack-fabric-spine-fabric-rack-host when
+// Pods > 1; 4 (host-rack-fabric-rack-host) when Pods == 1 and RacksPerPod > 1;
+// 2 (host-rack-host) for a single rack.
+func (c *Config) LongestPath() []Link {
+	t := &c.Topology
+	switch {
+	case t.Pods > 1:
+		return []Link{t.HostLink, t.RackFabricLink, t.FabricSpineLink, t.FabricSpineLink, t.RackFabricLink, t.HostLink}
+	case t.RacksPerPod > 1:
+		return []Link{t.HostLink, t.RackFabricLink, t.RackFabricLink, t.HostLink}
+	}
+	return []Link{t.HostLink, t.HostLink}
+}
+
+// BaseRTT is the round trip over the longest host-to-host path (SPEC 4.3): the sum
+// over its links of the propagation delay both ways, the serialization of one MTU
+// wire frame (Mtu+38 bytes) forward and of one 84-byte frame back.
+// Default: 6 x (2 us + 723.04 ns + 6.72 ns) = 16.37856 us.
+func (c *Config) BaseRTT() units.Time {
+	var rtt units.Time
+	for _, l := range c.LongestPath() {
+		if l.Speed <= 0 {
+			continue // Validate rejects; never divide by zero here
+		}
+		rtt += 2 * l.PropagationDelay
+		rtt += units.SerializationTime(int64(c.Switch.Mtu+38), l.Speed)
+		rtt += units.SerializationTime(int64(PfcFrameWireBytes), l.Speed)
+	}
+	return rtt
+}
+
+// BDP is the fabric bandwidth-delay product (SPEC 4.3): HostLink speed * BaseRTT / 8,
+// rounded down to whole bytes. Default: 204,732 B.
+func (c *Config) BDP() units.Bytes {
+	return units.BytesIn(c.Topology.HostLink.Speed, c.BaseRTT())
+}
+
+// EgressQueueLimitBytes returns the fixed lossy egress queue limit (EgressLimitMode
+// fixed): EgressQueueLimitBdp * BDP (rounded down to whole bytes) when
+// EgressQueueLimitBdp > 0, else EgressQueueLimit. It returns 0 in dynamic mode.
+func (c *Config) EgressQueueLimitBytes() units.Bytes {
+	s := &c.Switch
+	if s.EgressLimitMode != EgressFixed {
+		return 0
+	}
+	if s.EgressQueueLimitBdp > 0 {
+		return units.Bytes(math.Floor(s.EgressQueueLimitBdp * float64(c.BDP())))
+	}
+	return s.EgressQueueLimit
+}

@@ -1,0 +1,188 @@
+package tracegen
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+
+	"github.com/google/gopacket"
+	"github.com/google/gopacket/layers"
+
+	"github.com/tracefabric/tracefabric/internal/units"
+)
+
+// ECN codepoints (SPEC 3.1: the two low bits of the IPv4 TOS byte).
+const (
+	NotECT uint8 = 0
+	ECT1   uint8 = 1
+	ECT0   uint8 = 2
+	CE     uint8 = 3
+)
+
+// Sizes used by the encoder and the scenarios.
+const (
+	// DefaultSnaplen is the number of frame bytes captured per packet: Ethernet (14),
+	// IPv4 (20) and TCP (20) or UDP (8) fit, and the first payload bytes (all zero;
+	// where a RoCEv2 packet's 12-byte InfiniBand BTH would be).
+	DefaultSnaplen = 64
+	// MaxLength is the largest IPv4 total length the encoder writes (a 9000-byte jumbo
+	// MTU is the default fabric's).
+	MaxLength = 9000
+	// RoCELength is the IPv4 total length of a full RoCEv2 packet at a 4096-byte RDMA
+	// MTU: 20 IPv4 + 8 UDP + 12 BTH + 4096 payload + 4 ICRC.
+	RoCELength = 4140
+	// WireOverhead is what a packet of IPv4 total length L adds on the wire: 14-byte
+	// Ethernet header, 4-byte FCS, 8-byte preamble and SFD, 12-byte inter-frame gap.
+	WireOverhead = 38
+	// LineRate is the default fabric's host link speed.
+	LineRate = 100 * units.Gbps
+	// RoCEPort is the RoCEv2 UDP destination port.
+	RoCEPort = 4791
+)
+
+// Class is a kind of traffic: its transport protocol, DiffServ code point, ECN
+// codepoint, and the destination port its flows use (0: drawn at random per flow).
+type Class struct {
+	Name    string
+	Proto   layers.IPProtocol
+	DSCP    uint8
+	ECN     uint8
+	DstPort uint16
+}
+
+// TC is the class's traffic class under SPEC 3.1 (DSCP >> 3).
+func (c Class) TC() int { return int(c.DSCP >> 3) }
+
+// The traffic classes of the committed scenarios.
+var (
+	RoCEv2    = Class{Name: "rocev2", Proto: layers.IPProtocolUDP, DSCP: 26, ECN: ECT0, DstPort: RoCEPort}
+	TCPData   = Class{Name: "tcp", Proto: layers.IPProtocolTCP, DSCP: 0, ECN: ECT0}
+	Expedited = Class{Name: "ef", Proto: layers.IPProtocolUDP, DSCP: 46, ECN: NotECT}
+	UDPData   = Class{Name: "udp", Proto: layers.IPProtocolUDP, DSCP: 0, ECN: NotECT}
+)
+
+// Packet is one synthetic IPv4 packet before encoding.
+type Packet struct {
+	Time             units.Time // since the scenario's epoch
+	Src, Dst         netip.Addr // IPv4
+	Proto            layers.IPProtocol
+	SrcPort, DstPort uint16
+	DSCP, ECN        uint8
+	Length           int    // IPv4 total length, bytes
+	Seq              uint32 // TCP sequence number (ignored for UDP)
+}
+
+// ErrPacket is wrapped by every error about a packet or flow that cannot be encoded.
+var ErrPacket = errors.New("tracegen: invalid packet")
+
+// minLength is the smallest IPv4 total length of a packet of protocol proto.
+func minLength(proto layers.IPProtocol) int {
+	if proto == layers.IPProtocolTCP {
+		return 40
+	}
+	return 28
+}
+
+// checkPacket validates the fields the encoder relies on.
+func checkPacket(p *Packet) error {
+	switch {
+	case !p.Src.Is4() || !p.Dst.Is4():
+		return fmt.Errorf("%w: addresses %v -> %v must be IPv4", ErrPacket, p.Src, p.Dst)
+	case p.Proto != layers.IPProtocolTCP && p.Proto != layers.IPProtocolUDP:
+		return fmt.Errorf("%w: protocol %d: only TCP (6) and UDP (17)", ErrPacket, p.Proto)
+	case p.Length < minLength(p.Proto) || p.Length > MaxLength:
+		return fmt.Errorf("%w: IPv4 total length %d outside [%d, %d] for protocol %d",
+			ErrPacket, p.Length, minLength(p.Proto), MaxLength, p.Proto)
+	case p.DSCP > 63:
+		return fmt.Errorf("%w: DSCP %d > 63", ErrPacket, p.DSCP)
+	case p.ECN > 3:
+		return fmt.Errorf("%w: ECN %d > 3", ErrPacket, p.ECN)
+	}
+	return nil
+}
+
+// zeros is the (read-only) payload of every packet.
+var zeros [MaxLength]byte
+
+// Encoder turns Packets into captured frame bytes with gopacket's layers. It reuses
+// its buffers: an Encoder is not safe for concurrent use, and the bytes Encode returns
+// are valid until the next call.
+type Encoder struct {
+	snaplen int
+	buf     gopacket.SerializeBuffer
+	opts    gopacket.SerializeOptions
+	eth     layers.Ethernet
+	ip      layers.IPv4
+	tcp     layers.TCP
+	udp     layers.UDP
+	payload gopacket.Payload
+	srcMAC  [6]byte
+	dstMAC  [6]byte
+	srcIP   [4]byte
+	dstIP   [4]byte
+	withTCP []gopacket.SerializableLayer
+	withUDP []gopacket.SerializableLayer
+}
+
+// NewEncoder returns an encoder that captures the first snaplen bytes of each frame
+// (DefaultSnaplen if snaplen <= 0; at least 54, so every header fits).
+func NewEncoder(snaplen int) (*Encoder, error) {
+	if snaplen <= 0 {
+		snaplen = DefaultSnaplen
+	}
+	if snaplen < 54 {
+		return nil, fmt.Errorf("%w: snaplen %d < 54 would cut the TCP header", ErrPacket, snaplen)
+	}
+	e := &Encoder{
+		snaplen: snaplen,
+		buf:     gopacket.NewSerializeBufferExpectedSize(64, MaxLength+14),
+		opts:    gopacket.SerializeOptions{FixLengths: true, ComputeChecksums: true},
+	}
+	e.eth = layers.Ethernet{SrcMAC: net.HardwareAddr(e.srcMAC[:]), DstMAC: net.HardwareAddr(e.dstMAC[:]),
+		EthernetType: layers.EthernetTypeIPv4}
+	e.ip = layers.IPv4{Version: 4, IHL: 5, TTL: 64, Flags: layers.IPv4DontFragment,
+		SrcIP: net.IP(e.srcIP[:]), DstIP: net.IP(e.dstIP[:])}
+	e.tcp = layers.TCP{ACK: true, PSH: true, Window: 65535, Ack: 1}
+	if err := e.tcp.SetNetworkLayerForChecksum(&e.ip); err != nil {
+		return nil, err
+	}
+	if err := e.udp.SetNetworkLayerForChecksum(&e.ip); err != nil {
+		return nil, err
+	}
+	e.withTCP = []gopacket.SerializableLayer{&e.eth, &e.ip, &e.tcp, &e.payload}
+	e.withUDP = []gopacket.SerializableLayer{&e.eth, &e.ip, &e.udp, &e.payload}
+	return e, nil
+}
+
+// Snaplen is the number of frame bytes the encoder captures.
+func (e *Encoder) Snaplen() int { return e.snaplen }
+
+// Encode serializes p as a whole Ethernet frame and returns its first Snaplen bytes
+// (aliasing the encoder's buffer until the next call) and the frame's full length
+// (IPv4 total length + 14, or 60 for a padded minimum frame).
+func (e *Encoder) Encode(p *Packet) (captured []byte, frameLen int, err error) {
+	if err := checkPacket(p); err != nil {
+		return nil, 0, err
+	}
+	e.srcIP, e.dstIP = p.Src.As4(), p.Dst.As4()
+	e.srcMAC = [6]byte{0x02, 0x00, e.srcIP[0], e.srcIP[1], e.srcIP[2], e.srcIP[3]}
+	e.dstMAC = [6]byte{0x02, 0x00, e.dstIP[0], e.dstIP[1], e.dstIP[2], e.dstIP[3]}
+	e.ip.TOS = p.DSCP<<2 | p.ECN
+	e.ip.Protocol = p.Proto
+	ls := e.withUDP
+	if p.Proto == layers.IPProtocolTCP {
+		e.tcp.SrcPort, e.tcp.DstPort = layers.TCPPort(p.SrcPort), layers.TCPPort(p.DstPort)
+		e.tcp.Seq = p.Seq
+		e.payload = zeros[:p.Length-40]
+		ls = e.withTCP
+	} else {
+		e.udp.SrcPort, e.udp.DstPort = layers.UDPPort(p.SrcPort), layers.UDPPort(p.DstPort)
+		e.payload = zeros[:p.Length-28]
+	}
+	if err := gopacket.SerializeLayers(e.buf, e.opts, ls...); err != nil {
+		return nil, 0, fmt.Errorf("tracegen: serialize %v -> %v: %w", p.Src, p.Dst, err)
+	}
+	frame := e.buf.Bytes()
+	return frame[:min(e.snaplen, len(frame))], len(frame), nil
+}

@@ -1,0 +1,194 @@
+package tracegen
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/google/gopacket"
+	"github.com/google/gopacket/layers"
+	"github.com/google/gopacket/pcapgo"
+
+	"github.com/tracefabric/tracefabric/internal/units"
+)
+
+// Generator expands into flows, drawing any randomness from r.
+type Generator interface {
+	Generate(r *rand.Rand) ([]Flow, error)
+}
+
+// Scenario is a seeded list of generators written as one pcap file.
+type Scenario struct {
+	// Name is the file name the scenario is committed under (for example "demo.pcap").
+	Name string
+	// Seed derives every random stream (see the package doc).
+	Seed uint64
+	// Epoch is the wall-clock time of time 0.
+	Epoch time.Time
+	// Snaplen is the number of frame bytes captured per packet; 0: DefaultSnaplen.
+	Snaplen int
+	// Generators produce the flows, in order.
+	Generators []Generator
+}
+
+// Stats describes a written trace.
+type Stats struct {
+	Packets int64     // packet records
+	Bytes   int64     // sum of IPv4 total lengths
+	Flows   int       // flows generated (distinct 5-tuples in the committed scenarios)
+	First   time.Time // first timestamp
+	Last    time.Time // last timestamp
+}
+
+// Flows expands every generator, in order, and validates each flow.
+func (s *Scenario) Flows() ([]Flow, error) {
+	var all []Flow
+	for g, gen := range s.Generators {
+		fs, err := gen.Generate(rand.New(rand.NewPCG(s.Seed, uint64(g)+1)))
+		if err != nil {
+			return nil, fmt.Errorf("tracegen: scenario %s, generator %d (%T): %w", s.Name, g, gen, err)
+		}
+		for i := range fs {
+			if err := fs[i].Check(); err != nil {
+				return nil, fmt.Errorf("tracegen: scenario %s, generator %d (%T), flow %d: %w", s.Name, g, gen, i, err)
+			}
+		}
+		all = append(all, fs...)
+	}
+	if len(all) == 0 {
+		return nil, fmt.Errorf("tracegen: scenario %s has no flows", s.Name)
+	}
+	return all, nil
+}
+
+// Packets calls yield for every packet of the scenario in time order (times in
+// picoseconds as the flows define them, before rounding to nanoseconds).
+func (s *Scenario) Packets(yield func(*Packet) error) (flows int, err error) {
+	fs, err := s.Flows()
+	if err != nil {
+		return 0, err
+	}
+	h := make(cursorHeap, 0, len(fs))
+	for i := range fs {
+		c := &cursor{f: &fs[i], index: i, t: fs[i].Start}
+		if fs[i].Burst > 0 {
+			c.rng = rand.New(rand.NewPCG(s.Seed, 1<<32+uint64(i)))
+		}
+		h.push(c)
+	}
+	for len(h) > 0 {
+		c := h[0]
+		p, done := c.next()
+		if done {
+			h.pop()
+		} else {
+			h.fix()
+		}
+		if err := yield(&p); err != nil {
+			return len(fs), err
+		}
+	}
+	return len(fs), nil
+}
+
+// Timestamper turns picosecond times into strictly increasing nanosecond timestamps.
+type Timestamper struct {
+	Epoch time.Time
+	last  int64 // nanoseconds since Epoch of the previous packet
+	init  bool  // a packet has been stamped
+}
+
+// Next returns the timestamp of a packet at t: t rounded up to whole nanoseconds, or
+// 1 ns after the previous timestamp if that is not later.
+func (ts *Timestamper) Next(t units.Time) time.Time {
+	ns := int64((t + units.Nanosecond - 1) / units.Nanosecond)
+	if ts.init && ns <= ts.last {
+		ns = ts.last + 1
+	}
+	ts.last, ts.init = ns, true
+	return ts.Epoch.Add(time.Duration(ns))
+}
+
+// WritePcap writes the scenario as a classic nanosecond pcap to w.
+func (s *Scenario) WritePcap(w io.Writer) (Stats, error) {
+	enc, err := NewEncoder(s.Snaplen)
+	if err != nil {
+		return Stats{}, err
+	}
+	bw := bufio.NewWriterSize(w, 1<<16)
+	pw := pcapgo.NewWriterNanos(bw)
+	if err := pw.WriteFileHeader(uint32(enc.Snaplen()), layers.LinkTypeEthernet); err != nil {
+		return Stats{}, fmt.Errorf("tracegen: %s: %w", s.Name, err)
+	}
+	var st Stats
+	ts := Timestamper{Epoch: s.Epoch}
+	st.Flows, err = s.Packets(func(p *Packet) error {
+		data, n, err := enc.Encode(p)
+		if err != nil {
+			return fmt.Errorf("tracegen: %s, packet %d: %w", s.Name, st.Packets, err)
+		}
+		at := ts.Next(p.Time)
+		if st.Packets == 0 {
+			st.First = at
+		}
+		st.Last = at
+		st.Packets++
+		st.Bytes += int64(p.Length)
+		ci := gopacket.CaptureInfo{Timestamp: at, CaptureLength: len(data), Length: n}
+		if err := pw.WritePacket(ci, data); err != nil {
+			return fmt.Errorf("tracegen: %s, packet %d: %w", s.Name, st.Packets-1, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return st, err
+	}
+	if err := bw.Flush(); err != nil {
+		return st, fmt.Errorf("tracegen: %s: %w", s.Name, err)
+	}
+	return st, nil
+}
+
+// WriteFile writes the scenario to path atomically: to a temporary file in the same
+// directory, renamed over path only when complete. An existing path must be a
+// regular file. Use WritePcap to write to a stream.
+func (s *Scenario) WriteFile(path string) (Stats, error) {
+	return writeFileAtomic(path, s.WritePcap)
+}
+
+func writeFileAtomic(path string, write func(io.Writer) (Stats, error)) (st Stats, err error) {
+	// The rename replaces the directory entry path names: never let it be a symbolic
+	// link, device, pipe or directory (for example /dev/stdout).
+	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
+		return Stats{}, fmt.Errorf("tracegen: %s is not a regular file (%v); refusing to replace it", path, fi.Mode().Type())
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return Stats{}, fmt.Errorf("tracegen: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if st, err = write(f); err != nil {
+		return st, err
+	}
+	if err = f.Chmod(0o644); err != nil {
+		return st, fmt.Errorf("tracegen: %w", err)
+	}
+	if err = f.Close(); err != nil {
+		return st, fmt.Errorf("tracegen: %s: %w", path, err)
+	}
+	if err = os.Rename(f.Name(), path); err != nil {
+		return st, fmt.Errorf("tracegen: %w", err)
+	}
+	return st, nil
+}
+
+func unixNano(ns int64) time.Time { return time.Unix(0, ns).UTC() }

@@ -1,0 +1,159 @@
+package tracegen
+
+import (
+	"net/netip"
+	"time"
+
+	"github.com/tracefabric/tracefabric/internal/units"
+)
+
+// epoch is time 0 of the committed scenarios.
+var epoch = time.Date(2026, time.January, 15, 12, 0, 0, 0, time.UTC)
+
+// us and ms shorten the scenario tables.
+const (
+	us = units.Microsecond
+	ms = units.Millisecond
+)
+
+// Committed returns the scenarios committed under testdata/pcaps, by file name.
+func Committed() []*Scenario {
+	return []*Scenario{Demo(), IncastScenario(), ManyFlowsScenario()}
+}
+
+// hostsOf returns HostAddr(pod, rack, h) for each h.
+func hostsOf(pod, rack int, hosts ...int) []netip.Addr {
+	out := make([]netip.Addr, len(hosts))
+	for i, h := range hosts {
+		out[i] = HostAddr(pod, rack, h)
+	}
+	return out
+}
+
+// DemoLossless: 12 senders in 6 other racks (pod 0 racks 1-3 and pod 1 racks 0-2,
+// hosts 1 and 2 of each) send RoCEv2 (TC3, lossless) at 100 Gb/s to host-p0-r0-h0
+// for 300 us from t = 1 s.
+func DemoLossless() Incast {
+	return Incast{
+		Start: 1000 * ms, Duration: 300 * us,
+		Senders: concat(hostsOf(0, 1, 1, 2), hostsOf(0, 2, 1, 2), hostsOf(0, 3, 1, 2),
+			hostsOf(1, 0, 1, 2), hostsOf(1, 1, 1, 2), hostsOf(1, 2, 1, 2)),
+		Receiver: HostAddr(0, 0, 0), Class: RoCEv2, Length: RoCELength,
+	}
+}
+
+// DemoLossy: 16 senders (8 in the receiver's rack, hosts 1-8 of pod 1 rack 3, and 8
+// in other racks: hosts 3 and 4 of pod 1 racks 0-2 and pod 0 rack 3) send 9000-byte
+// TCP (TC0, lossy) at 100 Gb/s to host-p1-r3-h0 for 400 us from t = 2 s.
+func DemoLossy() Incast {
+	return Incast{
+		Start: 2000 * ms, Duration: 400 * us,
+		Senders: concat(hostsOf(1, 3, 1, 2, 3, 4, 5, 6, 7, 8), hostsOf(1, 0, 3, 4), hostsOf(1, 1, 3, 4),
+			hostsOf(1, 2, 3, 4), hostsOf(0, 3, 3, 4)),
+		Receiver: HostAddr(1, 3, 0), Class: TCPData, Length: MaxLength,
+	}
+}
+
+// Demo is demo.pcap: 3 s of a light background mix over all 128 hosts (RoCEv2,
+// TCP, voice-like DSCP 46 streams) plus DemoLossless at 1 s and DemoLossy at 2 s.
+func Demo() *Scenario {
+	lossless, lossy := DemoLossless(), DemoLossy()
+	gens := []Generator{
+		&Background{
+			Start: 0, Duration: 3000 * ms, Hosts: Hosts(0, 1), Flows: 600, MaxPackets: 64,
+			Mix: []Share{
+				{Class: RoCEv2, Weight: 0.5, Lengths: []int{RoCELength, 1100, 300}},
+				{Class: TCPData, Weight: 0.5, Lengths: []int{MaxLength, 1500, 576}},
+			},
+			Rates: []units.BitRate{10 * units.Gbps, 25 * units.Gbps, 40 * units.Gbps},
+		},
+		&lossless,
+		&lossy,
+	}
+	// Four voice-like DSCP 46 streams: 200-byte packets every 20 ms for 3 s.
+	for i, pair := range [][2]netip.Addr{
+		{HostAddr(0, 0, 15), HostAddr(1, 0, 15)},
+		{HostAddr(1, 1, 15), HostAddr(0, 1, 15)},
+		{HostAddr(0, 2, 15), HostAddr(0, 3, 15)},
+		{HostAddr(1, 2, 15), HostAddr(1, 3, 15)},
+	} {
+		gens = append(gens, &Stream{Src: pair[0], Dst: pair[1], Class: Expedited,
+			Start: units.Time(i) * 5 * ms, Duration: 3000 * ms, Length: 200, Interval: 20 * ms})
+	}
+	return &Scenario{Name: "demo.pcap", Seed: 1, Epoch: epoch, Snaplen: DefaultSnaplen, Generators: gens}
+}
+
+// IncastLossless: 16 senders in pod 1 (hosts 0-3 of each rack) send RoCEv2 at
+// 100 Gb/s to host-p0-r0-h0 for 300 us from t = 100 us. Every packet crosses rack,
+// fabric, spine, fabric, rack: the receiver's rack and the pod-0 fabric switches
+// congest, and pauses spread rack <- fabric <- spine <- fabric <- rack.
+func IncastLossless() Incast {
+	return Incast{
+		Start: 100 * us, Duration: 300 * us,
+		Senders: concat(hostsOf(1, 0, 0, 1, 2, 3), hostsOf(1, 1, 0, 1, 2, 3), hostsOf(1, 2, 0, 1, 2, 3),
+			hostsOf(1, 3, 0, 1, 2, 3)),
+		Receiver: HostAddr(0, 0, 0), Class: RoCEv2, Length: RoCELength,
+	}
+}
+
+// IncastLossy: 16 senders in pod 1 (hosts 5-8 of each rack) send 9000-byte TCP at
+// 100 Gb/s to host-p0-r2-h0 for 1 ms from t = 10 ms, after the lossless backlog has
+// drained.
+func IncastLossy() Incast {
+	return Incast{
+		Start: 10 * ms, Duration: 1000 * us,
+		Senders: concat(hostsOf(1, 0, 5, 6, 7, 8), hostsOf(1, 1, 5, 6, 7, 8), hostsOf(1, 2, 5, 6, 7, 8),
+			hostsOf(1, 3, 5, 6, 7, 8)),
+		Receiver: HostAddr(0, 2, 0), Class: TCPData, Length: MaxLength,
+	}
+}
+
+// IncastVictims are four steady 10 Gb/s RoCEv2 flows from host 4 of each pod-1 rack
+// to other pod-0 racks (r1 and r3), from 0 to 4 ms: they share uplinks and spines
+// with IncastLossless but not its receiver, so PFC pauses make them victims.
+func IncastVictims() []Stream {
+	dsts := []netip.Addr{HostAddr(0, 1, 0), HostAddr(0, 1, 1), HostAddr(0, 3, 0), HostAddr(0, 3, 1)}
+	out := make([]Stream, len(dsts))
+	for r, d := range dsts {
+		out[r] = Stream{Src: HostAddr(1, r, 4), Dst: d, Class: RoCEv2, Start: 0, Duration: 4 * ms,
+			Length: RoCELength, Rate: 10 * units.Gbps}
+	}
+	return out
+}
+
+// IncastScenario is incast.pcap: IncastVictims, IncastLossless and IncastLossy.
+func IncastScenario() *Scenario {
+	lossless, lossy := IncastLossless(), IncastLossy()
+	var gens []Generator
+	for _, v := range IncastVictims() {
+		gens = append(gens, &v)
+	}
+	gens = append(gens, &lossless, &lossy)
+	return &Scenario{Name: "incast.pcap", Seed: 2, Epoch: epoch, Snaplen: DefaultSnaplen, Generators: gens}
+}
+
+// ManyFlowsMix is many-flows.pcap's generator: 4000 flows between pod 0 and pod 1
+// (every flow crosses the spines), 60% TCP and 40% UDP with random ports, starting in
+// the first 500 us, 1 to 256 packets each (bounded Pareto, mean about 4) of 9000 or
+// 1500 bytes, in bursts of 8 packets at 25 Gb/s separated by exponential gaps of mean
+// 100 us (the default flowlet gap).
+func ManyFlowsMix() ManyFlows {
+	return ManyFlows{
+		Start: 0, Window: 500 * us, A: Hosts(0), B: Hosts(1), Flows: 4000, TCPShare: 0.6,
+		MaxPackets: 256, Lengths: []int{MaxLength, 1500}, Rate: 25 * units.Gbps, Burst: 8, BurstGap: 100 * us,
+	}
+}
+
+// ManyFlowsScenario is many-flows.pcap.
+func ManyFlowsScenario() *Scenario {
+	m := ManyFlowsMix()
+	return &Scenario{Name: "many-flows.pcap", Seed: 3, Epoch: epoch, Snaplen: DefaultSnaplen, Generators: []Generator{&m}}
+}
+
+func concat(lists ...[]netip.Addr) []netip.Addr {
+	var out []netip.Addr
+	for _, l := range lists {
+		out = append(out, l...)
+	}
+	return out
+}
