@@ -224,7 +224,7 @@ func writeBenchRun(tb testing.TB, dir string, nFlows, nEvents int) {
 	rows[records.BufferFile] = bw.Rows()
 	run := &records.Run{Version: "bench", Seed: 1, HashMethod: records.HashCRC32, Records: rows, Complete: true,
 		Trace:      json.RawMessage(fmt.Sprintf(`{"packets": %d, "flows": %d}`, 10*nFlows, nFlows)),
-		Simulation: records.Simulation{SimTimePs: simPs, Injected: int64(10 * nFlows), Dropped: map[records.Reason]int64{records.ReasonHeadroom: drops}, LosslessDrops: drops}}
+		Simulation: records.Simulation{SimTimePs: simPs, Injected: int64(10 * nFlows), Dropped: map[records.DropReason]int64{records.ReasonHeadroom: drops}, LosslessDrops: drops}}
 	must(records.WriteRun(filepath.Join(dir, records.RunFile), run))
 }
 

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/tracefabric/tracefabric/analysis"
+	"github.com/tracefabric/tracefabric/records"
 )
 
 // One equal-cost set of four members: one member carries half the flows.
@@ -28,10 +29,10 @@ func ExampleNMI() {
 // A rack pauses a fabric switch, which, paused, pauses a spine: a storm of depth 2.
 func ExampleEpisodes() {
 	events := []analysis.PFCEvent{
-		{TimePs: 0, Node: "fabric-p0-f0", Port: 0, Peer: "rack-p0-r0", TC: 3, Kind: analysis.RxPause, Quanta: 65535},
-		{TimePs: 1_000_000, Node: "spine-s0-0", Port: 0, Peer: "fabric-p0-f0", TC: 3, Kind: analysis.RxPause, Quanta: 65535},
-		{TimePs: 5_000_000, Node: "spine-s0-0", Port: 0, Peer: "fabric-p0-f0", TC: 3, Kind: analysis.RxResume},
-		{TimePs: 8_000_000, Node: "fabric-p0-f0", Port: 0, Peer: "rack-p0-r0", TC: 3, Kind: analysis.RxResume},
+		{TimePs: 0, Node: "fabric-p0-f0", Port: 0, Peer: "rack-p0-r0", TC: 3, Kind: records.EventRxPause, Quanta: 65535},
+		{TimePs: 1_000_000, Node: "spine-s0-0", Port: 0, Peer: "fabric-p0-f0", TC: 3, Kind: records.EventRxPause, Quanta: 65535},
+		{TimePs: 5_000_000, Node: "spine-s0-0", Port: 0, Peer: "fabric-p0-f0", TC: 3, Kind: records.EventRxResume},
+		{TimePs: 8_000_000, Node: "fabric-p0-f0", Port: 0, Peer: "rack-p0-r0", TC: 3, Kind: records.EventRxResume},
 	}
 	intervals, err := analysis.PauseIntervals(events, 10_000_000)
 	if err != nil {

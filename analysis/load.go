@@ -313,11 +313,7 @@ func (l *loader) pfc(path string) error {
 		if err != nil {
 			return err
 		}
-		kind, err := pfcKind(r.Event)
-		if err != nil {
-			return err
-		}
-		return b.Add(PFCEvent{TimePs: r.TimePs, Node: l.names[n], Port: r.Port, Peer: l.names[p], TC: r.TC, Kind: kind, Quanta: r.Quanta})
+		return b.Add(PFCEvent{TimePs: r.TimePs, Node: l.names[n], Port: r.Port, Peer: l.names[p], TC: r.TC, Kind: r.Event, Quanta: r.Quanta})
 	})
 	if err != nil {
 		return err
@@ -336,11 +332,6 @@ func (l *loader) pfc(path string) error {
 	l.run.Episodes = Episodes(ivs, DefaultStormDurationPs)
 	l.episodes = len(l.run.Episodes) > 0
 	return nil
-}
-
-// pfcKind maps the records' event enumeration to PFCEventKind by name.
-func pfcKind(e records.PFCEvent) (PFCEventKind, error) {
-	return ParsePFCEventKind(e.String())
 }
 
 func (l *loader) drops(path string) error {

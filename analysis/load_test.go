@@ -200,7 +200,7 @@ func writeFixture(t *testing.T, fx fixture) string {
 	if fx.lieRows {
 		rows[records.FlowsFile]++
 	}
-	sim := records.Simulation{SimTimePs: 10000, Injected: 5, Delivered: 5 - dropped(3), Dropped: map[records.Reason]int64{}, CEMarked: 4}
+	sim := records.Simulation{SimTimePs: 10000, Injected: 5, Delivered: 5 - dropped(3), Dropped: map[records.DropReason]int64{}, CEMarked: 4}
 	if fx.drops {
 		sim.Dropped[records.ReasonHeadroom] = 1
 		sim.Dropped[records.ReasonEgressLimit] = 2
@@ -411,15 +411,6 @@ func TestFindRuns(t *testing.T) {
 	}
 	if _, err := FindRuns(t.TempDir()); !errors.Is(err, ErrNoRuns) {
 		t.Errorf("empty dir: %v", err)
-	}
-}
-
-func TestPFCKindNames(t *testing.T) {
-	for e := records.PFCEvent(0); e < records.NumPFCEvents; e++ {
-		k, err := pfcKind(e)
-		if err != nil || k.String() != e.String() {
-			t.Errorf("records event %v -> %v, %v", e, k, err)
-		}
 	}
 }
 

@@ -4,41 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+
+	"github.com/tracefabric/tracefabric/records"
 )
-
-// PFCEventKind is the event column of pfc.arrow.
-type PFCEventKind uint8
-
-// PFC event kinds, as spelled in pfc.arrow.
-const (
-	TxPause  PFCEventKind = iota // the node sent a pause (quanta > 0) out of Port
-	TxResume                     // the node sent a resume (quanta 0) out of Port
-	RxPause                      // the node received a pause on Port: Port stops sending TC
-	RxResume                     // the node received a resume on Port: Port may send TC again
-	Expire                       // the pause received on Port ran out (time_ps is the expiry)
-)
-
-var pfcKindNames = [...]string{"tx_pause", "tx_resume", "rx_pause", "rx_resume", "expire"}
-
-func (k PFCEventKind) String() string {
-	if int(k) < len(pfcKindNames) {
-		return pfcKindNames[k]
-	}
-	return fmt.Sprintf("PFCEventKind(%d)", uint8(k))
-}
-
-// ErrUnknownPFCEvent is returned for an event name that is not one of pfc.arrow's.
-var ErrUnknownPFCEvent = errors.New("analysis: unknown pfc event")
-
-// ParsePFCEventKind parses a pfc.arrow event name.
-func ParsePFCEventKind(s string) (PFCEventKind, error) {
-	for i, n := range pfcKindNames {
-		if n == s {
-			return PFCEventKind(i), nil
-		}
-	}
-	return 0, fmt.Errorf("%w %q (want tx_pause, tx_resume, rx_pause, rx_resume or expire)", ErrUnknownPFCEvent, s)
-}
 
 // PFCEvent is one row of pfc.arrow: at TimePs (ps) Node's Port, whose link leads to
 // Peer, saw Kind for traffic class TC with Quanta (pause quanta, 0 for a resume).
@@ -48,7 +16,7 @@ type PFCEvent struct {
 	Port   int32
 	Peer   string
 	TC     uint8
-	Kind   PFCEventKind
+	Kind   records.PFCEventKind
 	Quanta uint16
 }
 
@@ -126,9 +94,9 @@ func (b *PauseBuilder) Add(e PFCEvent) error {
 	b.Events++
 	key := PortClass{e.Node, e.Port, e.TC}
 	switch e.Kind {
-	case TxPause, TxResume:
+	case records.EventTxPause, records.EventTxResume:
 		b.txPort[[2]string{e.Node, e.Peer}] = e.Port
-	case RxPause:
+	case records.EventRxPause:
 		if e.Quanta == 0 {
 			b.close(key, e.TimePs, EndResume)
 			return nil
@@ -139,12 +107,12 @@ func (b *PauseBuilder) Add(e PFCEvent) error {
 		}
 		b.open[key] = len(b.Intervals)
 		b.Intervals = append(b.Intervals, PauseInterval{PortClass: key, Peer: e.Peer, PeerPort: -1, StartPs: e.TimePs, EndPs: -1})
-	case RxResume:
+	case records.EventRxResume:
 		b.close(key, e.TimePs, EndResume)
-	case Expire:
+	case records.EventExpire:
 		b.close(key, e.TimePs, EndExpire)
 	default:
-		return fmt.Errorf("%w: kind %d at event %d", ErrUnknownPFCEvent, e.Kind, b.Events-1)
+		return fmt.Errorf("%w: unknown PFC event kind %d at event %d", ErrRecordsMismatch, e.Kind, b.Events-1)
 	}
 	return nil
 }

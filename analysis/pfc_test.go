@@ -7,9 +7,10 @@ import (
 	"testing"
 
 	"github.com/tracefabric/tracefabric/internal/units"
+	"github.com/tracefabric/tracefabric/records"
 )
 
-func ev(t int64, node string, port int32, peer string, kind PFCEventKind, quanta uint16) PFCEvent {
+func ev(t int64, node string, port int32, peer string, kind records.PFCEventKind, quanta uint16) PFCEvent {
 	return PFCEvent{TimePs: t, Node: node, Port: port, Peer: peer, TC: 3, Kind: kind, Quanta: quanta}
 }
 
@@ -23,36 +24,36 @@ func TestPauseIntervals(t *testing.T) {
 		ignored int
 	}{
 		{"pause-refresh-resume", []PFCEvent{
-			ev(100, fa.Node, 2, "rack-p0-r0", RxPause, 65535),
-			ev(200, fa.Node, 2, "rack-p0-r0", RxPause, 65535),
-			ev(500, fa.Node, 2, "rack-p0-r0", RxResume, 0),
+			ev(100, fa.Node, 2, "rack-p0-r0", records.EventRxPause, 65535),
+			ev(200, fa.Node, 2, "rack-p0-r0", records.EventRxPause, 65535),
+			ev(500, fa.Node, 2, "rack-p0-r0", records.EventRxResume, 0),
 		}, 1000, []PauseInterval{{PortClass: fa, Peer: "rack-p0-r0", PeerPort: -1, StartPs: 100, EndPs: 500, Refreshes: 1, EndedBy: EndResume}}, 0},
 		{"expiry-closes", []PFCEvent{
-			ev(100, fa.Node, 2, "rack-p0-r0", RxPause, 65535),
-			ev(335_644_260, fa.Node, 2, "rack-p0-r0", Expire, 0),
-			ev(400_000_000, fa.Node, 2, "rack-p0-r0", RxResume, 0), // after expiry: nothing open
+			ev(100, fa.Node, 2, "rack-p0-r0", records.EventRxPause, 65535),
+			ev(335_644_260, fa.Node, 2, "rack-p0-r0", records.EventExpire, 0),
+			ev(400_000_000, fa.Node, 2, "rack-p0-r0", records.EventRxResume, 0), // after expiry: nothing open
 		}, 1e9, []PauseInterval{{PortClass: fa, Peer: "rack-p0-r0", PeerPort: -1, StartPs: 100, EndPs: 335_644_260, EndedBy: EndExpire}}, 1},
 		{"resume-without-pause-ignored", []PFCEvent{
-			ev(100, fa.Node, 2, "rack-p0-r0", RxResume, 0),
-			ev(150, fa.Node, 2, "rack-p0-r0", Expire, 0),
+			ev(100, fa.Node, 2, "rack-p0-r0", records.EventRxResume, 0),
+			ev(150, fa.Node, 2, "rack-p0-r0", records.EventExpire, 0),
 		}, 1000, nil, 2},
 		{"open-at-end", []PFCEvent{
-			ev(700, fa.Node, 2, "rack-p0-r0", RxPause, 100),
+			ev(700, fa.Node, 2, "rack-p0-r0", records.EventRxPause, 100),
 		}, 1000, []PauseInterval{{PortClass: fa, Peer: "rack-p0-r0", PeerPort: -1, StartPs: 700, EndPs: 1000, EndedBy: EndSim}}, 0},
 		{"zero-quanta-pause-resumes", []PFCEvent{
-			ev(100, fa.Node, 2, "rack-p0-r0", RxPause, 10),
-			ev(300, fa.Node, 2, "rack-p0-r0", RxPause, 0),
+			ev(100, fa.Node, 2, "rack-p0-r0", records.EventRxPause, 10),
+			ev(300, fa.Node, 2, "rack-p0-r0", records.EventRxPause, 0),
 		}, 1000, []PauseInterval{{PortClass: fa, Peer: "rack-p0-r0", PeerPort: -1, StartPs: 100, EndPs: 300, EndedBy: EndResume}}, 0},
 		{"tx-names-peer-port", []PFCEvent{
-			ev(90, "rack-p0-r0", 17, fa.Node, TxPause, 65535),
-			ev(100, fa.Node, 2, "rack-p0-r0", RxPause, 65535),
-			ev(110, "rack-p0-r0", 17, fa.Node, TxResume, 0),
-			ev(120, fa.Node, 2, "rack-p0-r0", RxResume, 0),
+			ev(90, "rack-p0-r0", 17, fa.Node, records.EventTxPause, 65535),
+			ev(100, fa.Node, 2, "rack-p0-r0", records.EventRxPause, 65535),
+			ev(110, "rack-p0-r0", 17, fa.Node, records.EventTxResume, 0),
+			ev(120, fa.Node, 2, "rack-p0-r0", records.EventRxResume, 0),
 		}, 1000, []PauseInterval{{PortClass: fa, Peer: "rack-p0-r0", PeerPort: 17, StartPs: 100, EndPs: 120, EndedBy: EndResume}}, 0},
 		{"classes-are-separate", []PFCEvent{
-			ev(100, fa.Node, 2, "rack-p0-r0", RxPause, 10),
-			{TimePs: 200, Node: fa.Node, Port: 2, Peer: "rack-p0-r0", TC: 4, Kind: RxResume},
-			ev(300, fa.Node, 2, "rack-p0-r0", RxResume, 0),
+			ev(100, fa.Node, 2, "rack-p0-r0", records.EventRxPause, 10),
+			{TimePs: 200, Node: fa.Node, Port: 2, Peer: "rack-p0-r0", TC: 4, Kind: records.EventRxResume},
+			ev(300, fa.Node, 2, "rack-p0-r0", records.EventRxResume, 0),
 		}, 1000, []PauseInterval{{PortClass: fa, Peer: "rack-p0-r0", PeerPort: -1, StartPs: 100, EndPs: 300, EndedBy: EndResume}}, 1},
 	}
 	for _, c := range cases {
@@ -75,17 +76,9 @@ func TestPauseIntervals(t *testing.T) {
 }
 
 func TestPauseIntervalsOrder(t *testing.T) {
-	_, err := PauseIntervals([]PFCEvent{ev(200, "a", 0, "b", RxPause, 1), ev(100, "a", 0, "b", RxResume, 0)}, 1000)
+	_, err := PauseIntervals([]PFCEvent{ev(200, "a", 0, "b", records.EventRxPause, 1), ev(100, "a", 0, "b", records.EventRxResume, 0)}, 1000)
 	if !errors.Is(err, ErrPFCOrder) {
 		t.Fatalf("err = %v, want ErrPFCOrder", err)
-	}
-	if _, err := ParsePFCEventKind("rx_pauze"); !errors.Is(err, ErrUnknownPFCEvent) {
-		t.Fatalf("ParsePFCEventKind: err = %v", err)
-	}
-	for k := TxPause; k <= Expire; k++ {
-		if g, err := ParsePFCEventKind(k.String()); err != nil || g != k {
-			t.Errorf("round trip %v: %v %v", k, g, err)
-		}
 	}
 }
 

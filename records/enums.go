@@ -7,11 +7,11 @@ import "fmt"
 // order of its constants, written once per file (see the package documentation).
 
 // Reason is why a packet was dropped (SPEC 3.3 and 5).
-type Reason uint8
+type DropReason uint8
 
 const (
 	// ReasonHeadroom: a lossless arrival found its port's headroom full (a sizing failure).
-	ReasonHeadroom Reason = iota
+	ReasonHeadroom DropReason = iota
 	// ReasonEgressLimit: a lossy arrival would exceed its egress queue's limit.
 	ReasonEgressLimit
 	// ReasonPoolFull: a lossy arrival did not fit in its shared pool.
@@ -20,10 +20,10 @@ const (
 	// `--oversize drop`.
 	ReasonOversize
 	// NumReasons is the number of drop reasons.
-	NumReasons = iota
+	NumDropReasons = iota
 )
 
-var reasonNames = [NumReasons]string{"headroom", "egress-limit", "pool-full", "oversize"}
+var reasonNames = [NumDropReasons]string{"headroom", "egress-limit", "pool-full", "oversize"}
 
 // Tier is the role of a node in the Clos (SPEC 4.1); hosts are a tier of their own.
 type Tier uint8
@@ -40,11 +40,11 @@ const (
 var tierNames = [NumTiers]string{"host", "rack", "fabric", "spine"}
 
 // PFCEvent is what happened to a PFC frame or a pause timer (SPEC 3.4).
-type PFCEvent uint8
+type PFCEventKind uint8
 
 const (
 	// EventTxPause: the node sent a PFC frame with quanta > 0 for the class.
-	EventTxPause PFCEvent = iota
+	EventTxPause PFCEventKind = iota
 	// EventTxResume: the node sent a PFC frame with quanta 0 for the class.
 	EventTxResume
 	// EventRxPause: the node received quanta > 0 for the class and stops sending it.
@@ -53,11 +53,11 @@ const (
 	EventRxResume
 	// EventExpire: the node's pause timer for the class ran out without a resume.
 	EventExpire
-	// NumPFCEvents is the number of PFC events.
-	NumPFCEvents = iota
+	// NumPFCEventKinds is the number of PFC events.
+	NumPFCEventKinds = iota
 )
 
-var pfcEventNames = [NumPFCEvents]string{"tx_pause", "tx_resume", "rx_pause", "rx_resume", "expire"}
+var pfcEventNames = [NumPFCEventKinds]string{"tx_pause", "tx_resume", "rx_pause", "rx_resume", "expire"}
 
 // Fate is how a simulated packet's journey ended.
 type Fate uint8
@@ -117,26 +117,26 @@ func marshalEnum[E ~uint8](what string, names []string, e E) ([]byte, error) {
 	return []byte(names[e]), nil
 }
 
-func (r Reason) String() string     { return enumString(reasonNames[:], r) }
-func (t Tier) String() string       { return enumString(tierNames[:], t) }
-func (e PFCEvent) String() string   { return enumString(pfcEventNames[:], e) }
-func (f Fate) String() string       { return enumString(fateNames[:], f) }
-func (h HashMethod) String() string { return enumString(hashMethodNames[:], h) }
+func (r DropReason) String() string   { return enumString(reasonNames[:], r) }
+func (t Tier) String() string         { return enumString(tierNames[:], t) }
+func (e PFCEventKind) String() string { return enumString(pfcEventNames[:], e) }
+func (f Fate) String() string         { return enumString(fateNames[:], f) }
+func (h HashMethod) String() string   { return enumString(hashMethodNames[:], h) }
 
 // Column is the reason's column in ports.arrow: drops_headroom, drops_egress_limit, ...
-func (r Reason) Column() string { return "drops_" + snake(r.String()) }
+func (r DropReason) Column() string { return "drops_" + snake(r.String()) }
 
-// ParseReason returns the Reason named s (for example "egress-limit").
-func ParseReason(s string) (Reason, error) {
-	return parseEnum[Reason]("drop reason", reasonNames[:], s)
+// ParseDropReason returns the Reason named s (for example "egress-limit").
+func ParseDropReason(s string) (DropReason, error) {
+	return parseEnum[DropReason]("drop reason", reasonNames[:], s)
 }
 
 // ParseTier returns the Tier named s (for example "fabric").
 func ParseTier(s string) (Tier, error) { return parseEnum[Tier]("tier", tierNames[:], s) }
 
-// ParsePFCEvent returns the PFCEvent named s (for example "rx_pause").
-func ParsePFCEvent(s string) (PFCEvent, error) {
-	return parseEnum[PFCEvent]("PFC event", pfcEventNames[:], s)
+// ParsePFCEventKind returns the PFCEvent named s (for example "rx_pause").
+func ParsePFCEventKind(s string) (PFCEventKind, error) {
+	return parseEnum[PFCEventKind]("PFC event", pfcEventNames[:], s)
 }
 
 // ParseFate returns the Fate named s (for example "undrained").
@@ -149,14 +149,16 @@ func ParseHashMethod(s string) (HashMethod, error) {
 
 // Text marshalling lets run.json carry the names: Reason is a map key there.
 
-func (r Reason) MarshalText() ([]byte, error) { return marshalEnum("drop reason", reasonNames[:], r) }
-func (t Tier) MarshalText() ([]byte, error)   { return marshalEnum("tier", tierNames[:], t) }
+func (r DropReason) MarshalText() ([]byte, error) {
+	return marshalEnum("drop reason", reasonNames[:], r)
+}
+func (t Tier) MarshalText() ([]byte, error) { return marshalEnum("tier", tierNames[:], t) }
 func (h HashMethod) MarshalText() ([]byte, error) {
 	return marshalEnum("hash method", hashMethodNames[:], h)
 }
 
-func (r *Reason) UnmarshalText(b []byte) (err error) { *r, err = ParseReason(string(b)); return }
-func (t *Tier) UnmarshalText(b []byte) (err error)   { *t, err = ParseTier(string(b)); return }
+func (r *DropReason) UnmarshalText(b []byte) (err error) { *r, err = ParseDropReason(string(b)); return }
+func (t *Tier) UnmarshalText(b []byte) (err error)       { *t, err = ParseTier(string(b)); return }
 func (h *HashMethod) UnmarshalText(b []byte) (err error) {
 	*h, err = ParseHashMethod(string(b))
 	return

@@ -44,7 +44,7 @@ func ExampleNewDropsWriter() {
 	}
 	run := &records.Run{Version: "dev", Seed: 1, HashMethod: records.HashCRC32WithSalt,
 		Records: map[string]int64{records.DropsFile: w.Rows()}}
-	run.Simulation.Dropped = map[records.Reason]int64{records.ReasonEgressLimit: w.Rows()}
+	run.Simulation.Dropped = map[records.DropReason]int64{records.ReasonEgressLimit: w.Rows()}
 	if err := out.Commit(run); err != nil {
 		fmt.Println(err)
 		return

@@ -42,14 +42,14 @@ func genPort(i int) PortRow {
 
 func genDrop(i int) DropRow {
 	return DropRow{TimePs: int64(i) * 1_000_003, Node: int32(i % 8), Tier: Tier(i % int(NumTiers)), Port: int32(i % 33),
-		TC: uint8(i % 8), Reason: Reason(i % int(NumReasons)), FlowID: int64(i / 3), Src: ip(i), Dst: ip(255 - i%256),
+		TC: uint8(i % 8), Reason: DropReason(i % int(NumDropReasons)), FlowID: int64(i / 3), Src: ip(i), Dst: ip(255 - i%256),
 		Proto: []uint8{6, 17, 1}[i%3], Sport: uint16(i * 7), Dport: uint16(65535 - i), Bytes: int32(64 + i%9000),
 		TraceIndex: int64(i) * 2}
 }
 
 func genPFC(i int) PFCRow {
 	return PFCRow{TimePs: int64(i) * 167_772_160, Node: int32(i % 8), Port: int32(i % 4), Peer: int32((i + 1) % 8),
-		TC: uint8(3 + i%2), Event: PFCEvent(i % int(NumPFCEvents)), Quanta: uint16([]int{65535, 0}[i%2])}
+		TC: uint8(3 + i%2), Event: PFCEventKind(i % int(NumPFCEventKinds)), Quanta: uint16([]int{65535, 0}[i%2])}
 }
 
 func genBuffer(i int) BufferRow {
@@ -371,7 +371,7 @@ func TestBadRowsRejected(t *testing.T) {
 	}{
 		{"node too big", DropRow{Node: 8}, "node 8 out of range [0,8)"},
 		{"node negative", DropRow{Node: -1}, "node -1 out of range"},
-		{"reason", DropRow{Reason: NumReasons}, "drop reason 4 out of range"},
+		{"reason", DropRow{Reason: NumDropReasons}, "drop reason 4 out of range"},
 		{"tier", DropRow{Tier: 9}, "tier 9 out of range"},
 	}
 	for _, b := range bad {

@@ -68,17 +68,17 @@ type Switch struct {
 // Simulation is run.json's simulation summary. Conservation: Injected = Delivered +
 // sum(Dropped) + sum(Undrained).
 type Simulation struct {
-	SimTimePs     int64            `json:"sim_time_ps"`    // simulated time at the end, ps
-	WallS         float64          `json:"wall_s"`         // wall-clock time of the simulation, seconds
-	Events        int64            `json:"events"`         // events executed
-	PacketHops    int64            `json:"packet_hops"`    // data packets put onto links (SPEC 6)
-	Injected      int64            `json:"injected"`       // packets injected into host NICs
-	Delivered     int64            `json:"delivered"`      // packets delivered to their destination host
-	Dropped       map[Reason]int64 `json:"dropped"`        // drop reason -> packets
-	LosslessDrops int64            `json:"lossless_drops"` // drops of lossless-class packets (headroom drops)
-	CEMarked      int64            `json:"ce_marked"`      // packets marked CE by the fabric
-	PFCFrames     int64            `json:"pfc_frames"`     // PFC frames sent
-	Undrained     map[string]int64 `json:"undrained"`      // node name -> packets still buffered at the end
+	SimTimePs     int64                `json:"sim_time_ps"`    // simulated time at the end, ps
+	WallS         float64              `json:"wall_s"`         // wall-clock time of the simulation, seconds
+	Events        int64                `json:"events"`         // events executed
+	PacketHops    int64                `json:"packet_hops"`    // data packets put onto links (SPEC 6)
+	Injected      int64                `json:"injected"`       // packets injected into host NICs
+	Delivered     int64                `json:"delivered"`      // packets delivered to their destination host
+	Dropped       map[DropReason]int64 `json:"dropped"`        // drop reason -> packets
+	LosslessDrops int64                `json:"lossless_drops"` // drops of lossless-class packets (headroom drops)
+	CEMarked      int64                `json:"ce_marked"`      // packets marked CE by the fabric
+	PFCFrames     int64                `json:"pfc_frames"`     // PFC frames sent
+	Undrained     map[string]int64     `json:"undrained"`      // node name -> packets still buffered at the end
 }
 
 // DroppedTotal is the sum of Dropped.

@@ -25,7 +25,7 @@ func sampleRun() *Run {
 			}},
 		Trace: json.RawMessage(`{"files":["demo.pcap"],"packets":1000,"intra_host":3,"oversize":0}`),
 		Simulation: Simulation{SimTimePs: 1_000_000_000, WallS: 0.25, Events: 12345, PacketHops: 5000, Injected: 997,
-			Delivered: 990, Dropped: map[Reason]int64{ReasonEgressLimit: 4, ReasonHeadroom: 1}, LosslessDrops: 1,
+			Delivered: 990, Dropped: map[DropReason]int64{ReasonEgressLimit: 4, ReasonHeadroom: 1}, LosslessDrops: 1,
 			CEMarked: 17, PFCFrames: 6, Undrained: map[string]int64{"rack-p0-r0": 2}},
 		Records:  map[string]int64{DropsFile: 5, PortsFile: 1200},
 		Complete: true,

@@ -28,7 +28,7 @@ type PortRow struct {
 	// Drops counts packets of this class dropped at this port, per reason: ingress
 	// (headroom) drops at the arrival port, egress-limit and pool-full drops at the
 	// egress queue's port, oversize drops at the source host's NIC port.
-	Drops [NumReasons]int64
+	Drops [NumDropReasons]int64
 
 	ECNMarked           int64 // packets marked CE (from ECT) at this egress queue
 	QueueWatermarkBytes int64 // largest occupancy of this egress queue, bytes (buffer cells times cell size; the backlog for host NICs)
@@ -50,13 +50,13 @@ func (r *PortRow) DropsTotal() int64 {
 
 // DropRow is one row of drops.arrow: one dropped packet.
 type DropRow struct {
-	TimePs     int64  // when the packet was dropped
-	Node       int32  // the dropping node
-	Tier       Tier   // its tier
-	Port       int32  // the port the drop is charged to (see PortRow.Drops)
-	TC         uint8  // the packet's traffic class
-	Reason     Reason // why
-	FlowID     int64  // the packet's flow (flows.arrow flow_id)
+	TimePs     int64      // when the packet was dropped
+	Node       int32      // the dropping node
+	Tier       Tier       // its tier
+	Port       int32      // the port the drop is charged to (see PortRow.Drops)
+	TC         uint8      // the packet's traffic class
+	Reason     DropReason // why
+	FlowID     int64      // the packet's flow (flows.arrow flow_id)
 	Src, Dst   [4]byte
 	Proto      uint8
 	Sport      uint16 // L4 ports; 0 for protocols other than TCP/UDP and non-first fragments
@@ -69,12 +69,12 @@ type DropRow struct {
 // pauses several classes gives one row per class.
 type PFCRow struct {
 	TimePs int64
-	Node   int32    // the node where the event happened: the sender for tx_*, the receiver for rx_* and expire
-	Port   int32    // the node's port the frame left or arrived on
-	Peer   int32    // the node at the other end of that link
-	TC     uint8    // the class paused or resumed
-	Event  PFCEvent //
-	Quanta uint16   // the quanta the frame carried (0 for resume and expire); 1 quantum = 512 bit times
+	Node   int32        // the node where the event happened: the sender for tx_*, the receiver for rx_* and expire
+	Port   int32        // the node's port the frame left or arrived on
+	Peer   int32        // the node at the other end of that link
+	TC     uint8        // the class paused or resumed
+	Event  PFCEventKind //
+	Quanta uint16       // the quanta the frame carried (0 for resume and expire); 1 quantum = 512 bit times
 }
 
 // BufferRow is one row of buffer.arrow: a periodic sample of one (switch, pool).
@@ -211,7 +211,7 @@ var portsTable = func() *table[PortRow] {
 		i64("tx_packets", func(r *PortRow) *int64 { return &r.TxPackets }),
 		i64("tx_bytes", func(r *PortRow) *int64 { return &r.TxBytes }),
 	}
-	for k := range Reason(NumReasons) {
+	for k := range DropReason(NumDropReasons) {
 		cols = append(cols, i64(k.Column(), func(r *PortRow) *int64 { return &r.Drops[k] }))
 	}
 	cols = append(cols,
@@ -233,7 +233,7 @@ var dropsTable = &table[DropRow]{name: DropsFile, cols: []column[DropRow]{
 	enumColumn("tier", "tier", tierNames[:], func(r *DropRow) *Tier { return &r.Tier }),
 	i32("port", func(r *DropRow) *int32 { return &r.Port }),
 	u8("tc", func(r *DropRow) *uint8 { return &r.TC }),
-	enumColumn("reason", "drop reason", reasonNames[:], func(r *DropRow) *Reason { return &r.Reason }),
+	enumColumn("reason", "drop reason", reasonNames[:], func(r *DropRow) *DropReason { return &r.Reason }),
 	i64("flow_id", func(r *DropRow) *int64 { return &r.FlowID }),
 	ipv4Column("src", func(r *DropRow) *[4]byte { return &r.Src }),
 	ipv4Column("dst", func(r *DropRow) *[4]byte { return &r.Dst }),
@@ -250,7 +250,7 @@ var pfcTable = &table[PFCRow]{name: PFCFile, cols: []column[PFCRow]{
 	i32("port", func(r *PFCRow) *int32 { return &r.Port }),
 	nodeColumn("peer", func(r *PFCRow) *int32 { return &r.Peer }),
 	u8("tc", func(r *PFCRow) *uint8 { return &r.TC }),
-	enumColumn("event", "PFC event", pfcEventNames[:], func(r *PFCRow) *PFCEvent { return &r.Event }),
+	enumColumn("event", "PFC event", pfcEventNames[:], func(r *PFCRow) *PFCEventKind { return &r.Event }),
 	u16("quanta", func(r *PFCRow) *uint16 { return &r.Quanta }),
 }}
 

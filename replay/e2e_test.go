@@ -12,10 +12,10 @@ import (
 	"github.com/google/gopacket/layers"
 	"github.com/google/gopacket/pcapgo"
 
-	"github.com/tracefabric/tracefabric/internal/tracegen"
-	"github.com/tracefabric/tracefabric/records"
 	"github.com/tracefabric/tracefabric/internal/config"
+	"github.com/tracefabric/tracefabric/internal/tracegen"
 	"github.com/tracefabric/tracefabric/internal/units"
+	"github.com/tracefabric/tracefabric/records"
 )
 
 // writeTrace writes pkts as a nanosecond pcap; times are offsets from a fixed epoch.

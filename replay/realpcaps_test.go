@@ -17,9 +17,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tracefabric/tracefabric/records"
 	"github.com/tracefabric/tracefabric/internal/config"
 	"github.com/tracefabric/tracefabric/internal/units"
+	"github.com/tracefabric/tracefabric/records"
 )
 
 // realPcaps returns ../shared/pcaps (relative to the repository root), or skips.

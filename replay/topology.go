@@ -3,7 +3,6 @@ package replay
 import (
 	"fmt"
 
-	"github.com/tracefabric/tracefabric/records"
 	"github.com/tracefabric/tracefabric/internal/config"
 )
 
@@ -17,7 +16,7 @@ type ClosPort struct {
 // ClosNode is a host or switch of the Clos.
 type ClosNode struct {
 	Name  string
-	Tier  records.Tier
+	Tier  config.Tier
 	Pod   int // pod of a host, rack or fabric switch; the plane of a spine
 	Index int // host id for hosts; rack or fabric index in its pod; spine index in its plane
 	Ports []ClosPort
@@ -54,25 +53,25 @@ func NewClos(t config.Topology) (*Clos, error) {
 	c := &Clos{Topology: t, Grid: g}
 	for h := 0; h < g.Hosts(); h++ {
 		r := h / t.HostsPerRack
-		c.Nodes = append(c.Nodes, ClosNode{Name: g.HostName(int32(h)), Tier: records.TierHost, Pod: r / t.RacksPerPod, Index: h})
+		c.Nodes = append(c.Nodes, ClosNode{Name: g.HostName(int32(h)), Tier: config.TierHost, Pod: r / t.RacksPerPod, Index: h})
 	}
 	c.firstRack = len(c.Nodes)
 	for p := 0; p < t.Pods; p++ {
 		for r := 0; r < t.RacksPerPod; r++ {
-			c.Nodes = append(c.Nodes, ClosNode{Name: fmt.Sprintf("rack-p%d-r%d", p, r), Tier: records.TierRack, Pod: p, Index: r})
+			c.Nodes = append(c.Nodes, ClosNode{Name: fmt.Sprintf("rack-p%d-r%d", p, r), Tier: config.TierRack, Pod: p, Index: r})
 		}
 	}
 	c.firstFabric = len(c.Nodes)
 	for p := 0; p < t.Pods; p++ {
 		for f := 0; f < t.FabricPerPod; f++ {
-			c.Nodes = append(c.Nodes, ClosNode{Name: fmt.Sprintf("fabric-p%d-f%d", p, f), Tier: records.TierFabric, Pod: p, Index: f})
+			c.Nodes = append(c.Nodes, ClosNode{Name: fmt.Sprintf("fabric-p%d-f%d", p, f), Tier: config.TierFabric, Pod: p, Index: f})
 		}
 	}
 	c.firstSpine = len(c.Nodes)
 	if t.Pods > 1 {
 		for s := 0; s < t.FabricPerPod; s++ {
 			for i := 0; i < t.SpinesPerPlane; i++ {
-				c.Nodes = append(c.Nodes, ClosNode{Name: fmt.Sprintf("spine-s%d-%d", s, i), Tier: records.TierSpine, Pod: s, Index: i})
+				c.Nodes = append(c.Nodes, ClosNode{Name: fmt.Sprintf("spine-s%d-%d", s, i), Tier: config.TierSpine, Pod: s, Index: i})
 			}
 		}
 	}
@@ -139,22 +138,22 @@ func (c *Clos) NextHops(node int, dst int32) []int {
 	dstRack := int(dst) / t.HostsPerRack
 	dstPod := dstRack / t.RacksPerPod
 	switch nd.Tier {
-	case records.TierHost:
+	case config.TierHost:
 		if int32(node) == dst {
 			return nil
 		}
 		return []int{0}
-	case records.TierRack:
+	case config.TierRack:
 		if nd.Pod*t.RacksPerPod+nd.Index == dstRack {
 			return []int{int(dst) % t.HostsPerRack}
 		}
 		return seq(t.HostsPerRack, t.FabricPerPod)
-	case records.TierFabric:
+	case config.TierFabric:
 		if nd.Pod == dstPod {
 			return []int{dstRack % t.RacksPerPod}
 		}
 		return seq(t.RacksPerPod, t.SpinesPerPlane)
-	case records.TierSpine:
+	case config.TierSpine:
 		return []int{dstPod}
 	}
 	return nil
@@ -165,9 +164,9 @@ func (c *Clos) NextHops(node int, dst int32) []int {
 func (c *Clos) UplinkSet(node int) []int {
 	t := c.Topology
 	switch c.Nodes[node].Tier {
-	case records.TierRack:
+	case config.TierRack:
 		return seq(t.HostsPerRack, t.FabricPerPod)
-	case records.TierFabric:
+	case config.TierFabric:
 		if t.Pods > 1 {
 			return seq(t.RacksPerPod, t.SpinesPerPlane)
 		}

@@ -8,8 +8,8 @@ import (
 	"github.com/google/gopacket/layers"
 
 	"github.com/tracefabric/tracefabric/internal/tracegen"
-	"github.com/tracefabric/tracefabric/records"
 	"github.com/tracefabric/tracefabric/internal/units"
+	"github.com/tracefabric/tracefabric/records"
 )
 
 // TestTraceIndexAcrossFiles: with several captures, trace_index numbers the records

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tracefabric/tracefabric/internal/config"
 	"github.com/tracefabric/tracefabric/internal/units"
 )
 
@@ -40,8 +41,8 @@ func BenchmarkPacketHop(b *testing.B) {
 	eng := NewEngine()
 	net := NewNetwork(eng, Options{Seed: 1})
 	cfg := defaultSwitch()
-	s1, _ := net.AddSwitch("s1", TierNone, &cfg, nil)
-	s2, _ := net.AddSwitch("s2", TierNone, &cfg, nil)
+	s1, _ := net.AddSwitch("s1", config.TierNone, &cfg, nil)
+	s2, _ := net.AddSwitch("s2", config.TierNone, &cfg, nil)
 	h0, _ := net.AddHost("h0")
 	h1, _ := net.AddHost("h1")
 	_, a, _ := net.Connect(h0, s1, l)

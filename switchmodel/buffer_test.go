@@ -173,7 +173,7 @@ func TestOvercommittedBufferRejected(t *testing.T) {
 	cfg.BufferSize = 1 * units.MiB // 8 ports x 208 KB headroom > 1 MiB
 	eng := NewEngine()
 	net := NewNetwork(eng, Options{Seed: 1})
-	sw, err := net.AddSwitch("tor", TierRack, &cfg, nil)
+	sw, err := net.AddSwitch("tor", config.TierRack, &cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +209,7 @@ func TestSwitchConfigRejected(t *testing.T) {
 			cfg := defaultSwitch()
 			tc.mod(&cfg)
 			net := NewNetwork(NewEngine(), Options{})
-			_, err := net.AddSwitch("s1", TierNone, &cfg, nil)
+			_, err := net.AddSwitch("s1", config.TierNone, &cfg, nil)
 			if err == nil || !strings.Contains(err.Error(), tc.attr) || !strings.Contains(err.Error(), "s1") {
 				t.Fatalf("err = %v, want it to name %s and the switch", err, tc.attr)
 			}

@@ -3,9 +3,9 @@ package switchmodel_test
 import (
 	"fmt"
 
-	"github.com/tracefabric/tracefabric/switchmodel"
 	"github.com/tracefabric/tracefabric/internal/config"
 	"github.com/tracefabric/tracefabric/internal/units"
+	"github.com/tracefabric/tracefabric/switchmodel"
 )
 
 type printDeliveries struct{}
@@ -21,7 +21,7 @@ func Example() {
 	net := switchmodel.NewNetwork(eng, switchmodel.Options{Seed: 1,
 		Observers: switchmodel.Observers{Deliveries: printDeliveries{}}})
 	cfg := config.Default().Switch
-	tor, _ := net.AddSwitch("rack-p0-r0", switchmodel.TierRack, &cfg, nil)
+	tor, _ := net.AddSwitch("rack-p0-r0", config.TierRack, &cfg, nil)
 	link := switchmodel.LinkSpec{Speed: 100 * units.Gbps, PropagationDelay: units.Microsecond}
 	var hosts []*switchmodel.Host
 	for i := 0; i < 2; i++ {

@@ -125,7 +125,7 @@ func newStarSpeeds(t testing.TB, cfg config.Switch, links []LinkSpec) *star {
 	o := &obs{}
 	eng := NewEngine()
 	net := NewNetwork(eng, Options{Seed: 1, Observers: o.observers(), FabricBDP: 100_000})
-	sw, err := net.AddSwitch("sw", TierNone, &cfg, nil)
+	sw, err := net.AddSwitch("sw", config.TierNone, &cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

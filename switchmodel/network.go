@@ -26,30 +26,6 @@ const PFCQuanta = 65535
 // pfcFrameBytes is a PFC frame's size: 64 bytes (84 on the wire).
 const pfcFrameBytes = 64
 
-// Tier is a switch's role in the Clos (SPEC 4.1).
-type Tier uint8
-
-// Tiers. TierNone is for switches outside a Clos (tests).
-const (
-	TierNone Tier = iota
-	TierRack
-	TierFabric
-	TierSpine
-)
-
-// String returns "rack", "fabric", "spine" or "none".
-func (t Tier) String() string {
-	switch t {
-	case TierRack:
-		return "rack"
-	case TierFabric:
-		return "fabric"
-	case TierSpine:
-		return "spine"
-	}
-	return "none"
-}
-
 // LinkSpec describes a full-duplex link: both directions have this speed and delay.
 type LinkSpec struct {
 	Speed            units.BitRate

@@ -13,8 +13,9 @@ import (
 	"testing"
 	"unsafe"
 
-	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
+	"github.com/tracefabric/tracefabric/internal/config"
 	"github.com/tracefabric/tracefabric/internal/units"
+	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
 )
 
 // clos is a small three-tier Clos built the way replay builds one (SPEC 4.1, 4.2):
@@ -51,7 +52,7 @@ func buildClos(t testing.TB, sp closSpec, seed int64, o Observers) *clos {
 	// ECN thresholds scaled to the small buffer, so marking shows too.
 	cfg.EcnMinThreshold, cfg.EcnMaxThreshold = 20*units.KB, 200*units.KB
 	c := &clos{eng: eng, net: net}
-	newSwitch := func(name string, tier Tier) *Switch {
+	newSwitch := func(name string, tier config.Tier) *Switch {
 		ec := ecmp.DefaultConfig()
 		ec.Salt = ecmp.DefaultSalt(name, seed)
 		b, err := ecmp.NewBalancer(ec)
@@ -64,7 +65,7 @@ func buildClos(t testing.TB, sp closSpec, seed int64, o Observers) *clos {
 	rackPod := []int{}
 	for p := 0; p < sp.pods; p++ {
 		for r := 0; r < sp.racks; r++ {
-			rs := newSwitch("rack-p"+itoa(p)+"-r"+itoa(r), TierRack)
+			rs := newSwitch("rack-p"+itoa(p)+"-r"+itoa(r), config.TierRack)
 			c.racks = append(c.racks, rs)
 			rackPod = append(rackPod, p)
 			for h := 0; h < sp.hostsPerRack; h++ {
@@ -77,13 +78,13 @@ func buildClos(t testing.TB, sp closSpec, seed int64, o Observers) *clos {
 			}
 		}
 		for f := 0; f < sp.fabrics; f++ {
-			c.fabrics = append(c.fabrics, newSwitch("fabric-p"+itoa(p)+"-f"+itoa(f), TierFabric))
+			c.fabrics = append(c.fabrics, newSwitch("fabric-p"+itoa(p)+"-f"+itoa(f), config.TierFabric))
 		}
 	}
 	if sp.pods > 1 {
 		for pl := 0; pl < sp.fabrics; pl++ {
 			for s := 0; s < sp.spines; s++ {
-				c.spines = append(c.spines, newSwitch("spine-s"+itoa(pl)+"-"+itoa(s), TierSpine))
+				c.spines = append(c.spines, newSwitch("spine-s"+itoa(pl)+"-"+itoa(s), config.TierSpine))
 			}
 		}
 	}
@@ -434,7 +435,7 @@ func TestPacketLayout(t *testing.T) {
 func TestConnectPortLimit(t *testing.T) {
 	net := NewNetwork(NewEngine(), Options{Seed: 1})
 	cfg := defaultSwitch()
-	sw, err := net.AddSwitch("big", TierNone, &cfg, nil)
+	sw, err := net.AddSwitch("big", config.TierNone, &cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,13 +39,15 @@ const (
 	PFCRxPause                      // a pause frame was received: the port stops the class
 	PFCRxResume                     // a resume frame was received: the class restarts
 	PFCExpire                       // a received pause ran out without a resume
+	// NumPFCEventKinds is the number of PFC event kinds.
+	NumPFCEventKinds
 )
 
-var pfcNames = [...]string{"tx_pause", "tx_resume", "rx_pause", "rx_resume", "expire"}
+var pfcNames = [NumPFCEventKinds]string{"tx_pause", "tx_resume", "rx_pause", "rx_resume", "expire"}
 
 // String returns the kind as the records spell it ("tx_pause").
 func (k PFCEventKind) String() string {
-	if int(k) < len(pfcNames) {
+	if k < NumPFCEventKinds {
 		return pfcNames[k]
 	}
 	return "unknown"

@@ -399,8 +399,8 @@ func TestPFCPropagatesUpstream(t *testing.T) {
 	net := NewNetwork(eng, Options{Seed: 1, Observers: o.observers()})
 	cfg := defaultSwitch()
 	cfg.Xoff = 30_000
-	s1, _ := net.AddSwitch("s1", TierNone, &cfg, nil)
-	s2, _ := net.AddSwitch("s2", TierNone, &cfg, nil)
+	s1, _ := net.AddSwitch("s1", config.TierNone, &cfg, nil)
+	s2, _ := net.AddSwitch("s2", config.TierNone, &cfg, nil)
 	a, _ := net.AddHost("a")
 	b, _ := net.AddHost("b")
 	l := LinkSpec{Speed: 100 * units.Gbps, PropagationDelay: units.Microsecond}

@@ -3,8 +3,9 @@ package switchmodel
 import (
 	"testing"
 
-	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
+	"github.com/tracefabric/tracefabric/internal/config"
 	"github.com/tracefabric/tracefabric/internal/units"
+	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
 )
 
 // twoPath is host a - s1 = s2 - host b, with two parallel s1-s2 links forming an
@@ -29,8 +30,8 @@ func newTwoPath(t *testing.T, ec ecmp.Config) *twoPath {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s1, _ := net.AddSwitch("s1", TierRack, &cfg, bal)
-	s2, _ := net.AddSwitch("s2", TierNone, &cfg, nil)
+	s1, _ := net.AddSwitch("s1", config.TierRack, &cfg, bal)
+	s2, _ := net.AddSwitch("s2", config.TierNone, &cfg, nil)
 	a, _ := net.AddHost("a")
 	b, _ := net.AddHost("b")
 	l := LinkSpec{Speed: 10 * units.Gbps, PropagationDelay: units.Microsecond}

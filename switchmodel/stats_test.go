@@ -177,7 +177,7 @@ func TestMemberView(t *testing.T) {
 func TestBuilderErrors(t *testing.T) {
 	cfg := defaultSwitch()
 	net := NewNetwork(NewEngine(), Options{})
-	sw, _ := net.AddSwitch("sw", TierRack, &cfg, nil)
+	sw, _ := net.AddSwitch("sw", config.TierRack, &cfg, nil)
 	h, _ := net.AddHost("h")
 	h2, _ := net.AddHost("h2")
 	l := LinkSpec{Speed: 10 * units.Gbps, PropagationDelay: units.Microsecond}
@@ -214,7 +214,7 @@ func TestBuilderErrors(t *testing.T) {
 		t.Fatal("node of another network accepted")
 	}
 	net2 := NewNetwork(NewEngine(), Options{})
-	s2, _ := net2.AddSwitch("s", TierNone, &cfg, nil)
+	s2, _ := net2.AddSwitch("s", config.TierNone, &cfg, nil)
 	if _, err := net2.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +229,7 @@ func TestBuilderErrors(t *testing.T) {
 	cfg.EgressLimitMode = config.EgressFixed
 	cfg.EgressQueueLimitBdp = 2
 	net3 := NewNetwork(NewEngine(), Options{})
-	net3.AddSwitch("s3", TierNone, &cfg, nil)
+	net3.AddSwitch("s3", config.TierNone, &cfg, nil)
 	if _, err := net3.Start(); err == nil || !contains(err.Error(), "EgressQueueLimitBdp") {
 		t.Fatalf("BDP limit without BDP: %v", err)
 	}

@@ -33,7 +33,7 @@ type ecnParams struct {
 // marker, and equal-cost forwarding through a Selector.
 type Switch struct {
 	nodeCore
-	tier Tier
+	tier config.Tier
 	cfg  config.Switch
 	sel  Selector
 	rng  *rand.Rand
@@ -64,7 +64,7 @@ type Switch struct {
 // set has one port). The ECN generator is seeded from Options.Seed and the name
 // (see the package doc). cfg is validated here for what the model needs; the buffer is
 // laid out by Network.Start once the ports are known.
-func (n *Network) AddSwitch(name string, tier Tier, cfg *config.Switch, sel Selector) (*Switch, error) {
+func (n *Network) AddSwitch(name string, tier config.Tier, cfg *config.Switch, sel Selector) (*Switch, error) {
 	if n.started {
 		return nil, ErrStarted
 	}
@@ -163,7 +163,7 @@ func checkSwitchConfig(c *config.Switch) error {
 }
 
 // Tier is the switch's role in the Clos.
-func (s *Switch) Tier() Tier { return s.tier }
+func (s *Switch) Tier() config.Tier { return s.tier }
 
 // Config returns the switch's configuration.
 func (s *Switch) Config() *config.Switch { return &s.cfg }
@@ -363,9 +363,9 @@ func (s *Switch) admit(now units.Time, in *port, id PacketID, p *Packet) {
 			m = 0
 		}
 		switch s.tier {
-		case TierRack:
+		case config.TierRack:
 			p.RackMember = int16(m)
-		case TierFabric:
+		case config.TierFabric:
 			p.FabricMember = int16(m)
 		}
 	}

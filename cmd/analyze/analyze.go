@@ -9,9 +9,9 @@ import (
 	"strings"
 
 	"github.com/tracefabric/tracefabric/analysis"
-	"github.com/tracefabric/tracefabric/records"
 	"github.com/tracefabric/tracefabric/internal/config"
 	"github.com/tracefabric/tracefabric/internal/units"
+	"github.com/tracefabric/tracefabric/records"
 )
 
 // options are a validated command line.

@@ -12,10 +12,10 @@ import (
 	"testing"
 
 	"github.com/tracefabric/tracefabric/internal/tracegen"
+	"github.com/tracefabric/tracefabric/internal/units"
 	"github.com/tracefabric/tracefabric/plots"
 	"github.com/tracefabric/tracefabric/records"
 	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
-	"github.com/tracefabric/tracefabric/internal/units"
 )
 
 // allFigures are the figures of a single-run report.

@@ -9,8 +9,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 
 	"github.com/tracefabric/tracefabric/analysis"
-	"github.com/tracefabric/tracefabric/plots"
 	"github.com/tracefabric/tracefabric/internal/units"
+	"github.com/tracefabric/tracefabric/plots"
 )
 
 // This file adapts analysis results to the plain inputs of package plots. It

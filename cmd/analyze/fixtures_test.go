@@ -11,12 +11,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tracefabric/tracefabric/internal/tracegen"
-	"github.com/tracefabric/tracefabric/replay"
-	"github.com/tracefabric/tracefabric/records"
 	"github.com/tracefabric/tracefabric/internal/config"
-	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
+	"github.com/tracefabric/tracefabric/internal/tracegen"
 	"github.com/tracefabric/tracefabric/internal/units"
+	"github.com/tracefabric/tracefabric/records"
+	"github.com/tracefabric/tracefabric/replay"
+	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
 )
 
 // demo is the committed demo trace, relative to this package's directory.

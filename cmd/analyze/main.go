@@ -51,7 +51,7 @@ type (
 var inputSentinels = []error{
 	records.ErrIncomplete, records.ErrSchemaVersion, records.ErrNotRecordFile, records.ErrNotRunFile,
 	analysis.ErrRecordsMismatch, analysis.ErrNoRuns, analysis.ErrNotComparable,
-	analysis.ErrPFCOrder, analysis.ErrUnknownPFCEvent, errNotAnalysisDir,
+	analysis.ErrPFCOrder, errNotAnalysisDir,
 	fs.ErrNotExist, fs.ErrPermission, syscall.EISDIR, syscall.ENOTDIR,
 }
 

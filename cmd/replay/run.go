@@ -15,10 +15,10 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
-	"github.com/tracefabric/tracefabric/replay"
-	"github.com/tracefabric/tracefabric/records"
-	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
 	"github.com/tracefabric/tracefabric/internal/units"
+	"github.com/tracefabric/tracefabric/records"
+	"github.com/tracefabric/tracefabric/replay"
+	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
 )
 
 func newRunCmd() *cobra.Command {
@@ -237,9 +237,9 @@ func printRunsJSON(w io.Writer, runs []*records.Run, methods []string) error {
 func printRunSummary(w io.Writer, dir string, r *records.Run) {
 	s := r.Simulation
 	var reasons []string
-	for reason := range records.NumReasons {
-		if n := s.Dropped[records.Reason(reason)]; n > 0 {
-			reasons = append(reasons, fmt.Sprintf("%s %d", records.Reason(reason), n))
+	for reason := range records.NumDropReasons {
+		if n := s.Dropped[records.DropReason(reason)]; n > 0 {
+			reasons = append(reasons, fmt.Sprintf("%s %d", records.DropReason(reason), n))
 		}
 	}
 	drops := fmt.Sprint(s.DroppedTotal())

@@ -31,16 +31,16 @@ Topology:
 	}
 	fmt.Println("buffer:", cfg.Switch.BufferSize, "cells:", int64(cfg.Switch.BufferSize/cfg.Switch.CellSize))
 	fmt.Println("ECN:", cfg.Switch.Ecn(3).MinThreshold, "to", cfg.Switch.Ecn(3).MaxThreshold)
-	fmt.Println("host link:", cfg.Topology.HostLink.Speed, "roles:", cfg.Roles())
+	fmt.Println("host link:", cfg.Topology.HostLink.Speed, "tiers:", cfg.Tiers())
 	// Two 25G host links (1us + 9038 B + 84 B each way) and two 100G rack-fabric links.
 	fmt.Println("base RTT:", cfg.BaseRTT(), "BDP:", int64(cfg.BDP()), "B")
-	layout, _ := cfg.Layout(config.Rack)
+	layout, _ := cfg.Layout(config.TierRack)
 	fmt.Println("rack headroom per port:", int64(layout.Headroom[0]), "B (host),", int64(layout.Headroom[16]), "B (uplink)")
 	fmt.Println("warnings:", len(warnings))
 	// Output:
 	// buffer: 16MiB cells: 65536
 	// ECN: 200KB to 1600KB
-	// host link: 25Gbps roles: [rack fabric]
+	// host link: 25Gbps tiers: [rack fabric]
 	// base RTT: 15297600ps BDP: 47805 B
 	// rack headroom per port: 90112 B (host), 208384 B (uplink)
 	// warnings: 0

@@ -7,46 +7,53 @@ import (
 	"github.com/tracefabric/tracefabric/internal/units"
 )
 
-// Role is a switch's place in the Clos (SPEC 4.1).
-type Role int
+// Tier is a node's place in the Clos (docs/model.md#clos-builder): the one name of
+// the concept on the model's side (the configuration, the Clos builder and the switch
+// model); records.Tier is the records schema's, and package replay maps one onto the
+// other. TierNone is for switches outside a Clos (tests of the model).
+type Tier uint8
 
-// Switch roles.
+// Tiers.
 const (
-	Rack   Role = iota // top-of-rack switch: hosts below, fabric switches above
-	Fabric             // pod aggregation: racks below, spines of its plane above
-	Spine              // joins the pods: one fabric switch of each pod below
+	TierNone   Tier = iota // a switch outside a Clos
+	TierHost               // a server's NIC
+	TierRack               // top-of-rack switch: hosts below, fabric switches above
+	TierFabric             // pod aggregation: racks below, spines of its plane above
+	TierSpine              // joins the pods: one fabric switch of each pod below
+	// NumTiers is the number of tiers.
+	NumTiers = iota
 )
 
-// String returns the tier name used in records: "rack", "fabric", "spine".
-func (r Role) String() string {
-	switch r {
-	case Rack:
-		return "rack"
-	case Fabric:
-		return "fabric"
-	case Spine:
-		return "spine"
+var tierNames = [NumTiers]string{"none", "host", "rack", "fabric", "spine"}
+
+// String returns "none", "host", "rack", "fabric" or "spine".
+func (t Tier) String() string {
+	if t < NumTiers {
+		return tierNames[t]
 	}
-	return fmt.Sprintf("Role(%d)", int(r))
+	return fmt.Sprintf("Tier(%d)", uint8(t))
 }
+
+// SwitchTiers are the switch tiers of a Clos, lowest first.
+var SwitchTiers = [...]Tier{TierRack, TierFabric, TierSpine}
 
 // PortSpec is what buffer sizing needs to know of a port: its link.
 type PortSpec = Link
 
-// Roles returns the switch roles present in the topology: rack and fabric, and spine
+// Tiers returns the switch tiers present in the topology: rack and fabric, and spine
 // when Pods > 1.
-func (c *Config) Roles() []Role {
+func (c *Config) Tiers() []Tier {
 	if c.Topology.Pods > 1 {
-		return []Role{Rack, Fabric, Spine}
+		return SwitchTiers[:]
 	}
-	return []Role{Rack, Fabric}
+	return SwitchTiers[:2]
 }
 
-// Ports returns the links of a switch of the given role, down-links first:
+// Ports returns the links of a switch of the given tier, down-links first:
 // rack: HostsPerRack host links then FabricPerPod rack-fabric links;
 // fabric: RacksPerPod rack-fabric links then, when Pods > 1, SpinesPerPlane
 // fabric-spine links; spine: Pods fabric-spine links (none when Pods == 1).
-func (c *Config) Ports(role Role) []PortSpec {
+func (c *Config) Ports(tier Tier) []PortSpec {
 	t := &c.Topology
 	var ports []PortSpec
 	add := func(n int, l Link) {
@@ -54,16 +61,16 @@ func (c *Config) Ports(role Role) []PortSpec {
 			ports = append(ports, l)
 		}
 	}
-	switch role {
-	case Rack:
+	switch tier {
+	case TierRack:
 		add(t.HostsPerRack, t.HostLink)
 		add(t.FabricPerPod, t.RackFabricLink)
-	case Fabric:
+	case TierFabric:
 		add(t.RacksPerPod, t.RackFabricLink)
 		if t.Pods > 1 {
 			add(t.SpinesPerPlane, t.FabricSpineLink)
 		}
-	case Spine:
+	case TierSpine:
 		if t.Pods > 1 {
 			add(t.Pods, t.FabricSpineLink)
 		}
@@ -142,13 +149,13 @@ func (s *Switch) Layout(ports []PortSpec) (BufferLayout, error) {
 	return l, nil
 }
 
-// Layout divides the buffer of a switch of the given role (ports from Ports(role)).
-// The error names the role.
-func (c *Config) Layout(role Role) (BufferLayout, error) {
-	l, err := c.Switch.Layout(c.Ports(role))
+// Layout divides the buffer of a switch of the given tier (ports from Ports(tier)).
+// The error names the tier.
+func (c *Config) Layout(tier Tier) (BufferLayout, error) {
+	l, err := c.Switch.Layout(c.Ports(tier))
 	if e, ok := err.(*Error); ok {
 		for i := range e.Violations {
-			e.Violations[i].Rule += fmt.Sprintf(" (on %s switches)", role)
+			e.Violations[i].Rule += fmt.Sprintf(" (on %s switches)", tier)
 		}
 	}
 	return l, err
@@ -156,7 +163,7 @@ func (c *Config) Layout(role Role) (BufferLayout, error) {
 
 // CapacityReport compares a switch's bandwidth with its SwitchingCapacity (SPEC 3.8).
 type CapacityReport struct {
-	Role Role
+	Tier Tier
 	// Ports is the number of ports.
 	Ports int
 	// Bandwidth is the sum of the port speeds, each full-duplex port counted once.
@@ -168,11 +175,11 @@ type CapacityReport struct {
 	Oversubscribed bool
 }
 
-// Capacity reports the bandwidth of a switch of the given role against
+// Capacity reports the bandwidth of a switch of the given tier against
 // SwitchingCapacity.
-func (c *Config) Capacity(role Role) CapacityReport {
-	ports := c.Ports(role)
-	r := CapacityReport{Role: role, Ports: len(ports), Bandwidth: SumSpeeds(ports)}
+func (c *Config) Capacity(tier Tier) CapacityReport {
+	ports := c.Ports(tier)
+	r := CapacityReport{Tier: tier, Ports: len(ports), Bandwidth: SumSpeeds(ports)}
 	r.SwitchingCapacity = c.Switch.SwitchingCapacity
 	if r.SwitchingCapacity == 0 {
 		r.SwitchingCapacity = r.Bandwidth

@@ -46,7 +46,7 @@ func TestBaseRTTMixedLinks(t *testing.T) {
 
 func TestPortsAndCapacity(t *testing.T) {
 	c := Default()
-	want := map[Role]int{Rack: 20, Fabric: 8, Spine: 2}
+	want := map[Tier]int{TierRack: 20, TierFabric: 8, TierSpine: 2}
 	for role, n := range want {
 		if got := len(c.Ports(role)); got != n {
 			t.Errorf("%v: %d ports, want %d", role, got, n)
@@ -57,24 +57,24 @@ func TestPortsAndCapacity(t *testing.T) {
 		}
 	}
 	c.Switch.SwitchingCapacity = 1 * units.Tbps
-	if r := c.Capacity(Rack); !r.Oversubscribed || r.Bandwidth != 2*units.Tbps {
+	if r := c.Capacity(TierRack); !r.Oversubscribed || r.Bandwidth != 2*units.Tbps {
 		t.Errorf("rack with 1Tbps capacity: %+v", r)
 	}
-	if r := c.Capacity(Fabric); r.Oversubscribed {
+	if r := c.Capacity(TierFabric); r.Oversubscribed {
 		t.Errorf("fabric 800G with 1Tbps capacity: %+v", r)
 	}
 	c.Topology.Pods = 1
-	if got := len(c.Ports(Fabric)); got != 4 {
+	if got := len(c.Ports(TierFabric)); got != 4 {
 		t.Errorf("Pods 1: fabric has %d ports, want 4", got)
 	}
-	if len(c.Roles()) != 2 || len(c.Ports(Spine)) != 0 {
-		t.Errorf("Pods 1: roles %v, spine ports %d", c.Roles(), len(c.Ports(Spine)))
+	if len(c.Tiers()) != 2 || len(c.Ports(TierSpine)) != 0 {
+		t.Errorf("Pods 1: roles %v, spine ports %d", c.Tiers(), len(c.Ports(TierSpine)))
 	}
 }
 
 func TestLayoutDefault(t *testing.T) {
 	c := Default()
-	l, err := c.Layout(Rack)
+	l, err := c.Layout(TierRack)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func TestLayoutDefault(t *testing.T) {
 		t.Fatalf("pool sizes %v", l.PoolSizes)
 	}
 	c.Switch.Headroom = FixedHeadroom(2 * units.MiB)
-	_, err = c.Layout(Rack)
+	_, err = c.Layout(TierRack)
 	var e *Error
 	if !errors.As(err, &e) || !errors.Is(err, ErrInvalid) || e.Violations[0].Attr != "Switch.BufferSize" {
 		t.Fatalf("20 x 2MiB headroom accepted: %v", err)

@@ -29,7 +29,7 @@ const (
 
 // Validate checks every rule of SPEC 3.11 and returns nil or an *Error (wrapping
 // ErrInvalid) listing all violations, each naming the attribute and the rule:
-// over-committed buffer (pools + all headroom > BufferSize, for each switch role);
+// over-committed buffer (pools + all headroom > BufferSize, for each switch tier);
 // a pool mixing lossless and lossy classes; a TC in no pool, in two pools, or in a
 // pool index >= 8; more than 8 pools; Xon or XonOffset negative; EcnMinThreshold >
 // EcnMaxThreshold; a probability outside [0,1]; EcnWeight outside (0,1]; an unknown
@@ -42,8 +42,8 @@ func (c *Config) Validate() error {
 	c.Topology.validate(e)
 	if layoutInputsOK(e) {
 		// The buffer layout needs sane sizes, pools and topology; check it last.
-		for _, role := range c.Roles() {
-			if _, err := c.Layout(role); err != nil {
+		for _, tier := range c.Tiers() {
+			if _, err := c.Layout(tier); err != nil {
 				e.Violations = append(e.Violations, err.(*Error).Violations...)
 			}
 		}
@@ -314,15 +314,15 @@ func (t *Topology) validate(e *Error) {
 	}
 	for _, r := range []struct {
 		attr  string
-		role  Role
+		tier  Tier
 		ports int
 	}{
-		{"Topology.HostsPerRack", Rack, t.HostsPerRack + t.FabricPerPod},
-		{"Topology.RacksPerPod", Fabric, fabricPorts},
-		{"Topology.Pods", Spine, spinePorts},
+		{"Topology.HostsPerRack", TierRack, t.HostsPerRack + t.FabricPerPod},
+		{"Topology.RacksPerPod", TierFabric, fabricPorts},
+		{"Topology.Pods", TierSpine, spinePorts},
 	} {
 		if countsOK && r.ports > MaxPorts {
-			e.add(r.attr, "gives %s switches %d ports (at most %d per switch)", r.role, r.ports, MaxPorts)
+			e.add(r.attr, "gives %s switches %d ports (at most %d per switch)", r.tier, r.ports, MaxPorts)
 		}
 	}
 	if countsOK {
@@ -355,45 +355,45 @@ func (t *Topology) validate(e *Error) {
 }
 
 // Warnings returns the problems that do not stop a run, one line each, naming the
-// attribute: a fixed Headroom below SPEC 3.10's formula (per switch role), a
-// SwitchingCapacity below a role's bandwidth (oversubscription, SPEC 3.8), a fixed
+// attribute: a fixed Headroom below SPEC 3.10's formula (per switch tier), a
+// SwitchingCapacity below a tier's bandwidth (oversubscription, SPEC 3.8), a fixed
 // Xoff not below a lossless pool's size, a HashSalt shared by every switch, egress
 // limits that the mode ignores. Call after Validate.
 func (c *Config) Warnings() []string {
 	var w []string
-	// Headroom warnings often repeat across roles (same speed and delay): one line
-	// names every role concerned.
+	// Headroom warnings often repeat across tiers (same speed and delay): one line
+	// names every tier concerned.
 	var order []string
-	roles := map[string][]string{}
-	for _, role := range c.Roles() {
-		l, err := c.Layout(role)
+	byTier := map[string][]string{}
+	for _, tier := range c.Tiers() {
+		l, err := c.Layout(tier)
 		if err != nil {
 			continue
 		}
 		for _, s := range l.Warnings {
-			if roles[s] == nil {
+			if byTier[s] == nil {
 				order = append(order, s)
 			}
-			roles[s] = append(roles[s], role.String())
+			byTier[s] = append(byTier[s], tier.String())
 		}
 	}
 	for _, s := range order {
-		w = append(w, fmt.Sprintf("%s switches: %s", strings.Join(roles[s], ", "), s))
+		w = append(w, fmt.Sprintf("%s switches: %s", strings.Join(byTier[s], ", "), s))
 	}
-	for _, role := range c.Roles() {
-		l, err := c.Layout(role)
+	for _, tier := range c.Tiers() {
+		l, err := c.Layout(tier)
 		if err != nil {
 			continue
 		}
-		if r := c.Capacity(role); r.Oversubscribed {
+		if r := c.Capacity(tier); r.Oversubscribed {
 			w = append(w, fmt.Sprintf("%s switches: Switch.SwitchingCapacity %v is below their bandwidth %v (%d ports): oversubscribed %.3g:1 (reported only; forwarding is not limited)",
-				role, r.SwitchingCapacity, r.Bandwidth, r.Ports, float64(r.Bandwidth)/float64(r.SwitchingCapacity)))
+				tier, r.SwitchingCapacity, r.Bandwidth, r.Ports, float64(r.Bandwidth)/float64(r.SwitchingCapacity)))
 		}
 		if x := c.Switch.Xoff; x > 0 {
 			for i, size := range l.PoolSizes {
 				if c.Switch.Lossless(i) && x >= size {
 					w = append(w, fmt.Sprintf("%s switches: Switch.Xoff %v is not below lossless pool %q's size %d B: ports pause only when the pool is full",
-						role, x, c.Switch.Pools[i].Name, int64(size)))
+						tier, x, c.Switch.Pools[i].Name, int64(size)))
 				}
 			}
 		}

@@ -14,9 +14,9 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"github.com/tracefabric/tracefabric/replay"
-	"github.com/tracefabric/tracefabric/records"
 	"github.com/tracefabric/tracefabric/internal/config"
+	"github.com/tracefabric/tracefabric/records"
+	"github.com/tracefabric/tracefabric/replay"
 )
 
 // Size is what to generate.
@@ -111,9 +111,9 @@ func (g *gen) write(out *records.OutputDir, cfg *config.Config) (*records.Run, e
 	g.rows = map[string]int64{}
 	g.lbFlows, g.lbBytes, g.dropsByFlow = map[[2]int]int64{}, map[[2]int]int64{}, map[int]int64{}
 	g.planFlows()
-	sim := records.Simulation{Dropped: map[records.Reason]int64{}, Undrained: map[string]int64{}}
-	for r := range records.NumReasons {
-		sim.Dropped[records.Reason(r)] = 0
+	sim := records.Simulation{Dropped: map[records.DropReason]int64{}, Undrained: map[string]int64{}}
+	for r := range records.NumDropReasons {
+		sim.Dropped[records.DropReason(r)] = 0
 	}
 	steps := []func(*records.OutputDir, *records.Simulation) error{
 		g.writeDrops, g.writeFlows, g.writePFC, g.writePorts, g.writeLoadBalance, g.writeBuffer, g.writeDelay,
@@ -130,8 +130,11 @@ func (g *gen) write(out *records.OutputDir, cfg *config.Config) (*records.Run, e
 		return nil, err
 	}
 	trace, _ := json.Marshal(map[string]int64{"packets": sim.Injected, "flows": int64(len(g.flows))})
-	hm, _ := records.ParseHashMethod(cfg.Switch.EcmpHashMethod.String())
-	return &records.Run{Version: "synth", Command: []string{"synthgen"}, Seed: 1, HashMethod: hm, Config: cfgJSON,
+	hm, err := replay.RecordHashMethod(cfg.Switch.EcmpHashMethod)
+	if err != nil {
+		return nil, err
+	}
+	return &records.Run{Version: "synth", Command: []string{"generate"}, Seed: 1, HashMethod: hm, Config: cfgJSON,
 		Topology: records.Topology{Nodes: len(g.names), Links: g.clos.Links(), Hosts: g.grid.Hosts()},
 		Trace:    trace, Simulation: sim, Records: g.rows}, nil
 }
@@ -305,11 +308,11 @@ func (g *gen) writePorts(out *records.OutputDir, _ *records.Simulation) error {
 	for n, node := range g.clos.Nodes {
 		for p, port := range node.Ports {
 			for tc := range uint8(8) {
-				row := records.PortRow{Node: int32(n), Tier: node.Tier, Port: int32(p), Peer: int32(port.Peer), TC: tc}
+				row := records.PortRow{Node: int32(n), Tier: replay.RecordTier(node.Tier), Port: int32(p), Peer: int32(port.Peer), TC: tc}
 				if tc == 0 || tc == 3 {
 					row.TxPackets = 1000 + g.r.Int64N(100000)
 					row.RxPackets = row.TxPackets
-					if node.Tier != records.TierHost && g.r.IntN(4) == 0 {
+					if node.Tier != config.TierHost && g.r.IntN(4) == 0 {
 						row.ECNMarked = g.r.Int64N(row.TxPackets / 10)
 					}
 				}
@@ -327,11 +330,11 @@ func (g *gen) writeLoadBalance(out *records.OutputDir, _ *records.Simulation) er
 	if err != nil {
 		return err
 	}
-	hm, _ := records.ParseHashMethod("crc32WithSalt")
+	hm := records.HashCRC32WithSalt
 	for n, node := range g.clos.Nodes {
 		for m, p := range g.clos.UplinkSet(n) {
 			k := [2]int{n, m}
-			row := records.LoadBalanceRow{Node: int32(n), Tier: node.Tier, Set: 0, Member: int32(m), Port: int32(p),
+			row := records.LoadBalanceRow{Node: int32(n), Tier: replay.RecordTier(node.Tier), Set: 0, Member: int32(m), Port: int32(p),
 				Peer: int32(node.Ports[p].Peer), Flows: g.lbFlows[k], Flowlets: g.lbFlows[k], Packets: g.lbBytes[k] / 1500,
 				Bytes: g.lbBytes[k], HashMethod: hm}
 			if err := w.Append(&row); err != nil {

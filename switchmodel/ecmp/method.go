@@ -19,16 +19,17 @@ const (
 	XOR16                       // xor16: XOR of the seven big-endian 16-bit words of the key padded to 14 bytes
 	Toeplitz                    // toeplitz: Microsoft RSS Toeplitz hash of src IP, dst IP, src port, dst port
 
-	numMethods = iota
+	// NumMethods is the number of hash methods.
+	NumMethods = iota
 )
 
 // DefaultMethod is the model's default hash method.
 const DefaultMethod = CRC32WithSalt
 
 // AllMethods lists every hash method in SPEC order (for `--hash all`).
-var AllMethods = [numMethods]Method{CRC32, CRC32WithSalt, CRC16, CRC16CCITT, XOR16, Toeplitz}
+var AllMethods = [NumMethods]Method{CRC32, CRC32WithSalt, CRC16, CRC16CCITT, XOR16, Toeplitz}
 
-var methodNames = [numMethods]string{"crc32", "crc32WithSalt", "crc16", "crc16Ccitt", "xor16", "toeplitz"}
+var methodNames = [NumMethods]string{"crc32", "crc32WithSalt", "crc16", "crc16Ccitt", "xor16", "toeplitz"}
 
 // ErrUnknownMethod is wrapped by the errors of ParseMethod and UnmarshalText.
 var ErrUnknownMethod = errors.New("unknown hash method")
@@ -37,7 +38,7 @@ var ErrUnknownMethod = errors.New("unknown hash method")
 func Methods() []Method { return append([]Method(nil), AllMethods[:]...) }
 
 // Valid reports whether m is one of the six methods.
-func (m Method) Valid() bool { return m < numMethods }
+func (m Method) Valid() bool { return m < NumMethods }
 
 // Salted reports whether the method uses the switch's salt (only CRC32WithSalt).
 func (m Method) Salted() bool { return m == CRC32WithSalt }

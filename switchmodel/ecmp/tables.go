@@ -130,8 +130,8 @@ var (
 	crc32Tail   *tailCRC // CRC-32/IEEE, messages up to 17 bytes
 	arcTail     *tailCRC // CRC-16/ARC, up to 13 bytes
 	ccittTail   *tailCRC // CRC-16/CCITT-FALSE, up to 13 bytes
-	methodTable [numMethods]*keyTable
-	methodConst [numMethods]uint32 // unused for CRC32WithSalt (depends on the salt)
+	methodTable [NumMethods]*keyTable
+	methodConst [NumMethods]uint32 // unused for CRC32WithSalt (depends on the salt)
 )
 
 func init() {

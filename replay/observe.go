@@ -1,0 +1,122 @@
+package replay
+
+import (
+	"fmt"
+
+	"github.com/tracefabric/tracefabric/ingest"
+	"github.com/tracefabric/tracefabric/internal/units"
+	"github.com/tracefabric/tracefabric/records"
+	"github.com/tracefabric/tracefabric/switchmodel"
+)
+
+// flowState is what the replay keeps per 5-tuple flow: 128 bytes, two cache lines, the
+// first with what injection updates, the second with what deliveries update.
+type flowState struct {
+	// Injection (and drops).
+	src, dst       int32
+	packets, bytes int64
+	first, last    units.Time
+	dropped        int64
+	tuple          ingest.FiveTuple
+	dscp           uint8
+	// Deliveries.
+	delivered, ce            int64
+	delayMin, delayMax       int64
+	delaySum                 int64
+	pathChanges              int64
+	rackMember, fabricMember int16
+	lastRack, lastFabric     int16
+	seen                     bool
+}
+
+// Drop implements switchmodel.DropObserver.
+func (s *sim) Drop(e switchmodel.DropEvent) {
+	if e.Reason == switchmodel.DropNoRoute {
+		s.setErr(fmt.Errorf("replay: %s dropped a packet with no route (topology bug)", s.pr.Clos.Nodes[e.Node].Name))
+		return
+	}
+	p := e.Packet
+	f := &s.flows[p.FlowID]
+	f.dropped++
+	s.members(f, p)
+	k := &p.Key
+	r := &s.dropRow
+	*r = records.DropRow{TimePs: int64(e.Time), Node: e.Node, Tier: s.tier[e.Node], Port: e.Port, TC: e.TC,
+		Reason: reasonOf[e.Reason], FlowID: p.FlowID, Src: f.tuple.Src, Dst: f.tuple.Dst, Proto: k[8],
+		Sport: uint16(k[9])<<8 | uint16(k[10]), Dport: uint16(k[11])<<8 | uint16(k[12]), Bytes: p.Length, TraceIndex: p.TraceIndex}
+	s.setErr(s.drops.Append(r))
+	if s.packets != nil {
+		s.writePathPacket(p, e.Time, -1, records.FateDropped, e.Node)
+	}
+}
+
+// members records the flow's first members and counts path changes.
+func (s *sim) members(f *flowState, p *switchmodel.Packet) {
+	if !f.seen {
+		f.seen = true
+		f.rackMember, f.fabricMember = p.RackMember, p.FabricMember
+	} else if (p.RackMember >= 0 && f.lastRack >= 0 && p.RackMember != f.lastRack) ||
+		(p.FabricMember >= 0 && f.lastFabric >= 0 && p.FabricMember != f.lastFabric) {
+		f.pathChanges++
+	}
+	if p.RackMember >= 0 {
+		f.lastRack = p.RackMember
+	}
+	if p.FabricMember >= 0 {
+		f.lastFabric = p.FabricMember
+	}
+}
+
+// Delivered implements switchmodel.DeliveryObserver.
+func (s *sim) Delivered(now units.Time, p *switchmodel.Packet) {
+	f := &s.flows[p.FlowID]
+	f.delivered++
+	s.members(f, p)
+	if p.Marked {
+		f.ce++
+	}
+	d := int64(now - p.Inject)
+	if f.delayMin < 0 || d < f.delayMin {
+		f.delayMin = d
+	}
+	f.delayMax = max(f.delayMax, d)
+	f.delaySum += d
+	s.delay.Add(p.TC, d)
+	if s.packets != nil {
+		s.writePathPacket(p, p.Inject, int64(now), records.FateDelivered, p.Dst)
+	}
+}
+
+func (s *sim) writePathPacket(p *switchmodel.Packet, inject units.Time, deliver int64, fate records.Fate, end int32) {
+	s.hops = p.AppendPath(s.hops[:0])
+	path := s.pktRow.Path[:0]
+	for _, h := range s.hops {
+		path = append(path, h.Node)
+	}
+	if len(path) == 0 || path[len(path)-1] != end {
+		path = append(path, end)
+	}
+	s.writePacket(p.FlowID, p.TraceIndex, p.TC, p.Length, p.Inject, deliver, fate, p.Marked && fate == records.FateDelivered, path)
+}
+
+func (s *sim) writePacket(fid, ti int64, tc uint8, length int32, inject units.Time, deliver int64, fate records.Fate, ce bool, path []int32) {
+	r := &s.pktRow
+	r.TraceIndex, r.FlowID, r.TC, r.Bytes = ti, fid, tc, length
+	r.InjectPs, r.DeliverPs, r.Fate, r.CE, r.Path = int64(inject), deliver, fate, ce, path
+	s.setErr(s.packets.Append(r))
+}
+
+// PFC implements switchmodel.PFCObserver.
+func (s *sim) PFC(e switchmodel.PFCEvent) {
+	r := &s.pfcRow
+	*r = records.PFCRow{TimePs: int64(e.Time), Node: e.Node, Port: e.Port, Peer: e.Peer, TC: e.TC, Event: pfcKindOf[e.Kind], Quanta: e.Quanta}
+	s.setErr(s.pfc.Append(r))
+}
+
+// BufferSample implements switchmodel.BufferObserver.
+func (s *sim) BufferSample(b switchmodel.BufferSample) {
+	r := &s.bufRow
+	*r = records.BufferRow{TimePs: int64(b.Time), Node: b.Switch, Pool: uint8(b.Pool), SharedBytes: b.Shared,
+		HeadroomBytes: b.Headroom, IngressBytes: b.Ingress, EgressBytes: b.Egress}
+	s.setErr(s.buffer.Append(r))
+}

@@ -1,0 +1,90 @@
+package replay
+
+import (
+	"testing"
+
+	"github.com/tracefabric/tracefabric/internal/config"
+	"github.com/tracefabric/tracefabric/records"
+	"github.com/tracefabric/tracefabric/switchmodel"
+	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
+)
+
+// TestVocabularyMapsBothWays: every model value that reaches the records maps to a
+// distinct schema value spelled the same, every schema value (but the replay's own
+// drop reason oversize) is reached, and parsing the schema name gives it back.
+func TestVocabularyMapsBothWays(t *testing.T) {
+	t.Run("tier", func(t *testing.T) {
+		seen := map[records.Tier]bool{}
+		for m := config.TierHost; m < config.NumTiers; m++ {
+			r := RecordTier(m)
+			if r.String() != m.String() || seen[r] {
+				t.Errorf("tier %v -> %v", m, r)
+			}
+			seen[r] = true
+			if back, err := records.ParseTier(r.String()); err != nil || back != r {
+				t.Errorf("records tier %v parses back as %v, %v", r, back, err)
+			}
+		}
+		if len(seen) != records.NumTiers {
+			t.Errorf("%d of %d record tiers reached", len(seen), records.NumTiers)
+		}
+	})
+	t.Run("drop reason", func(t *testing.T) {
+		seen := map[records.DropReason]bool{}
+		for m := switchmodel.DropReason(0); m < switchmodel.NumDropReasons; m++ {
+			r := reasonOf[m]
+			if m == switchmodel.DropNoRoute {
+				if r != records.NumDropReasons {
+					t.Errorf("no-route maps to %v, want no record", r)
+				}
+				continue
+			}
+			if r.String() != m.String() || seen[r] {
+				t.Errorf("drop reason %v -> %v", m, r)
+			}
+			seen[r] = true
+			if back, err := records.ParseDropReason(r.String()); err != nil || back != r {
+				t.Errorf("records reason %v parses back as %v, %v", r, back, err)
+			}
+		}
+		seen[records.ReasonOversize] = true // the replay's own: dropped at the source host
+		if len(seen) != records.NumDropReasons {
+			t.Errorf("%d of %d record drop reasons reached", len(seen), records.NumDropReasons)
+		}
+	})
+	t.Run("pfc event kind", func(t *testing.T) {
+		seen := map[records.PFCEventKind]bool{}
+		for m := switchmodel.PFCEventKind(0); m < switchmodel.NumPFCEventKinds; m++ {
+			r := pfcKindOf[m]
+			if r.String() != m.String() || seen[r] {
+				t.Errorf("PFC event kind %v -> %v", m, r)
+			}
+			seen[r] = true
+			if back, err := records.ParsePFCEventKind(r.String()); err != nil || back != r {
+				t.Errorf("records PFC kind %v parses back as %v, %v", r, back, err)
+			}
+		}
+		if len(seen) != records.NumPFCEventKinds {
+			t.Errorf("%d of %d record PFC event kinds reached", len(seen), records.NumPFCEventKinds)
+		}
+	})
+	t.Run("hash method", func(t *testing.T) {
+		seen := map[records.HashMethod]bool{}
+		for _, m := range ecmp.AllMethods {
+			r, err := RecordHashMethod(m)
+			if err != nil || r.String() != m.String() || seen[r] {
+				t.Errorf("hash method %v -> %v, %v", m, r, err)
+			}
+			seen[r] = true
+			if back, err := records.ParseHashMethod(r.String()); err != nil || back != r {
+				t.Errorf("records hash method %v parses back as %v, %v", r, back, err)
+			}
+		}
+		if len(seen) != records.NumHashMethods || len(ecmp.AllMethods) != ecmp.NumMethods {
+			t.Errorf("%d of %d record hash methods reached", len(seen), records.NumHashMethods)
+		}
+		if _, err := RecordHashMethod(ecmp.NumMethods); err == nil {
+			t.Error("an unknown hash method maps without error")
+		}
+	})
+}
