@@ -157,8 +157,11 @@ func (h HashMethod) MarshalText() ([]byte, error) {
 	return marshalEnum("hash method", hashMethodNames[:], h)
 }
 
-func (r *DropReason) UnmarshalText(b []byte) (err error) { *r, err = ParseDropReason(string(b)); return }
-func (t *Tier) UnmarshalText(b []byte) (err error)       { *t, err = ParseTier(string(b)); return }
+func (r *DropReason) UnmarshalText(b []byte) (err error) {
+	*r, err = ParseDropReason(string(b))
+	return
+}
+func (t *Tier) UnmarshalText(b []byte) (err error) { *t, err = ParseTier(string(b)); return }
 func (h *HashMethod) UnmarshalText(b []byte) (err error) {
 	*h, err = ParseHashMethod(string(b))
 	return

@@ -1,8 +1,8 @@
 package switchmodel
 
 import (
-	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
 	"github.com/tracefabric/tracefabric/internal/units"
+	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
 )
 
 // FlowKey is the 13-byte ECMP hash key of SPEC 3.6 (ecmp.MakeKey builds it).

@@ -10,8 +10,8 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/tracefabric/tracefabric/replay"
 	"github.com/tracefabric/tracefabric/internal/config"
+	"github.com/tracefabric/tracefabric/replay"
 )
 
 // version is the tool version recorded in run.json.

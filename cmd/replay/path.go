@@ -12,8 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tracefabric/tracefabric/ingest"
-	"github.com/tracefabric/tracefabric/replay"
 	"github.com/tracefabric/tracefabric/internal/config"
+	"github.com/tracefabric/tracefabric/replay"
 	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
 )
 

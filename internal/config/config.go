@@ -4,8 +4,8 @@ import (
 	"hash/crc32"
 	"math/rand/v2"
 
-	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
 	"github.com/tracefabric/tracefabric/internal/units"
+	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
 )
 
 // NumTC is the number of traffic classes (TC = DSCP >> 3, SPEC 3.1).

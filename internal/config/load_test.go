@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
 	"github.com/tracefabric/tracefabric/internal/units"
+	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
 )
 
 // TestRulesRejectBadFiles pins SPEC 3.11: each rule that stops a simulation rejects a

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
 	"github.com/tracefabric/tracefabric/internal/units"
+	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
 )
 
 // Mtu bounds: the smallest MTU every IPv4 host must accept (RFC 791) and the largest

@@ -3,8 +3,8 @@ package ecmp_test
 import (
 	"fmt"
 
-	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
 	"github.com/tracefabric/tracefabric/internal/units"
+	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
 )
 
 func ExampleMethod_Hash() {
