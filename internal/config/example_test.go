@@ -42,7 +42,7 @@ Topology:
 	// ECN: 200KB to 1600KB
 	// host link: 25Gbps tiers: [rack fabric]
 	// base RTT: 15297600ps BDP: 47805 B
-	// rack headroom per port: 90112 B (host), 208384 B (uplink)
+	// rack headroom per port: 117760 B (host), 236032 B (uplink)
 	// warnings: 0
 }
 
@@ -69,5 +69,5 @@ func ExampleAutoHeadroom() {
 	h := config.AutoHeadroom(100*units.Gbps, units.Microsecond, 9000, 256)
 	fmt.Println(int64(h), "B =", int64(h/256), "cells")
 	// Output:
-	// 208384 B = 814 cells
+	// 236032 B = 922 cells
 }

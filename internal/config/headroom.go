@@ -65,23 +65,26 @@ func CellFactor(mtu, cell units.Bytes) (num, den int64) {
 	return num, den
 }
 
-// PeakArrival returns W of SPEC 3.10: the wire bytes that can still arrive on a port
-// after its pause decision, 2*Fw + Pw + 2*ceil(C*d/8) + R, with Fw = mtu+38 the largest
-// wire frame, Pw = 84 the PFC frame, C the port speed, d the link's one-way
-// propagation delay and R = ResponseQuanta(C)*64 the peer's response budget.
+// PeakArrival returns W of docs/model.md#headroom-sizing: the wire bytes that land in
+// headroom once a port decides to pause, 3*Fw + Pw + 2*ceil(C*d/8) + R, with Fw =
+// mtu+38 the largest wire frame, Pw = 84 the PFC frame, C the port speed, d the link's
+// one-way propagation delay and R = ResponseQuanta(C)*64 the peer's response budget.
+// The three frames are the one whose arrival crossed Xoff (it goes to headroom), the
+// one the port is sending when the pause frame waits to start, and the one the peer
+// is sending when the pause arrives.
 func PeakArrival(speed units.BitRate, delay units.Time, mtu units.Bytes) units.Bytes {
 	fw := mtu + 38
 	// ceil(C*d/8) with C in bit/s and d in ps: ceil(C*d / 8e12).
 	cd := new(big.Int).Mul(big.NewInt(int64(speed)), big.NewInt(int64(delay)))
 	flight := ceilDiv(cd, big.NewInt(8*int64(units.Second))).Int64()
 	r := units.Bytes(ResponseQuanta(speed)) * QuantumBytes
-	return 2*fw + PfcFrameWireBytes + 2*units.Bytes(flight) + r
+	return 3*fw + PfcFrameWireBytes + 2*units.Bytes(flight) + r
 }
 
 // AutoHeadroom returns the headroom of SPEC 3.10 for one (port, lossless pool):
 // W * CellFactor rounded up to whole cells, W = PeakArrival(speed, delay, mtu).
-// Worked example: 100 Gb/s, 1 us, MTU 9000, 256-byte cells: W = 68,376 B,
-// x 256/84 = 208,383.1 -> 208,384 B (814 cells).
+// Worked example: 100 Gb/s, 1 us, MTU 9000, 256-byte cells: W = 27,114 + 84 + 25,000
+// + 25,216 = 77,414 B, x 256/84 = 235,929.9 -> 236,032 B (922 cells).
 // A non-positive cell is taken as 1 byte (Validate rejects it).
 func AutoHeadroom(speed units.BitRate, delay units.Time, mtu, cell units.Bytes) units.Bytes {
 	return autoHeadroom(speed, delay, 0, mtu, cell)

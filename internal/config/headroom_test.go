@@ -52,19 +52,20 @@ func TestCellFactor(t *testing.T) {
 	}
 }
 
-// TestAutoHeadroomWorkedExample pins SPEC 3.10's worked example.
+// TestAutoHeadroomWorkedExample pins docs/model.md#headroom-sizing's worked example
+// (it counts the frame whose arrival triggers the pause: 3 jumbo wire frames).
 func TestAutoHeadroomWorkedExample(t *testing.T) {
-	if w := PeakArrival(100*units.Gbps, units.Microsecond, 9000); w != 68376 {
-		t.Fatalf("W = %d, want 68,376 = 18,076 + 84 + 25,000 + 25,216", w)
+	if w := PeakArrival(100*units.Gbps, units.Microsecond, 9000); w != 77414 {
+		t.Fatalf("W = %d, want 77,414 = 27,114 + 84 + 25,000 + 25,216", w)
 	}
 	h := AutoHeadroom(100*units.Gbps, units.Microsecond, 9000, 256)
-	if h != 208384 || h/256 != 814 {
-		t.Fatalf("AutoHeadroom(100G, 1us, 9000, 256) = %d B, want 208,384 B (814 cells)", h)
+	if h != 236032 || h/256 != 922 {
+		t.Fatalf("AutoHeadroom(100G, 1us, 9000, 256) = %d B, want 236,032 B (922 cells)", h)
 	}
 }
 
 func TestAutoHeadroomTable(t *testing.T) {
-	// W = 2*(Mtu+38) + 84 + 2*ceil(C*d/8) + R*64, headroom = ceil(W*256/84/256)*256.
+	// W = 3*(Mtu+38) + 84 + 2*ceil(C*d/8) + R*64, headroom = ceil(W*256/84/256)*256.
 	cases := []struct {
 		speed units.BitRate
 		delay units.Time
@@ -72,20 +73,20 @@ func TestAutoHeadroomTable(t *testing.T) {
 		w     units.Bytes
 		cells int64
 	}{
-		// 10G, 1us: 18076 + 84 + 2*1250 + 67*64=4288 -> 24948; 24948/84 = 297 cells.
-		{10 * units.Gbps, units.Microsecond, 9000, 24948, 297},
-		// 25G, 1us: 18076 + 84 + 6250 + 5120 = 29530; 29530/84 = 351.55 -> 352.
-		{25 * units.Gbps, units.Microsecond, 9000, 29530, 352},
-		// 400G, 1us: 18076 + 84 + 100000 + 57920 = 176080; /84 = 2096.19 -> 2097.
-		{400 * units.Gbps, units.Microsecond, 9000, 176080, 2097},
-		// 100G, 500ns, MTU 1500: 3076 + 84 + 12500 + 25216 = 40876; /84 = 486.6 -> 487.
-		{100 * units.Gbps, 500 * units.Nanosecond, 1500, 40876, 487},
-		// 100G, 0 delay: 18076 + 84 + 0 + 25216 = 43376; /84 = 516.38 -> 517.
-		{100 * units.Gbps, 0, 9000, 43376, 517},
-		// 10G, 333ps: C*d/8 = 0.41625 -> 1 byte each way; 22450/84 = 267.3 -> 268.
-		{10 * units.Gbps, 333, 9000, 18076 + 84 + 2 + 4288, 268},
-		// 10G, 1001ns: C*d/8 = 1251.25 -> 1252 each way; 24952/84 = 297.05 -> 298.
-		{10 * units.Gbps, 1001 * units.Nanosecond, 9000, 18076 + 84 + 2504 + 4288, 298},
+		// 10G, 1us: 27114 + 84 + 2*1250 + 67*64=4288 -> 33986; 33986/84 = 404.6 -> 405 cells.
+		{10 * units.Gbps, units.Microsecond, 9000, 33986, 405},
+		// 25G, 1us: 27114 + 84 + 6250 + 5120 = 38568; 38568/84 = 459.1 -> 460.
+		{25 * units.Gbps, units.Microsecond, 9000, 38568, 460},
+		// 400G, 1us: 27114 + 84 + 100000 + 57920 = 185118; /84 = 2203.8 -> 2204.
+		{400 * units.Gbps, units.Microsecond, 9000, 185118, 2204},
+		// 100G, 500ns, MTU 1500: 4614 + 84 + 12500 + 25216 = 42414; /84 = 504.9 -> 505.
+		{100 * units.Gbps, 500 * units.Nanosecond, 1500, 42414, 505},
+		// 100G, 0 delay: 27114 + 84 + 0 + 25216 = 52414; /84 = 623.98 -> 624.
+		{100 * units.Gbps, 0, 9000, 52414, 624},
+		// 10G, 333ps: C*d/8 = 0.41625 -> 1 byte each way; 31488/84 = 374.9 -> 375.
+		{10 * units.Gbps, 333, 9000, 27114 + 84 + 2 + 4288, 375},
+		// 10G, 1001ns: C*d/8 = 1251.25 -> 1252 each way; 33990/84 = 404.6 -> 405.
+		{10 * units.Gbps, 1001 * units.Nanosecond, 9000, 27114 + 84 + 2504 + 4288, 405},
 	}
 	for _, c := range cases {
 		if w := PeakArrival(c.speed, c.delay, c.mtu); w != c.w {
@@ -100,15 +101,15 @@ func TestAutoHeadroomTable(t *testing.T) {
 func TestHeadroomForWarnsBelowFormula(t *testing.T) {
 	s := Default().Switch
 	h, warn := s.HeadroomFor(100*units.Gbps, units.Microsecond)
-	if h != 208384 || warn != "" {
+	if h != 236032 || warn != "" {
 		t.Fatalf("auto: %d, %q", h, warn)
 	}
 	s.Headroom = FixedHeadroom(100 * units.KiB)
 	h, warn = s.HeadroomFor(100*units.Gbps, units.Microsecond)
-	if h != 100*units.KiB || !strings.Contains(warn, "Switch.Headroom") || !strings.Contains(warn, "208384") {
+	if h != 100*units.KiB || !strings.Contains(warn, "Switch.Headroom") || !strings.Contains(warn, "236032") {
 		t.Fatalf("fixed 100KiB: %d, %q", h, warn)
 	}
-	s.Headroom = FixedHeadroom(208384)
+	s.Headroom = FixedHeadroom(236032)
 	if _, warn = s.HeadroomFor(100*units.Gbps, units.Microsecond); warn != "" {
 		t.Fatalf("fixed = formula warned: %q", warn)
 	}
@@ -122,8 +123,8 @@ func TestHeadroomForwardingLatency(t *testing.T) {
 	s.ForwardingLatency = 20 * units.Microsecond
 	got, _ := s.HeadroomFor(100*units.Gbps, units.Microsecond)
 	num, den := CellFactor(s.Mtu, s.CellSize)
-	// W = 68,376 + 250,000 = 318,376 wire bytes; x 256/84 -> cells, rounded up.
-	w := int64(318376)
+	// W = 77,414 + 250,000 = 327,414 wire bytes; x 256/84 -> cells, rounded up.
+	w := int64(327414)
 	cells := (w*num + den*256 - 1) / (den * 256)
 	if got != units.Bytes(cells*256) || got <= base {
 		t.Errorf("headroom with 20us forwarding latency = %d B, want %d B (base %d B)", got, cells*256, base)

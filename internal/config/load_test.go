@@ -25,7 +25,7 @@ func TestRulesRejectBadFiles(t *testing.T) {
 		{"over-committed buffer by headroom", "Switch:\n  Headroom: 2MiB\n",
 			[]string{"bad.yaml:2: Switch.BufferSize: over-committed buffer: the headroom alone, 41943040 B (20 ports x 1 lossless pools), exceeds BufferSize 32MiB", "rack switches"}},
 		{"over-committed buffer by pool bytes", "Switch:\n  Pools:\n    - {Name: lossy, Size: 20MiB, TrafficClasses: [0,1,2,5,6,7]}\n    - {Name: lossless, Size: 12MiB, TrafficClasses: [3,4]}\n",
-			[]string{"bad.yaml:2: Switch.BufferSize: over-committed buffer: pools 33554432 B + headroom 4167680 B (20 ports x 1 lossless pools) > BufferSize 32MiB"}},
+			[]string{"bad.yaml:2: Switch.BufferSize: over-committed buffer: pools 33554432 B + headroom 4720640 B (20 ports x 1 lossless pools) > BufferSize 32MiB"}},
 		{"pool shares above 100%", "Switch:\n  Pools:\n    - {Name: lossy, Size: 60%, TrafficClasses: [0,1,2,5,6,7]}\n    - {Name: lossless, Size: 50%, TrafficClasses: [3,4]}\n",
 			[]string{"Switch.Pools: the pools' shares add up to 110%", "over-committed"}},
 		{"pool mixing lossless and lossy", "Switch:\n  Pools:\n    - {Name: lossy, Size: 60%, TrafficClasses: [0,1,2,3,5,6,7]}\n    - {Name: lossless, Size: 40%, TrafficClasses: [4]}\n",
@@ -368,13 +368,13 @@ func TestWarnings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(warns) != 1 || !strings.HasPrefix(warns[0], "rack, fabric, spine switches: Switch.Headroom 100KiB (102400 B) is below the 208384 B that a 100Gbps port with 1us links needs") {
+	if len(warns) != 1 || !strings.HasPrefix(warns[0], "rack, fabric, spine switches: Switch.Headroom 100KiB (102400 B) is below the 236032 B that a 100Gbps port with 1us links needs") {
 		t.Errorf("headroom warnings %q", warns)
 	}
-	// 25G host ports need 90,112 B (rack switches only), 100G ports 208,384 B (all).
+	// 25G host ports need 117,760 B (rack switches only), 100G ports 236,032 B (all).
 	_, warns, _ = Parse(nil, "", []string{"Headroom=80KiB", "HostLink.Speed=25G"})
-	if len(warns) != 2 || !strings.HasPrefix(warns[0], "rack switches: Switch.Headroom 80KiB (81920 B) is below the 90112 B that a 25Gbps port") ||
-		!strings.HasPrefix(warns[1], "rack, fabric, spine switches: Switch.Headroom 80KiB (81920 B) is below the 208384 B that a 100Gbps port") {
+	if len(warns) != 2 || !strings.HasPrefix(warns[0], "rack switches: Switch.Headroom 80KiB (81920 B) is below the 117760 B that a 25Gbps port") ||
+		!strings.HasPrefix(warns[1], "rack, fabric, spine switches: Switch.Headroom 80KiB (81920 B) is below the 236032 B that a 100Gbps port") {
 		t.Errorf("headroom warnings with 25G hosts %q", warns)
 	}
 	_, warns, _ = Parse(nil, "", []string{"HashSalt=5"})
@@ -386,7 +386,7 @@ func TestWarnings(t *testing.T) {
 		t.Errorf("capacity warnings %q", warns)
 	}
 	_, warns, _ = Parse(nil, "", []string{"Xoff=12MiB"})
-	if len(warns) != 1 || !strings.Contains(warns[0], `rack switches: Switch.Xoff 12MiB is not below lossless pool "lossless"'s size 11754496 B`) {
+	if len(warns) != 1 || !strings.Contains(warns[0], `rack switches: Switch.Xoff 12MiB is not below lossless pool "lossless"'s size 11533312 B`) {
 		t.Errorf("Xoff warnings %q", warns)
 	}
 	_, warns, _ = Parse(nil, "", []string{"EgressQueueLimit=1MB"})

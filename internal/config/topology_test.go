@@ -78,13 +78,13 @@ func TestLayoutDefault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 20 ports x 208,384 B x 1 lossless pool = 4,167,680 B; left 29,386,752 B.
-	if l.TotalHeadroom != 4167680 || l.LosslessPools != 1 || l.Cells != 131072 {
+	// 20 ports x 236,032 B x 1 lossless pool = 4,720,640 B; left 28,833,792 B.
+	if l.TotalHeadroom != 4720640 || l.LosslessPools != 1 || l.Cells != 131072 {
 		t.Fatalf("layout %+v", l)
 	}
-	left := 32*units.MiB - 4167680
-	// 60% = 17,632,051.2 -> 17,632,051 -> 68,875 cells = 17,632,000; 40% = 11,754,700.8 -> 11,754,496.
-	if l.PoolSizes[0] != 17632000 || l.PoolSizes[1] != 11754496 || l.PoolSizes[0]+l.PoolSizes[1] > left {
+	left := 32*units.MiB - 4720640
+	// 60% = 17,300,275.2 -> 67,579 cells = 17,300,224; 40% = 11,533,516.8 -> 45,052 cells = 11,533,312.
+	if l.PoolSizes[0] != 17300224 || l.PoolSizes[1] != 11533312 || l.PoolSizes[0]+l.PoolSizes[1] > left {
 		t.Fatalf("pool sizes %v", l.PoolSizes)
 	}
 	c.Switch.Headroom = FixedHeadroom(2 * units.MiB)
