@@ -4,9 +4,10 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
+
+	"github.com/tracefabric/tracefabric/internal/atomicfile"
 )
 
 // Table is a table behind a figure or a report section, for tables/<Name>.csv: a
@@ -42,31 +43,8 @@ func (t *Table) WriteCSV(w io.Writer) error {
 // WriteCSVFile writes the table to dir/<Name>.csv (mode 0644, readable by all, as
 // the other outputs) through a temporary file renamed at the end, so a partial file
 // never looks complete.
-func (t *Table) WriteCSVFile(dir string) (err error) {
-	path := filepath.Join(dir, t.Name+".csv")
-	f, err := os.CreateTemp(dir, "."+t.Name+".*.csv.tmp")
-	if err != nil {
-		return fmt.Errorf("analysis: writing %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if err = f.Chmod(0o644); err != nil { // CreateTemp makes 0600; tables are for sharing
-		return fmt.Errorf("analysis: writing %s: %w", path, err)
-	}
-	if err = t.WriteCSV(f); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("analysis: writing %s: %w", path, err)
-	}
-	if err = os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("analysis: writing %s: %w", path, err)
-	}
-	return nil
+func (t *Table) WriteCSVFile(dir string) error {
+	return atomicfile.Write(filepath.Join(dir, t.Name+".csv"), t.WriteCSV)
 }
 
 // WriteTables writes each table to dir/<Name>.csv (see WriteCSVFile).

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"image/color"
 	"io"
-	"os"
 	"path/filepath"
 
+	"github.com/tracefabric/tracefabric/internal/atomicfile"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -181,36 +181,11 @@ func (f *Figure) Save(dir string) (Files, error) {
 		SVG:     filepath.Join(dir, f.Name+".svg"),
 		PNGData: png,
 	}
-	if err := writeAtomic(out.PNG, png); err != nil {
+	if err := atomicfile.WriteFile(out.PNG, png); err != nil {
 		return Files{}, err
 	}
-	if err := writeAtomic(out.SVG, svg); err != nil {
+	if err := atomicfile.WriteFile(out.SVG, svg); err != nil {
 		return Files{}, err
 	}
 	return out, nil
-}
-
-func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("plots: %w", err)
-	}
-	name := tmp.Name()
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		os.Remove(name)
-		return fmt.Errorf("plots: %w", err)
-	}
-	_, err = tmp.Write(data)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(name, path)
-	}
-	if err != nil {
-		os.Remove(name)
-		return fmt.Errorf("plots: writing %s: %w", path, err)
-	}
-	return nil
 }

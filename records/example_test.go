@@ -112,11 +112,12 @@ func ExampleReadAll() {
 func ExampleReadRun() {
 	tmp, _ := os.MkdirTemp("", "records-example")
 	defer os.RemoveAll(tmp)
+	// A run directory while the run is still writing it (or after a crash) says
+	// complete=false.
 	out, _ := records.CreateOutputDir(filepath.Join(tmp, "demo"))
-	out.Abort() // e.g. the simulation failed
-
 	_, err := records.ReadRun(out.Dir())
 	fmt.Println(errors.Is(err, records.ErrIncomplete))
+	out.Abort() // e.g. the simulation failed: the temporary directory goes
 	// Output:
 	// true
 }

@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
+
+	"github.com/tracefabric/tracefabric/internal/atomicfile"
 )
 
 // OutputDir makes a run's output appear atomically. The files are written into a
@@ -20,9 +21,7 @@ import (
 //	... write, close the writers ...
 //	err = out.Commit(run) // or out.Abort() on failure
 type OutputDir struct {
-	final string
-	tmp   string
-	done  bool
+	d *atomicfile.Dir
 }
 
 // ErrNotRunDir: the output path exists and does not look like a tracefabric run
@@ -34,39 +33,26 @@ var ErrNotRunDir = errors.New("records: not a tracefabric run directory")
 // run does not fail at its end), and creates the temporary directory with an
 // incomplete run.json.
 func CreateOutputDir(final string) (*OutputDir, error) {
-	final = filepath.Clean(final)
-	parent := filepath.Dir(final)
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return nil, fmt.Errorf("records: output directory %s: cannot create its parent: %w", final, err)
-	}
-	if err := checkReplaceable(final); err != nil {
+	d, err := atomicfile.CreateDir(final, false, checkReplaceable)
+	if err != nil {
 		return nil, err
 	}
-	pattern := filepath.Base(final) + ".partial-" + strconv.Itoa(os.Getpid()) + "-*"
-	tmp, err := os.MkdirTemp(parent, pattern)
-	if err != nil {
-		return nil, fmt.Errorf("records: output directory %s: parent %s is not writable: %w", final, parent, err)
+	out := &OutputDir{d: d}
+	if err := WriteRun(out.Path(RunFile), &Run{SchemaVersion: SchemaVersion}); err != nil {
+		d.Abort()
+		return nil, fmt.Errorf("output directory %s: %w", d.Final(), err)
 	}
-	d := &OutputDir{final: final, tmp: tmp}
-	err = os.Chmod(tmp, 0o755)
-	if err == nil {
-		err = WriteRun(d.Path(RunFile), &Run{SchemaVersion: SchemaVersion})
-	}
-	if err != nil {
-		os.RemoveAll(tmp)
-		return nil, fmt.Errorf("records: output directory %s: %w", final, err)
-	}
-	return d, nil
+	return out, nil
 }
 
 // Path is where to write the output file called name (for example DropsFile).
-func (d *OutputDir) Path(name string) string { return filepath.Join(d.tmp, name) }
+func (d *OutputDir) Path(name string) string { return d.d.Path(name) }
 
-// Dir is the temporary directory being written (after Abort, the incomplete output).
-func (d *OutputDir) Dir() string { return d.tmp }
+// Dir is the temporary directory being written.
+func (d *OutputDir) Dir() string { return d.d.Temp() }
 
 // Final is the directory the output appears as after Commit.
-func (d *OutputDir) Final() string { return d.final }
+func (d *OutputDir) Final() string { return d.d.Final() }
 
 // Commit marks run complete, writes it as run.json and renames the temporary
 // directory to the final one. An existing final directory is replaced, with
@@ -75,10 +61,7 @@ func (d *OutputDir) Final() string { return d.final }
 // otherwise Commit fails with ErrNotRunDir and leaves everything in place.
 // Close every writer before Commit.
 func (d *OutputDir) Commit(run *Run) error {
-	if d.done {
-		return fmt.Errorf("records: output directory %s: already committed or aborted", d.final)
-	}
-	if err := checkReplaceable(d.final); err != nil {
+	if err := checkReplaceable(d.Final()); err != nil {
 		return err
 	}
 	run.Complete, run.SchemaVersion = true, SchemaVersion
@@ -86,46 +69,16 @@ func (d *OutputDir) Commit(run *Run) error {
 		run.Complete = false
 		return err
 	}
-	if err := d.rename(); err != nil {
+	if err := d.d.Commit(checkReplaceable); err != nil {
 		run.Complete = false
 		WriteRun(d.Path(RunFile), run) // the temporary directory must not look complete
-		return fmt.Errorf("records: output directory %s: %w", d.final, err)
-	}
-	d.done = true
-	return nil
-}
-
-// rename moves the temporary directory to final, moving an existing final aside first
-// and removing it once the new one is in place.
-func (d *OutputDir) rename() error {
-	old := ""
-	if _, err := os.Lstat(d.final); err == nil {
-		old = d.tmp + ".replaced"
-		if err := os.Rename(d.final, old); err != nil {
-			return err
-		}
-	}
-	if err := os.Rename(d.tmp, d.final); err != nil {
-		if old != "" {
-			os.Rename(old, d.final)
-		}
 		return err
 	}
-	if old != "" {
-		return os.RemoveAll(old)
-	}
 	return nil
 }
 
-// Abort ends the run without committing: the temporary directory stays, its run.json
-// saying complete=false, for inspection (Dir names it).
-func (d *OutputDir) Abort() error {
-	if d.done {
-		return nil
-	}
-	d.done = true
-	return nil
-}
+// Abort ends the run without committing and removes the temporary directory.
+func (d *OutputDir) Abort() error { return d.d.Abort() }
 
 // AnalysisDir is the subdirectory where analyze writes its report for a run by
 // default (RUN_DIR/analysis). A run directory holding one (recognised by its

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/tracefabric/tracefabric/internal/atomicfile"
 )
 
 // RunFile is the name of the run summary in an output directory.
@@ -106,7 +108,7 @@ func WriteRun(path string, run *Run) error {
 	if err != nil {
 		return fmt.Errorf("records: encode %s: %w", path, err)
 	}
-	return writeFileAtomic(path, append(data, '\n'))
+	return atomicfile.WriteFile(path, append(data, '\n'))
 }
 
 // ReadRun reads run.json at path (or path/run.json when path is a directory). It
@@ -142,32 +144,4 @@ func ReadRun(path string) (*Run, error) {
 		return run, fmt.Errorf("%w: %s says complete=false (interrupted or failed; its records are partial)", ErrIncomplete, path)
 	}
 	return run, nil
-}
-
-// writeFileAtomic writes data to a temporary file beside path, syncs it and renames it
-// to path.
-func writeFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("records: write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp, 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("records: write %s: %w", path, err)
-	}
-	return nil
 }

@@ -107,7 +107,7 @@ func analyze(o *options) error {
 		_, err := o.stdout.Write(res.summaryJSON)
 		return err
 	}
-	printSummary(o.stdout, od.final, res)
+	printSummary(o.stdout, od.d.Final(), res)
 	return nil
 }
 

@@ -85,7 +85,7 @@ func writeOutputs(od *outputDir, j *job) (*result, error) {
 		}
 	}
 	j.progress.note("writing the report")
-	if err := rep.Save(od.tmp); err != nil {
+	if err := rep.Save(od.d.Temp()); err != nil {
 		return nil, err
 	}
 

@@ -5,14 +5,13 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/google/gopacket"
 	"github.com/google/gopacket/layers"
 	"github.com/google/gopacket/pcapgo"
 
+	"github.com/tracefabric/tracefabric/internal/atomicfile"
 	"github.com/tracefabric/tracefabric/internal/units"
 )
 
@@ -161,31 +160,11 @@ func (s *Scenario) WriteFile(path string) (Stats, error) {
 }
 
 func writeFileAtomic(path string, write func(io.Writer) (Stats, error)) (st Stats, err error) {
-	// The rename replaces the directory entry path names: never let it be a symbolic
-	// link, device, pipe or directory (for example /dev/stdout).
-	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
-		return Stats{}, fmt.Errorf("tracegen: %s is not a regular file (%v); refusing to replace it", path, fi.Mode().Type())
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	err = atomicfile.Write(path, func(w io.Writer) error {
+		st, err = write(w)
+		return err
+	})
 	if err != nil {
-		return Stats{}, fmt.Errorf("tracegen: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if st, err = write(f); err != nil {
-		return st, err
-	}
-	if err = f.Chmod(0o644); err != nil {
-		return st, fmt.Errorf("tracegen: %w", err)
-	}
-	if err = f.Close(); err != nil {
-		return st, fmt.Errorf("tracegen: %s: %w", path, err)
-	}
-	if err = os.Rename(f.Name(), path); err != nil {
 		return st, fmt.Errorf("tracegen: %w", err)
 	}
 	return st, nil

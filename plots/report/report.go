@@ -5,10 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/tracefabric/tracefabric/internal/atomicfile"
 )
 
 // FigureDir is the directory, relative to the report, that holds the figure files
@@ -194,33 +195,10 @@ func (r *Report) Save(dir string) error {
 	if err := r.WriteMarkdown(&m); err != nil {
 		return err
 	}
-	if err := writeAtomic(filepath.Join(dir, HTMLFile), h.Bytes()); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(dir, HTMLFile), h.Bytes()); err != nil {
 		return err
 	}
-	return writeAtomic(filepath.Join(dir, MarkdownFile), m.Bytes())
-}
-
-func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	name := tmp.Name()
-	err = tmp.Chmod(0o644)
-	if err == nil {
-		_, err = tmp.Write(data)
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(name, path)
-	}
-	if err != nil {
-		os.Remove(name)
-		return fmt.Errorf("report: writing %s: %w", path, err)
-	}
-	return nil
+	return atomicfile.WriteFile(filepath.Join(dir, MarkdownFile), m.Bytes())
 }
 
 // sectionIDs returns an anchor per section: its ID, or a slug of its title made
