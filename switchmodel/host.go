@@ -57,9 +57,23 @@ func (h *Host) receive(now units.Time, pi int32, id PacketID, p *Packet) {
 		n.drop(now, &h.nodeCore, h.ports[pi], id, p, DropNoRoute)
 		return
 	}
-	n.delivered++
-	if n.obs.Deliveries != nil {
-		n.obs.Deliveries.Delivered(now, p)
+	if p.Class == OpenData {
+		n.delivered++
+		if n.obs.Deliveries != nil {
+			n.obs.Deliveries.Delivered(now, p)
+		}
+	} else {
+		if p.Class.Control() {
+			n.ctl[p.Class].Delivered++
+		} else {
+			n.delivered++
+			if n.obs.Deliveries != nil {
+				n.obs.Deliveries.Delivered(now, p)
+			}
+		}
+		if n.agent != nil {
+			n.agent.Received(now, h, p)
+		}
 	}
 	n.free(id)
 }
@@ -67,5 +81,8 @@ func (h *Host) receive(now units.Time, pi int32, id PacketID, p *Packet) {
 func (h *Host) depart(now units.Time, pt *port, id PacketID, p *Packet) {
 	if o := h.net.obs.NIC; o != nil {
 		o.NICDequeue(NICEvent{Time: now, Host: h.id, TC: p.TC, Delay: now - p.at, Backlog: pt.tc[p.TC].q.bytes, Packet: p})
+	}
+	if p.Class == ClosedData && h.net.agent != nil {
+		h.net.agent.Departed(now, h, p)
 	}
 }

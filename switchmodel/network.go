@@ -17,6 +17,8 @@ type Options struct {
 	FabricBDP units.Bytes
 	// Observers are the optional event streams.
 	Observers Observers
+	// Agent, when not nil, handles the transports' packets at the hosts.
+	Agent Agent
 }
 
 // Network holds the nodes, links and packets of one simulation, driven by an Engine.
@@ -34,13 +36,22 @@ type Network struct {
 	injectH  HandlerID
 	draining bool
 
-	injected, delivered, hops, pfcFrames, ceMarked int64
-	dropped                                        [NumDropReasons]int64
+	agent Agent
+
+	injected, delivered, hops, dataHops, pfcFrames, ceMarked int64
+	dropped                                                  [NumDropReasons]int64
+	ctl                                                      [NumClasses]ControlCounts
+}
+
+// ControlCounts count the control packets of one class.
+type ControlCounts struct {
+	Injected, Delivered int64
+	Dropped             [NumDropReasons]int64
 }
 
 // NewNetwork returns an empty network driven by eng.
 func NewNetwork(eng *Engine, opts Options) *Network {
-	n := &Network{eng: eng, opts: opts, obs: opts.Observers, arena: newArena()}
+	n := &Network{eng: eng, opts: opts, obs: opts.Observers, agent: opts.Agent, arena: newArena()}
 	n.injectH = eng.Register(injectHandler{n})
 	return n
 }
@@ -187,13 +198,16 @@ func (n *Network) Packet(id PacketID) *Packet { return n.arena.get(id) }
 func (n *Network) Inject(h *Host, id PacketID) {
 	now := n.eng.Now()
 	p := n.arena.get(id)
-	p.kind = kindData
 	p.TC = p.DSCP >> 3 & 7
 	p.Frame = FrameSize(p.Length)
 	p.Inject = now
 	p.at = now
 	p.Hops = 0
-	n.injected++
+	if p.Class.Control() {
+		n.ctl[p.Class].Injected++
+	} else {
+		n.injected++
+	}
 	for _, sm := range n.samplers {
 		if sm.idle {
 			sm.wake(now)
@@ -209,15 +223,18 @@ func (n *Network) Inject(h *Host, id PacketID) {
 	n.kick(now, pt)
 }
 
-// Counters are the network-wide totals.
+// Counters are the network-wide totals. Injected, Delivered and Dropped count data
+// packets; Control counts the transports' control packets by class (Ack, Cnp, Nak).
 type Counters struct {
-	Injected   int64 // data packets injected
-	Delivered  int64 // delivered to their destination host
-	Dropped    [NumDropReasons]int64
-	PacketHops int64 // data packets put onto a link by a NIC or a switch port
-	PFCFrames  int64 // PFC frames transmitted
-	CEMarked   int64 // packets marked CE by a switch
-	Events     uint64
+	Injected       int64 // data packets injected
+	Delivered      int64 // delivered to their destination host
+	Dropped        [NumDropReasons]int64
+	PacketHops     int64 // packets (data and control, not PFC) put onto a link by a NIC or a switch port
+	DataPacketHops int64 // data packets put onto a link
+	PFCFrames      int64 // PFC frames transmitted
+	CEMarked       int64 // packets marked CE by a switch
+	Events         uint64
+	Control        [NumClasses]ControlCounts
 }
 
 // Outstanding is injected minus delivered minus dropped: the packets still buffered or
@@ -242,7 +259,8 @@ func (c Counters) DroppedTotal() int64 {
 // Counters returns the network-wide totals.
 func (n *Network) Counters() Counters {
 	return Counters{Injected: n.injected, Delivered: n.delivered, Dropped: n.dropped,
-		PacketHops: n.hops, PFCFrames: n.pfcFrames, CEMarked: n.ceMarked, Events: n.eng.Processed()}
+		PacketHops: n.hops, DataPacketHops: n.dataHops, PFCFrames: n.pfcFrames, CEMarked: n.ceMarked,
+		Events: n.eng.Processed(), Control: n.ctl}
 }
 
 // CheckAccounting verifies every switch's buffer counters against the packets it
@@ -265,9 +283,9 @@ func (n *Network) CheckAccounting() error {
 	return nil
 }
 
-// ForEachOutstanding calls f for every data packet still in the network (queued in a
-// NIC or a switch, waiting ForwardingLatency, or on a link), with the node holding it
-// (for a link, the sending node). Use it at the end of a run to attribute undrained
+// ForEachOutstanding calls f for every data or control packet still in the network
+// (queued in a NIC or a switch, waiting ForwardingLatency, or on a link), with the
+// node holding it (for a link, the sending node); Packet.Class tells them apart. Use it at the end of a run to attribute undrained
 // packets to flows. f must not modify the network.
 func (n *Network) ForEachOutstanding(f func(node Node, p *Packet)) {
 	a := &n.arena
@@ -275,7 +293,7 @@ func (n *Network) ForEachOutstanding(f func(node Node, p *Packet)) {
 		for id := q.head; id != NoPacket; {
 			p := a.get(id)
 			id = p.next
-			if p.kind == kindData {
+			if p.Class != classPFC {
 				f(nd, p)
 			}
 		}
@@ -292,18 +310,29 @@ func (n *Network) ForEachOutstanding(f func(node Node, p *Packet)) {
 }
 
 // free returns a packet to the arena; during Drain the engine stops as soon as the
-// network holds no packet.
+// network holds no packet and the agent is idle.
 func (n *Network) free(id PacketID) {
 	n.arena.release(id)
-	if n.draining && n.arena.live == 0 {
+	if n.draining && n.Idle() {
 		n.eng.Stop()
 	}
 }
 
-// Idle reports whether the network holds no packet: none queued, waiting or on a link
-// (PFC frames included), and none taken with NewPacket and not yet delivered or
-// dropped.
-func (n *Network) Idle() bool { return n.arena.live == 0 }
+// Idle reports whether the network holds no packet (none queued, waiting or on a link,
+// PFC frames included, and none taken with NewPacket and not yet delivered or
+// dropped) and its Agent, if any, is idle.
+func (n *Network) Idle() bool { return n.arena.live == 0 && (n.agent == nil || n.agent.Idle()) }
+
+// Empty reports whether the network holds no packet (whatever its Agent waits for).
+func (n *Network) Empty() bool { return n.arena.live == 0 }
+
+// AgentIdle tells a draining network that its Agent became idle with no packet left
+// (a sender gave up or finished without a packet in flight): the drain stops.
+func (n *Network) AgentIdle() {
+	if n.draining && n.Idle() {
+		n.eng.Stop()
+	}
+}
 
 // Drain runs the engine after the last injection until the network is idle or the
 // next event is later than limit, and reports whether it drained. Engine.Now is then

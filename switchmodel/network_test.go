@@ -415,7 +415,7 @@ func TestPacketLayout(t *testing.T) {
 	hot := map[string]uintptr{
 		"at": unsafe.Offsetof(p.at), "next": unsafe.Offsetof(p.next), "Frame": unsafe.Offsetof(p.Frame),
 		"Dst": unsafe.Offsetof(p.Dst), "inPort": unsafe.Offsetof(p.inPort), "charged": unsafe.Offsetof(p.charged),
-		"Key": unsafe.Offsetof(p.Key) + unsafe.Sizeof(p.Key) - 1, "kind": unsafe.Offsetof(p.kind),
+		"Key": unsafe.Offsetof(p.Key) + unsafe.Sizeof(p.Key) - 1, "Class": unsafe.Offsetof(p.Class),
 		"TC": unsafe.Offsetof(p.TC), "Hops": unsafe.Offsetof(p.Hops), "pool": unsafe.Offsetof(p.pool),
 		"ECN": unsafe.Offsetof(p.ECN), "Marked": unsafe.Offsetof(p.Marked), "members": unsafe.Offsetof(p.FabricMember),
 	}

@@ -102,7 +102,7 @@ func (c *nodeCore) handleCommon(now units.Time, kind int32, arg int64) {
 		if in.flight.n > 0 {
 			n.eng.Schedule(n.arena.get(in.flight.head).at, c.h, evArrive, arg)
 		}
-		if p.kind == kindPFC {
+		if p.Class == classPFC {
 			in.flightPFC--
 			n.rxPFC(now, pt, p)
 			n.free(id)
@@ -119,7 +119,11 @@ func (c *nodeCore) handleCommon(now units.Time, kind int32, arg int64) {
 
 func (n *Network) drop(now units.Time, c *nodeCore, pt *port, id PacketID, p *Packet, r DropReason) {
 	pt.stats[p.TC].Drops[r]++
-	n.dropped[r]++
+	if p.Class.Control() {
+		n.ctl[p.Class].Dropped[r]++
+	} else {
+		n.dropped[r]++
+	}
 	if n.obs.Drops != nil {
 		n.obs.Drops.Drop(DropEvent{Time: now, Node: c.id, Port: pt.idx, TC: p.TC, Reason: r, Packet: p})
 	}

@@ -113,14 +113,28 @@ type PFCObserver interface{ PFC(PFCEvent) }
 // BufferObserver receives buffer samples.
 type BufferObserver interface{ BufferSample(BufferSample) }
 
-// DeliveryObserver receives packets as they reach their destination host (last bit
-// arrived). The packet (path, CE, members) is valid during the call only.
+// DeliveryObserver receives data packets as they reach their destination host (last
+// bit arrived). The packet (path, CE, members) is valid during the call only. Control
+// packets go to the Agent alone.
 type DeliveryObserver interface {
 	Delivered(now units.Time, p *Packet)
 }
 
 // NICObserver receives host NIC dequeues (backlog and queueing delay).
 type NICObserver interface{ NICDequeue(NICEvent) }
+
+// Agent is the transports' side of the hosts (docs/model.md#closed-loop-transports):
+// a host calls it for every packet that is not open-loop data. Received is called
+// when such a packet's last bit reaches its destination host, before the packet is
+// freed; Departed when a closed-loop data packet starts transmitting at its source
+// NIC. Unlike observers, an Agent may inject packets (Network.NewPacket, Inject) and
+// schedule events from these calls. Idle reports whether every sender is done:
+// Network.Drain runs until the network holds no packet and the agent is idle.
+type Agent interface {
+	Received(now units.Time, h *Host, p *Packet)
+	Departed(now units.Time, h *Host, p *Packet)
+	Idle() bool
+}
 
 // Observers are the optional event streams of a Network; a nil field is off and costs
 // nothing. Calls are synchronous from the event loop and must not call back into the

@@ -31,16 +31,39 @@ type Hop struct {
 	Port int32
 }
 
-type packetKind uint8
+// Class says what a packet is to the transports (docs/model.md#closed-loop-transports):
+// data of an open-loop flow (the zero value), data of a closed-loop flow, or a control
+// packet a transport generated. Data and control are counted apart (Counters); the
+// host calls its Agent for everything but open-loop data.
+type Class uint8
 
+// Packet classes.
 const (
-	kindData packetKind = iota
-	kindPFC
+	OpenData   Class = iota // a captured packet injected at its captured time
+	ClosedData              // a segment sent by a closed-loop sender
+	Ack                     // an acknowledgement (TCP ACK, RoCE ACK)
+	Cnp                     // a RoCEv2 congestion notification packet
+	Nak                     // a RoCE negative acknowledgement (go-back-N)
+	NumClasses
+	classPFC Class = 255 // a PFC frame (the model's own)
 )
 
+var classNames = [NumClasses]string{"data", "data", "ack", "cnp", "nak"}
+
+// String returns "data", "ack", "cnp" or "nak".
+func (c Class) String() string {
+	if c < NumClasses {
+		return classNames[c]
+	}
+	return "unknown"
+}
+
+// Control reports whether the class is a control packet (ACK, CNP or NAK).
+func (c Class) Control() bool { return c >= Ack }
+
 // Packet is one IPv4 packet in the simulation (or, internally, a PFC frame). The
-// injector sets FlowID, TraceIndex, Key, Src, Dst, DSCP, ECN and Length; the model
-// fills the rest. A *Packet handed to an observer is valid only during the call: the
+// injector sets FlowID, TraceIndex, Key, Src, Dst, DSCP, ECN and Length (and, for
+// transports, Class, Seq and Echo); the model fills the rest. A *Packet handed to an observer is valid only during the call: the
 // arena reuses it.
 //
 // Layout: 128 bytes, two cache lines, with every field a hop reads or writes in the
@@ -55,7 +78,7 @@ type Packet struct {
 	inPort  int32   // ingress port at the current switch
 	charged int32   // buffer bytes charged at the current switch (cells * CellSize)
 	Key     FlowKey // ECMP hash key (SPEC 3.6)
-	kind    packetKind
+	Class   Class // data or control (transports); classPFC for a PFC frame
 	TC      uint8 // traffic class, DSCP >> 3 (model)
 	Hops    uint8 // packet-hops so far: links it was put onto (model)
 	pool    uint8 // pool charged at the current switch
@@ -70,10 +93,15 @@ type Packet struct {
 	Length                   int32 // IPv4 total length L in bytes
 
 	FlowID     int64      // the injector's flow id
-	TraceIndex int64      // index of the packet in the trace
+	TraceIndex int64      // index of the packet in the trace (-1 for control packets)
 	Inject     units.Time // time it entered its source host's NIC (model)
 	path       [MaxPath]uint32
-	_          [2]uint32 // to 128 bytes
+	// Seq is the transport's sequence number: a segment's index in its flow (data), or
+	// the next segment expected (ACK, NAK).
+	Seq int32
+	// Echo is an ACK's ECN echo (ECE): the acknowledged segment arrived CE-marked.
+	Echo bool
+	_    [3]byte // to 128 bytes
 }
 
 // Path hops pack into 32 bits: node << hopPortBits | port.

@@ -6,7 +6,7 @@ import "github.com/tracefabric/tracefabric/internal/units"
 // PFC queue (SPEC 3.4) and starts it if the port is idle.
 func (n *Network) sendPFC(now units.Time, pt *port, vector uint8, quanta uint16) {
 	id, p := n.arena.alloc()
-	p.kind = kindPFC
+	p.Class = classPFC
 	p.Frame = pfcFrameBytes
 	p.vector = vector
 	p.quanta = quanta

@@ -326,7 +326,7 @@ func TestPFCResumeCondition(t *testing.T) {
 			for _, q := range []*fifo{&in.pfcq, &in.flight} {
 				for q.n > 0 {
 					fid, f := q.pop(&st.net.arena)
-					if f.kind != kindPFC || f.quanta != 0 {
+					if f.Class != classPFC || f.quanta != 0 {
 						t.Fatal("not a resume frame")
 					}
 					got = true

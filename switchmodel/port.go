@@ -178,7 +178,7 @@ func (n *Network) startTx(now units.Time, pt *port) {
 	}
 	pt.busy = true
 	c := pt.core
-	if p.kind == kindData {
+	if p.Class != classPFC {
 		c.self.depart(now, pt, id, p)
 		if p.Hops < MaxPath {
 			p.path[p.Hops] = uint32(c.id)<<hopPortBits | uint32(pt.idx)
@@ -187,6 +187,9 @@ func (n *Network) startTx(now units.Time, pt *port) {
 			p.Hops++
 		}
 		n.hops++
+		if !p.Class.Control() {
+			n.dataHops++
+		}
 		t := &pt.tc[p.TC]
 		t.txPackets++
 		t.txBytes += int64(p.Frame)

@@ -29,6 +29,8 @@ type Config struct {
 	Switch Switch `yaml:"Switch"`
 	// Topology is the Clos fabric (SPEC 4.1).
 	Topology Topology `yaml:"Topology"`
+	// Transport configures closed-loop replay (docs/model.md#closed-loop-transports).
+	Transport Transport `yaml:"Transport"`
 }
 
 // Switch holds the attributes of the switch model (SPEC 3), shared by every switch of
@@ -231,6 +233,7 @@ func Default() Config {
 			RackFabricLink:  link,
 			FabricSpineLink: link,
 		},
+		Transport: DefaultTransport(),
 	}
 }
 

@@ -40,6 +40,7 @@ func (c *Config) Validate() error {
 	e := &Error{}
 	c.Switch.validate(e)
 	c.Topology.validate(e)
+	c.Transport.validate(e)
 	if layoutInputsOK(e) {
 		// The buffer layout needs sane sizes, pools and topology; check it last.
 		for _, tier := range c.Tiers() {
