@@ -167,6 +167,9 @@ func decodeIPv4(frame []byte, off int, wireLen uint32, p *Packet) Reason {
 	p.Src = [4]byte(ip[12:16])
 	p.Dst = [4]byte(ip[16:20])
 	p.SrcPort, p.DstPort = 0, 0
+	p.IHL = uint8(hl / 4)
+	p.TCPDataOffset, p.TCPFlags = 0, 0
+	p.UDPPayload0, p.HasUDPPayload0 = 0, false
 	if fragOff == 0 && (p.Proto == 6 || p.Proto == 17) {
 		end := len(ip)
 		if tl < end {
@@ -175,6 +178,14 @@ func decodeIPv4(frame []byte, off int, wireLen uint32, p *Packet) Reason {
 		if hl+4 <= end {
 			p.SrcPort = binary.BigEndian.Uint16(ip[hl : hl+2])
 			p.DstPort = binary.BigEndian.Uint16(ip[hl+2 : hl+4])
+		}
+		switch {
+		case p.Proto == 6 && hl+14 <= end:
+			if doff := ip[hl+12] >> 4; doff >= 5 {
+				p.TCPDataOffset, p.TCPFlags = doff, ip[hl+13]
+			}
+		case p.Proto == 17 && hl+9 <= end:
+			p.UDPPayload0, p.HasUDPPayload0 = ip[hl+8], true
 		}
 	}
 	return OK

@@ -45,6 +45,41 @@ type Packet struct {
 	// Fragment is true when the packet is an IPv4 fragment: more-fragments set or
 	// a non-zero fragment offset. A first fragment has Fragment && FragOffset == 0.
 	Fragment bool
+	// IHL is the IPv4 header length in 32-bit words (5..15).
+	IHL uint8
+	// TCPDataOffset is the TCP header length in 32-bit words (5..15) and TCPFlags its
+	// flag bits (FIN 0x01, SYN 0x02, RST 0x04, PSH 0x08, ACK 0x10, ...); both 0 when
+	// the packet is not TCP, not a first fragment, or the capture cut the TCP header
+	// before its flags. TCPPayload uses them.
+	TCPDataOffset, TCPFlags uint8
+	// UDPPayload0 is the first byte of a UDP payload (a RoCEv2 packet's BTH opcode),
+	// valid when HasUDPPayload0: the packet is a UDP first fragment that carries a
+	// payload and the capture kept its first byte.
+	UDPPayload0    uint8
+	HasUDPPayload0 bool
+}
+
+// TCP flag bits (Packet.TCPFlags).
+const (
+	TCPFin uint8 = 0x01
+	TCPSyn uint8 = 0x02
+	TCPRst uint8 = 0x04
+	TCPAck uint8 = 0x10
+)
+
+// TCPPayload returns the TCP payload length, TotalLen - IHL*4 - TCPDataOffset*4, and
+// whether the TCP header was captured (false: its length is unknown, and the payload
+// is computed for a 20-byte header). 0 for packets that are not TCP.
+func (p *Packet) TCPPayload() (n int, known bool) {
+	if p.Proto != 6 || p.Fragment && p.FragOffset != 0 {
+		return 0, false
+	}
+	doff := int(p.TCPDataOffset)
+	known = doff != 0
+	if !known {
+		doff = 5
+	}
+	return max(0, int(p.TotalLen)-4*int(p.IHL)-4*doff), known
 }
 
 // FiveTuple identifies a directional flow: source and destination address, IPv4

@@ -71,7 +71,29 @@ type Packet struct {
 	DSCP, ECN        uint8
 	Length           int    // IPv4 total length, bytes
 	Seq              uint32 // TCP sequence number (ignored for UDP)
+	// TCPFlags are the TCP flag bits; 0 means ACK|PSH (a data segment). A pure ACK is
+	// Length 40 with TCPFlags TCPAck.
+	TCPFlags uint8
+	// Opcode is the first byte of a UDP payload: a RoCEv2 packet's BTH opcode
+	// (0x00 send first, 0x11 acknowledge, 0x81 CNP).
+	Opcode uint8
 }
+
+// TCP flag bits of Packet.TCPFlags.
+const (
+	TCPFin uint8 = 0x01
+	TCPSyn uint8 = 0x02
+	TCPRst uint8 = 0x04
+	TCPPsh uint8 = 0x08
+	TCPAck uint8 = 0x10
+)
+
+// RoCEv2 BTH opcodes of Packet.Opcode (InfiniBand RC).
+const (
+	OpcodeSendFirst   uint8 = 0x00
+	OpcodeAcknowledge uint8 = 0x11
+	OpcodeCNP         uint8 = 0x81
+)
 
 // ErrPacket is wrapped by every error about a packet or flow that cannot be encoded.
 var ErrPacket = errors.New("tracegen: invalid packet")
@@ -117,6 +139,7 @@ type Encoder struct {
 	tcp     layers.TCP
 	udp     layers.UDP
 	payload gopacket.Payload
+	opcode  []byte // a UDP payload starting with Packet.Opcode
 	srcMAC  [6]byte
 	dstMAC  [6]byte
 	srcIP   [4]byte
@@ -143,7 +166,7 @@ func NewEncoder(snaplen int) (*Encoder, error) {
 		EthernetType: layers.EthernetTypeIPv4}
 	e.ip = layers.IPv4{Version: 4, IHL: 5, TTL: 64, Flags: layers.IPv4DontFragment,
 		SrcIP: net.IP(e.srcIP[:]), DstIP: net.IP(e.dstIP[:])}
-	e.tcp = layers.TCP{ACK: true, PSH: true, Window: 65535, Ack: 1}
+	e.tcp = layers.TCP{Window: 65535, Ack: 1}
 	if err := e.tcp.SetNetworkLayerForChecksum(&e.ip); err != nil {
 		return nil, err
 	}
@@ -174,11 +197,21 @@ func (e *Encoder) Encode(p *Packet) (captured []byte, frameLen int, err error) {
 	if p.Proto == layers.IPProtocolTCP {
 		e.tcp.SrcPort, e.tcp.DstPort = layers.TCPPort(p.SrcPort), layers.TCPPort(p.DstPort)
 		e.tcp.Seq = p.Seq
+		f := p.TCPFlags
+		if f == 0 {
+			f = TCPAck | TCPPsh
+		}
+		e.tcp.FIN, e.tcp.SYN, e.tcp.RST = f&TCPFin != 0, f&TCPSyn != 0, f&TCPRst != 0
+		e.tcp.PSH, e.tcp.ACK = f&TCPPsh != 0, f&TCPAck != 0
 		e.payload = zeros[:p.Length-40]
 		ls = e.withTCP
 	} else {
 		e.udp.SrcPort, e.udp.DstPort = layers.UDPPort(p.SrcPort), layers.UDPPort(p.DstPort)
 		e.payload = zeros[:p.Length-28]
+		if p.Opcode != 0 && len(e.payload) > 0 {
+			e.opcode = append(append(e.opcode[:0], p.Opcode), zeros[:len(e.payload)-1]...)
+			e.payload = e.opcode
+		}
 	}
 	if err := gopacket.SerializeLayers(e.buf, e.opts, ls...); err != nil {
 		return nil, 0, fmt.Errorf("tracegen: serialize %v -> %v: %w", p.Src, p.Dst, err)
