@@ -17,7 +17,8 @@ type Options struct {
 	FabricBDP units.Bytes
 	// Observers are the optional event streams.
 	Observers Observers
-	// Agent, when not nil, handles the transports' packets at the hosts.
+	// Agent, when not nil, handles the transports' packets at the hosts (also
+	// Network.SetAgent).
 	Agent Agent
 }
 
@@ -326,12 +327,13 @@ func (n *Network) Idle() bool { return n.arena.live == 0 && (n.agent == nil || n
 // Empty reports whether the network holds no packet (whatever its Agent waits for).
 func (n *Network) Empty() bool { return n.arena.live == 0 }
 
-// AgentIdle tells a draining network that its Agent became idle with no packet left
-// (a sender gave up or finished without a packet in flight): the drain stops.
-func (n *Network) AgentIdle() {
-	if n.draining && n.Idle() {
-		n.eng.Stop()
+// SetAgent sets the network's Agent (Options.Agent), before Start.
+func (n *Network) SetAgent(a Agent) error {
+	if n.started {
+		return ErrStarted
 	}
+	n.agent = a
+	return nil
 }
 
 // Drain runs the engine after the last injection until the network is idle or the

@@ -1,0 +1,390 @@
+package transport
+
+import (
+	"fmt"
+
+	"github.com/tracefabric/tracefabric/internal/config"
+	"github.com/tracefabric/tracefabric/internal/units"
+	"github.com/tracefabric/tracefabric/switchmodel"
+)
+
+// Kind is a flow's sender.
+type Kind uint8
+
+// Senders.
+const (
+	Open    Kind = iota // open loop: captured packets at their captured times
+	NewReno             // TCP NewReno
+	DCTCP               // TCP DCTCP
+	DCQCN               // RoCEv2 DCQCN with go-back-N
+	NumKinds
+)
+
+var kindNames = [NumKinds]string{"open", "newreno", "dctcp", "dcqcn"}
+
+// String returns "open", "newreno", "dctcp" or "dcqcn".
+func (k Kind) String() string {
+	if k < NumKinds {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("Kind(%d)", uint8(k))
+}
+
+// Control packets' IPv4 total lengths (docs/model.md#closed-loop-transports): a TCP
+// ACK is 40 bytes (a 64-byte frame), a RoCE ACK, NAK or CNP 60 (a 78-byte frame).
+const (
+	TCPAckLength  = 40
+	RoCECtlLength = 60
+)
+
+// Segment is one captured packet offered to a closed-loop sender.
+type Segment struct {
+	Length     int32 // IPv4 total length, bytes
+	Payload    int32 // TCP payload bytes (ignored for RoCE)
+	DSCP, ECN  uint8 // as captured
+	TraceIndex int64
+}
+
+// FlowSpec describes a closed-loop flow.
+type FlowSpec struct {
+	// Kind is NewReno, DCTCP or DCQCN. With AutoTCP a TCP flow starts as NewReno and
+	// becomes DCTCP if its first segment with a payload is ECN-capable.
+	Kind    Kind
+	AutoTCP bool
+	// Src and Dst are the host indices of the data's source and destination.
+	Src, Dst int32
+	// Key is the data's ECMP key; Reverse the key of its ACKs, CNPs and NAKs.
+	Key, Reverse switchmodel.FlowKey
+	// SMSS is the payload of the flow's largest captured segment (TCP), bytes.
+	SMSS int32
+}
+
+// FlowStats are a closed-loop flow's totals.
+type FlowStats struct {
+	Kind Kind
+	// Sent and SentBytes count the data packets the sender put into its NIC and their
+	// IPv4 bytes (retransmissions included); Retransmits those that resent a segment.
+	Sent, SentBytes, Retransmits int64
+	// Timeouts counts retransmission timeouts (TCP) or RoceTimeout expiries.
+	Timeouts int64
+	// CongestionSignals counts ECE-marked ACKs (TCP) or CNPs (DCQCN) the sender got.
+	CongestionSignals int64
+	// RateCuts counts DCQCN rate decreases.
+	RateCuts int64
+	// Segments is what the application offered; Delivered the segments the receiver
+	// got in order (each once); Duplicates the data packets it discarded as copies or
+	// (go-back-N) out of order.
+	Segments, Delivered, Duplicates int64
+	// FirstAvail is when the first segment was offered; LastDelivery when the
+	// receiver last advanced (the delivery of the last in-order segment).
+	FirstAvail, LastDelivery units.Time
+	// Complete: the receiver got every offered segment.
+	Complete bool
+}
+
+// ControlStats count the control packets a Layer generated, by class.
+type ControlStats [switchmodel.NumClasses]int64
+
+// Layer is the transports of every host of one Network: the Network's Agent.
+type Layer struct {
+	net   *switchmodel.Network
+	eng   *switchmodel.Engine
+	h     switchmodel.HandlerID
+	cfg   config.Transport
+	hosts []*switchmodel.Host
+	nic   []units.BitRate // host NIC speeds
+	flows []*flow         // by flow id; nil for open-loop flows
+	// active counts flows holding a segment not yet acknowledged.
+	active    int
+	generated ControlStats
+	onCNP     func(now units.Time, flow int64) // tests: a CNP was sent
+}
+
+// Event kinds of the Layer's handler; arg is the flow id.
+const (
+	evTimer int32 = iota + 1 // retransmission timer (TCP) or RoceTimeout
+	evPace                   // a DCQCN sender may send its next packet
+)
+
+// New returns the transport layer of net, configured by cfg, and makes it the
+// network's Agent. Call it after adding the hosts and links and before Start.
+func New(net *switchmodel.Network, cfg config.Transport) (*Layer, error) {
+	l := &Layer{net: net, eng: net.Engine(), cfg: cfg, hosts: net.Hosts()}
+	if err := net.SetAgent(l); err != nil {
+		return nil, err
+	}
+	l.h = l.eng.Register(l)
+	l.nic = make([]units.BitRate, len(l.hosts))
+	for i, h := range l.hosts {
+		if h.NumPorts() > 0 {
+			l.nic[i] = h.PortInfo(0).Speed
+		}
+	}
+	return l, nil
+}
+
+// Idle reports whether every closed-loop flow has all its offered segments
+// acknowledged.
+func (l *Layer) Idle() bool { return l.active == 0 }
+
+// Generated returns the control packets generated so far, by class.
+func (l *Layer) Generated() ControlStats { return l.generated }
+
+// NewFlow registers closed-loop flow id (ids are dense: the replay's flow ids, open
+// loop ones included).
+func (l *Layer) NewFlow(id int32, spec FlowSpec) error {
+	if spec.Kind != NewReno && spec.Kind != DCTCP && spec.Kind != DCQCN {
+		return fmt.Errorf("transport: flow %d: kind %v is not closed loop", id, spec.Kind)
+	}
+	if int(spec.Src) >= len(l.hosts) || int(spec.Dst) >= len(l.hosts) || spec.Src < 0 || spec.Dst < 0 {
+		return fmt.Errorf("transport: flow %d: hosts %d -> %d out of range", id, spec.Src, spec.Dst)
+	}
+	for int(id) >= len(l.flows) {
+		l.flows = append(l.flows, nil)
+	}
+	if l.flows[id] != nil {
+		return fmt.Errorf("transport: flow %d registered twice", id)
+	}
+	f := &flow{id: id, spec: spec, kind: spec.Kind, firstAvail: -1}
+	f.smss = float64(max(1, spec.SMSS))
+	f.recover, f.cwrEnd = -1, -1
+	f.rtoEv = -1
+	f.paceEv = -1
+	f.cwnd = float64(l.cfg.InitialWindow) * f.smss
+	f.ssthresh = 1e300 // "arbitrarily high" (RFC 5681)
+	f.rto = l.cfg.InitialRto
+	f.alpha = 1
+	f.lastCnp = -1
+	if spec.Kind == DCQCN {
+		f.rp = newRP(&l.cfg, l.nic[spec.Src])
+	}
+	l.flows[id] = f
+	return nil
+}
+
+// Offer makes one more segment of flow id available at the current time; the sender
+// sends it when its congestion control allows.
+func (l *Layer) Offer(id int32, s Segment) {
+	f := l.flows[id]
+	now := l.eng.Now()
+	if f.firstAvail < 0 {
+		f.firstAvail = now
+	}
+	u := int32(1)
+	if f.kind != DCQCN {
+		u = max(1, s.Payload)
+		if f.spec.AutoTCP && !f.decided && s.Payload > 0 {
+			f.decided = true
+			if s.ECN == switchmodel.ECT0 || s.ECN == switchmodel.ECT1 {
+				f.kind = DCTCP
+			}
+		}
+	}
+	if f.segs.n == 0 {
+		l.active++
+	}
+	f.segs.push(seg{start: f.endUnits, trace: s.TraceIndex, length: s.Length, units: u, dscp: s.DSCP, ecn: l.sendECN(f, s.ECN)})
+	f.endUnits += int64(u)
+	f.offered++
+	l.trySend(now, f)
+}
+
+// sendECN is the codepoint a closed-loop sender gives a segment: a CE mark from the
+// capture is the production network's, not this fabric's, so it becomes ECT(0); the
+// ECN-capable senders (DCTCP, DCQCN) send Not-ECT segments as ECT(0).
+func (l *Layer) sendECN(f *flow, ecn uint8) uint8 {
+	switch {
+	case ecn == switchmodel.CE:
+		return switchmodel.ECT0
+	case ecn == switchmodel.NotECT && (f.kind == DCTCP && !f.spec.AutoTCP || f.kind == DCQCN):
+		return switchmodel.ECT0
+	}
+	return ecn
+}
+
+// Stats returns flow id's totals (ok false for an open-loop flow).
+func (l *Layer) Stats(id int32) (st FlowStats, ok bool) {
+	if int(id) >= len(l.flows) || l.flows[id] == nil {
+		return FlowStats{}, false
+	}
+	f := l.flows[id]
+	return FlowStats{Kind: f.kind, Sent: f.sent, SentBytes: f.sentBytes, Retransmits: f.retransmits,
+		Timeouts: f.timeouts, CongestionSignals: f.signals, RateCuts: f.rp.cuts,
+		Segments: f.offered, Delivered: int64(f.rcvNxt), Duplicates: f.dups,
+		FirstAvail: f.firstAvail, LastDelivery: f.lastAdvance,
+		Complete: f.offered > 0 && int64(f.rcvNxt) == f.offered}, true
+}
+
+// Handle runs the Layer's timers.
+func (l *Layer) Handle(now units.Time, kind int32, arg int64) {
+	f := l.flows[arg]
+	switch kind {
+	case evTimer:
+		if now != f.rtoEv {
+			return // superseded by an earlier event
+		}
+		f.rtoEv = -1
+		switch {
+		case f.rtoAt == 0:
+			return
+		case f.rtoAt > now:
+			l.armTimer(f, f.rtoAt)
+			return
+		}
+		if f.kind == DCQCN {
+			l.roceTimeout(now, f)
+		} else {
+			l.tcpTimeout(now, f)
+		}
+	case evPace:
+		if now != f.paceEv {
+			return
+		}
+		f.paceEv = -1
+		l.trySend(now, f)
+	}
+}
+
+// armTimer sets the flow's timer deadline to at, scheduling an event unless one is
+// pending no later.
+func (l *Layer) armTimer(f *flow, at units.Time) {
+	f.rtoAt = at
+	if f.rtoEv < 0 || f.rtoEv > at {
+		l.eng.Schedule(at, l.h, evTimer, int64(f.id))
+		f.rtoEv = at
+	}
+}
+
+// Received handles a packet of a closed-loop flow reaching its destination host.
+func (l *Layer) Received(now units.Time, h *switchmodel.Host, p *switchmodel.Packet) {
+	f := l.flows[p.FlowID]
+	switch {
+	case p.Class == switchmodel.ClosedData && f.kind == DCQCN:
+		l.roceData(now, f, p)
+	case p.Class == switchmodel.ClosedData:
+		l.tcpData(now, f, p)
+	case f.kind == DCQCN:
+		l.roceControl(now, f, p)
+	default:
+		l.tcpAck(now, f, p)
+	}
+}
+
+// Departed handles a closed-loop data packet starting to transmit at its NIC.
+func (l *Layer) Departed(now units.Time, h *switchmodel.Host, p *switchmodel.Packet) {
+	f := l.flows[p.FlowID]
+	if f.kind != DCQCN {
+		return
+	}
+	f.inNIC = false
+	wire := int64(switchmodel.FrameSize(p.Length)) + 20
+	line := l.nic[f.spec.Src]
+	rc := f.rp.rate(now)
+	if rc >= float64(line) {
+		f.nextAvail = now + units.SerializationTime(wire, line)
+	} else {
+		f.nextAvail = now + units.SerializationTime(wire, units.BitRate(rc))
+	}
+	l.trySend(now, f)
+}
+
+func (l *Layer) trySend(now units.Time, f *flow) {
+	if f.kind == DCQCN {
+		l.roceSend(now, f)
+	} else {
+		l.tcpSend(now, f)
+	}
+}
+
+// send puts segment i of f into its source NIC.
+func (l *Layer) send(now units.Time, f *flow, i int32) {
+	s := f.segs.at(i)
+	if s.sends > 0 {
+		f.retransmits++
+	}
+	if s.sends < 255 {
+		s.sends++
+	}
+	s.sentAt = now
+	id, p := l.net.NewPacket()
+	p.FlowID, p.TraceIndex = int64(f.id), s.trace
+	p.Key = f.spec.Key
+	p.Src, p.Dst = f.spec.Src, f.spec.Dst
+	p.DSCP, p.ECN, p.Length = s.dscp, s.ecn, s.length
+	p.Class, p.Seq = switchmodel.ClosedData, i
+	f.sent++
+	f.sentBytes += int64(s.length)
+	l.net.Inject(l.hosts[f.spec.Src], id)
+}
+
+// control sends a control packet of f from its receiver back to its sender.
+func (l *Layer) control(f *flow, class switchmodel.Class, length int32, dscp uint8, seq int32, echo bool) {
+	id, p := l.net.NewPacket()
+	p.FlowID, p.TraceIndex = int64(f.id), -1
+	p.Key = f.spec.Reverse
+	p.Src, p.Dst = f.spec.Dst, f.spec.Src
+	p.DSCP, p.ECN, p.Length = dscp, switchmodel.NotECT, length
+	p.Class, p.Seq, p.Echo = class, seq, echo
+	l.generated[class]++
+	l.net.Inject(l.hosts[f.spec.Dst], id)
+}
+
+// acked drops f's segments before i; the flow leaves the active set when it holds
+// none.
+func (l *Layer) acked(f *flow, i int32) {
+	had := f.segs.n > 0
+	f.segs.popTo(i)
+	if had && f.segs.n == 0 {
+		l.active--
+	}
+}
+
+// flow is one closed-loop flow: its sender's and its receiver's state.
+type flow struct {
+	id   int32
+	spec FlowSpec
+	kind Kind
+
+	// Application and sender.
+	segs       ring  // [una, end)
+	endUnits   int64 // sequence units of everything offered
+	offered    int64
+	nxt        int32 // next segment to send
+	firstAvail units.Time
+	decided    bool // AutoTCP: the kind is known
+	rtoAt      units.Time
+	rtoEv      units.Time // time of the pending timer event, -1 none
+	sent       int64
+	sentBytes  int64
+	retransmits, timeouts, signals int64
+
+	// TCP.
+	cwnd, ssthresh, smss float64
+	dupacks              int32
+	recover              int32 // fast recovery ends when this segment is acknowledged
+	inRecovery           bool
+	cwrEnd               int32 // the window was cut for segments before this one
+	srtt, rttvar, rto    units.Time
+	hasRTT               bool
+	alpha                float64 // DCTCP
+	windowEnd            int32
+	ackedUnits, marked   int64
+
+	// RoCE.
+	rp        rp
+	nextAvail units.Time
+	paceEv    units.Time
+	inNIC     bool
+	progress  units.Time // last time the sender saw its first unacknowledged segment move
+
+	// Receiver.
+	rcvNxt      int32
+	ooo         []int32 // TCP: segments received above rcvNxt, sorted
+	lastNak     int32   // RoCE: the expected segment of the last NAK, +1 (0: none)
+	lastCnp     units.Time
+	lastAdvance units.Time
+	dups        int64
+}
+
+// una is the first unacknowledged segment.
+func (f *flow) una() int32 { return f.segs.base }
