@@ -78,14 +78,14 @@ type Packet struct {
 	inPort  int32   // ingress port at the current switch
 	charged int32   // buffer bytes charged at the current switch (cells * CellSize)
 	Key     FlowKey // ECMP hash key (SPEC 3.6)
-	Class   Class // data or control (transports); classPFC for a PFC frame
-	TC      uint8 // traffic class, DSCP >> 3 (model)
-	Hops    uint8 // packet-hops so far: links it was put onto (model)
-	pool    uint8 // pool charged at the current switch
-	DSCP    uint8 // DSCP (6 bits); TC = DSCP >> 3
-	ECN     uint8 // ECN codepoint: 0 Not-ECT, 1 ECT(1), 2 ECT(0), 3 CE (model: -> CE)
-	Marked  bool  // a switch marked it CE (ECT -> CE); a packet injected as CE is not (model)
-	vector  uint8 // PFC class-enable vector
+	Class   Class   // data or control (transports); classPFC for a PFC frame
+	TC      uint8   // traffic class, DSCP >> 3 (model)
+	Hops    uint8   // packet-hops so far: links it was put onto (model)
+	pool    uint8   // pool charged at the current switch
+	DSCP    uint8   // DSCP (6 bits); TC = DSCP >> 3
+	ECN     uint8   // ECN codepoint: 0 Not-ECT, 1 ECT(1), 2 ECT(0), 3 CE (model: -> CE)
+	Marked  bool    // a switch marked it CE (ECT -> CE); a packet injected as CE is not (model)
+	vector  uint8   // PFC class-enable vector
 	quanta  uint16
 	// RackMember and FabricMember are the member indices chosen at the Rack and
 	// Fabric tiers' equal-cost sets, -1 none (model).

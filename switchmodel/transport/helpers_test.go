@@ -21,10 +21,10 @@ type star struct {
 
 // recorder keeps what the tests measure.
 type recorder struct {
-	deliveries []delivery
-	drops      []switchmodel.DropEvent
-	dropClass  []switchmodel.Class
-	samples    []switchmodel.BufferSample
+	deliveries  []delivery
+	drops       []switchmodel.DropEvent
+	dropClass   []switchmodel.Class
+	samples     []switchmodel.BufferSample
 	onDrop      func(switchmodel.DropEvent)
 	closedDrops int
 }

@@ -346,16 +346,16 @@ type flow struct {
 	kind Kind
 
 	// Application and sender.
-	segs       ring  // [una, end)
-	endUnits   int64 // sequence units of everything offered
-	offered    int64
-	nxt        int32 // next segment to send
-	firstAvail units.Time
-	decided    bool // AutoTCP: the kind is known
-	rtoAt      units.Time
-	rtoEv      units.Time // time of the pending timer event, -1 none
-	sent       int64
-	sentBytes  int64
+	segs                           ring  // [una, end)
+	endUnits                       int64 // sequence units of everything offered
+	offered                        int64
+	nxt                            int32 // next segment to send
+	firstAvail                     units.Time
+	decided                        bool // AutoTCP: the kind is known
+	rtoAt                          units.Time
+	rtoEv                          units.Time // time of the pending timer event, -1 none
+	sent                           int64
+	sentBytes                      int64
 	retransmits, timeouts, signals int64
 
 	// TCP.
