@@ -75,4 +75,4 @@ package records
 
 // SchemaVersion is the version of the record files' schemas and of run.json. It
 // changes whenever a column or key changes meaning, type or name.
-const SchemaVersion = 1
+const SchemaVersion = 2

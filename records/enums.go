@@ -91,6 +91,61 @@ const (
 
 var hashMethodNames = [NumHashMethods]string{"crc32", "crc32WithSalt", "crc16", "crc16Ccitt", "xor16", "toeplitz"}
 
+// Transport is a flow's sender (docs/model.md#closed-loop-transports).
+type Transport uint8
+
+const (
+	// TransportOpen: the flow's captured packets entered at their captured times.
+	TransportOpen Transport = iota
+	// TransportNewReno: re-sent by a TCP NewReno sender (closed loop).
+	TransportNewReno
+	// TransportDCTCP: re-sent by a TCP DCTCP sender (closed loop).
+	TransportDCTCP
+	// TransportDCQCN: re-sent by a RoCEv2 DCQCN sender (closed loop).
+	TransportDCQCN
+	// NumTransports is the number of transports.
+	NumTransports = iota
+)
+
+var transportNames = [NumTransports]string{"open", "newreno", "dctcp", "dcqcn"}
+
+// PacketKind is what a dropped packet was: data, or a transport's control packet.
+type PacketKind uint8
+
+const (
+	// KindData: a data packet (captured, or a closed-loop sender's segment).
+	KindData PacketKind = iota
+	// KindAck: a receiver's acknowledgement (TCP ACK, RoCE ACK).
+	KindAck
+	// KindCNP: a RoCEv2 congestion notification packet.
+	KindCNP
+	// KindNAK: a RoCE negative acknowledgement.
+	KindNAK
+	// NumPacketKinds is the number of packet kinds.
+	NumPacketKinds = iota
+)
+
+var packetKindNames = [NumPacketKinds]string{"data", "ack", "cnp", "nak"}
+
+// Completion is how a flow ended.
+type Completion uint8
+
+const (
+	// CompletionComplete: every byte of the flow reached its destination, each once.
+	CompletionComplete Completion = iota
+	// CompletionDropped: open loop: some of its packets were dropped (never resent).
+	CompletionDropped
+	// CompletionUndrained: some of its packets were still in the fabric at the end.
+	CompletionUndrained
+	// CompletionMaxDrain: closed loop: its sender still had data to send or resend
+	// when the run stopped at --max-drain.
+	CompletionMaxDrain
+	// NumCompletions is the number of completions.
+	NumCompletions = iota
+)
+
+var completionNames = [NumCompletions]string{"complete", "dropped", "undrained", "max-drain"}
+
 // enumString is the String method of every enumeration.
 func enumString[E ~uint8](names []string, e E) string {
 	if int(e) < len(names) {
@@ -122,6 +177,32 @@ func (t Tier) String() string         { return enumString(tierNames[:], t) }
 func (e PFCEventKind) String() string { return enumString(pfcEventNames[:], e) }
 func (f Fate) String() string         { return enumString(fateNames[:], f) }
 func (h HashMethod) String() string   { return enumString(hashMethodNames[:], h) }
+func (t Transport) String() string    { return enumString(transportNames[:], t) }
+func (k PacketKind) String() string   { return enumString(packetKindNames[:], k) }
+func (c Completion) String() string   { return enumString(completionNames[:], c) }
+
+// ParseTransport returns the Transport named s (for example "dctcp").
+func ParseTransport(s string) (Transport, error) {
+	return parseEnum[Transport]("transport", transportNames[:], s)
+}
+
+// ParsePacketKind returns the PacketKind named s (for example "ack").
+func ParsePacketKind(s string) (PacketKind, error) {
+	return parseEnum[PacketKind]("packet kind", packetKindNames[:], s)
+}
+
+// ParseCompletion returns the Completion named s (for example "max-drain").
+func ParseCompletion(s string) (Completion, error) {
+	return parseEnum[Completion]("completion", completionNames[:], s)
+}
+
+func (k PacketKind) MarshalText() ([]byte, error) {
+	return marshalEnum("packet kind", packetKindNames[:], k)
+}
+func (k *PacketKind) UnmarshalText(b []byte) (err error) {
+	*k, err = ParsePacketKind(string(b))
+	return
+}
 
 // Column is the reason's column in ports.arrow: drops_headroom, drops_egress_limit, ...
 func (r DropReason) Column() string { return "drops_" + snake(r.String()) }

@@ -119,7 +119,8 @@ func checkSchema(path string, got, want *arrow.Schema) error {
 		return fmt.Errorf("%w: %s: it holds %s, not %s", ErrNotRecordFile, path, name, wantName)
 	}
 	if v := metaValue(got, MetaSchemaVersion); v != strconv.Itoa(SchemaVersion) {
-		return fmt.Errorf("%w: %s: %s is %q, this build reads %d", ErrSchemaVersion, path, MetaSchemaVersion, v, SchemaVersion)
+		n, _ := strconv.Atoi(v)
+		return fmt.Errorf("%w: %s: %s is %q, this build reads %d%s", ErrSchemaVersion, path, MetaSchemaVersion, v, SchemaVersion, versionHint(n))
 	}
 	gf, wf := got.Fields(), want.Fields()
 	for i, w := range wf {

@@ -285,6 +285,12 @@ func expectedDictionary(column string) []string {
 		return fateNames[:]
 	case "hash_method":
 		return hashMethodNames[:]
+	case "kind":
+		return packetKindNames[:]
+	case "transport":
+		return transportNames[:]
+	case "completion":
+		return completionNames[:]
 	}
 	return testNodes.Nodes
 }
@@ -348,8 +354,8 @@ func TestSchemaMetadata(t *testing.T) {
 		if got := metaValue(s, MetaFile); got != name {
 			t.Errorf("%s: %s = %q", name, MetaFile, got)
 		}
-		if got := metaValue(s, MetaSchemaVersion); got != "1" {
-			t.Errorf("%s: %s = %q, want \"1\"", name, MetaSchemaVersion, got)
+		if got := metaValue(s, MetaSchemaVersion); got != "2" {
+			t.Errorf("%s: %s = %q, want \"2\"", name, MetaSchemaVersion, got)
 		}
 	}
 	if _, err := Schema("nope.arrow"); err == nil {
@@ -484,8 +490,9 @@ func TestOpenBadFiles(t *testing.T) {
 		{"empty", put("empty.arrow", nil), ErrNotRecordFile, "truncated"},
 		{"foreign", put("text.arrow", bytes.Repeat([]byte("not arrow "), 100)), ErrNotRecordFile, "truncated"},
 		{"other kind", put("pfc.arrow", whole), ErrNotRecordFile, "holds drops.arrow, not pfc.arrow"},
-		{"other version", rawArrow(t, dir, "2", dropsTable.schema().Fields()), ErrSchemaVersion, "this build reads 1"},
-		{"other columns", rawArrow(t, dir, "1", dropsTable.schema().Fields()[:3]), ErrNotRecordFile, "column 3 \"port\" is missing"},
+		{"other version", rawArrow(t, dir, "1", dropsTable.schema().Fields()), ErrSchemaVersion, "this build reads 2 (written by an older tracefabric: replay the trace again with this version)"},
+		{"newer version", rawArrow(t, dir, "3", dropsTable.schema().Fields()), ErrSchemaVersion, "this build reads 2 (written by a newer tracefabric"},
+		{"other columns", rawArrow(t, dir, "2", dropsTable.schema().Fields()[:3]), ErrNotRecordFile, "column 3 \"port\" is missing"},
 		{"missing", filepath.Join(dir, "none.arrow"), os.ErrNotExist, "none.arrow"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -31,6 +31,9 @@ type Run struct {
 	// HashMethod is the ECMP hash method of the run (the one configured, or this
 	// directory's method under --hash all).
 	HashMethod HashMethod `json:"hash_method"`
+	// Transport is "open" (every captured packet injected at its captured time) or
+	// "closed" (TCP and RoCEv2 flows re-sent by simulated senders).
+	Transport string `json:"transport"`
 	// Config is the effective configuration (all defaults filled in) as JSON.
 	Config json.RawMessage `json:"config"`
 	// Topology summarises the simulated Clos.
@@ -70,17 +73,29 @@ type Switch struct {
 // Simulation is run.json's simulation summary. Conservation: Injected = Delivered +
 // sum(Dropped) + sum(Undrained).
 type Simulation struct {
-	SimTimePs     int64                `json:"sim_time_ps"`    // simulated time at the end, ps
-	WallS         float64              `json:"wall_s"`         // wall-clock time of the simulation, seconds
-	Events        int64                `json:"events"`         // events executed
-	PacketHops    int64                `json:"packet_hops"`    // data packets put onto links (SPEC 6)
-	Injected      int64                `json:"injected"`       // packets injected into host NICs
-	Delivered     int64                `json:"delivered"`      // packets delivered to their destination host
-	Dropped       map[DropReason]int64 `json:"dropped"`        // drop reason -> packets
-	LosslessDrops int64                `json:"lossless_drops"` // drops of lossless-class packets (headroom drops)
-	CEMarked      int64                `json:"ce_marked"`      // packets marked CE by the fabric
-	PFCFrames     int64                `json:"pfc_frames"`     // PFC frames sent
-	Undrained     map[string]int64     `json:"undrained"`      // node name -> packets still buffered at the end
+	SimTimePs      int64                `json:"sim_time_ps"`      // simulated time at the end, ps
+	WallS          float64              `json:"wall_s"`           // wall-clock time of the simulation, seconds
+	Events         int64                `json:"events"`           // events executed
+	PacketHops     int64                `json:"packet_hops"`      // packets put onto links, control packets included, PFC frames not
+	DataPacketHops int64                `json:"data_packet_hops"` // data packets put onto links
+	Injected       int64                `json:"injected"`         // packets injected into host NICs
+	Delivered      int64                `json:"delivered"`        // packets delivered to their destination host
+	Dropped        map[DropReason]int64 `json:"dropped"`          // drop reason -> packets
+	LosslessDrops  int64                `json:"lossless_drops"`   // drops of lossless-class packets (headroom drops)
+	CEMarked       int64                `json:"ce_marked"`        // packets marked CE by the fabric
+	PFCFrames      int64                `json:"pfc_frames"`       // PFC frames sent
+	Undrained      map[string]int64     `json:"undrained"`        // node name -> data packets still buffered at the end
+	// ControlPackets counts the control packets closed-loop receivers generated, by
+	// kind (ack, cnp, nak); each generated = delivered + dropped + undrained.
+	ControlPackets map[PacketKind]ControlCount `json:"control_packets"`
+}
+
+// ControlCount is what became of the control packets of one kind.
+type ControlCount struct {
+	Generated int64 `json:"generated"`
+	Delivered int64 `json:"delivered"`
+	Dropped   int64 `json:"dropped"`
+	Undrained int64 `json:"undrained"`
 }
 
 // DroppedTotal is the sum of Dropped.
@@ -134,7 +149,7 @@ func ReadRun(path string) (*Run, error) {
 		return nil, fmt.Errorf("%w: %s has no schema_version", ErrNotRunFile, path)
 	}
 	if *head.SchemaVersion != SchemaVersion {
-		return nil, fmt.Errorf("%w: %s: schema_version %d, this build reads %d", ErrSchemaVersion, path, *head.SchemaVersion, SchemaVersion)
+		return nil, fmt.Errorf("%w: %s: schema_version %d, this build reads %d%s", ErrSchemaVersion, path, *head.SchemaVersion, SchemaVersion, versionHint(*head.SchemaVersion))
 	}
 	run := new(Run)
 	if err := json.Unmarshal(data, run); err != nil {
@@ -144,4 +159,18 @@ func ReadRun(path string) (*Run, error) {
 		return run, fmt.Errorf("%w: %s says complete=false (interrupted or failed; its records are partial)", ErrIncomplete, path)
 	}
 	return run, nil
+}
+
+// versionHint tells what to do about a run of another schema version. Version 1 runs
+// (before closed-loop replay added flows.arrow's transport and completion columns
+// and drops.arrow's kind) are not read: replaying the trace again is exact and cheap,
+// while guessing the missing columns would not be.
+func versionHint(v int) string {
+	switch {
+	case v > 0 && v < SchemaVersion:
+		return " (written by an older tracefabric: replay the trace again with this version)"
+	case v > SchemaVersion:
+		return " (written by a newer tracefabric: analyze it with that version)"
+	}
+	return ""
 }

@@ -62,7 +62,11 @@ type DropRow struct {
 	Sport      uint16 // L4 ports; 0 for protocols other than TCP/UDP and non-first fragments
 	Dport      uint16
 	Bytes      int32 // the packet's IPv4 total length
-	TraceIndex int64 // the packet's index in the merged capture (0-based); split pieces share it
+	TraceIndex int64 // the packet's index in the merged capture (0-based); split pieces share it; -1 for control packets
+	// Kind is data or a transport's control packet (ack, cnp, nak); a control
+	// packet's FlowID is the data flow it belongs to, its addresses and ports its own
+	// (the data's reversed).
+	Kind PacketKind
 }
 
 // PFCRow is one row of pfc.arrow: one PFC event for one traffic class. A frame that
@@ -115,8 +119,9 @@ type FlowRow struct {
 	DSCP             uint8 // of the flow's first packet
 	TC               uint8 // DSCP >> 3
 	SrcHost, DstHost int32 // the hosts the endpoints are mapped to
-	Packets          int64 // packets injected (after splitting oversize packets)
+	Packets          int64 // data packets injected (after splitting oversize packets; closed loop: retransmissions included)
 	Bytes            int64 // their IPv4 bytes
+	SizeBytes        int64 // the flow's size: IPv4 bytes of its captured data packets (what its application sent)
 	Delivered        int64 // packets delivered
 	Dropped          int64 // packets dropped
 	Undrained        int64 // packets still buffered at the end; Packets = Delivered + Dropped + Undrained
@@ -131,6 +136,17 @@ type FlowRow struct {
 	// that tier (intra-rack, or intra-pod for FabricMember).
 	RackMember, FabricMember int32
 	PathChanges              int64 // times a later packet took another member than the previous one (flowlets)
+	// Transport is the flow's sender; Retransmits, Timeouts and CongestionSignals
+	// (ECE-marked ACKs or CNPs its sender received) are 0 for open loop.
+	Transport                                Transport
+	Retransmits, Timeouts, CongestionSignals int64
+	// Completion says whether every byte arrived; FctPs is the flow completion time
+	// (first segment available to last byte delivered), meaningful only when
+	// Completion is complete (null otherwise); IdealFctPs the same flow alone in the
+	// empty fabric (docs/model.md#flow-completion).
+	Completion Completion
+	FctPs      int64
+	IdealFctPs int64
 }
 
 // HasDelay reports whether the delay fields are meaningful (the flow delivered something).
@@ -242,6 +258,7 @@ var dropsTable = &table[DropRow]{name: DropsFile, cols: []column[DropRow]{
 	u16("dport", func(r *DropRow) *uint16 { return &r.Dport }),
 	i32("bytes", func(r *DropRow) *int32 { return &r.Bytes }),
 	i64("trace_index", func(r *DropRow) *int64 { return &r.TraceIndex }),
+	enumColumn("kind", "packet kind", packetKindNames[:], func(r *DropRow) *PacketKind { return &r.Kind }),
 }}
 
 var pfcTable = &table[PFCRow]{name: PFCFile, cols: []column[PFCRow]{
@@ -295,6 +312,7 @@ var flowsTable = &table[FlowRow]{name: FlowsFile, cols: []column[FlowRow]{
 	nodeColumn("dst_host", func(r *FlowRow) *int32 { return &r.DstHost }),
 	i64("packets", func(r *FlowRow) *int64 { return &r.Packets }),
 	i64("bytes", func(r *FlowRow) *int64 { return &r.Bytes }),
+	i64("size_bytes", func(r *FlowRow) *int64 { return &r.SizeBytes }),
 	i64("delivered", func(r *FlowRow) *int64 { return &r.Delivered }),
 	i64("dropped", func(r *FlowRow) *int64 { return &r.Dropped }),
 	i64("undrained", func(r *FlowRow) *int64 { return &r.Undrained }),
@@ -307,7 +325,16 @@ var flowsTable = &table[FlowRow]{name: FlowsFile, cols: []column[FlowRow]{
 	i32("rack_member", func(r *FlowRow) *int32 { return &r.RackMember }),
 	i32("fabric_member", func(r *FlowRow) *int32 { return &r.FabricMember }),
 	i64("path_changes", func(r *FlowRow) *int64 { return &r.PathChanges }),
+	enumColumn("transport", "transport", transportNames[:], func(r *FlowRow) *Transport { return &r.Transport }),
+	i64("retransmits", func(r *FlowRow) *int64 { return &r.Retransmits }),
+	i64("timeouts", func(r *FlowRow) *int64 { return &r.Timeouts }),
+	i64("congestion_signals", func(r *FlowRow) *int64 { return &r.CongestionSignals }),
+	enumColumn("completion", "completion", completionNames[:], func(r *FlowRow) *Completion { return &r.Completion }),
+	nullable("fct_ps", arrow.PrimitiveTypes.Int64, func(r *FlowRow) *int64 { return &r.FctPs }, incomplete),
+	i64("ideal_fct_ps", func(r *FlowRow) *int64 { return &r.IdealFctPs }),
 }}
+
+func incomplete(r *FlowRow) bool { return r.Completion != CompletionComplete }
 
 var delayTable = &table[DelayRow]{name: DelayFile, cols: []column[DelayRow]{
 	u8("tc", func(r *DelayRow) *uint8 { return &r.TC }),

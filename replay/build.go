@@ -6,6 +6,7 @@ import (
 	"github.com/tracefabric/tracefabric/internal/config"
 	"github.com/tracefabric/tracefabric/switchmodel"
 	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
+	"github.com/tracefabric/tracefabric/switchmodel/transport"
 )
 
 // build instantiates the Clos: hosts first, then switches, so network node ids equal
@@ -73,6 +74,13 @@ func (s *sim) build() error {
 				return fmt.Errorf("%s: %w", n.Name, err)
 			}
 		}
+	}
+	if s.pr.closedLoop() {
+		l, err := transport.New(s.net, s.cfg.Transport)
+		if err != nil {
+			return err
+		}
+		s.layer = l
 	}
 	warns, err := s.net.Start()
 	if err != nil {

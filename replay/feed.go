@@ -20,7 +20,7 @@ const (
 	feedBatches = 4
 )
 
-// arrival is a trace packet prepared for injection: 48 bytes.
+// arrival is a trace packet prepared for injection: 56 bytes.
 type arrival struct {
 	at           units.Time // injection time
 	traceIndex   int64
@@ -31,11 +31,17 @@ type arrival struct {
 	length       uint16 // IPv4 total length
 	proto        uint8
 	dscp, ecn    uint8
-	laterFrag    bool // a non-first fragment: no ports in the ECMP key
+	laterFrag    bool   // a non-first fragment: no ports in the ECMP key
+	replaced     uint8  // closed loop: a captured control packet not injected (replacedTCPAck, ...)
+	payload      uint16 // TCP payload bytes (closed loop)
 }
 
-// noFlow is arrival.fid of an intra-host packet.
-const noFlow = -1
+// noFlow is arrival.fid of an intra-host packet, replacedFlow of a captured control
+// packet that a closed-loop run does not inject (arrival.replaced says which).
+const (
+	noFlow       = -1
+	replacedFlow = -2
+)
 
 func (a *arrival) tuple() ingest.FiveTuple {
 	return ingest.FiveTuple{Src: a.saddr, Dst: a.daddr, SrcPort: a.sport, DstPort: a.dport, Proto: a.proto}
@@ -51,21 +57,22 @@ type arrivalBatch struct {
 // feed reads and prepares arrivals on its own goroutine. Next and Close are called
 // from one goroutine (the simulation's).
 type feed struct {
-	pr    *Prepared
-	r     *ingest.Reader
-	full  chan *arrivalBatch
-	free  chan *arrivalBatch
-	done  chan struct{}
-	wg    sync.WaitGroup
-	cur   *arrivalBatch
-	i     int
-	flows flowTable
-	hosts [][2]int32 // per flow id: source and destination host
+	pr     *Prepared
+	r      *ingest.Reader
+	full   chan *arrivalBatch
+	free   chan *arrivalBatch
+	done   chan struct{}
+	wg     sync.WaitGroup
+	cur    *arrivalBatch
+	i      int
+	flows  flowTable
+	hosts  [][2]int32 // per flow id: source and destination host
+	closed bool       // closed loop: classify replaced packets, keep TCP payloads
 }
 
 func newFeed(pr *Prepared, r *ingest.Reader) *feed {
 	f := &feed{pr: pr, r: r, full: make(chan *arrivalBatch, feedBatches),
-		free: make(chan *arrivalBatch, feedBatches), done: make(chan struct{})}
+		free: make(chan *arrivalBatch, feedBatches), done: make(chan struct{}), closed: pr.closedLoop()}
 	for range feedBatches {
 		f.free <- &arrivalBatch{as: make([]arrival, feedBatch)}
 	}
@@ -114,6 +121,14 @@ func (f *feed) prepare(p *ingest.Packet, a *arrival) error {
 	*a = arrival{at: f.pr.injectTime(p), traceIndex: f.pr.fileOffset[p.FileIndex] + p.Index,
 		saddr: p.Src, daddr: p.Dst, sport: p.SrcPort, dport: p.DstPort, length: p.TotalLen,
 		proto: p.Proto, dscp: p.DSCP, ecn: p.ECN, laterFrag: p.Fragment && p.FragOffset != 0}
+	if f.closed {
+		if a.replaced = replacedKind(&f.pr.Opt.Config.Transport, p); a.replaced != notReplaced {
+			a.fid = replacedFlow
+			return nil
+		}
+		n, _ := p.TCPPayload()
+		a.payload = uint16(n)
+	}
 	fid, slot := f.flows.find(p)
 	if fid >= 0 {
 		a.fid, a.src, a.dst = fid, f.hosts[fid][0], f.hosts[fid][1]

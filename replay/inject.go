@@ -5,6 +5,7 @@ import (
 	"github.com/tracefabric/tracefabric/records"
 	"github.com/tracefabric/tracefabric/switchmodel"
 	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
+	"github.com/tracefabric/tracefabric/switchmodel/transport"
 )
 
 // inject hands arrival p to its source host's NIC (in MTU-sized pieces when it is
@@ -12,13 +13,19 @@ import (
 // and dropped). A flow's first packet creates its record.
 func (s *sim) inject(now units.Time, p *arrival) {
 	fid, src, dst := p.fid, p.src, p.dst
-	if fid == noFlow {
+	switch fid {
+	case noFlow:
 		s.trace.intraHost++
+		return
+	case replacedFlow:
+		s.trace.replaced[p.replaced]++
 		return
 	}
 	if int(fid) == len(s.flows) {
-		s.flows = append(s.flows, flowState{tuple: p.tuple(), dscp: p.dscp, src: src, dst: dst, first: now,
-			rackMember: -1, fabricMember: -1, lastRack: -1, lastFabric: -1, delayMin: -1})
+		if err := s.newFlow(now, fid, p); err != nil {
+			s.setErr(err)
+			return
+		}
 	}
 	f := &s.flows[fid]
 	f.last = now
@@ -36,17 +43,26 @@ func (s *sim) inject(now units.Time, p *arrival) {
 				s.oversizeAt = make([][switchmodel.NumTC]int64, s.pr.Clos.Grid.Hosts())
 			}
 			s.oversizeAt[src][p.dscp>>3]++
-			s.injected++
 			s.writeOversizeDrop(now, f, fid, p, length, traceIndex)
 			return
 		}
 	}
 	host := s.net.Hosts()[src]
+	path := &s.paths[f.path]
 	for length > 0 {
 		piece := min(length, s.mtu)
 		length -= piece
 		if piece != int32(p.length) {
 			s.trace.oversizePieces++
+		}
+		f.size += int64(piece)
+		f.ideal.add(path, now, piece)
+		if f.closed {
+			// The piece's payload: the packet's payload less what the earlier pieces
+			// carried (headers repeat in every piece).
+			hdr := int32(p.length) - int32(p.payload)
+			s.layer.Offer(fid, transport.Segment{Length: piece, Payload: max(0, piece-hdr), DSCP: p.dscp, ECN: p.ecn, TraceIndex: traceIndex})
+			continue
 		}
 		id, pk := s.net.NewPacket()
 		pk.FlowID = int64(fid)
@@ -58,9 +74,29 @@ func (s *sim) inject(now units.Time, p *arrival) {
 		pk.Length = piece
 		f.packets++
 		f.bytes += int64(piece)
-		s.injected++
 		s.net.Inject(host, id)
 	}
+}
+
+// newFlow creates the record of flow fid, whose first packet is p, and, in a
+// closed-loop run, its sender.
+func (s *sim) newFlow(now units.Time, fid int32, p *arrival) error {
+	s.flows = append(s.flows, flowState{tuple: p.tuple(), dscp: p.dscp, src: p.src, dst: p.dst, first: now,
+		rackMember: -1, fabricMember: -1, lastRack: -1, lastFabric: -1, delayMin: -1,
+		path: s.pr.Clos.Grid.pathKind(p.src, p.dst)})
+	f := &s.flows[fid]
+	if s.layer == nil {
+		return nil
+	}
+	kind, auto := flowKind(&s.cfg.Transport, p)
+	if kind == transport.Open {
+		return nil
+	}
+	f.kind, f.closed = kind, true
+	key := ecmp.MakeKey(p.saddr, p.daddr, p.proto, p.sport, p.dport, p.laterFrag)
+	rev := ecmp.MakeKey(p.daddr, p.saddr, p.proto, p.dport, p.sport, p.laterFrag)
+	return s.layer.NewFlow(fid, transport.FlowSpec{Kind: kind, AutoTCP: auto, Src: p.src, Dst: p.dst,
+		Key: key, Reverse: rev, SMSS: s.pr.smss[f.tuple]})
 }
 
 func (s *sim) writeOversizeDrop(now units.Time, f *flowState, fid int32, p *arrival, length int32, ti int64) {

@@ -7,10 +7,12 @@ import (
 	"github.com/tracefabric/tracefabric/internal/units"
 	"github.com/tracefabric/tracefabric/records"
 	"github.com/tracefabric/tracefabric/switchmodel"
+	"github.com/tracefabric/tracefabric/switchmodel/transport"
 )
 
-// flowState is what the replay keeps per 5-tuple flow: 128 bytes, two cache lines, the
-// first with what injection updates, the second with what deliveries update.
+// flowState is what the replay keeps per 5-tuple flow: three cache lines, the first
+// with what injection updates, the second with what deliveries update, the third the
+// ideal schedule (ideal.go) and the flow's sender.
 type flowState struct {
 	// Injection (and drops).
 	src, dst       int32
@@ -27,6 +29,14 @@ type flowState struct {
 	rackMember, fabricMember int16
 	lastRack, lastFabric     int16
 	seen                     bool
+	lastDeliver              units.Time
+	// Ideal schedule and sender.
+	ideal     idealState
+	size      int64 // IPv4 bytes of the flow's captured data packets
+	path      uint8 // path kind (ideal.go)
+	kind      transport.Kind
+	closed    bool  // re-sent by a closed-loop sender
+	undrained int64 // data packets left at the end
 }
 
 // Drop implements switchmodel.DropObserver.
@@ -37,13 +47,20 @@ func (s *sim) Drop(e switchmodel.DropEvent) {
 	}
 	p := e.Packet
 	f := &s.flows[p.FlowID]
-	f.dropped++
-	s.members(f, p)
 	k := &p.Key
 	r := &s.dropRow
 	*r = records.DropRow{TimePs: int64(e.Time), Node: e.Node, Tier: s.tier[e.Node], Port: e.Port, TC: e.TC,
 		Reason: reasonOf[e.Reason], FlowID: p.FlowID, Src: f.tuple.Src, Dst: f.tuple.Dst, Proto: k[8],
-		Sport: uint16(k[9])<<8 | uint16(k[10]), Dport: uint16(k[11])<<8 | uint16(k[12]), Bytes: p.Length, TraceIndex: p.TraceIndex}
+		Sport: uint16(k[9])<<8 | uint16(k[10]), Dport: uint16(k[11])<<8 | uint16(k[12]), Bytes: p.Length, TraceIndex: p.TraceIndex,
+		Kind: kindOf[p.Class]}
+	if p.Class.Control() {
+		// A receiver's ACK, CNP or NAK: its addresses are the data's reversed.
+		r.Src, r.Dst = f.tuple.Dst, f.tuple.Src
+		s.setErr(s.drops.Append(r))
+		return
+	}
+	f.dropped++
+	s.members(f, p)
 	s.setErr(s.drops.Append(r))
 	if s.packets != nil {
 		s.writePathPacket(p, e.Time, -1, records.FateDropped, e.Node)
@@ -71,6 +88,7 @@ func (s *sim) members(f *flowState, p *switchmodel.Packet) {
 func (s *sim) Delivered(now units.Time, p *switchmodel.Packet) {
 	f := &s.flows[p.FlowID]
 	f.delivered++
+	f.lastDeliver = max(f.lastDeliver, now)
 	s.members(f, p)
 	if p.Marked {
 		f.ce++

@@ -20,11 +20,18 @@ func (s *sim) close() error {
 	}
 	var err error
 	if s.net != nil && s.obsErr == nil && s.readErr == nil {
-		if s.packets != nil {
-			s.net.ForEachOutstanding(func(n switchmodel.Node, p *switchmodel.Packet) {
+		s.undrained = map[int32]int64{}
+		s.net.ForEachOutstanding(func(n switchmodel.Node, p *switchmodel.Packet) {
+			if p.Class.Control() {
+				s.ctlUndrained[p.Class]++
+				return
+			}
+			s.undrained[n.ID()]++
+			s.flows[p.FlowID].undrained++
+			if s.packets != nil {
 				s.writePathPacket(p, p.Inject, -1, records.FateUndrained, n.ID())
-			})
-		}
+			}
+		})
 		err = s.writeEndFiles()
 	}
 	rows, cerr := s.w.Close()
@@ -106,11 +113,45 @@ func (s *sim) writeFlows() error {
 		f := &s.flows[i]
 		row := records.FlowRow{FlowID: int64(i), Src: f.tuple.Src, Dst: f.tuple.Dst, Proto: f.tuple.Proto,
 			Sport: f.tuple.SrcPort, Dport: f.tuple.DstPort, DSCP: f.dscp, TC: f.dscp >> 3, SrcHost: f.src, DstHost: f.dst,
-			Packets: f.packets, Bytes: f.bytes, Delivered: f.delivered, Dropped: f.dropped,
-			Undrained: f.packets - f.delivered - f.dropped, CEMarked: f.ce, FirstPs: int64(f.first), LastPs: int64(f.last),
-			RackMember: int32(f.rackMember), FabricMember: int32(f.fabricMember), PathChanges: f.pathChanges}
+			Packets: f.packets, Bytes: f.bytes, SizeBytes: f.size, Delivered: f.delivered, Dropped: f.dropped,
+			Undrained: f.undrained, CEMarked: f.ce, FirstPs: int64(f.first), LastPs: int64(f.last),
+			RackMember: int32(f.rackMember), FabricMember: int32(f.fabricMember), PathChanges: f.pathChanges,
+			Transport: transportOf[f.kind], IdealFctPs: int64(f.ideal.last - f.first)}
 		if f.delivered > 0 {
 			row.DelayMinPs, row.DelayMaxPs, row.DelayMeanPs = f.delayMin, f.delayMax, f.delaySum/f.delivered
+		}
+		if f.closed {
+			st, _ := s.layer.Stats(int32(i))
+			row.Packets += st.Sent
+			row.Bytes += st.SentBytes
+			row.Retransmits, row.Timeouts, row.CongestionSignals = st.Retransmits, st.Timeouts, st.CongestionSignals
+			row.Transport = transportOf[st.Kind] // TCP auto: the kind its first data segment decided
+			switch {
+			case st.Complete && f.dropped == 0 || st.Complete && f.packets == 0:
+				row.Completion, row.FctPs = records.CompletionComplete, int64(st.LastDelivery-st.FirstAvail)
+			case st.Complete:
+				row.Completion = records.CompletionDropped // --oversize drop took part of it at the source
+			case f.undrained > 0:
+				row.Completion = records.CompletionUndrained
+			default:
+				row.Completion = records.CompletionMaxDrain
+			}
+		} else {
+			switch {
+			case f.dropped > 0:
+				row.Completion = records.CompletionDropped
+			case f.undrained > 0:
+				row.Completion = records.CompletionUndrained
+			default:
+				row.Completion, row.FctPs = records.CompletionComplete, int64(f.lastDeliver-f.first)
+			}
+		}
+		if row.Packets != row.Delivered+row.Dropped+row.Undrained {
+			return fmt.Errorf("replay: flow %d: conservation broken: %d packets != %d delivered + %d dropped + %d undrained",
+				i, row.Packets, row.Delivered, row.Dropped, row.Undrained)
+		}
+		if row.Completion == records.CompletionComplete && row.FctPs < row.IdealFctPs {
+			return fmt.Errorf("replay: flow %d completed in %d ps, faster than its ideal %d ps", i, row.FctPs, row.IdealFctPs)
 		}
 		if err := s.w.Flows.Append(&row); err != nil {
 			return err
@@ -142,8 +183,26 @@ func (s *sim) runJSON() (*records.Run, error) {
 	}
 	k := s.net.Counters()
 	sim := records.Simulation{SimTimePs: int64(s.eng.Now()), WallS: s.wall.Seconds(), Events: int64(k.Events),
-		PacketHops: k.PacketHops, Injected: s.injected, Delivered: k.Delivered, Dropped: map[records.DropReason]int64{},
+		PacketHops: k.PacketHops, DataPacketHops: k.DataPacketHops, Injected: k.Injected + s.trace.oversizeDropped,
+		Delivered: k.Delivered, Dropped: map[records.DropReason]int64{},
 		CEMarked: k.CEMarked, PFCFrames: k.PFCFrames, Undrained: map[string]int64{}}
+	transportMode := "open"
+	if s.layer != nil {
+		transportMode = "closed"
+		sim.ControlPackets = map[records.PacketKind]records.ControlCount{}
+		gen := s.layer.Generated()
+		for c := switchmodel.Ack; c < switchmodel.NumClasses; c++ {
+			cc := records.ControlCount{Generated: gen[c], Delivered: k.Control[c].Delivered, Undrained: s.ctlUndrained[c]}
+			for _, d := range k.Control[c].Dropped {
+				cc.Dropped += d
+			}
+			if cc.Generated != cc.Delivered+cc.Dropped+cc.Undrained {
+				return nil, fmt.Errorf("replay: conservation broken: %v packets generated %d != delivered %d + dropped %d + undrained %d",
+					c, cc.Generated, cc.Delivered, cc.Dropped, cc.Undrained)
+			}
+			sim.ControlPackets[kindOf[c]] = cc
+		}
+	}
 	for r := range records.NumDropReasons {
 		sim.Dropped[records.DropReason(r)] = 0
 	}
@@ -154,10 +213,8 @@ func (s *sim) runJSON() (*records.Run, error) {
 	}
 	sim.Dropped[records.ReasonOversize] += s.trace.oversizeDropped
 	sim.LosslessDrops = sim.Dropped[records.ReasonHeadroom]
-	for _, n := range s.net.Nodes() {
-		if b := n.Buffered() + n.InFlight(); b > 0 {
-			sim.Undrained[n.Name()] = int64(b)
-		}
+	for id, n := range s.undrained {
+		sim.Undrained[s.net.Node(id).Name()] = n
 	}
 	if got := sim.Delivered + sim.DroppedTotal() + sim.UndrainedTotal(); got != sim.Injected {
 		return nil, fmt.Errorf("replay: conservation broken: injected %d != delivered %d + dropped %d + undrained %d",
@@ -165,5 +222,5 @@ func (s *sim) runJSON() (*records.Run, error) {
 	}
 	rows := s.rows
 	return &records.Run{Version: s.pr.Opt.Version, SchemaVersion: records.SchemaVersion, Command: s.pr.Opt.Command,
-		Seed: uint64(s.cfg.Seed), HashMethod: hm, Config: cfgJSON, Topology: topo, Trace: trace, Simulation: sim, Records: rows}, nil
+		Seed: uint64(s.cfg.Seed), HashMethod: hm, Transport: transportMode, Config: cfgJSON, Topology: topo, Trace: trace, Simulation: sim, Records: rows}, nil
 }

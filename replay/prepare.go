@@ -80,6 +80,8 @@ type Prepared struct {
 
 	warnOnce   sync.Once
 	fileOffset []int64 // records before each file in the merged capture (trace_index)
+	// smss is, in a closed-loop run, the largest TCP payload of each flow.
+	smss map[ingest.FiveTuple]int32
 }
 
 func (o *Options) defaults() error {
@@ -148,7 +150,13 @@ func Prepare(opt Options) (*Prepared, error) {
 	for i := 1; i < len(offsets); i++ {
 		offsets[i] = offsets[i-1] + sum.Files[i-1].Packets
 	}
-	return &Prepared{Opt: opt, Summary: sum, Clos: clos, HostMap: hm, T0: sum.First, fileOffset: offsets}, nil
+	pr := &Prepared{Opt: opt, Summary: sum, Clos: clos, HostMap: hm, T0: sum.First, fileOffset: offsets}
+	if pr.closedLoop() {
+		if pr.smss, err = segmentSizes(&pr.Opt, sum.InOrderFiles()); err != nil {
+			return nil, err
+		}
+	}
+	return pr, nil
 }
 
 // traceJSON is run.json's trace: the inspect summary plus the replay's own counts.
@@ -164,6 +172,13 @@ func traceJSON(s *ingest.Summary, t *traceCounts) (json.RawMessage, error) {
 	m["intra_host"] = t.intraHost
 	m["oversize"] = map[string]int64{"packets": t.oversize, "split_into": t.oversizePieces, "dropped": t.oversizeDropped}
 	m["replayed"] = t.replayed
+	if t.closed {
+		rp := map[string]int64{}
+		for k := replacedTCPAck; k < numReplaced; k++ {
+			rp[replacedNames[k]] = t.replaced[k]
+		}
+		m["replaced"] = rp
+	}
 	return json.Marshal(m)
 }
 
@@ -173,6 +188,8 @@ type traceCounts struct {
 	oversize        int64 // trace packets longer than the MTU
 	oversizePieces  int64 // packets they were split into
 	oversizeDropped int64
+	closed          bool               // a closed-loop run: replaced is reported
+	replaced        [numReplaced]int64 // captured control packets not injected, by kind
 }
 
 // methodConfig returns cfg with the hash method replaced when method is not "".

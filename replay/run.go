@@ -9,6 +9,7 @@ import (
 	"github.com/tracefabric/tracefabric/internal/units"
 	"github.com/tracefabric/tracefabric/records"
 	"github.com/tracefabric/tracefabric/switchmodel"
+	"github.com/tracefabric/tracefabric/switchmodel/transport"
 )
 
 // Run replays the prepared trace with the configured hash method (or method, when
@@ -62,11 +63,14 @@ type sim struct {
 	doneInjecting bool
 	mtu           int32
 	trace         traceCounts
-	injected      int64 // packets handed to NICs (pieces included)
 
-	flows      []flowState
-	delay      records.DelayHistogram
-	oversizeAt [][switchmodel.NumTC]int64 // oversize drops per source host and TC
+	flows        []flowState
+	undrained    map[int32]int64               // data packets left at the end, by node
+	ctlUndrained [switchmodel.NumClasses]int64 // control packets left at the end
+	layer        *transport.Layer              // closed loop: the hosts' senders and receivers
+	paths        [3]pathLinks                  // the ideal schedule's path kinds (ideal.go)
+	delay        records.DelayHistogram
+	oversizeAt   [][switchmodel.NumTC]int64 // oversize drops per source host and TC
 
 	w       *records.WriterSet
 	drops   *records.DropsWriter
@@ -87,7 +91,9 @@ type sim struct {
 }
 
 func newSim(pr *Prepared, cfg *config.Config, out *records.OutputDir) (*sim, error) {
-	s := &sim{pr: pr, cfg: cfg, mtu: int32(cfg.Switch.Mtu), rows: map[string]int64{}}
+	s := &sim{pr: pr, cfg: cfg, mtu: int32(cfg.Switch.Mtu), rows: map[string]int64{},
+		paths: idealPaths(&cfg.Topology, cfg.Switch.ForwardingLatency)}
+	s.trace.closed = pr.closedLoop()
 	names := make([]string, len(pr.Clos.Nodes))
 	for i, n := range pr.Clos.Nodes {
 		names[i] = n.Name

@@ -7,6 +7,7 @@ import (
 	"github.com/tracefabric/tracefabric/records"
 	"github.com/tracefabric/tracefabric/switchmodel"
 	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
+	"github.com/tracefabric/tracefabric/switchmodel/transport"
 )
 
 // The one mapping between the model's vocabulary (config.Tier, switchmodel.DropReason
@@ -42,6 +43,22 @@ var pfcKindOf = [switchmodel.NumPFCEventKinds]records.PFCEventKind{
 	switchmodel.PFCRxPause:  records.EventRxPause,
 	switchmodel.PFCRxResume: records.EventRxResume,
 	switchmodel.PFCExpire:   records.EventExpire,
+}
+
+var transportOf = [transport.NumKinds]records.Transport{
+	transport.Open:    records.TransportOpen,
+	transport.NewReno: records.TransportNewReno,
+	transport.DCTCP:   records.TransportDCTCP,
+	transport.DCQCN:   records.TransportDCQCN,
+}
+
+// kindOf maps a packet's class; open- and closed-loop data are both data.
+var kindOf = [switchmodel.NumClasses]records.PacketKind{
+	switchmodel.OpenData:   records.KindData,
+	switchmodel.ClosedData: records.KindData,
+	switchmodel.Ack:        records.KindAck,
+	switchmodel.Cnp:        records.KindCNP,
+	switchmodel.Nak:        records.KindNAK,
 }
 
 var hashMethodOf = [ecmp.NumMethods]records.HashMethod{

@@ -19,11 +19,12 @@ const version = "0.1.0"
 
 // configFlags are the flags that shape the effective configuration (run, config, path).
 type configFlags struct {
-	file string
-	sets []string
-	seed string
-	hash string
-	lb   string
+	file      string
+	sets      []string
+	seed      string
+	hash      string
+	lb        string
+	transport string
 }
 
 func (f *configFlags) register(cmd *cobra.Command, withHash bool) {
@@ -31,6 +32,7 @@ func (f *configFlags) register(cmd *cobra.Command, withHash bool) {
 	cmd.Flags().StringArrayVar(&f.sets, "set", nil, "override one attribute, e.g. --set BufferSize=16MiB or --set Topology.Pods=1 (repeatable)")
 	cmd.Flags().StringVar(&f.seed, "seed", "", "the run's seed (Seed attribute; default 1)")
 	cmd.Flags().StringVar(&f.lb, "lb", "", "load balancing: none or flowlet (LoadBalancingMethod attribute)")
+	cmd.Flags().StringVar(&f.transport, "transport", "", "open (captured packets at their captured times, the default) or closed (TCP and RoCEv2 flows re-sent by simulated senders) (Transport.Mode attribute)")
 	if withHash {
 		cmd.Flags().StringVar(&f.hash, "hash", "", "ECMP hash method: crc32, crc32WithSalt, crc16, crc16Ccitt, xor16, toeplitz, or all (EcmpHashMethod attribute)")
 	}
@@ -47,6 +49,9 @@ func (f *configFlags) load() (*config.Config, []string, error) {
 	}
 	if f.lb != "" {
 		sets = append(sets, "LoadBalancingMethod="+f.lb)
+	}
+	if f.transport != "" {
+		sets = append(sets, "Transport.Mode="+f.transport)
 	}
 	if f.hash != "" && f.hash != "all" {
 		sets = append(sets, "EcmpHashMethod="+f.hash)

@@ -1,0 +1,171 @@
+package replay
+
+import (
+	"cmp"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/google/gopacket/layers"
+
+	"github.com/tracefabric/tracefabric/internal/config"
+	"github.com/tracefabric/tracefabric/internal/tracegen"
+	"github.com/tracefabric/tracefabric/internal/units"
+	"github.com/tracefabric/tracefabric/records"
+)
+
+// closedOpts makes a run closed loop.
+func closedOpts(o *Options) {
+	c := config.Default()
+	c.Transport.Mode = config.TransportClosed
+	o.Config = &c
+}
+
+func readFlows(t *testing.T, dir string) []records.FlowRow {
+	t.Helper()
+	r, err := records.OpenFlows(filepath.Join(dir, records.FlowsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var out []records.FlowRow
+	var row records.FlowRow
+	for r.Next(&row) {
+		out = append(out, row)
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func readPackets(t *testing.T, dir string) []records.PacketRow {
+	t.Helper()
+	r, err := records.OpenPackets(filepath.Join(dir, records.PacketsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var out []records.PacketRow
+	var row records.PacketRow
+	for r.Next(&row) {
+		row.Path = append([]int32(nil), row.Path...)
+		out = append(out, row)
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// In an empty fabric a short TCP flow (within the initial window) and a RoCEv2 flow
+// (DCQCN starts at line rate) are never held back by their senders: closed-loop
+// delivery times equal open loop's to the picosecond. The TCP flow has captured pure
+// ACKs going back, which closed loop replaces by its receiver's own.
+func TestClosedLoopEqualsOpenLoopWhenEmpty(t *testing.T) {
+	var pkts []tracegen.Packet
+	a, b := addr("10.0.0.1"), addr("10.1.2.1")
+	c, d := addr("10.0.1.1"), addr("10.1.3.1")
+	for i := 0; i < 8; i++ { // 8 TCP segments, some back to back, some spaced
+		at := units.Time(i/2) * 5 * units.Microsecond
+		pkts = append(pkts, tracegen.Packet{Time: at + units.Time(i%2), Src: a, Dst: b, Proto: layers.IPProtocolTCP,
+			SrcPort: 40000, DstPort: 80, ECN: tracegen.ECT0, Length: 1500, Seq: uint32(i * 1460)})
+		pkts = append(pkts, tracegen.Packet{Time: at + 2*units.Microsecond, Src: b, Dst: a, Proto: layers.IPProtocolTCP,
+			SrcPort: 80, DstPort: 40000, Length: 40, TCPFlags: tracegen.TCPAck})
+	}
+	for i := 0; i < 30; i++ { // a RoCE burst: 30 packets captured 200 ns apart
+		pkts = append(pkts, tracegen.Packet{Time: 1*units.Microsecond + units.Time(i)*200*units.Nanosecond, Src: c, Dst: d,
+			Proto: layers.IPProtocolUDP, SrcPort: 50000, DstPort: 4791, DSCP: 26, ECN: tracegen.ECT0, Length: 4140})
+	}
+	sortPackets(pkts)
+	trace := writeTrace(t, pkts)
+	deliveries := func(closed bool) map[int64]int64 {
+		opt := func(o *Options) {
+			o.RecordPackets = true
+			if closed {
+				closedOpts(o)
+			}
+		}
+		run, dir := runTraceAbs(t, trace, opt)
+		if closed && (run.Transport != "closed" || run.Simulation.ControlPackets[records.KindAck].Generated != 38) {
+			t.Errorf("closed run: transport %q, control %v", run.Transport, run.Simulation.ControlPackets)
+		}
+		out := map[int64]int64{}
+		for _, p := range readPackets(t, dir) {
+			out[p.TraceIndex] = p.DeliverPs
+		}
+		return out
+	}
+	open, closed := deliveries(false), deliveries(true)
+	if len(open) != 46 || len(closed) != 38 { // 8 + 8 ACKs + 30 open; 8 + 30 closed
+		t.Fatalf("%d open and %d closed deliveries", len(open), len(closed))
+	}
+	for ti, at := range closed {
+		if open[ti] != at || at <= 0 {
+			t.Errorf("trace packet %d delivered at %d ps closed loop, %d ps open loop", ti, at, open[ti])
+		}
+	}
+}
+
+// Every committed trace, open and closed loop: every flow conserves its packets, a
+// complete flow's FCT is never below its ideal, and closed-loop flows complete
+// (nothing is lost for good).
+func TestCommittedTracesFCT(t *testing.T) {
+	for _, name := range []string{"demo", "incast", "many-flows"} {
+		for _, closed := range []bool{false, true} {
+			t.Run(name+map[bool]string{false: "/open", true: "/closed"}[closed], func(t *testing.T) {
+				var mut func(*Options)
+				if closed {
+					mut = closedOpts
+				}
+				_, dir := runTrace(t, "testdata/pcaps/"+name+".pcap", mut)
+				flows := readFlows(t, dir)
+				var complete int
+				for _, f := range flows {
+					if f.Packets != f.Delivered+f.Dropped+f.Undrained {
+						t.Fatalf("flow %d: %d packets, %d delivered, %d dropped, %d undrained", f.FlowID, f.Packets, f.Delivered, f.Dropped, f.Undrained)
+					}
+					if f.IdealFctPs <= 0 {
+						t.Fatalf("flow %d: ideal FCT %d", f.FlowID, f.IdealFctPs)
+					}
+					if f.Completion == records.CompletionComplete {
+						complete++
+						if f.FctPs < f.IdealFctPs {
+							t.Fatalf("flow %d: FCT %d < ideal %d", f.FlowID, f.FctPs, f.IdealFctPs)
+						}
+					} else if closed && f.Transport != records.TransportOpen {
+						t.Errorf("closed-loop flow %d ended %v", f.FlowID, f.Completion)
+					}
+					if !closed && f.Transport != records.TransportOpen {
+						t.Fatalf("open run has a %v flow", f.Transport)
+					}
+				}
+				t.Logf("%d flows, %d complete", len(flows), complete)
+			})
+		}
+	}
+}
+
+// sortPackets orders packets by time (stable).
+func sortPackets(p []tracegen.Packet) {
+	slices.SortStableFunc(p, func(a, b tracegen.Packet) int { return cmp.Compare(a.Time, b.Time) })
+}
+
+// runTraceAbs is runTrace for a trace outside the repository.
+func runTraceAbs(t *testing.T, trace string, mutate func(*Options)) (*records.Run, string) {
+	t.Helper()
+	opt := Options{Traces: []string{trace}, Warn: func(s string) { t.Log("warning:", s) }}
+	if mutate != nil {
+		mutate(&opt)
+	}
+	pr, err := Prepare(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "run")
+	run, err := pr.Run(out, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run, out
+}
