@@ -2,6 +2,7 @@ package replay
 
 import (
 	"cmp"
+	"encoding/json"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -111,7 +112,7 @@ func TestClosedLoopEqualsOpenLoopWhenEmpty(t *testing.T) {
 // complete flow's FCT is never below its ideal, and closed-loop flows complete
 // (nothing is lost for good).
 func TestCommittedTracesFCT(t *testing.T) {
-	for _, name := range []string{"demo", "incast", "many-flows"} {
+	for _, name := range []string{"demo", "incast", "many-flows", "tcp-incast"} {
 		for _, closed := range []bool{false, true} {
 			t.Run(name+map[bool]string{false: "/open", true: "/closed"}[closed], func(t *testing.T) {
 				var mut func(*Options)
@@ -168,4 +169,56 @@ func runTraceAbs(t *testing.T, trace string, mutate func(*Options)) (*records.Ru
 		t.Fatal(err)
 	}
 	return run, out
+}
+
+// The committed congesting TCP trace: closed loop drops less and keeps the
+// bottleneck queue (rack-p0-r1's port to the receiver) shorter than open loop, and
+// its receivers' ACKs replace the captured ones: 16 incast flows of 414 segments
+// (300 us / 723.04 ns) ACKed every second one, 16 x 207, plus 200 responses of 16
+// packets ACKed every second one, 200 x 8: 4,912.
+func TestClosedLoopRelievesTCPIncast(t *testing.T) {
+	type result struct {
+		drops, queue int64
+		run          *records.Run
+	}
+	measure := func(closed bool) result {
+		var mut func(*Options)
+		if closed {
+			mut = closedOpts
+		}
+		run, dir := runTrace(t, "testdata/pcaps/tcp-incast.pcap", mut)
+		r, err := records.OpenPorts(filepath.Join(dir, records.PortsFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		var res result
+		var row records.PortRow
+		for r.Next(&row) {
+			if r.Nodes()[row.Node] == "rack-p0-r1" && row.Port == 0 {
+				res.queue = max(res.queue, row.QueueWatermarkBytes)
+			}
+		}
+		res.drops, res.run = run.Simulation.DroppedTotal(), run
+		return res
+	}
+	open, closed := measure(false), measure(true)
+	t.Logf("open loop: %d drops, bottleneck queue %d B; closed loop: %d drops, %d B", open.drops, open.queue, closed.drops, closed.queue)
+	if open.drops == 0 {
+		t.Fatal("open loop does not congest: the trace no longer tests anything")
+	}
+	if closed.drops >= open.drops || closed.queue >= open.queue {
+		t.Errorf("closed loop: %d drops, queue %d B; open loop: %d drops, queue %d B", closed.drops, closed.queue, open.drops, open.queue)
+	}
+	var replaced map[string]int64
+	var tr struct {
+		Replaced map[string]int64 `json:"replaced"`
+	}
+	if err := json.Unmarshal(closed.run.Trace, &tr); err != nil {
+		t.Fatal(err)
+	}
+	replaced = tr.Replaced
+	if replaced["tcp-ack"] != 4912 || closed.run.Simulation.Injected+4912 != open.run.Simulation.Injected {
+		t.Errorf("replaced %v; injected %d closed, %d open", replaced, closed.run.Simulation.Injected, open.run.Simulation.Injected)
+	}
 }

@@ -30,6 +30,7 @@ type Flow struct {
 	Interval         units.Time    // fixed spacing of packet starts; 0: from Rate
 	Burst            int           // packets per burst; 0: one burst
 	BurstGap         units.Time    // mean idle time between bursts
+	TCPFlags         uint8         // TCP flags of every packet; 0: ACK|PSH (data)
 }
 
 // Check validates the flow; the error names the rule broken.
@@ -59,7 +60,7 @@ func (f *Flow) Check() error {
 
 func (f *Flow) packet(t units.Time, length int) Packet {
 	return Packet{Time: t, Src: f.Src, Dst: f.Dst, Proto: f.Proto, SrcPort: f.SrcPort, DstPort: f.DstPort,
-		DSCP: f.DSCP, ECN: f.ECN, Length: length}
+		DSCP: f.DSCP, ECN: f.ECN, Length: length, TCPFlags: f.TCPFlags}
 }
 
 // gap is the spacing after a packet of the given length.

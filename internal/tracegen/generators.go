@@ -286,3 +286,77 @@ type FlowList []Flow
 
 // Generate implements Generator.
 func (l FlowList) Generate(*rand.Rand) ([]Flow, error) { return append([]Flow(nil), l...), nil }
+
+// WithAcks adds the captured ACKs of TCP data flows: for every TCP flow Gen makes, a
+// reverse flow of pure ACKs (IPv4 length 40, flag ACK, the data's DSCP, Not-ECT), one
+// per Every data packets (a delayed ACK), each Delay after the data packet it
+// acknowledges was captured (the capture point's view of the round trip).
+type WithAcks struct {
+	Gen   Generator
+	Every int
+	Delay units.Time
+}
+
+// Generate implements Generator.
+func (w *WithAcks) Generate(r *rand.Rand) ([]Flow, error) {
+	fs, err := w.Gen.Generate(r)
+	if err != nil {
+		return nil, err
+	}
+	if w.Every < 1 || w.Delay < 0 {
+		return nil, fmt.Errorf("WithAcks needs Every >= 1 and Delay >= 0")
+	}
+	out := append([]Flow(nil), fs...)
+	for _, f := range fs {
+		if f.Proto != layers.IPProtocolTCP || f.Burst > 0 || f.Packets < w.Every {
+			continue
+		}
+		gap := f.gap(f.Length)
+		a := Flow{Src: f.Dst, Dst: f.Src, Proto: f.Proto, SrcPort: f.DstPort, DstPort: f.SrcPort, DSCP: f.DSCP,
+			ECN: NotECT, TCPFlags: TCPAck, Length: 40, Packets: f.Packets / w.Every,
+			Start: f.Start + gap*units.Time(w.Every-1) + w.Delay, Interval: gap * units.Time(w.Every)}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+// RequestResponse is Pairs TCP exchanges, one every Spacing from Start: a client
+// sends a Request-byte segment to a server, which answers Response packets of
+// Length bytes at Rate a little later, both directions with their captured ACKs.
+// Exchange i pairs client i mod len(Clients) with server 7i mod len(Servers), so
+// every host takes part when Pairs covers the lists.
+type RequestResponse struct {
+	Start, Spacing units.Time
+	Clients        []netip.Addr
+	Servers        []netip.Addr
+	Pairs          int
+	Request        int // IPv4 total length of the request
+	Response       int // packets of the response
+	Length         int // IPv4 total length of each response packet
+	Rate           units.BitRate
+	ECN            uint8
+}
+
+// Generate implements Generator.
+func (q *RequestResponse) Generate(r *rand.Rand) ([]Flow, error) {
+	if len(q.Clients) == 0 || len(q.Servers) == 0 || q.Pairs < 1 || q.Response < 1 {
+		return nil, fmt.Errorf("request-response needs clients, servers, pairs and a response")
+	}
+	var out []Flow
+	for i := 0; i < q.Pairs; i++ {
+		c, s := q.Clients[i%len(q.Clients)], q.Servers[(7*i)%len(q.Servers)]
+		sport := randomPort(r, TCPData, false)
+		at := q.Start + units.Time(i)*q.Spacing
+		req := Flow{Src: c, Dst: s, Proto: layers.IPProtocolTCP, SrcPort: sport, DstPort: 443, ECN: q.ECN,
+			Start: at, Packets: 1, Length: q.Request, Interval: 1}
+		rsp := Flow{Src: s, Dst: c, Proto: layers.IPProtocolTCP, SrcPort: 443, DstPort: sport, ECN: q.ECN,
+			Start: at + 10*units.Microsecond, Packets: q.Response, Length: q.Length, Rate: q.Rate}
+		// The response's ACKs go back from the client every second packet.
+		gap := rsp.gap(q.Length)
+		ack := Flow{Src: c, Dst: s, Proto: layers.IPProtocolTCP, SrcPort: sport, DstPort: 443, ECN: NotECT,
+			TCPFlags: TCPAck, Length: 40, Packets: max(1, q.Response/2), Start: rsp.Start + gap + 12*units.Microsecond,
+			Interval: 2 * gap}
+		out = append(out, req, rsp, ack)
+	}
+	return out, nil
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net/netip"
 	"time"
 
 	"github.com/google/gopacket"
@@ -38,7 +39,7 @@ type Scenario struct {
 type Stats struct {
 	Packets int64     // packet records
 	Bytes   int64     // sum of IPv4 total lengths
-	Flows   int       // flows generated (distinct 5-tuples in the committed scenarios)
+	Flows   int       // distinct directional 5-tuples (a flow and the ACKs going its way share one)
 	First   time.Time // first timestamp
 	Last    time.Time // last timestamp
 }
@@ -125,7 +126,14 @@ func (s *Scenario) WritePcap(w io.Writer) (Stats, error) {
 	}
 	var st Stats
 	ts := Timestamper{Epoch: s.Epoch}
-	st.Flows, err = s.Packets(func(p *Packet) error {
+	type tuple struct {
+		src, dst   netip.Addr
+		proto      layers.IPProtocol
+		sport, dpt uint16
+	}
+	tuples := map[tuple]bool{}
+	_, err = s.Packets(func(p *Packet) error {
+		tuples[tuple{p.Src, p.Dst, p.Proto, p.SrcPort, p.DstPort}] = true
 		data, n, err := enc.Encode(p)
 		if err != nil {
 			return fmt.Errorf("tracegen: %s, packet %d: %w", s.Name, st.Packets, err)
@@ -143,6 +151,7 @@ func (s *Scenario) WritePcap(w io.Writer) (Stats, error) {
 		}
 		return nil
 	})
+	st.Flows = len(tuples)
 	if err != nil {
 		return st, err
 	}

@@ -4,6 +4,7 @@ import (
 	"net/netip"
 	"time"
 
+	"github.com/google/gopacket/layers"
 	"github.com/tracefabric/tracefabric/internal/units"
 )
 
@@ -18,7 +19,7 @@ const (
 
 // Committed returns the scenarios committed under testdata/pcaps, by file name.
 func Committed() []*Scenario {
-	return []*Scenario{Demo(), IncastScenario(), ManyFlowsScenario()}
+	return []*Scenario{Demo(), IncastScenario(), ManyFlowsScenario(), TCPIncastScenario()}
 }
 
 // hostsOf returns HostAddr(pod, rack, h) for each h.
@@ -156,4 +157,32 @@ func concat(lists ...[]netip.Addr) []netip.Addr {
 		out = append(out, l...)
 	}
 	return out
+}
+
+// TCPIncastScenario is tcp-incast.pcap, for closed-loop replay: TCP flows in both
+// directions with their captured ACKs, ECN-capable and not, that congest the default
+// fabric.
+//   - From t = 50 us, 16 senders in pod 1 (hosts 5 and 6 of every rack, and hosts 7
+//     and 8) send 9000-byte TCP segments at 100 Gb/s for 300 us to host-p0-r1-h0:
+//     the first 8 ECT(0) (DCTCP under Transport.Tcp auto), the other 8 Not-ECT
+//     (NewReno); the receiver's captured ACKs go back every second segment. Open
+//     loop, 1.6 Tb/s meets one 100 Gb/s port and drops at egress-limit.
+//   - Over [0, 2 ms), 200 request-response exchanges between pod 0 and pod 1 (a
+//     1000-byte request, a 16-packet response of 4000 bytes at 25 Gb/s, ECT(0)), both
+//     directions with ACKs: short flows that share the fabric with the incast.
+func TCPIncastScenario() *Scenario {
+	senders := concat(hostsOf(1, 0, 5, 6), hostsOf(1, 1, 5, 6), hostsOf(1, 2, 5, 6), hostsOf(1, 3, 5, 6))
+	others := concat(hostsOf(1, 0, 7, 8), hostsOf(1, 1, 7, 8), hostsOf(1, 2, 7, 8), hostsOf(1, 3, 7, 8))
+	recv := HostAddr(0, 1, 0)
+	ect := Incast{Start: 50 * us, Duration: 300 * us, Senders: senders, Receiver: recv, Class: TCPData, Length: MaxLength}
+	notECT := Incast{Start: 50 * us, Duration: 300 * us, Senders: others, Receiver: recv,
+		Class: Class{Name: "tcp-not-ect", Proto: layers.IPProtocolTCP, DSCP: 0, ECN: NotECT}, Length: MaxLength}
+	rr := RequestResponse{Start: 0, Spacing: 10 * us, Clients: Hosts(0), Servers: Hosts(1), Pairs: 200,
+		Request: 1000, Response: 16, Length: 4000, Rate: 25 * units.Gbps, ECN: ECT0}
+	gens := []Generator{
+		&WithAcks{Gen: &ect, Every: 2, Delay: 10 * us},
+		&WithAcks{Gen: &notECT, Every: 2, Delay: 10 * us},
+		&rr,
+	}
+	return &Scenario{Name: "tcp-incast.pcap", Seed: 4, Epoch: epoch, Snaplen: DefaultSnaplen, Generators: gens}
 }
