@@ -26,17 +26,20 @@ func BenchmarkReplayDemo(b *testing.B) {
 
 // benchTrace returns the path of the generated benchmark trace of n packets (seed 1),
 // writing it under the OS temp directory the first time (a 1M-packet trace is 80 MB).
-func benchTrace(b *testing.B, n int) string {
+func benchTrace(b *testing.B, n int) string { return benchTraceOf(b, n, "") }
+
+// benchTraceOf is benchTrace restricted to one class (tracegen.Benchmark.Only).
+func benchTraceOf(b *testing.B, n int, only string) string {
 	b.Helper()
 	dir := filepath.Join(os.TempDir(), "tracefabric-bench")
-	path := filepath.Join(dir, fmt.Sprintf("bench-%d-seed1.pcap", n))
+	path := filepath.Join(dir, fmt.Sprintf("bench-%d-seed1%s.pcap", n, only))
 	if _, err := os.Stat(path); err == nil {
 		return path
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		b.Fatal(err)
 	}
-	if _, err := tracegen.WriteBenchmarkFile(path, tracegen.Benchmark{Packets: n, Seed: 1}); err != nil {
+	if _, err := tracegen.WriteBenchmarkFile(path, tracegen.Benchmark{Packets: n, Seed: 1, Only: only}); err != nil {
 		b.Fatal(err)
 	}
 	return path
@@ -47,17 +50,32 @@ func benchTrace(b *testing.B, n int) string {
 // again and writes the records). packets/s and hops/s are per second of the whole
 // iteration; sim-packets/s and sim-hops/s per second of the run's simulation loop
 // (run.json's wall_s).
-func BenchmarkReplay1M(b *testing.B) { benchReplayTrace(b, 1_000_000) }
+func BenchmarkReplay1M(b *testing.B) { benchReplayTrace(b, benchTrace(b, 1_000_000), nil) }
 
-func benchReplayTrace(b *testing.B, n int) {
-	trace := benchTrace(b, n)
+// BenchmarkReplayClosedTCP1M and BenchmarkReplayClosedRoCE1M: closed loop
+// (docs/model.md#closed-loop-transports) on 1M data packets of TCP (DCTCP, the packets
+// being ECT(0)) or RoCEv2 (DCQCN) through the default topology. ACKs, CNPs and NAKs
+// count as packet-hops; sim-hops/s is the simulation loop's rate on its one core.
+func BenchmarkReplayClosedTCP1M(b *testing.B) {
+	benchReplayTrace(b, benchTraceOf(b, 1_000_000, "tcp"), closedOpts)
+}
+
+func BenchmarkReplayClosedRoCE1M(b *testing.B) {
+	benchReplayTrace(b, benchTraceOf(b, 1_000_000, "roce"), closedOpts)
+}
+
+func benchReplayTrace(b *testing.B, trace string, mutate func(*Options)) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	cpu0 := cpuTime()
 	var hops, pkts int64
 	var simWall float64
 	for i := 0; i < b.N; i++ {
-		pr, err := Prepare(Options{Traces: []string{trace}})
+		opt := Options{Traces: []string{trace}}
+		if mutate != nil {
+			mutate(&opt)
+		}
+		pr, err := Prepare(opt)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -27,6 +27,10 @@ type Benchmark struct {
 	Load    units.BitRate // aggregate offered load in wire bits/s; 0: 3.2 Tb/s (25 Gb/s per host)
 	Snaplen int           // 0: DefaultSnaplen
 	Epoch   int64         // Unix nanoseconds of time 0; 0: the committed scenarios' epoch
+	// Only restricts the mix to one class, for closed-loop benchmarks: "tcp" (TCP data,
+	// ECT(0), 9000- and 1500-byte segments, no pure ACKs) or "roce" (RoCEv2, 4140-byte
+	// packets); "" is the mix above.
+	Only string
 }
 
 type benchClass struct {
@@ -84,9 +88,19 @@ func newBenchGen(b *Benchmark) (*benchGen, *Encoder, error) {
 		return nil, nil, err
 	}
 	g := &benchGen{r: rand.New(rand.NewPCG(b.Seed, 0xbe4c)), flows: make([]benchFlow, nf)}
+	mix := benchMix[:]
+	switch b.Only {
+	case "":
+	case "tcp":
+		mix = []benchClass{{TCPData, 1, []int{MaxLength, 1500}, []float64{0.6, 0.4}}}
+	case "roce":
+		mix = []benchClass{{RoCEv2, 1, []int{RoCELength}, []float64{1}}}
+	default:
+		return nil, nil, fmt.Errorf("tracegen: benchmark class %q: want tcp, roce or nothing", b.Only)
+	}
 	var meanBits float64
-	for i := range benchMix {
-		c := &benchMix[i]
+	for i := range mix {
+		c := &mix[i]
 		for j, l := range c.lengths {
 			meanBits += float64(float64(c.weight*c.lweight[j]) * float64(8*(l+WireOverhead))) // no FMA
 		}
@@ -96,13 +110,13 @@ func newBenchGen(b *Benchmark) (*benchGen, *Encoder, error) {
 	for i := range g.flows {
 		bf := &g.flows[i]
 		x := g.r.Float64()
-		bf.class = &benchMix[len(benchMix)-1]
-		for k := range benchMix {
-			if x < benchMix[k].weight {
-				bf.class = &benchMix[k]
+		bf.class = &mix[len(mix)-1]
+		for k := range mix {
+			if x < mix[k].weight {
+				bf.class = &mix[k]
 				break
 			}
-			x -= benchMix[k].weight
+			x -= mix[k].weight
 		}
 		src := hosts[g.r.IntN(len(hosts))]
 		dst := src
