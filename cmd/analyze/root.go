@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tracefabric/tracefabric/analysis"
+	"github.com/tracefabric/tracefabric/cmd/internal/cli"
 	"github.com/tracefabric/tracefabric/internal/units"
 )
 
@@ -72,13 +73,8 @@ Exit status: 0 success, 1 failure while running, 2 bad usage or input.`,
 			o.stdout, o.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
 			return analyze(o)
 		},
-		SilenceErrors:     true,
-		SilenceUsage:      true,
-		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
 	}
-	root.SetOut(stdout)
-	root.SetErr(stderr)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{Err: err} })
+	cli.SetupRoot(root, stdout, stderr)
 	fl := root.Flags()
 	fl.StringVarP(&f.out, "out", "o", "", "output directory (default RUN_DIR/analysis, or DIR/analysis for a --hash all directory); replaced only if it holds a previous analysis")
 	fl.StringVar(&f.stormDuration, "storm-duration", "1ms", "a PFC episode lasting at least this long is a storm (so is any of depth >= 2)")

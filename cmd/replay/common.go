@@ -10,12 +10,13 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/tracefabric/tracefabric/cmd/internal/cli"
 	"github.com/tracefabric/tracefabric/internal/config"
 	"github.com/tracefabric/tracefabric/replay"
 )
 
 // version is the tool version recorded in run.json.
-const version = "0.1.0"
+const version = cli.Version
 
 // configFlags are the flags that shape the effective configuration (run, config, path).
 type configFlags struct {
@@ -86,22 +87,4 @@ func isTerminal(w io.Writer) bool {
 func warnFunc(cmd *cobra.Command) func(string) {
 	stderr := cmd.ErrOrStderr()
 	return func(msg string) { fmt.Fprintf(stderr, "%s: warning: %s\n", cmd.CommandPath(), msg) }
-}
-
-// noArgs is cobra's NoArgs returning a usage error.
-func noArgs(cmd *cobra.Command, args []string) error {
-	if err := cobra.NoArgs(cmd, args); err != nil {
-		return usageError{Err: err}
-	}
-	return nil
-}
-
-// exactArgs is cobra's ExactArgs returning a usage error.
-func exactArgs(n int) cobra.PositionalArgs {
-	return func(cmd *cobra.Command, args []string) error {
-		if err := cobra.ExactArgs(n)(cmd, args); err != nil {
-			return usageError{Err: err}
-		}
-		return nil
-	}
 }
