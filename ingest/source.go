@@ -105,10 +105,10 @@ type source struct {
 	in       io.Reader
 	close    func() error
 	closeDec func() // releases the decompressor (zstd's goroutines), or nil
-	pcap  *pcapgo.Reader
-	link  LinkType // pcap only
-	ng    *pcapgo.NgReader
-	guard *ngGuard
+	pcap     *pcapgo.Reader
+	link     LinkType // pcap only
+	ng       *pcapgo.NgReader
+	guard    *ngGuard
 
 	off    int64 // pcap: byte offset of the next record
 	next   int64 // index of the next record
