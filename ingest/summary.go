@@ -37,6 +37,8 @@ type Summary struct {
 	Bytes          int64            `json:"bytes"`         // sum of IPv4 total lengths
 	MeanRateBps    float64          `json:"mean_rate_bps"` // bytes*8/duration_s; 0 when the duration is 0
 	Files          []FileSummary    `json:"files,omitempty"`
+	// Window is the time window read (Options.Window), absent without one.
+	Window *WindowSummary `json:"window,omitempty"`
 
 	// First and Last are FirstTS and LastTS in ns since the epoch (valid when
 	// IPv4Packets > 0).
@@ -51,6 +53,13 @@ type Summary struct {
 	// sources and destinations), in no particular order: the endpoints a replay maps
 	// onto hosts. Not in the JSON; Endpoints counts multicast groups as well.
 	EndpointAddrs [][4]byte `json:"-"`
+}
+
+// WindowSummary is the time window a summary covers: [start_ts, end_ts) in RFC 3339
+// UTC with 9 fraction digits; end_ts is "" for a window to the end of the capture.
+type WindowSummary struct {
+	StartTS string `json:"start_ts"`
+	EndTS   string `json:"end_ts"`
 }
 
 // FileSummary is the Summary of one input file plus what the file declares.
@@ -289,6 +298,12 @@ func summarize(paths []string, opt Options) (_ *Summary, inOrder bool, _ error) 
 	s := &Summary{}
 	tc := r.Total()
 	total.fill(s, &tc)
+	if lo, hi, ok := r.WindowBounds(); ok && !opt.Window.IsZero() {
+		s.Window = &WindowSummary{StartTS: FormatTime(lo)}
+		if opt.Window.Duration > 0 {
+			s.Window.EndTS = FormatTime(hi)
+		}
+	}
 	inOrder = true
 	for i, fs := range r.Files() {
 		f := FileSummary{Path: fs.Path, Format: fs.Format, TSResolution: strings.Join(fs.Resolutions, ","), InOrder: fs.InOrder}
@@ -393,6 +408,9 @@ func (s *Summary) writeRows(w io.Writer, ind string) {
 		}
 	}
 	fmt.Fprintf(w, "%sECN\t%s\n", ind, strings.Join(es, ", "))
+	if s.Window != nil {
+		fmt.Fprintf(w, "%swindow\t%s .. %s\n", ind, s.Window.StartTS, dash(s.Window.EndTS))
+	}
 	fmt.Fprintf(w, "%sfirst\t%s\n", ind, dash(s.FirstTS))
 	fmt.Fprintf(w, "%slast\t%s\n", ind, dash(s.LastTS))
 	fmt.Fprintf(w, "%sduration\t%s\n", ind, s.duration())

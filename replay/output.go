@@ -125,7 +125,7 @@ func (s *sim) runJSON() (*records.Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	trace, err := traceJSON(s.pr.Summary, &s.trace)
+	trace, err := traceJSON(s.pr.Summary, &s.trace, s.pr.Idle, s.pr.T0)
 	if err != nil {
 		return nil, err
 	}
@@ -165,5 +165,6 @@ func (s *sim) runJSON() (*records.Run, error) {
 	}
 	rows := s.rows
 	return &records.Run{Version: s.pr.Opt.Version, SchemaVersion: records.SchemaVersion, Command: s.pr.Opt.Command,
-		Seed: uint64(s.cfg.Seed), HashMethod: hm, Config: cfgJSON, Topology: topo, Trace: trace, Simulation: sim, Records: rows}, nil
+		Seed: uint64(s.cfg.Seed), HashMethod: hm, Config: cfgJSON, Topology: topo, Trace: trace, Inputs: s.pr.Opt.inputs(),
+		Simulation: sim, Records: rows}, nil
 }

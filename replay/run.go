@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/tracefabric/tracefabric/ingest"
@@ -21,7 +20,7 @@ func (pr *Prepared) Run(outDir, method string) (*records.Run, error) {
 	}
 	out, err := records.CreateOutputDir(outDir)
 	if err != nil {
-		return nil, fmt.Errorf("%w: output directory: %w", ErrInput, err)
+		return nil, inputErrf("%w", err)
 	}
 	s, err := newSim(pr, cfg, out)
 	if err == nil {
@@ -118,9 +117,12 @@ func newSim(pr *Prepared, cfg *config.Config, out *records.OutputDir) (*sim, err
 // limit.
 func (s *sim) run() error {
 	opt := &s.pr.Opt
-	r, err := ingest.Open(opt.Traces, ingest.Options{ReorderWindow: opt.ReorderWindow, InOrder: s.pr.Summary.InOrderFiles()})
+	io := opt.ingestOptions()
+	io.Warn = nil // Prepare reported them
+	io.InOrder = s.pr.Summary.InOrderFiles()
+	r, err := ingest.Open(opt.Traces, io)
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrInput, err)
+		return inputErrf("%w", err)
 	}
 	s.feed = newFeed(s.pr, r)
 	s.wallStart = time.Now()
@@ -135,7 +137,10 @@ func (s *sim) run() error {
 		s.net.Drain(s.lastInj + opt.MaxDrain)
 	}
 	if s.readErr != nil {
-		return fmt.Errorf("%w: %w", ErrInput, s.readErr)
+		if interrupted(s.readErr) {
+			return s.readErr
+		}
+		return inputErrf("%w", s.readErr)
 	}
 	if s.obsErr != nil {
 		return s.obsErr
@@ -178,5 +183,5 @@ func (s *sim) progress(done bool) {
 		return
 	}
 	s.pr.Opt.Progress(Progress{Method: s.cfg.Switch.EcmpHashMethod.String(), Injected: s.trace.replayed,
-		Total: s.pr.Summary.IPv4Packets, SimTime: s.eng.Now(), Done: done})
+		Total: s.pr.Summary.Unicast, SimTime: s.eng.Now(), Done: done})
 }
