@@ -15,11 +15,11 @@ const RunFile = "run.json"
 
 // ErrIncomplete: run.json says the run did not finish (complete is false): it was
 // interrupted, failed or is still running, and its records are partial.
-var ErrIncomplete = errors.New("records: run is incomplete")
+var ErrIncomplete = errors.New("run is incomplete")
 
 // ErrNotRunFile: a run.json that is not one of ours: not a JSON object, or without
 // schema_version.
-var ErrNotRunFile = errors.New("records: not a tracefabric run.json")
+var ErrNotRunFile = errors.New("not a tracefabric run.json")
 
 // Run is run.json: what a replay run did and wrote. Keys are snake_case; times are
 // picoseconds, wall time seconds, speeds bits per second, sizes bytes.
@@ -142,7 +142,7 @@ func ReadRun(path string) (*Run, error) {
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("records: %w", err)
+		return nil, err // *PathError: names the file
 	}
 	var head struct {
 		SchemaVersion *int `json:"schema_version"`

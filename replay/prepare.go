@@ -148,7 +148,14 @@ func (o *Options) ingestOptions() ingest.Options {
 
 // Prepare reads the traces once (the summary and the endpoints together), builds the
 // Clos and maps the endpoints onto its hosts.
-func Prepare(opt Options) (*Prepared, error) {
+func Prepare(opt Options) (*Prepared, error) { return prepare(opt, true) }
+
+// PrepareMapping is Prepare without what only a run needs (the --max-idle pass and
+// the check that the capture fits the simulator's clock): the trace summary, the Clos
+// and the host mapping, as `replay path` uses them.
+func PrepareMapping(opt Options) (*Prepared, error) { return prepare(opt, false) }
+
+func prepare(opt Options, forRun bool) (*Prepared, error) {
 	if err := opt.defaults(); err != nil {
 		return nil, err
 	}
@@ -167,12 +174,12 @@ func Prepare(opt Options) (*Prepared, error) {
 		return nil, inputErrf("%s: %s", strings.Join(opt.Traces, ", "), nothingToReplay(sum))
 	}
 	idle := IdleStats{MaxIdle: opt.MaxIdle}
-	if opt.MaxIdle > 0 {
+	if forRun && opt.MaxIdle > 0 {
 		if idle, err = idleGaps(&opt, sum); err != nil {
 			return nil, err
 		}
 	}
-	if err := checkTimeRange(&opt, sum, idle); err != nil {
+	if err := checkTimeRange(&opt, sum, idle); forRun && err != nil {
 		return nil, err
 	}
 	clos, err := NewClos(opt.Config.Topology)

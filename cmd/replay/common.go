@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -13,6 +14,7 @@ import (
 	"github.com/tracefabric/tracefabric/cmd/internal/cli"
 	"github.com/tracefabric/tracefabric/internal/config"
 	"github.com/tracefabric/tracefabric/replay"
+	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
 )
 
 // version is the tool version recorded in run.json.
@@ -22,7 +24,7 @@ const version = cli.Version
 type configFlags struct {
 	file string
 	sets []string
-	seed string
+	seed int64
 	hash string
 	lb   string
 }
@@ -30,7 +32,7 @@ type configFlags struct {
 func (f *configFlags) register(cmd *cobra.Command, withHash bool) {
 	cmd.Flags().StringVarP(&f.file, "config", "c", "", "YAML configuration file (default: the built-in defaults; see 'replay config --defaults')")
 	cmd.Flags().StringArrayVar(&f.sets, "set", nil, "override one attribute, e.g. --set BufferSize=16MiB or --set Topology.Pods=1 (repeatable)")
-	cmd.Flags().StringVar(&f.seed, "seed", "", "the run's seed (Seed attribute; default 1)")
+	cmd.Flags().Int64Var(&f.seed, "seed", 1, "the run's seed (Seed attribute)")
 	cmd.Flags().StringVar(&f.lb, "lb", "", "load balancing: none or flowlet (LoadBalancingMethod attribute)")
 	if withHash {
 		cmd.Flags().StringVar(&f.hash, "hash", "", "ECMP hash method: crc32, crc32WithSalt, crc16, crc16Ccitt, xor16, toeplitz, or all (EcmpHashMethod attribute)")
@@ -38,18 +40,26 @@ func (f *configFlags) register(cmd *cobra.Command, withHash bool) {
 }
 
 // load returns the effective configuration; "all" as hash leaves the method alone.
-func (f *configFlags) load() (*config.Config, []string, error) {
+// --lb and --hash are checked here, so that their errors speak of the flags.
+func (f *configFlags) load(cmd *cobra.Command) (*config.Config, []string, error) {
 	sets := append([]string(nil), f.sets...)
-	if f.seed != "" {
-		if _, err := strconv.ParseInt(f.seed, 0, 64); err != nil {
-			return nil, nil, usageError{Err: fmt.Errorf("--seed %q: want an integer", f.seed)}
-		}
-		sets = append(sets, "Seed="+f.seed)
+	if cmd.Flags().Changed("seed") {
+		sets = append(sets, "Seed="+strconv.FormatInt(f.seed, 10))
 	}
 	if f.lb != "" {
+		if _, err := ecmp.ParseLoadBalancing(f.lb); err != nil {
+			return nil, nil, usageError{Err: fmt.Errorf("--lb %q: want none or flowlet", f.lb)}
+		}
 		sets = append(sets, "LoadBalancingMethod="+f.lb)
 	}
 	if f.hash != "" && f.hash != "all" {
+		if _, err := ecmp.ParseMethod(f.hash); err != nil {
+			var names []string
+			for _, m := range ecmp.AllMethods {
+				names = append(names, m.String())
+			}
+			return nil, nil, usageError{Err: fmt.Errorf("--hash %q: want %s, or all", f.hash, strings.Join(names, ", "))}
+		}
 		sets = append(sets, "EcmpHashMethod="+f.hash)
 	}
 	cfg, warns, err := config.Load(f.file, sets)

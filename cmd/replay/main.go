@@ -3,7 +3,7 @@
 // root.go; this file only maps errors to exit codes.
 //
 // Exit status: 0 success, 1 failure while running, 2 bad usage, configuration or
-// input. Errors go to stderr as one line.
+// input, 130 interrupted (SIGINT or SIGTERM). Errors go to stderr as one line.
 package main
 
 import (
