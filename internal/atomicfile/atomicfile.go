@@ -82,7 +82,7 @@ func CreateDir(final string, hidden bool, replaceable func(string) error) (*Dir,
 		}
 	}
 	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return nil, fmt.Errorf("output directory %s: cannot create %s (%w): %w", final, parent, errnoOf(err), ErrNotWritable)
+		return nil, notWritable{fmt.Errorf("output directory %s: cannot create %s (%w)", final, parent, errnoOf(err))}
 	}
 	RemoveStale(final)
 	prefix := ""
@@ -91,7 +91,7 @@ func CreateDir(final string, hidden bool, replaceable func(string) error) (*Dir,
 	}
 	tmp, err := os.MkdirTemp(parent, prefix+filepath.Base(final)+PartialInfix+strconv.Itoa(os.Getpid())+"-*")
 	if err != nil {
-		return nil, fmt.Errorf("output directory %s: cannot write in %s (%w): %w", final, parent, errnoOf(err), ErrNotWritable)
+		return nil, notWritable{fmt.Errorf("output directory %s: cannot write in %s (%w)", final, parent, errnoOf(err))}
 	}
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		os.RemoveAll(tmp)
@@ -154,6 +154,13 @@ func (d *Dir) Abort() error {
 	d.done = true
 	return os.RemoveAll(d.tmp)
 }
+
+// notWritable is an ErrNotWritable that prints only its own message.
+type notWritable struct{ err error }
+
+func (e notWritable) Error() string        { return e.err.Error() }
+func (e notWritable) Unwrap() error        { return e.err }
+func (e notWritable) Is(target error) bool { return target == ErrNotWritable }
 
 // errnoOf strips the operation and path from a file system error ("mkdir /x/y: no
 // such file or directory" -> "no such file or directory"), keeping what it wraps.
