@@ -49,6 +49,8 @@ type Summary struct {
 	// LastUnicast are the first and last one's timestamps (valid when Unicast > 0).
 	Unicast                   int64 `json:"-"`
 	FirstUnicast, LastUnicast int64 `json:"-"`
+	// UnicastFlows counts the flows of the unicast packets (Flows counts all).
+	UnicastFlows int64 `json:"-"`
 	// EndpointAddrs lists the distinct IPv4 addresses of the unicast packets (their
 	// sources and destinations), in no particular order: the endpoints a replay maps
 	// onto hosts. Not in the JSON; Endpoints counts multicast groups as well.
@@ -156,6 +158,7 @@ type acc struct {
 	first     int64
 	last      int64
 	multicast int64
+	uflows    int64 // flows of unicast packets
 	ufirst    int64 // first and last unicast packet
 	ulast     int64
 }
@@ -182,6 +185,7 @@ func (a *acc) add(p *Packet, k flowKey) bool {
 	}
 	a.endpoints[p.Src] = true
 	a.endpoints[p.Dst] = true
+	a.uflows++
 	return true
 }
 
@@ -202,7 +206,7 @@ func (a *acc) fill(s *Summary, c *Counts) {
 			s.EndpointAddrs = append(s.EndpointAddrs, e)
 		}
 	}
-	s.Unicast = a.n - a.multicast
+	s.Unicast, s.UnicastFlows = a.n-a.multicast, a.uflows
 	s.FirstUnicast, s.LastUnicast = a.ufirst, a.ulast
 	s.DSCP = make(map[string]int64)
 	for d, n := range a.dscp {

@@ -43,6 +43,9 @@ func TestMulticastSummary(t *testing.T) {
 	if want := []string{"10.0.0.1", "10.0.0.2", "10.0.1.1", "223.255.255.255", "240.0.0.1"}; !slices.Equal(eps, want) {
 		t.Errorf("endpoints to map %v, want %v", eps, want)
 	}
+	if s.Flows != 8 || s.UnicastFlows != 4 {
+		t.Errorf("flows %d (unicast %d), want 8 (4)", s.Flows, s.UnicastFlows)
+	}
 	if s.Endpoints != 10 {
 		t.Errorf("endpoints %d, want 10 (groups and multicast-only sources included)", s.Endpoints)
 	}

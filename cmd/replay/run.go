@@ -184,7 +184,7 @@ func prepareLine(args []string, pr *replay.Prepared, cfg *config.Config) string 
 	if len(skipped) > 0 {
 		line += " (not replayed: " + strings.Join(skipped, ", ") + ")"
 	}
-	line += fmt.Sprintf(", %s, %s -> %s (%s mapping)", cli.Plural(s.Flows, "flow"), cli.Plural(int64(pr.HostMap.Len()), "endpoint"),
+	line += fmt.Sprintf(", %s, %s -> %s (%s mapping)", cli.Plural(s.UnicastFlows, "flow"), cli.Plural(int64(pr.HostMap.Len()), "endpoint"),
 		cli.Plural(int64(pr.Clos.Grid.Hosts()), "host"), pr.HostMap.Mode)
 	if pr.Idle.MaxIdle > 0 {
 		line += fmt.Sprintf("; --max-idle shortened %s, removing %s", cli.Plural(pr.Idle.Gaps, "idle gap"), units.HumanNanos(pr.Idle.RemovedNs))
