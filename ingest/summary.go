@@ -49,6 +49,9 @@ type Summary struct {
 	// LastUnicast are the first and last one's timestamps (valid when Unicast > 0).
 	Unicast                   int64 `json:"-"`
 	FirstUnicast, LastUnicast int64 `json:"-"`
+	// MaxUnicast is the latest unicast timestamp: LastUnicast, unless timestamps go
+	// backwards (reordering off).
+	MaxUnicast int64 `json:"-"`
 	// UnicastFlows counts the flows of the unicast packets (Flows counts all).
 	UnicastFlows int64 `json:"-"`
 	// EndpointAddrs lists the distinct IPv4 addresses of the unicast packets (their
@@ -161,6 +164,7 @@ type acc struct {
 	uflows    int64 // flows of unicast packets
 	ufirst    int64 // first and last unicast packet
 	ulast     int64
+	umax      int64 // latest unicast timestamp
 }
 
 func newAcc() *acc {
@@ -207,7 +211,7 @@ func (a *acc) fill(s *Summary, c *Counts) {
 		}
 	}
 	s.Unicast, s.UnicastFlows = a.n-a.multicast, a.uflows
-	s.FirstUnicast, s.LastUnicast = a.ufirst, a.ulast
+	s.FirstUnicast, s.LastUnicast, s.MaxUnicast = a.ufirst, a.ulast, a.umax
 	s.DSCP = make(map[string]int64)
 	for d, n := range a.dscp {
 		if n > 0 {
@@ -343,9 +347,9 @@ func (a *acc) count(p *Packet) {
 		a.multicast++
 	} else {
 		if a.n == a.multicast {
-			a.ufirst = p.Timestamp
+			a.ufirst, a.umax = p.Timestamp, p.Timestamp
 		}
-		a.ulast = p.Timestamp
+		a.ulast, a.umax = p.Timestamp, max(a.umax, p.Timestamp)
 	}
 	a.n++
 	a.last = p.Timestamp

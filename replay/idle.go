@@ -45,15 +45,18 @@ func newIdleClock(t0 int64, maxIdle time.Duration) idleClock {
 	return idleClock{t0: t0, max: int64(maxIdle), prev: t0}
 }
 
-// offset returns ts - t0 less the idle time removed up to ts.
+// offset returns ts - t0 less the idle time removed up to ts. A timestamp earlier
+// than one before it (reordering off: timestamps going backwards across interfaces)
+// is taken as the latest so far: replay time never goes backwards.
 func (c *idleClock) offset(ts int64) int64 {
-	if c.max > 0 && ts > c.prev {
-		if gap := ts - c.prev; gap > c.max {
-			c.removed += gap - c.max
-			c.gaps++
-		}
+	if ts <= c.prev {
+		return c.prev - c.t0 - c.removed
 	}
-	c.prev = max(c.prev, ts)
+	if gap := ts - c.prev; c.max > 0 && gap > c.max {
+		c.removed += gap - c.max
+		c.gaps++
+	}
+	c.prev = ts
 	return ts - c.t0 - c.removed
 }
 

@@ -249,14 +249,14 @@ const maxSimTime = units.Time(math.MaxInt64 / 2)
 // its times would wrap instead of being replayed. The error suggests --max-idle and
 // a window first: --speedup changes the load as well.
 func checkTimeRange(opt *Options, sum *ingest.Summary, idle IdleStats) error {
-	spanNs := float64(sum.LastUnicast) - float64(sum.FirstUnicast) - float64(idle.RemovedNs)
+	spanNs := float64(sum.MaxUnicast) - float64(sum.FirstUnicast) - float64(idle.RemovedNs)
 	simPs := spanNs * 1000 / opt.Speedup
 	if simPs+float64(opt.MaxDrain) < float64(maxSimTime) {
 		return nil
 	}
 	need := math.Ceil(simPs / float64(maxSimTime-opt.MaxDrain) * opt.Speedup)
-	span := fmt.Sprintf("spans %s (%s to %s)", units.HumanNanos(sum.LastUnicast-sum.FirstUnicast),
-		time.Unix(0, sum.FirstUnicast).UTC().Format(time.RFC3339), time.Unix(0, sum.LastUnicast).UTC().Format(time.RFC3339))
+	span := fmt.Sprintf("spans %s (%s to %s)", units.HumanNanos(sum.MaxUnicast-sum.FirstUnicast),
+		time.Unix(0, sum.FirstUnicast).UTC().Format(time.RFC3339), time.Unix(0, sum.MaxUnicast).UTC().Format(time.RFC3339))
 	fix := "shorten its idle gaps with --max-idle (e.g. --max-idle 1s)"
 	if idle.MaxIdle > 0 {
 		span += fmt.Sprintf(", still %s with its %s shortened to --max-idle %s", units.HumanSeconds(spanNs/1e9),

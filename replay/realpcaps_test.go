@@ -85,7 +85,7 @@ type traceSection struct {
 // others (the packets a replay injects).
 func unicastSpan(t *testing.T, opt *Options) (ipv4, multicast, first, last int64) {
 	t.Helper()
-	r, err := ingest.Open(opt.Traces, ingest.Options{Window: opt.Window})
+	r, err := ingest.Open(opt.Traces, ingest.Options{Window: opt.Window, ReorderWindow: opt.ReorderWindow})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -219,3 +219,15 @@ func TestMulticastNotReplayed(t *testing.T) {
 		t.Errorf("multicast only: %v", err)
 	}
 }
+
+// With reordering off, a packet earlier than one before it enters at the latest
+// time so far: replay time never goes backwards (and never wraps).
+func TestBackwardsTimestampsClamp(t *testing.T) {
+	trace := writeTrace(t, []tracegen.Packet{udpAt(0, "10.0.0.1", "10.0.1.1"), udpAt(units.Second, "10.0.0.1", "10.0.1.1"),
+		udpAt(units.Second/2, "10.0.0.1", "10.0.1.1"), udpAt(2*units.Second, "10.0.0.1", "10.0.1.1")})
+	_, _, at := replayed(t, Options{Traces: []string{trace}, ReorderWindow: -1})
+	sec := ps(units.Second)
+	if want := []int64{0, sec, sec, 2 * sec}; !slices.Equal(at, want) {
+		t.Errorf("injected at %v, want %v", at, want)
+	}
+}
