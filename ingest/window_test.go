@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/gopacket/layers"
@@ -116,5 +117,23 @@ func TestWindow(t *testing.T) {
 	}
 	if s.IPv4Packets != 4 || s.Skipped["out-of-window"] != 6 || s.Packets != 10 || s.FirstTS != FormatTime(at(10).UnixNano()) {
 		t.Errorf("summary: %+v", s)
+	}
+}
+
+// A span whose last packet is earlier than its first (reordering off, timestamps
+// going backwards) is reported as negative, with no mean rate.
+func TestNegativeDuration(t *testing.T) {
+	udp := ether(t, ipSpec{proto: layers.IPProtocolUDP, sport: 1, dport: 2})
+	path := writeTemp(t, "back.pcap", pcapFile(t, LinkEthernet, false, 65535,
+		rec{ts: at(2_000_000), frame: udp}, rec{ts: at(0), frame: udp}))
+	s, err := Summarize([]string{path}, Options{ReorderWindow: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	s.WriteText(&b)
+	if !strings.Contains(b.String(), "duration          -2 s (negative: the last packet is earlier than the first; timestamps go backwards)") ||
+		!strings.Contains(b.String(), "mean rate         -\n") || s.DurationS != -2 {
+		t.Errorf("%s", b.String())
 	}
 }

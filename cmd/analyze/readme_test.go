@@ -26,3 +26,20 @@ func TestReadmeListsEveryFlag(t *testing.T) {
 		}
 	})
 }
+
+// The summary line counts in the singular for one (issue 13: "1 figure").
+func TestSummaryPlurals(t *testing.T) {
+	var b bytes.Buffer
+	printSummary(&b, "out/x/analysis", &result{figures: []string{"delay_cdf"}, tables: []string{"a", "b"}})
+	if got, want := b.String(), "wrote out/x/analysis: report.html, report.md, summary.json, 1 figure (plots/*.png, *.svg), 2 tables (tables/*.csv)\n"; got != want {
+		t.Errorf("%q, want %q", got, want)
+	}
+}
+
+// analyze --version names the tool version, like replay's.
+func TestVersionFlag(t *testing.T) {
+	code, out, errs := runCmd("--version")
+	if code != exitOK || errs != "" || !bytes.HasPrefix([]byte(out), []byte("analyze "+version+" ")) {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
