@@ -64,6 +64,7 @@ Exit status: 0 success, 1 failure while running, 2 bad usage or input,
 			}
 			return nil
 		},
+		Annotations: map[string]string{cli.WritesOutputs: "yes"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o, err := f.options()
 			if err != nil {

@@ -60,7 +60,8 @@ for 'analyze' to compare.`,
   replay run week.pcap --max-idle 1s
   replay run week.pcap --start 2024-05-01T12:00:00Z --duration 10min
   zcat capture.pcap.gz | replay run - -o out/piped`,
-		Args: minArgs(1),
+		Args:        minArgs(1),
+		Annotations: map[string]string{cli.WritesOutputs: "yes"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.Flags().Changed("speedup") && !(opt.Speedup > 0 && !math.IsInf(opt.Speedup, 0)) {
 				return usageError{Err: fmt.Errorf("--speedup %v: want a finite number > 0", opt.Speedup)}
@@ -240,9 +241,15 @@ func runMethods(pr *replay.Prepared, out string, methods []string) ([]*records.R
 		runs[0] = r
 		return runs, err
 	}
+	_, statErr := os.Stat(out)
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, fmt.Errorf("%w: %w", replay.ErrInput, err)
 	}
+	defer func() {
+		if statErr != nil {
+			os.Remove(out) // created here: removed again if nothing was written into it
+		}
+	}()
 	errs := make([]error, len(methods))
 	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
 	var wg sync.WaitGroup

@@ -24,11 +24,22 @@ const (
 // ErrInterrupted is wrapped by the error of a command stopped by a signal.
 var ErrInterrupted = errors.New("interrupted")
 
-// Interrupted is the error of a command stopped by Signal.
-type Interrupted struct{ Signal string }
+// Interrupted is the error of a command stopped by Signal; Outputs says that the
+// command writes outputs (and so removed its partial ones).
+type Interrupted struct {
+	Signal  string
+	Outputs bool
+}
+
+// WritesOutputs is the annotation (cobra.Command.Annotations key) of a command that
+// writes output files: interrupted, it says that it removed its partial outputs.
+const WritesOutputs = "tracefabric/writes-outputs"
 
 func (e Interrupted) Error() string {
-	return fmt.Sprintf("interrupted (%s); partial outputs removed", e.Signal)
+	if e.Outputs {
+		return fmt.Sprintf("interrupted (%s); partial outputs removed", e.Signal)
+	}
+	return fmt.Sprintf("interrupted (%s)", e.Signal)
 }
 func (e Interrupted) Is(target error) bool { return target == ErrInterrupted }
 

@@ -68,8 +68,10 @@ func Execute(root *cobra.Command, args []string, stderr io.Writer) int {
 	if err == nil {
 		return ExitOK
 	}
-	if cause := context.Cause(ctx); errors.Is(cause, ErrInterrupted) {
-		err = cause // whatever the command returned on its way out
+	var in Interrupted
+	if cause := context.Cause(ctx); errors.As(cause, &in) {
+		in.Outputs = cmd != nil && cmd.Annotations[WritesOutputs] != ""
+		err = in // whatever the command returned on its way out
 	}
 	name := root.Name()
 	if cmd != nil {
