@@ -63,10 +63,10 @@ func (c *idleClock) offset(ts int64) int64 {
 // idleGaps reads the capture once to measure what --max-idle removes, before the
 // run (whose span must fit the simulator's clock).
 func idleGaps(opt *Options, sum *ingest.Summary) (IdleStats, error) {
-	io := opt.ingestOptions()
-	io.Warn = nil // Summarize reported them
-	io.InOrder = sum.InOrderFiles()
-	r, err := ingest.Open(opt.Traces, io)
+	iopt := opt.ingestOptions()
+	iopt.Warn = nil // Summarize reported them
+	iopt.InOrder = sum.InOrderFiles()
+	r, err := ingest.Open(opt.Traces, iopt)
 	if err != nil {
 		return IdleStats{}, inputErrf("%w", err)
 	}

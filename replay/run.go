@@ -117,10 +117,10 @@ func newSim(pr *Prepared, cfg *config.Config, out *records.OutputDir) (*sim, err
 // limit.
 func (s *sim) run() error {
 	opt := &s.pr.Opt
-	io := opt.ingestOptions()
-	io.Warn = nil // Prepare reported them
-	io.InOrder = s.pr.Summary.InOrderFiles()
-	r, err := ingest.Open(opt.Traces, io)
+	iopt := opt.ingestOptions()
+	iopt.Warn = nil // Prepare reported them
+	iopt.InOrder = s.pr.Summary.InOrderFiles()
+	r, err := ingest.Open(opt.Traces, iopt)
 	if err != nil {
 		return inputErrf("%w", err)
 	}
