@@ -38,7 +38,7 @@ func TestCorruptFiles(t *testing.T) {
 		data []byte
 		want want
 	}{
-		{"bad magic", []byte("GIF89a not a capture, just some bytes here"), want{errParts: []string{"mem0.pcap", "file header", "magic 0x47494638"}}},
+		{"bad magic", []byte("GIF89a not a capture, just some bytes here"), want{errParts: []string{"mem0.pcap", "not a pcap or pcapng file", "47 49 46 38"}}},
 		{"too short for a header", []byte{0xd4, 0xc3}, want{errParts: []string{"mem0.pcap", "too short"}}},
 		{"pcap header cut", three[:20], want{errParts: []string{"mem0.pcap", "20 of 24 bytes"}}},
 		{"pcap bad version", set32(three, 4, 0x00030007), want{errParts: []string{"mem0.pcap", "version"}}},

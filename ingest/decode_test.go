@@ -157,7 +157,7 @@ func TestDecodeAllocs(t *testing.T) {
 }
 
 func TestReasonNames(t *testing.T) {
-	want := []string{"ipv6", "arp", "other-ethertype", "unsupported-linktype", "truncated-ipv4-header", "bad-ipv4-header", "out-of-order"}
+	want := []string{"ipv6", "arp", "other-ethertype", "unsupported-linktype", "truncated-ipv4-header", "bad-ipv4-header", "out-of-order", "out-of-window", "multicast"}
 	for i, r := range SkipReasons() {
 		if r.String() != want[i] {
 			t.Errorf("reason %d = %q, want %q", i, r, want[i])

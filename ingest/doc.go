@@ -5,8 +5,13 @@
 //
 // Classic pcap (microsecond and nanosecond magic, either byte order) and pcapng
 // (several interfaces with different link types and if_tsresol; enhanced, simple
-// and obsolete packet blocks), each optionally gzip-compressed: the format is
-// recognised by content, never by file name. Reading uses gopacket's pure-Go pcapgo
+// and obsolete packet blocks), each plain or compressed with gzip, bzip2, xz or zstd:
+// the format and the compression are recognised by content, never by file name, and
+// decompressed as the file is read (compress.go). Formats recognised but not read
+// (lz4, 7-Zip, zip, tar, RAR, lzip, compress, snappy) are errors that name the format
+// and what to do ("lz4 frame: not supported; decompress first"). The path "-" reads
+// Options.Stdin: standard input, which the command copies to a temporary file first
+// when it is a pipe (a replay reads its capture twice). Reading uses gopacket's pure-Go pcapgo
 // readers (ZeroCopyReadPacketData); for pcapng a validating guard checks every block
 // before pcapgo sees it, because pcapgo trusts lengths (see ngguard.go).
 //
@@ -22,6 +27,13 @@
 // header captured), "bad-ipv4-header" (version != 4, IHL < 5, total length shorter
 // than the header). These rules reproduce tshark's counts on the real captures in
 // ../shared/pcaps (see expected_test.go).
+//
+// IPv4 packets to a multicast group (224.0.0.0/4) or to the limited broadcast
+// address 255.255.255.255 (IGMP, SSDP, mDNS, NetBIOS, DHCP) are delivered like any
+// IPv4 packet, and Packet.Multicast says which they are: a data-center fabric model
+// has no multicast routing, so a replay skips them (reason "multicast"), and
+// Summarize counts them under that reason while keeping them in its IPv4 counts and
+// histograms.
 //
 // # Units
 //
@@ -44,6 +56,10 @@
 // itself: it reads the files once without reordering and again with it only when a
 // file turns out not to be in order.
 //
+// Options.Window keeps a time window of the merged capture, [start, start+duration),
+// with the start an offset from the first IPv4 packet or an absolute time; the IPv4
+// packets outside it are counted "out-of-window" in their files and skipped.
+//
 // # Errors
 //
 // A corrupt file is a *FileError that wraps ErrCorrupt and names the file and the
@@ -52,10 +68,14 @@
 // whose length is not a multiple of 4, exceeds 1 MiB (packet, section and
 // interface blocks) or disagrees with its trailing copy; a captured length outside
 // its block; an undeclared interface; options running past their block; an
-// if_tsresol finer than 10^-19 or 2^-63 s; a bad gzip stream. A file that ends
-// inside its last record (a record header or block whose lengths are plausible but
-// whose bytes stop early) is a warning through Options.Warn, and reading of that
-// file stops there. No input makes the package panic; memory per open file is
+// if_tsresol finer than 10^-19 or 2^-63 s; a corrupt compressed stream. A file that
+// ends inside its last record (a record header or block whose lengths are plausible
+// but whose bytes stop early, or a compressed stream cut short) is, as with tcpdump,
+// a warning through Options.Warn, and the packets before it are used; with
+// Options.Strict it is an error wrapping ErrTruncated (and ErrCorrupt). A compressed
+// stream cut short loses the compression block it ends in (bzip2 and xz decode whole
+// blocks: up to 900 kB for bzip2, and the whole file for a single-block xz, which is
+// then an error for want of any packet). No input makes the package panic; memory per open file is
 // bounded by about 2.5 MiB of buffers plus the reorder window's packets (48 bytes
 // each).
 //
@@ -79,7 +99,7 @@
 //		if err != nil || !ok { ... }
 //		use(p.Timestamp, p.Tuple(), p.DSCP, p.ECN, p.TotalLen)
 //	}
-//	r.Files() // []FileStats: format, gzip, link types, resolutions, counters
+//	r.Files() // []FileStats: format, compression, link types, resolutions, counters
 //
 //	s, err := ingest.Summarize(paths, ingest.Options{}) // replay inspect
 //	s.WriteText(os.Stdout)                               // or json.Marshal(s)

@@ -60,7 +60,7 @@ func ExampleSummarize() {
 	// ECN               Not-ECT 2 (40.0%), ECT(0) 2 (40.0%), CE 1 (20.0%)
 	// first             2024-05-01T12:00:00.000000000Z
 	// last              2024-05-01T12:00:00.000011000Z
-	// duration          0.000011000 s
+	// duration          11 us
 	// bytes             8268
 	// mean rate         6.013 Gbit/s
 	// file              testdata/example.pcap

@@ -96,6 +96,20 @@ func (p *Packet) Tuple() FiveTuple {
 	return FiveTuple{Src: p.Src, Dst: p.Dst, SrcPort: p.SrcPort, DstPort: p.DstPort, Proto: p.Proto}
 }
 
+// Multicast reports whether the packet goes to a multicast or broadcast destination,
+// which a replay does not simulate (reason "multicast"; see docs/model.md#replay).
+// The checks per address family sit side by side here.
+func (p *Packet) Multicast() bool {
+	return multicast4(p.Dst)
+}
+
+// multicast4 reports whether an IPv4 destination is multicast (224.0.0.0/4) or the
+// limited broadcast address 255.255.255.255. (A directed broadcast such as
+// 10.0.0.255 cannot be told from a host address without the subnet's prefix.)
+func multicast4(dst [4]byte) bool {
+	return dst[0]&0xF0 == 0xE0 || dst == [4]byte{255, 255, 255, 255}
+}
+
 // SrcAddr returns the source address as a netip.Addr.
 func (p *Packet) SrcAddr() netip.Addr { return netip.AddrFrom4(p.Src) }
 
@@ -122,6 +136,12 @@ const (
 	SkipTruncatedIPv4                 // "truncated-ipv4-header": fewer than 20 IPv4 header bytes captured
 	SkipBadIPv4                       // "bad-ipv4-header": version != 4, IHL < 5, or total length < header length
 	SkipOutOfOrder                    // "out-of-order": IPv4 packet earlier than the reorder window allows
+	SkipOutOfWindow                   // "out-of-window": IPv4 packet outside Options.Window
+	// SkipMulticast ("multicast") counts IPv4 packets to a multicast or broadcast
+	// destination (Packet.Multicast). The Reader delivers them (they are IPv4
+	// packets); Summarize counts them, and a replay skips them: a data-center fabric
+	// model has no multicast routing.
+	SkipMulticast
 	numReasons
 )
 
@@ -134,6 +154,8 @@ var reasonNames = [numReasons]string{
 	SkipTruncatedIPv4:   "truncated-ipv4-header",
 	SkipBadIPv4:         "bad-ipv4-header",
 	SkipOutOfOrder:      "out-of-order",
+	SkipOutOfWindow:     "out-of-window",
+	SkipMulticast:       "multicast",
 }
 
 // String returns the reason's name as used in counters and JSON ("ipv6", "arp", ...).
@@ -147,7 +169,13 @@ func (r Reason) String() string {
 // SkipReasons lists every skip reason in a fixed order (OK excluded).
 func SkipReasons() []Reason {
 	return []Reason{SkipIPv6, SkipARP, SkipOtherEtherType, SkipUnsupportedLink,
-		SkipTruncatedIPv4, SkipBadIPv4, SkipOutOfOrder}
+		SkipTruncatedIPv4, SkipBadIPv4, SkipOutOfOrder, SkipOutOfWindow, SkipMulticast}
+}
+
+// notIPv4 reports whether records skipped for r are not IPv4 packets (r is a
+// decoding reason, not out-of-order, out-of-window or multicast).
+func (r Reason) notIPv4() bool {
+	return r != OK && r != SkipOutOfOrder && r != SkipOutOfWindow && r != SkipMulticast && r < numReasons
 }
 
 // Counts holds the counters of one file or of all files together.
@@ -161,11 +189,11 @@ type Counts struct {
 }
 
 // NonIPv4 returns the number of records that are not IPv4 packets (every skip
-// reason except out-of-order, which counts IPv4 packets that arrived too late).
+// reason except out-of-order, out-of-window and multicast, which count IPv4 packets).
 func (c *Counts) NonIPv4() int64 {
 	var n int64
 	for r := SkipIPv6; r < numReasons; r++ {
-		if r != SkipOutOfOrder {
+		if r.notIPv4() {
 			n += c.Skipped[r]
 		}
 	}

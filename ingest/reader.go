@@ -2,8 +2,10 @@ package ingest
 
 import (
 	"bytes"
+	"context"
 	"errors"
-	"fmt"
+	"math"
+	"os"
 	"time"
 )
 
@@ -23,6 +25,18 @@ type Options struct {
 	// Warn receives warnings: a truncated last record (reading of that file stops
 	// there) and out-of-order packets. Nil discards them.
 	Warn func(msg string)
+	// Strict makes a file that ends inside a packet an error (ErrTruncated) instead of
+	// a warning after which the packets before it are used.
+	Strict bool
+	// Stdin is what the path "-" (StdinPath) reads: standard input, as a file, since
+	// a capture may be read more than once (a command copies a pipe to a temporary
+	// file first). It is read with ReadAt, so several Readers may share it.
+	Stdin *os.File
+	// Context, when not nil, stops Summarize (with the context's error) once done.
+	Context context.Context
+	// Window, when not zero, keeps only the IPv4 packets of a time window of the
+	// merged capture; the others are counted "out-of-window" and skipped.
+	Window Window
 	// InOrder, when not nil, tells per file (in the order of the paths) that an earlier
 	// pass found its IPv4 packets in timestamp order (FileStats.InOrder, or
 	// FileSummary.InOrder from Summarize). Such a file is read without its reorder
@@ -32,6 +46,21 @@ type Options struct {
 	InOrder []bool
 }
 
+// Window is a time window of a merged capture: packets in [start, start+Duration).
+type Window struct {
+	// Start is where the window begins: nanoseconds since the Unix epoch when
+	// Absolute, otherwise an offset in nanoseconds from the first IPv4 packet of the
+	// merged capture (0: from the first packet).
+	Start    int64
+	Absolute bool
+	// Duration is the window's length in nanoseconds; 0 means to the end of the
+	// capture.
+	Duration int64
+}
+
+// IsZero reports whether w selects the whole capture.
+func (w Window) IsZero() bool { return w == Window{} }
+
 // Reader streams the IPv4 packets of several capture files merged by timestamp.
 // Ties between files go to the file listed first. It is not safe for concurrent use.
 type Reader struct {
@@ -39,6 +68,10 @@ type Reader struct {
 	heads []Packet
 	state []int8 // per source: 0 need a packet, 1 head valid, 2 done
 	err   error
+
+	window   Window
+	resolved bool  // lo and hi are known (at the first packet for a relative start)
+	lo, hi   int64 // the window in ns since the epoch: [lo, hi)
 }
 
 // Open opens the capture files (pcap or pcapng, optionally gzip-compressed,
@@ -46,25 +79,20 @@ type Reader struct {
 // not a capture is an error naming it (a *FileError for a malformed one).
 func Open(paths []string, opt Options) (*Reader, error) {
 	if len(paths) == 0 {
-		return nil, errors.New("ingest: no capture files given")
+		return nil, errors.New("no capture files given")
 	}
 	window := int64(opt.ReorderWindow)
 	if window == 0 {
 		window = int64(DefaultReorderWindow)
 	}
-	r := &Reader{heads: make([]Packet, len(paths)), state: make([]int8, len(paths))}
+	r := &Reader{heads: make([]Packet, len(paths)), state: make([]int8, len(paths)), window: opt.Window}
 	for i, path := range paths {
-		s, err := openSource(path, i, window, i < len(opt.InOrder) && opt.InOrder[i], opt.Warn)
-		if err == nil {
-			r.srcs = append(r.srcs, s)
-		} else {
+		s, err := openSource(path, i, window, i < len(opt.InOrder) && opt.InOrder[i], &opt)
+		if err != nil {
 			r.Close()
-			var fe *FileError
-			if errors.As(err, &fe) {
-				return nil, err
-			}
-			return nil, fmt.Errorf("ingest: %w", err)
+			return nil, err
 		}
+		r.srcs = append(r.srcs, s)
 	}
 	return r, nil
 }
@@ -75,9 +103,9 @@ func newReaderFrom(names []string, data [][]byte, opt Options) (*Reader, error) 
 	if window == 0 {
 		window = int64(DefaultReorderWindow)
 	}
-	r := &Reader{heads: make([]Packet, len(data)), state: make([]int8, len(data))}
+	r := &Reader{heads: make([]Packet, len(data)), state: make([]int8, len(data)), window: opt.Window}
 	for i := range data {
-		s, err := newSource(names[i], bytes.NewReader(data[i]), i, window, opt.Warn)
+		s, err := newSource(names[i], bytes.NewReader(data[i]), i, window, &opt)
 		if err != nil {
 			return nil, err
 		}
@@ -94,6 +122,57 @@ func newReaderFrom(names []string, data [][]byte, opt Options) (*Reader, error) 
 // error (a *FileError wrapping ErrCorrupt) that names the file and the packet index
 // or byte offset; Next then keeps returning that error.
 func (r *Reader) Next(p *Packet) (bool, error) {
+	for {
+		ok, err := r.next(p)
+		if !ok || r.window.IsZero() || r.inWindow(p) {
+			return ok, err
+		}
+	}
+}
+
+// inWindow reports whether p is in the window, and counts it out-of-window (in its
+// file's counters) when it is not.
+func (r *Reader) inWindow(p *Packet) bool {
+	if !r.resolved {
+		r.lo = r.window.Start
+		if !r.window.Absolute {
+			r.lo = addSat(p.Timestamp, r.window.Start)
+		}
+		r.hi = math.MaxInt64
+		if r.window.Duration > 0 {
+			r.hi = addSat(r.lo, r.window.Duration)
+		}
+		r.resolved = true
+	}
+	if p.Timestamp >= r.lo && p.Timestamp < r.hi {
+		return true
+	}
+	st := &r.srcs[p.FileIndex].stats
+	st.IPv4--
+	st.Skipped[SkipOutOfWindow]++
+	return false
+}
+
+// WindowBounds returns the window as [lo, hi) in ns since the epoch, once known (after
+// the first packet for a relative start); ok is false without a window or before.
+func (r *Reader) WindowBounds() (lo, hi int64, ok bool) {
+	return r.lo, r.hi, r.resolved
+}
+
+// addSat is a+b, saturated to the int64 range.
+func addSat(a, b int64) int64 {
+	s := a + b
+	switch {
+	case b > 0 && s < a:
+		return math.MaxInt64
+	case b < 0 && s > a:
+		return math.MinInt64
+	}
+	return s
+}
+
+// next is Next without the window.
+func (r *Reader) next(p *Packet) (bool, error) {
 	if r.err != nil {
 		return false, r.err
 	}

@@ -2,15 +2,16 @@ package ingest
 
 import (
 	"bufio"
-	"compress/gzip"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"time"
+	"syscall"
 
 	"github.com/google/gopacket/pcapgo"
+
+	"github.com/tracefabric/tracefabric/internal/units"
 )
 
 // MaxSnaplen is the largest captured length accepted for one record (tcpdump's and
@@ -18,32 +19,53 @@ import (
 // reader caps it here; a record claiming more is a corrupt file.
 const MaxSnaplen = 262144
 
-// ErrCorrupt is wrapped by every error about a malformed capture file: unknown
-// magic, a record length past the limits, a lying pcapng block length, bad gzip.
-var ErrCorrupt = errors.New("ingest: corrupt capture file")
+// ErrCorrupt is wrapped by every error about a capture file that cannot be read:
+// unknown or unsupported format, a record length past the limits, a lying pcapng
+// block length, a corrupt compressed stream, a truncated file under Options.Strict.
+var ErrCorrupt = errors.New("corrupt capture file")
+
+// ErrTruncated is wrapped by the error about a file that ends inside a packet, under
+// Options.Strict (otherwise that is a warning and the packets before it are used).
+var ErrTruncated = errors.New("the file ends inside this packet (truncated capture)")
+
+// StdinPath is the path that names standard input: Options.Stdin is read for it.
+const StdinPath = "-"
+
+// displayName is how messages name the file at path.
+func displayName(path string) string {
+	if path == StdinPath {
+		return "standard input"
+	}
+	return path
+}
 
 // FileError locates a problem in a capture file.
 type FileError struct {
 	Path   string
 	Index  int64 // index of the record being read (0-based, all records); -1 for the file header
-	Offset int64 // byte offset of that record in the file (in the decompressed stream for gzip)
-	Gzip   bool
-	Err    error
-	block  bool // a pcapng block that is not a packet, located before packet Index
+	Offset int64 // byte offset of that record in the file (in the decompressed stream when compressed)
+	// Compression is the compression the file was read through ("gzip", "bzip2",
+	// "xz", "zstd"), or "".
+	Compression string
+	Err         error
+	block       bool // a pcapng block that is not a packet, located before packet Index
 }
 
 func (e *FileError) Error() string {
+	if e.Index < 0 && e.Offset == 0 && !e.block {
+		return fmt.Sprintf("%s: %v", displayName(e.Path), e.Err) // the file's format
+	}
 	where := "file header"
 	if e.block {
 		where = fmt.Sprintf("block before packet %d", e.Index)
 	} else if e.Index >= 0 {
 		where = fmt.Sprintf("packet %d", e.Index)
 	}
-	gz := ""
-	if e.Gzip {
-		gz = " of the decompressed data"
+	dec := ""
+	if e.Compression != "" {
+		dec = fmt.Sprintf(" of the decompressed (%s) data", e.Compression)
 	}
-	return fmt.Sprintf("%s: %s at byte offset %d%s: %v", e.Path, where, e.Offset, gz, e.Err)
+	return fmt.Sprintf("%s: %s at byte offset %d%s: %v", displayName(e.Path), where, e.Offset, dec, e.Err)
 }
 
 func (e *FileError) Unwrap() error { return e.Err }
@@ -55,7 +77,9 @@ func (e *FileError) Is(target error) bool { return target == ErrCorrupt }
 type FileStats struct {
 	Path   string
 	Format string // "pcap" or "pcapng"
-	Gzip   bool   // the file was gzip-compressed
+	// Compression is the compression the file was read through: "gzip", "bzip2",
+	// "xz", "zstd", or "" for none.
+	Compression string
 	// LinkTypes are the link types the file declares (pcap header, pcapng
 	// interfaces), in order of first appearance.
 	LinkTypes []LinkType
@@ -73,16 +97,18 @@ type FileStats struct {
 // source reads the records of one file, decodes them and reorders the IPv4 packets
 // within the reorder window.
 type source struct {
-	stats FileStats
-	index int // FileIndex
-	warn  func(string)
+	stats  FileStats
+	index  int // FileIndex
+	warn   func(string)
+	strict bool // Options.Strict: a truncated file is an error
 
-	in    io.Reader
-	close func() error
-	pcap  *pcapgo.Reader
-	link  LinkType // pcap only
-	ng    *pcapgo.NgReader
-	guard *ngGuard
+	in       io.Reader
+	close    func() error
+	closeDec func() // releases the decompressor (zstd's goroutines), or nil
+	pcap     *pcapgo.Reader
+	link     LinkType // pcap only
+	ng       *pcapgo.NgReader
+	guard    *ngGuard
 
 	off    int64 // pcap: byte offset of the next record
 	next   int64 // index of the next record
@@ -103,17 +129,44 @@ type source struct {
 	lateDone bool // the total was reported
 }
 
-func openSource(path string, index int, window int64, verify bool, warn func(string)) (*source, error) {
-	f, err := os.Open(path)
+func openSource(path string, index int, window int64, verify bool, opt *Options) (*source, error) {
+	var in io.Reader
+	closeFile := func() error { return nil }
+	if path == StdinPath {
+		if opt.Stdin == nil {
+			return nil, errors.New("standard input (-) is not available here")
+		}
+		fi, err := opt.Stdin.Stat()
+		if err != nil {
+			return nil, fmt.Errorf("standard input: %w", err)
+		}
+		in = io.NewSectionReader(opt.Stdin, 0, fi.Size())
+	} else {
+		f, err := os.Open(path)
+		if err != nil {
+			var pe *os.PathError
+			if errors.As(err, &pe) {
+				return nil, fmt.Errorf("%s: %w", path, pe.Err) // not "open PATH: ..."
+			}
+			return nil, err
+		}
+		if fi, err := f.Stat(); err == nil && fi.IsDir() {
+			f.Close()
+			return nil, fmt.Errorf("%s: %w", path, syscall.EISDIR)
+		}
+		in, closeFile = f, f.Close
+	}
+	s, err := newSource(path, in, index, window, opt)
 	if err != nil {
+		closeFile()
 		return nil, err
 	}
-	s, err := newSource(path, f, index, window, warn)
-	if err != nil {
-		f.Close()
-		return nil, err
+	s.close = func() error {
+		if s.closeDec != nil {
+			s.closeDec()
+		}
+		return closeFile()
 	}
-	s.close = f.Close
 	if verify {
 		s.verify, s.window = true, -1
 	}
@@ -121,30 +174,38 @@ func openSource(path string, index int, window int64, verify bool, warn func(str
 }
 
 // newSource reads the capture header from in; name is used in messages.
-func newSource(name string, in io.Reader, index int, window int64, warn func(string)) (*source, error) {
-	s := &source{stats: FileStats{Path: name, InOrder: true}, index: index, warn: warn, in: in, window: window,
-		close: func() error { return nil }}
+func newSource(name string, in io.Reader, index int, window int64, opt *Options) (*source, error) {
+	s := &source{stats: FileStats{Path: name, InOrder: true}, index: index, warn: opt.Warn, strict: opt.Strict,
+		in: in, window: window, close: func() error { return nil }}
 	if err := s.init(); err != nil {
+		if s.closeDec != nil {
+			s.closeDec()
+		}
 		return nil, err
 	}
 	return s, nil
 }
 
 func (s *source) headerErr(off int64, format string, args ...any) error {
-	return &FileError{Path: s.stats.Path, Index: -1, Offset: off, Gzip: s.stats.Gzip, Err: fmt.Errorf(format, args...)}
+	return &FileError{Path: s.stats.Path, Index: -1, Offset: off, Compression: s.stats.Compression, Err: fmt.Errorf(format, args...)}
 }
 
 func (s *source) init() error {
 	var stream *bufio.Reader = bufio.NewReaderSize(s.in, 64<<10)
-	if m, _ := stream.Peek(2); len(m) == 2 && m[0] == 0x1f && m[1] == 0x8b {
-		gz, err := gzip.NewReader(stream)
+	head, _ := stream.Peek(sniffLen)
+	if c := compressionOf(head); c != nil {
+		r, closeDec, err := c.open(stream)
 		if err != nil {
-			return s.headerErr(0, "bad gzip header: %w", err)
+			return s.headerErr(0, "bad %s header: %w", c.name, err)
 		}
-		s.stats.Gzip = true
-		stream = bufio.NewReaderSize(gz, 64<<10)
+		s.stats.Compression, s.closeDec = c.name, closeDec
+		stream = bufio.NewReaderSize(r, 64<<10)
 	}
 	hdr, err := stream.Peek(24)
+	if len(hdr) < 4 && s.stats.Compression != "" && errors.Is(err, io.ErrUnexpectedEOF) {
+		// A block-compressed stream cut short gives nothing of its last block.
+		return s.headerErr(0, "the %s data ends before the capture's first packet: %w", s.stats.Compression, ErrTruncated)
+	}
 	if len(hdr) < 4 {
 		if err != nil && err != io.EOF && !errors.Is(err, io.ErrUnexpectedEOF) {
 			return s.headerErr(0, "reading the file header: %w", err)
@@ -184,15 +245,21 @@ func (s *source) init() error {
 		if err != nil {
 			if err == io.EOF && s.guard.err == io.EOF {
 				// A section with no interfaces: an empty capture.
-				s.finishNg()
 				s.eof = true
-				return nil
+				return s.finishNg()
 			}
 			return s.ngErr(err)
 		}
 		s.ng = r
 	default:
-		return s.headerErr(0, "not a pcap or pcapng file (magic 0x%08x)", binary.BigEndian.Uint32(hdr[0:4]))
+		head, _ := stream.Peek(sniffLen)
+		if what, hint := unsupportedFormat(head); what != "" {
+			if s.stats.Compression != "" {
+				what = fmt.Sprintf("%s inside %s", what, s.stats.Compression)
+			}
+			return s.headerErr(0, "%s: not supported; %s", what, hint)
+		}
+		return s.headerErr(0, "not a pcap or pcapng file (it starts with the bytes % x)", hdr[:4])
 	}
 	return nil
 }
@@ -201,27 +268,35 @@ func (s *source) init() error {
 func (s *source) ngErr(err error) error {
 	var ge *ngError
 	if errors.As(s.guard.err, &ge) {
-		return &FileError{Path: s.stats.Path, Index: ge.index, Offset: ge.off, Gzip: s.stats.Gzip, Err: errors.New(ge.msg), block: !ge.packet}
+		return &FileError{Path: s.stats.Path, Index: ge.index, Offset: ge.off, Compression: s.stats.Compression, Err: errors.New(ge.msg), block: !ge.packet}
 	}
 	if s.guard.err != nil && s.guard.err != io.EOF {
-		return &FileError{Path: s.stats.Path, Index: s.next, Offset: s.guard.off, Gzip: s.stats.Gzip, Err: s.guard.err}
+		return &FileError{Path: s.stats.Path, Index: s.next, Offset: s.guard.off, Compression: s.stats.Compression, Err: s.guard.err}
 	}
-	return &FileError{Path: s.stats.Path, Index: s.next, Offset: s.guard.off, Gzip: s.stats.Gzip, Err: err}
+	return &FileError{Path: s.stats.Path, Index: s.next, Offset: s.guard.off, Compression: s.stats.Compression, Err: err}
 }
 
-func (s *source) finishNg() {
+func (s *source) finishNg() error {
 	s.stats.LinkTypes = s.guard.links
 	s.stats.Resolutions = s.guard.resos
 	if s.guard.truncated {
-		s.truncatedAt(s.next, s.guard.truncOff)
+		return s.truncatedAt(s.next, s.guard.truncOff)
 	}
+	return nil
 }
 
-func (s *source) truncatedAt(index, off int64) {
+// truncatedAt notes that the file ends inside packet index (at byte offset off): a
+// warning, and the packets before it are used, as tcpdump does; under Strict, an
+// error.
+func (s *source) truncatedAt(index, off int64) error {
 	s.stats.Truncated = true
-	if s.warn != nil {
-		s.warn(fmt.Sprintf("%s: packet %d at byte offset %d is truncated (the file ends inside it); reading of this file stops there", s.stats.Path, index, off))
+	if s.strict {
+		return &FileError{Path: s.stats.Path, Index: index, Offset: off, Compression: s.stats.Compression, Err: ErrTruncated}
 	}
+	if s.warn != nil {
+		s.warn(fmt.Sprintf("%s: packet %d at byte offset %d is truncated (the file ends inside it); the packets before it are used", displayName(s.stats.Path), index, off))
+	}
+	return nil
 }
 
 // record reads and decodes the next record into p. It returns false at the end
@@ -242,8 +317,7 @@ func (s *source) record(p *Packet) (bool, error) {
 					return false, nil
 				}
 				if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
-					s.truncatedAt(s.next, s.off)
-					return false, nil
+					return false, s.truncatedAt(s.next, s.off)
 				}
 				switch {
 				case ci.CaptureLength > MaxSnaplen:
@@ -251,7 +325,7 @@ func (s *source) record(p *Packet) (bool, error) {
 				case ci.CaptureLength > ci.Length:
 					err = fmt.Errorf("record claims %d captured bytes of a %d-byte packet", ci.CaptureLength, ci.Length)
 				}
-				return false, &FileError{Path: s.stats.Path, Index: s.next, Offset: s.off, Gzip: s.stats.Gzip, Err: err}
+				return false, &FileError{Path: s.stats.Path, Index: s.next, Offset: s.off, Compression: s.stats.Compression, Err: err}
 			}
 			data, wire, ts, link = d, ci.Length, ci.Timestamp.UnixNano(), s.link
 			s.off += 16 + int64(ci.CaptureLength)
@@ -260,15 +334,14 @@ func (s *source) record(p *Packet) (bool, error) {
 			if err != nil {
 				s.eof = true
 				if err == io.EOF && s.guard.err == io.EOF {
-					s.finishNg()
-					return false, nil
+					return false, s.finishNg()
 				}
 				return false, s.ngErr(err)
 			}
 			m, ok := s.guard.pop()
 			if !ok {
 				s.eof = true
-				return false, &FileError{Path: s.stats.Path, Index: s.next, Offset: s.guard.off, Gzip: s.stats.Gzip,
+				return false, &FileError{Path: s.stats.Path, Index: s.next, Offset: s.guard.off, Compression: s.stats.Compression,
 					Err: errors.New("internal error: pcapng packet without a validated block")}
 			}
 			data, wire, link = d, ci.Length, m.link
@@ -304,7 +377,7 @@ func (s *source) nextPacket(p *Packet) (bool, error) {
 		if ok {
 			if s.verify && !s.stats.InOrder {
 				s.eof = true
-				return false, fmt.Errorf("%s: packet %d is earlier than the packet before it, but an earlier pass found the file in timestamp order: the file changed while it was being read", s.stats.Path, p.Index)
+				return false, fmt.Errorf("%s: packet %d is earlier than the packet before it, but an earlier pass found the file in timestamp order: the file changed while it was being read", displayName(s.stats.Path), p.Index)
 			}
 			s.stats.IPv4++
 		}
@@ -337,8 +410,8 @@ func (s *source) nextPacket(p *Packet) (bool, error) {
 			s.stats.Skipped[SkipOutOfOrder]++
 			if !s.lateWarn && s.warn != nil {
 				s.lateWarn = true
-				s.warn(fmt.Sprintf("%s: packet %d (%s) is %v earlier than a packet already replayed, more than the reorder window %v: counted out-of-order and skipped",
-					s.stats.Path, q.Index, formatTS(q.Timestamp), time.Duration(s.lastOut-q.Timestamp), time.Duration(s.window)))
+				s.warn(fmt.Sprintf("%s: packet %d (%s) is %s earlier than a packet already read, more than the reorder window %s: counted out-of-order and skipped",
+					displayName(s.stats.Path), q.Index, formatTS(q.Timestamp), units.HumanNanos(s.lastOut-q.Timestamp), units.HumanNanos(s.window)))
 			}
 			continue
 		}
@@ -352,12 +425,10 @@ func (s *source) nextPacket(p *Packet) (bool, error) {
 func (s *source) finishLate() {
 	if n := s.stats.Skipped[SkipOutOfOrder]; n > 1 && s.warn != nil && !s.lateDone {
 		s.lateDone = true
-		s.warn(fmt.Sprintf("%s: %d packets in all were out of order by more than the reorder window %v and skipped",
-			s.stats.Path, n, time.Duration(s.window)))
+		s.warn(fmt.Sprintf("%s: %d packets in all were out of order by more than the reorder window %s and skipped",
+			displayName(s.stats.Path), n, units.HumanNanos(s.window)))
 	}
 }
 
 // formatTS formats nanoseconds since the epoch as RFC 3339 UTC with 9 fraction digits.
-func formatTS(ns int64) string {
-	return time.Unix(0, ns).UTC().Format("2006-01-02T15:04:05.000000000Z07:00")
-}
+func formatTS(ns int64) string { return FormatTime(ns) }

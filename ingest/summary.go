@@ -6,15 +6,22 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
+
+	"github.com/tracefabric/tracefabric/internal/units"
 )
 
 // Summary is the trace summary printed by `replay inspect` (--json prints it with
 // encoding/json; the keys below are the contract of issue 2).
 //
-// Counting rules: packets = ipv4_packets + non_ipv4_packets + skipped["out-of-order"];
-// non_ipv4_packets is the sum of the other skip reasons. Flows, endpoints, dscp, ecn,
-// first_ts, last_ts and bytes cover the delivered IPv4 packets. ECN keys are always
-// "0".."3"; DSCP keys are the code points seen; skipped lists every reason.
+// Counting rules: packets = ipv4_packets + non_ipv4_packets + skipped["out-of-order"]
+// + skipped["out-of-window"]; non_ipv4_packets is the sum of the decoding reasons
+// (ipv6, arp, other-ethertype, unsupported-linktype, truncated-ipv4-header,
+// bad-ipv4-header). skipped["multicast"] counts the IPv4 packets to a multicast or
+// broadcast destination: they are among ipv4_packets (the summary describes the whole
+// capture) and a replay does not inject them. Flows, endpoints, dscp, ecn, first_ts,
+// last_ts and bytes cover the delivered IPv4 packets, multicast included. ECN keys are
+// always "0".."3"; DSCP keys are the code points seen; skipped lists every reason.
 type Summary struct {
 	Packets        int64            `json:"packets"`
 	IPv4Packets    int64            `json:"ipv4_packets"`
@@ -30,21 +37,41 @@ type Summary struct {
 	Bytes          int64            `json:"bytes"`         // sum of IPv4 total lengths
 	MeanRateBps    float64          `json:"mean_rate_bps"` // bytes*8/duration_s; 0 when the duration is 0
 	Files          []FileSummary    `json:"files,omitempty"`
+	// Window is the time window read (Options.Window), absent without one.
+	Window *WindowSummary `json:"window,omitempty"`
 
 	// First and Last are FirstTS and LastTS in ns since the epoch (valid when
 	// IPv4Packets > 0).
 	First int64 `json:"-"`
 	Last  int64 `json:"-"`
-	// EndpointAddrs lists the distinct IPv4 addresses counted by Endpoints, in no
-	// particular order (replay maps them onto hosts; not in the JSON).
+	// Unicast counts the IPv4 packets that are not multicast or broadcast: those a
+	// replay injects (IPv4Packets - Skipped["multicast"]). FirstUnicast and
+	// LastUnicast are the first and last one's timestamps (valid when Unicast > 0).
+	Unicast                   int64 `json:"-"`
+	FirstUnicast, LastUnicast int64 `json:"-"`
+	// MaxUnicast is the latest unicast timestamp: LastUnicast, unless timestamps go
+	// backwards (reordering off).
+	MaxUnicast int64 `json:"-"`
+	// UnicastFlows counts the flows of the unicast packets (Flows counts all).
+	UnicastFlows int64 `json:"-"`
+	// EndpointAddrs lists the distinct IPv4 addresses of the unicast packets (their
+	// sources and destinations), in no particular order: the endpoints a replay maps
+	// onto hosts. Not in the JSON; Endpoints counts multicast groups as well.
 	EndpointAddrs [][4]byte `json:"-"`
+}
+
+// WindowSummary is the time window a summary covers: [start_ts, end_ts) in RFC 3339
+// UTC with 9 fraction digits; end_ts is "" for a window to the end of the capture.
+type WindowSummary struct {
+	StartTS string `json:"start_ts"`
+	EndTS   string `json:"end_ts"`
 }
 
 // FileSummary is the Summary of one input file plus what the file declares.
 type FileSummary struct {
 	Path string `json:"path"`
 	Summary
-	Format       string   `json:"format"`        // "pcap", "pcapng", "pcap+gzip" or "pcapng+gzip"
+	Format       string   `json:"format"`        // "pcap" or "pcapng", "+gzip", "+bzip2", "+xz" or "+zstd" when compressed
 	LinkTypes    []string `json:"linktypes"`     // e.g. ["ETHERNET(1)", "LINUX_SLL(113)"]
 	TSResolution string   `json:"ts_resolution"` // "us", "ns", or a list like "ns,us" for mixed pcapng
 	// InOrder is true when the file's IPv4 packets are in timestamp order: the
@@ -124,35 +151,45 @@ func (s *flowSet) grow() {
 
 // acc accumulates one summary.
 type acc struct {
-	flows     flowSet
-	endpoints map[[4]byte]struct{}
+	flows flowSet
+	// endpoints maps each address to whether it is an endpoint of a unicast packet.
+	endpoints map[[4]byte]bool
 	dscp      [64]int64
 	ecn       [4]int64
 	bytes     int64
 	n         int64
 	first     int64
 	last      int64
+	multicast int64
+	uflows    int64 // flows of unicast packets
+	ufirst    int64 // first and last unicast packet
+	ulast     int64
+	umax      int64 // latest unicast timestamp
 }
 
 func newAcc() *acc {
-	return &acc{endpoints: make(map[[4]byte]struct{})}
+	return &acc{endpoints: make(map[[4]byte]bool)}
 }
 
 // add counts p and reports whether its flow is new to this accumulator.
 func (a *acc) add(p *Packet, k flowKey) bool {
-	if a.n == 0 {
-		a.first = p.Timestamp
-	}
-	a.n++
-	a.last = p.Timestamp
-	a.dscp[p.DSCP&63]++
-	a.ecn[p.ECN&3]++
-	a.bytes += int64(p.TotalLen)
+	a.count(p)
 	if !a.flows.insert(k) {
 		return false
 	}
-	a.endpoints[p.Src] = struct{}{}
-	a.endpoints[p.Dst] = struct{}{}
+	if p.Multicast() {
+		// A multicast flow's source may send nothing else: not an endpoint to map.
+		if _, ok := a.endpoints[p.Src]; !ok {
+			a.endpoints[p.Src] = false
+		}
+		if _, ok := a.endpoints[p.Dst]; !ok {
+			a.endpoints[p.Dst] = false
+		}
+		return true
+	}
+	a.endpoints[p.Src] = true
+	a.endpoints[p.Dst] = true
+	a.uflows++
 	return true
 }
 
@@ -164,12 +201,17 @@ func (a *acc) fill(s *Summary, c *Counts) {
 	for _, r := range SkipReasons() {
 		s.Skipped[r.String()] = c.Skipped[r]
 	}
+	s.Skipped[SkipMulticast.String()] = a.multicast
 	s.Flows = int64(a.flows.len())
 	s.Endpoints = int64(len(a.endpoints))
 	s.EndpointAddrs = make([][4]byte, 0, len(a.endpoints))
-	for e := range a.endpoints {
-		s.EndpointAddrs = append(s.EndpointAddrs, e)
+	for e, unicast := range a.endpoints {
+		if unicast {
+			s.EndpointAddrs = append(s.EndpointAddrs, e)
+		}
 	}
+	s.Unicast, s.UnicastFlows = a.n-a.multicast, a.uflows
+	s.FirstUnicast, s.LastUnicast, s.MaxUnicast = a.ufirst, a.ulast, a.umax
 	s.DSCP = make(map[string]int64)
 	for d, n := range a.dscp {
 		if n > 0 {
@@ -237,7 +279,12 @@ func summarize(paths []string, opt Options) (_ *Summary, inOrder bool, _ error) 
 		total = newAcc()
 	}
 	var p Packet
-	for {
+	for i := 0; ; i++ {
+		if i&0xffff == 0 && opt.Context != nil {
+			if err := opt.Context.Err(); err != nil {
+				return nil, false, err
+			}
+		}
 		ok, err := r.Next(&p)
 		if err != nil {
 			return nil, false, err
@@ -259,12 +306,18 @@ func summarize(paths []string, opt Options) (_ *Summary, inOrder bool, _ error) 
 	s := &Summary{}
 	tc := r.Total()
 	total.fill(s, &tc)
+	if lo, hi, ok := r.WindowBounds(); ok && !opt.Window.IsZero() {
+		s.Window = &WindowSummary{StartTS: FormatTime(lo)}
+		if opt.Window.Duration > 0 {
+			s.Window.EndTS = FormatTime(hi)
+		}
+	}
 	inOrder = true
 	for i, fs := range r.Files() {
 		f := FileSummary{Path: fs.Path, Format: fs.Format, TSResolution: strings.Join(fs.Resolutions, ","), InOrder: fs.InOrder}
 		inOrder = inOrder && fs.InOrder
-		if fs.Gzip {
-			f.Format += "+gzip"
+		if fs.Compression != "" {
+			f.Format += "+" + fs.Compression
 		}
 		f.LinkTypes = make([]string, len(fs.LinkTypes))
 		for j, l := range fs.LinkTypes {
@@ -289,6 +342,14 @@ func (s *Summary) InOrderFiles() []bool {
 func (a *acc) count(p *Packet) {
 	if a.n == 0 {
 		a.first = p.Timestamp
+	}
+	if p.Multicast() {
+		a.multicast++
+	} else {
+		if a.n == a.multicast {
+			a.ufirst, a.umax = p.Timestamp, p.Timestamp
+		}
+		a.ulast, a.umax = p.Timestamp, max(a.umax, p.Timestamp)
 	}
 	a.n++
 	a.last = p.Timestamp
@@ -328,7 +389,11 @@ func (s *Summary) writeRows(w io.Writer, ind string) {
 	var sk []string
 	for _, r := range SkipReasons() {
 		if n := s.Skipped[r.String()]; n > 0 {
-			sk = append(sk, fmt.Sprintf("%s %d", r, n))
+			note := ""
+			if r == SkipMulticast {
+				note = " (IPv4, not replayed)"
+			}
+			sk = append(sk, fmt.Sprintf("%s %d%s", r, n, note))
 		}
 	}
 	if len(sk) == 0 {
@@ -351,11 +416,38 @@ func (s *Summary) writeRows(w io.Writer, ind string) {
 		}
 	}
 	fmt.Fprintf(w, "%sECN\t%s\n", ind, strings.Join(es, ", "))
+	if s.Window != nil {
+		fmt.Fprintf(w, "%swindow\t%s .. %s\n", ind, s.Window.StartTS, dash(s.Window.EndTS))
+	}
 	fmt.Fprintf(w, "%sfirst\t%s\n", ind, dash(s.FirstTS))
 	fmt.Fprintf(w, "%slast\t%s\n", ind, dash(s.LastTS))
-	fmt.Fprintf(w, "%sduration\t%.9f s\n", ind, s.DurationS)
+	fmt.Fprintf(w, "%sduration\t%s\n", ind, s.duration())
 	fmt.Fprintf(w, "%sbytes\t%d\n", ind, s.Bytes)
-	fmt.Fprintf(w, "%smean rate\t%s\n", ind, rate(s.MeanRateBps))
+	r := rate(s.MeanRateBps)
+	if s.Last <= s.First {
+		r = "-"
+	}
+	fmt.Fprintf(w, "%smean rate\t%s\n", ind, r)
+}
+
+// duration is the capture's span for people: "2.995 s", "4.51 years", and a span
+// whose last packet is earlier than its first (timestamps going backwards across
+// files or interfaces, with reordering off) said as such.
+func (s *Summary) duration() string {
+	if s.IPv4Packets == 0 {
+		return "-"
+	}
+	d := units.HumanNanos(s.Last - s.First)
+	if s.Last < s.First {
+		d += " (negative: the last packet is earlier than the first; timestamps go backwards)"
+	}
+	return d
+}
+
+// FormatTime formats nanoseconds since the epoch as RFC 3339 UTC with 9 fraction
+// digits, as the summary's first_ts and last_ts.
+func FormatTime(ns int64) string {
+	return time.Unix(0, ns).UTC().Format("2006-01-02T15:04:05.000000000Z07:00")
 }
 
 func pct(n, of int64) string {

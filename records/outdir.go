@@ -26,7 +26,7 @@ type OutputDir struct {
 
 // ErrNotRunDir: the output path exists and does not look like a tracefabric run
 // directory, so it is not replaced.
-var ErrNotRunDir = errors.New("records: not a tracefabric run directory")
+var ErrNotRunDir = errors.New("not a tracefabric run directory")
 
 // CreateOutputDir prepares the output directory final: it creates final's parent if
 // needed, checks that final is absent, empty or a run directory of ours (so a long
@@ -100,23 +100,31 @@ func isAnalysis(dir string) bool {
 	return err == nil && fi.Mode().IsRegular()
 }
 
+// isAnalysisPartial reports whether name is the temporary directory of an analysis
+// (.analysis.partial-<pid>-<random>), of any process.
+func isAnalysisPartial(name string) bool {
+	p, ok := atomicfile.ParsePartial(name)
+	return ok && p.Hidden && p.Final == AnalysisDir
+}
+
 // checkReplaceable returns nil if dir is absent, an empty directory, or a directory
-// holding only a tracefabric run.json, *.arrow files and an analysis/ subdirectory
-// written by analyze (see AnalysisDir).
+// holding only a tracefabric run.json, *.arrow files, an analysis/ subdirectory
+// written by analyze (see AnalysisDir) and analyze's temporary directories (an
+// interrupted or killed analyze leaves one; it never blocks a run).
 func checkReplaceable(dir string) error {
 	fi, err := os.Lstat(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("records: output directory %s: %w", dir, err)
+		return fmt.Errorf("output directory %s: %w", dir, err)
 	}
 	if !fi.IsDir() {
 		return fmt.Errorf("%w: %s exists and is not a directory", ErrNotRunDir, dir)
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return fmt.Errorf("records: output directory %s: %w", dir, err)
+		return fmt.Errorf("output directory %s: %w", dir, err)
 	}
 	if len(entries) == 0 {
 		return nil
@@ -127,6 +135,8 @@ func checkReplaceable(dir string) error {
 		case e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".arrow"):
 		case e.Name() == AnalysisDir && isAnalysis(filepath.Join(dir, AnalysisDir)):
 			// analyze's output for this run: stale once the run is replaced.
+		case e.IsDir() && isAnalysisPartial(e.Name()):
+			// analyze's temporary output, interrupted or killed: it goes with the run.
 		default:
 			return fmt.Errorf("%w: %s holds %q, not only run.json, *.arrow files and an analysis/ written by analyze; remove it or choose another output directory", ErrNotRunDir, dir, e.Name())
 		}

@@ -13,10 +13,10 @@ import (
 
 var (
 	// ErrSchemaVersion: a record file or run.json of another schema version.
-	ErrSchemaVersion = errors.New("records: unsupported schema version")
+	ErrSchemaVersion = errors.New("unsupported schema version")
 	// ErrNotRecordFile: a file that is not a complete tracefabric record file of the
 	// expected kind (truncated, foreign, or with other columns).
-	ErrNotRecordFile = errors.New("records: not a tracefabric record file")
+	ErrNotRecordFile = errors.New("not a tracefabric record file")
 )
 
 // Reader streams the rows of one record file, one record batch in memory at a time.
@@ -85,7 +85,7 @@ func openReader[R any](t *table[R], path string) (*Reader[R], error) {
 func openIPC(path string, want *arrow.Schema) (*os.File, *ipc.FileReader, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("records: %w", err)
+		return nil, nil, err // *PathError: names the file
 	}
 	var fr *ipc.FileReader
 	err = safely(func() (err error) {

@@ -15,11 +15,11 @@ const RunFile = "run.json"
 
 // ErrIncomplete: run.json says the run did not finish (complete is false): it was
 // interrupted, failed or is still running, and its records are partial.
-var ErrIncomplete = errors.New("records: run is incomplete")
+var ErrIncomplete = errors.New("run is incomplete")
 
 // ErrNotRunFile: a run.json that is not one of ours: not a JSON object, or without
 // schema_version.
-var ErrNotRunFile = errors.New("records: not a tracefabric run.json")
+var ErrNotRunFile = errors.New("not a tracefabric run.json")
 
 // Run is run.json: what a replay run did and wrote. Keys are snake_case; times are
 // picoseconds, wall time seconds, speeds bits per second, sizes bytes.
@@ -41,6 +41,9 @@ type Run struct {
 	// Trace is the capture summary of `replay inspect --json` plus the replay's own
 	// trace counters intra_host and oversize, as JSON.
 	Trace json.RawMessage `json:"trace"`
+	// Inputs are how the replay read and mapped the trace (absent in runs written
+	// before they were recorded): `replay path --run` maps addresses with them.
+	Inputs *Inputs `json:"inputs,omitempty"`
 	// Simulation summarises the simulation's totals.
 	Simulation Simulation `json:"simulation"`
 	// Records maps each record file written (ports.arrow, ...) to its row count.
@@ -48,6 +51,23 @@ type Run struct {
 	// Complete is true only in the run.json of a run that finished and committed its
 	// output directory.
 	Complete bool `json:"complete"`
+}
+
+// Inputs are the replay's inputs besides the configuration, as run.json records
+// them: enough to prepare the same replay again (the trace, if still there, is read
+// again).
+type Inputs struct {
+	Traces          []string `json:"traces"`            // capture files, absolute paths ("-": standard input)
+	Hosts           string   `json:"hosts"`             // host mapping: subnet, hash, or a CSV file (absolute path)
+	RackPrefix      int      `json:"rack_prefix"`       // subnet mapping's grouping prefix length
+	Speedup         float64  `json:"speedup"`           // capture time divided by this
+	Oversize        string   `json:"oversize"`          // split or drop
+	ReorderWindowNs int64    `json:"reorder_window_ns"` // in-file reordering window (0: default, < 0: off)
+	WindowStartNs   int64    `json:"window_start_ns"`   // --start: ns since the epoch if window_absolute, else after the first packet
+	WindowAbsolute  bool     `json:"window_absolute"`
+	WindowNs        int64    `json:"window_duration_ns"` // --duration; 0: to the end
+	MaxIdleNs       int64    `json:"max_idle_ns"`        // --max-idle; 0: idle gaps kept
+	MaxDrainPs      int64    `json:"max_drain_ps"`       // --max-drain
 }
 
 // Topology is run.json's topology summary.
@@ -88,6 +108,9 @@ type Simulation struct {
 	// ControlPackets counts the control packets closed-loop receivers generated, by
 	// kind (ack, cnp, nak); each generated = delivered + dropped + undrained.
 	ControlPackets map[PacketKind]ControlCount `json:"control_packets"`
+	// Retransmits and Timeouts sum flows.arrow's columns (closed loop).
+	Retransmits int64 `json:"retransmits"`
+	Timeouts    int64 `json:"timeouts"`
 }
 
 // ControlCount is what became of the control packets of one kind.
@@ -137,7 +160,7 @@ func ReadRun(path string) (*Run, error) {
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("records: %w", err)
+		return nil, err // *PathError: names the file
 	}
 	var head struct {
 		SchemaVersion *int `json:"schema_version"`

@@ -84,7 +84,7 @@ func (s *sim) build() error {
 	}
 	warns, err := s.net.Start()
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrInput, err)
+		return inputErrf("%w", err)
 	}
 	s.pr.warnOnce.Do(func() {
 		if s.pr.Opt.Warn != nil {

@@ -1,8 +1,6 @@
 package replay
 
 import (
-	"fmt"
-
 	"github.com/tracefabric/tracefabric/ingest"
 	"github.com/tracefabric/tracefabric/internal/config"
 	"github.com/tracefabric/tracefabric/switchmodel/transport"
@@ -76,10 +74,13 @@ func flowKind(tr *config.Transport, a *arrival) (k transport.Kind, auto bool) {
 
 // segmentSizes is the closed-loop pre-pass: the largest TCP payload of every flow
 // (its SMSS, docs/model.md#tcp), read once from the whole capture.
-func segmentSizes(opt *Options, inOrder []bool) (map[ingest.FiveTuple]int32, error) {
-	r, err := ingest.Open(opt.Traces, ingest.Options{ReorderWindow: opt.ReorderWindow, InOrder: inOrder})
+func segmentSizes(opt *Options, sum *ingest.Summary) (map[ingest.FiveTuple]int32, error) {
+	iopt := opt.ingestOptions()
+	iopt.Warn = nil // Summarize reported them
+	iopt.InOrder = sum.InOrderFiles()
+	r, err := ingest.Open(opt.Traces, iopt)
 	if err != nil {
-		return nil, err
+		return nil, inputErrf("%w", err)
 	}
 	defer r.Close()
 	smss := map[ingest.FiveTuple]int32{}
@@ -87,7 +88,7 @@ func segmentSizes(opt *Options, inOrder []bool) (map[ingest.FiveTuple]int32, err
 	for {
 		ok, err := r.Next(&p)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrInput, err)
+			return nil, inputErrf("%w", err)
 		}
 		if !ok {
 			return smss, nil

@@ -67,12 +67,14 @@ type feed struct {
 	i      int
 	flows  flowTable
 	hosts  [][2]int32 // per flow id: source and destination host
+	clock  idleClock  // capture time to replay time (idle gaps shortened)
 	closed bool       // closed loop: classify replaced packets, keep TCP payloads
 }
 
 func newFeed(pr *Prepared, r *ingest.Reader) *feed {
 	f := &feed{pr: pr, r: r, full: make(chan *arrivalBatch, feedBatches),
-		free: make(chan *arrivalBatch, feedBatches), done: make(chan struct{}), closed: pr.closedLoop()}
+		free: make(chan *arrivalBatch, feedBatches), done: make(chan struct{}),
+		clock: newIdleClock(pr.T0, pr.Opt.MaxIdle), closed: pr.closedLoop()}
 	for range feedBatches {
 		f.free <- &arrivalBatch{as: make([]arrival, feedBatch)}
 	}
@@ -92,9 +94,19 @@ func (f *feed) read() {
 			return
 		}
 		b.n = 0
+		var err error
+		if ctx := f.pr.Opt.Context; ctx != nil {
+			err = ctx.Err() // interrupted: end the feed with the context's error
+		}
 		for b.n < len(b.as) {
-			ok, err := f.r.Next(&p)
+			ok := false
+			if err == nil {
+				ok, err = f.r.Next(&p)
+			}
 			if err == nil && ok {
+				if p.Multicast() {
+					continue // not simulated; the summary counts it (skipped.multicast)
+				}
 				err = f.prepare(&p, &b.as[b.n])
 			}
 			if err != nil || !ok {
@@ -118,7 +130,7 @@ func (f *feed) read() {
 // consulted for the first packet of a flow (and for every intra-host packet, which
 // has no flow).
 func (f *feed) prepare(p *ingest.Packet, a *arrival) error {
-	*a = arrival{at: f.pr.injectTime(p), traceIndex: f.pr.fileOffset[p.FileIndex] + p.Index,
+	*a = arrival{at: f.pr.injectTime(f.clock.offset(p.Timestamp)), traceIndex: f.pr.fileOffset[p.FileIndex] + p.Index,
 		saddr: p.Src, daddr: p.Dst, sport: p.SrcPort, dport: p.DstPort, length: p.TotalLen,
 		proto: p.Proto, dscp: p.DSCP, ecn: p.ECN, laterFrag: p.Fragment && p.FragOffset != 0}
 	if f.closed {
@@ -151,9 +163,9 @@ func (f *feed) prepare(p *ingest.Packet, a *arrival) error {
 	return nil
 }
 
-// injectTime converts a capture timestamp to simulated time.
-func (pr *Prepared) injectTime(p *ingest.Packet) units.Time {
-	d := p.Timestamp - pr.T0
+// injectTime converts a capture time offset from T0 (ns, idle gaps shortened) to
+// simulated time.
+func (pr *Prepared) injectTime(d int64) units.Time {
 	if pr.Opt.Speedup == 1 {
 		return units.Time(d) * units.Nanosecond
 	}

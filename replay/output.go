@@ -126,6 +126,8 @@ func (s *sim) writeFlows() error {
 			row.Bytes += st.SentBytes
 			row.Retransmits, row.Timeouts, row.CongestionSignals = st.Retransmits, st.Timeouts, st.CongestionSignals
 			row.Transport = transportOf[st.Kind] // TCP auto: the kind its first data segment decided
+			s.retransmits += st.Retransmits
+			s.timeouts += st.Timeouts
 			switch {
 			case st.Complete && f.dropped == 0 || st.Complete && f.packets == 0:
 				row.Completion, row.FctPs = records.CompletionComplete, int64(st.LastDelivery-st.FirstAvail)
@@ -166,7 +168,7 @@ func (s *sim) runJSON() (*records.Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	trace, err := traceJSON(s.pr.Summary, &s.trace)
+	trace, err := traceJSON(s.pr.Summary, &s.trace, s.pr.Idle, s.pr.T0)
 	if err != nil {
 		return nil, err
 	}
@@ -186,6 +188,7 @@ func (s *sim) runJSON() (*records.Run, error) {
 		PacketHops: k.PacketHops, DataPacketHops: k.DataPacketHops, Injected: k.Injected + s.trace.oversizeDropped,
 		Delivered: k.Delivered, Dropped: map[records.DropReason]int64{},
 		CEMarked: k.CEMarked, PFCFrames: k.PFCFrames, Undrained: map[string]int64{}}
+	sim.Retransmits, sim.Timeouts = s.retransmits, s.timeouts
 	transportMode := "open"
 	if s.layer != nil {
 		transportMode = "closed"
@@ -222,5 +225,6 @@ func (s *sim) runJSON() (*records.Run, error) {
 	}
 	rows := s.rows
 	return &records.Run{Version: s.pr.Opt.Version, SchemaVersion: records.SchemaVersion, Command: s.pr.Opt.Command,
-		Seed: uint64(s.cfg.Seed), HashMethod: hm, Transport: transportMode, Config: cfgJSON, Topology: topo, Trace: trace, Simulation: sim, Records: rows}, nil
+		Seed: uint64(s.cfg.Seed), HashMethod: hm, Transport: transportMode, Config: cfgJSON, Topology: topo, Trace: trace,
+		Inputs: s.pr.Opt.inputs(), Simulation: sim, Records: rows}, nil
 }

@@ -27,18 +27,18 @@ type PathHop struct {
 // flowlet starts looking among equally loaded members; the simulated path can differ.
 func (c *Clos) FlowPath(cfg *config.Config, hm *HostMap, src, dst netip.Addr, proto uint8, sport, dport uint16) ([]PathHop, error) {
 	if !src.Is4() || !dst.Is4() {
-		return nil, fmt.Errorf("%w: %s -> %s: IPv4 addresses only", ErrInput, src, dst)
+		return nil, inputErrf("%s -> %s: IPv4 addresses only", src, dst)
 	}
 	s, ok := hm.Host(src.As4())
 	if !ok {
-		return nil, fmt.Errorf("%w: %s is not an endpoint of the host mapping", ErrInput, src)
+		return nil, inputErrf("%s is not an endpoint of the host mapping", src)
 	}
 	d, ok := hm.Host(dst.As4())
 	if !ok {
-		return nil, fmt.Errorf("%w: %s is not an endpoint of the host mapping", ErrInput, dst)
+		return nil, inputErrf("%s is not an endpoint of the host mapping", dst)
 	}
 	if s == d {
-		return nil, fmt.Errorf("%w: %s and %s map to the same host %s (intra-host traffic is not simulated)", ErrInput, src, dst, c.Nodes[s].Name)
+		return nil, inputErrf("%s and %s map to the same host %s (intra-host traffic is not simulated)", src, dst, c.Nodes[s].Name)
 	}
 	key := ecmp.MakeKey(src.As4(), dst.As4(), proto, sport, dport, false)
 	var hops []PathHop

@@ -1,10 +1,13 @@
 package replay
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -25,8 +28,19 @@ const (
 const DefaultMaxDrain = units.Second
 
 // ErrInput is wrapped by errors in the run's inputs (traces, host mapping, options):
-// the command maps it to exit status 2.
+// the command maps it to exit status 2. Such errors print only their own message.
 var ErrInput = errors.New("bad input")
+
+// inputError is an error in the run's inputs: errors.Is(err, ErrInput), without
+// "bad input" in its text.
+type inputError struct{ err error }
+
+func (e inputError) Error() string        { return e.err.Error() }
+func (e inputError) Unwrap() error        { return e.err }
+func (e inputError) Is(target error) bool { return target == ErrInput }
+
+// inputErrf formats an input error (with %w for the cause, as fmt.Errorf).
+func inputErrf(format string, args ...any) error { return inputError{fmt.Errorf(format, args...)} }
 
 // Options configure a replay run.
 type Options struct {
@@ -49,6 +63,19 @@ type Options struct {
 	RecordPackets bool
 	// ReorderWindow is ingest's in-file reordering window (0 = default 10 ms).
 	ReorderWindow time.Duration
+	// Window replays only a time window of the merged capture (--start, --duration);
+	// the zero Window replays all of it. Packets outside are counted out-of-window.
+	Window ingest.Window
+	// MaxIdle, when > 0, shortens every idle gap of the merged capture (between two
+	// consecutive replayed packets) longer than MaxIdle to MaxIdle (--max-idle).
+	MaxIdle time.Duration
+	// Strict makes a capture that ends inside a packet an error (--strict).
+	Strict bool
+	// Stdin is what the trace "-" reads (ingest.Options.Stdin).
+	Stdin *os.File
+	// Context, when not nil, interrupts Prepare and Run once done: they return its
+	// error (context.Canceled) after removing their partial output.
+	Context context.Context
 	// Command is the command line recorded in run.json.
 	Command []string
 	// Version is the tool version recorded in run.json.
@@ -63,7 +90,7 @@ type Options struct {
 type Progress struct {
 	Method   string     // hash method of this run
 	Injected int64      // trace packets injected so far
-	Total    int64      // IPv4 packets of the trace
+	Total    int64      // trace packets to replay (unicast IPv4 in the window)
 	SimTime  units.Time // simulated time
 	Done     bool
 }
@@ -76,7 +103,9 @@ type Prepared struct {
 	Summary *ingest.Summary
 	Clos    *Clos
 	HostMap *HostMap
-	T0      int64 // first IPv4 timestamp, ns
+	T0      int64 // the replay's time zero: the first replayed packet's timestamp, ns
+	// Idle is what --max-idle removed from the capture's timeline.
+	Idle IdleStats
 
 	warnOnce   sync.Once
 	fileOffset []int64 // records before each file in the merged capture (trace_index)
@@ -93,34 +122,42 @@ func (o *Options) defaults() error {
 		o.Speedup = 1
 	}
 	if !(o.Speedup > 0) {
-		return fmt.Errorf("%w: --speedup %v must be > 0", ErrInput, o.Speedup)
+		return inputErrf("--speedup %v must be > 0", o.Speedup)
 	}
 	switch o.Oversize {
 	case "":
 		o.Oversize = OversizeSplit
 	case OversizeSplit, OversizeDrop:
 	default:
-		return fmt.Errorf("%w: --oversize %q: want split or drop", ErrInput, o.Oversize)
+		return inputErrf("--oversize %q: want split or drop", o.Oversize)
 	}
 	if o.MaxDrain == 0 {
 		o.MaxDrain = DefaultMaxDrain
 	}
 	if o.MaxDrain < 0 {
-		return fmt.Errorf("%w: --max-drain %v must be >= 0", ErrInput, o.MaxDrain)
+		return inputErrf("--max-drain %v must be >= 0", o.MaxDrain)
 	}
 	if len(o.Traces) == 0 {
-		return fmt.Errorf("%w: no trace file given", ErrInput)
+		return inputErrf("no trace file given")
 	}
 	return nil
 }
 
 func (o *Options) ingestOptions() ingest.Options {
-	return ingest.Options{ReorderWindow: o.ReorderWindow, Warn: o.Warn}
+	return ingest.Options{ReorderWindow: o.ReorderWindow, Warn: o.Warn, Strict: o.Strict, Stdin: o.Stdin,
+		Window: o.Window, Context: o.Context}
 }
 
 // Prepare reads the traces once (the summary and the endpoints together), builds the
 // Clos and maps the endpoints onto its hosts.
-func Prepare(opt Options) (*Prepared, error) {
+func Prepare(opt Options) (*Prepared, error) { return prepare(opt, true) }
+
+// PrepareMapping is Prepare without what only a run needs (the --max-idle pass and
+// the check that the capture fits the simulator's clock): the trace summary, the Clos
+// and the host mapping, as `replay path` uses them.
+func PrepareMapping(opt Options) (*Prepared, error) { return prepare(opt, false) }
+
+func prepare(opt Options, forRun bool) (*Prepared, error) {
 	if err := opt.defaults(); err != nil {
 		return nil, err
 	}
@@ -130,29 +167,38 @@ func Prepare(opt Options) (*Prepared, error) {
 	// Warnings surface once per run family, here.
 	sum, err := ingest.Summarize(opt.Traces, opt.ingestOptions())
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInput, err)
+		if interrupted(err) {
+			return nil, err
+		}
+		return nil, inputErrf("%w", err)
 	}
-	if sum.IPv4Packets == 0 {
-		return nil, fmt.Errorf("%w: %v: no IPv4 packets to replay", ErrInput, opt.Traces)
+	if sum.Unicast == 0 {
+		return nil, inputErrf("%s: %s", strings.Join(opt.Traces, ", "), nothingToReplay(sum))
 	}
-	if err := checkTimeRange(opt.Traces, sum.First, sum.Last, opt.Speedup, opt.MaxDrain); err != nil {
+	idle := IdleStats{MaxIdle: opt.MaxIdle}
+	if forRun && opt.MaxIdle > 0 {
+		if idle, err = idleGaps(&opt, sum); err != nil {
+			return nil, err
+		}
+	}
+	if err := checkTimeRange(&opt, sum, idle); forRun && err != nil {
 		return nil, err
 	}
 	clos, err := NewClos(opt.Config.Topology)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInput, err)
+		return nil, inputErrf("%w", err)
 	}
 	hm, err := MapHosts(opt.Hosts, sum.EndpointAddrs, clos.Grid, opt.RackPrefix)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInput, err)
+		return nil, inputErrf("%w", err)
 	}
 	offsets := make([]int64, len(opt.Traces))
 	for i := 1; i < len(offsets); i++ {
 		offsets[i] = offsets[i-1] + sum.Files[i-1].Packets
 	}
-	pr := &Prepared{Opt: opt, Summary: sum, Clos: clos, HostMap: hm, T0: sum.First, fileOffset: offsets}
-	if pr.closedLoop() {
-		if pr.smss, err = segmentSizes(&pr.Opt, sum.InOrderFiles()); err != nil {
+	pr := &Prepared{Opt: opt, Summary: sum, Clos: clos, HostMap: hm, T0: sum.FirstUnicast, Idle: idle, fileOffset: offsets}
+	if forRun && pr.closedLoop() {
+		if pr.smss, err = segmentSizes(&pr.Opt, sum); err != nil {
 			return nil, err
 		}
 	}
@@ -160,7 +206,9 @@ func Prepare(opt Options) (*Prepared, error) {
 }
 
 // traceJSON is run.json's trace: the inspect summary plus the replay's own counts.
-func traceJSON(s *ingest.Summary, t *traceCounts) (json.RawMessage, error) {
+// Every packet of the capture is replayed or under one reason of skipped (multicast
+// and out-of-window included): packets = replayed + the sum of skipped.
+func traceJSON(s *ingest.Summary, t *traceCounts, idle IdleStats, t0 int64) (json.RawMessage, error) {
 	b, err := json.Marshal(s)
 	if err != nil {
 		return nil, err
@@ -179,6 +227,8 @@ func traceJSON(s *ingest.Summary, t *traceCounts) (json.RawMessage, error) {
 		}
 		m["replaced"] = rp
 	}
+	m["t0_ts"] = ingest.FormatTime(t0)
+	m["idle_gaps"] = idle.json()
 	return json.Marshal(m)
 }
 
@@ -200,7 +250,7 @@ func methodConfig(cfg *config.Config, method string) (*config.Config, error) {
 	}
 	m, err := ecmp.ParseMethod(method)
 	if err != nil {
-		return nil, fmt.Errorf("%w: --hash: %w", ErrInput, err)
+		return nil, inputErrf("--hash: %w", err)
 	}
 	c.Switch.EcmpHashMethod = m
 	return &c, nil
@@ -210,17 +260,56 @@ func methodConfig(cfg *config.Config, method string) (*config.Config, error) {
 // picoseconds (about 53 days), leaving room for the drain and timers.
 const maxSimTime = units.Time(math.MaxInt64 / 2)
 
-// checkTimeRange rejects a capture whose span, divided by speedup, does not fit the
-// simulator's picosecond clock (a capture with a years-long gap between two packets,
-// say): its times would wrap instead of being replayed.
-func checkTimeRange(traces []string, first, last int64, speedup float64, drain units.Time) error {
-	spanNs := float64(last) - float64(first)
-	simPs := spanNs * 1000 / speedup
-	if simPs+float64(drain) < float64(maxSimTime) {
+// checkTimeRange rejects a capture whose span (after --max-idle, divided by the
+// speedup) does not fit the simulator's picosecond clock (a capture with a
+// years-long gap between two packets, a merge of captures taken on different days):
+// its times would wrap instead of being replayed. The error suggests --max-idle and
+// a window first: --speedup changes the load as well.
+func checkTimeRange(opt *Options, sum *ingest.Summary, idle IdleStats) error {
+	spanNs := float64(sum.MaxUnicast) - float64(sum.FirstUnicast) - float64(idle.RemovedNs)
+	simPs := spanNs * 1000 / opt.Speedup
+	if simPs+float64(opt.MaxDrain) < float64(maxSimTime) {
 		return nil
 	}
-	need := math.Ceil(simPs / float64(maxSimTime-drain) * speedup)
-	return fmt.Errorf("%w: %v: the capture spans %s (first %s, last %s), %.3g s of simulated time at --speedup %g, beyond the %.0f days the simulator's clock covers: raise --speedup to at least %.0f or cut the capture to the interval of interest (editcap -A/-B)",
-		ErrInput, traces, time.Duration(last-first), time.Unix(0, first).UTC().Format(time.RFC3339),
-		time.Unix(0, last).UTC().Format(time.RFC3339), simPs/1e12, speedup, float64(maxSimTime)/1e12/86400, need)
+	need := math.Ceil(simPs / float64(maxSimTime-opt.MaxDrain) * opt.Speedup)
+	span := fmt.Sprintf("spans %s (%s to %s)", units.HumanNanos(sum.MaxUnicast-sum.FirstUnicast),
+		time.Unix(0, sum.FirstUnicast).UTC().Format(time.RFC3339), time.Unix(0, sum.MaxUnicast).UTC().Format(time.RFC3339))
+	fix := "shorten its idle gaps with --max-idle (e.g. --max-idle 1s)"
+	if idle.MaxIdle > 0 {
+		span += fmt.Sprintf(", still %s with its %s shortened to --max-idle %s", units.HumanSeconds(spanNs/1e9),
+			plural(idle.Gaps, "idle gap"), units.HumanNanos(int64(idle.MaxIdle)))
+		fix = "use a shorter --max-idle"
+	}
+	if opt.Speedup != 1 {
+		span += fmt.Sprintf(", %s of simulated time at --speedup %g", units.HumanSeconds(simPs/1e12), opt.Speedup)
+	}
+	return inputErrf("%s: the capture %s, more than the %s the simulator's clock covers: %s, or replay a window of it with --start and --duration, or raise --speedup to at least %.0f (which raises the load too)",
+		strings.Join(opt.Traces, ", "), span, (maxSimTime - opt.MaxDrain).Human(), fix, need)
+}
+
+// nothingToReplay says why a summary has no packet to replay.
+func nothingToReplay(s *ingest.Summary) string {
+	msg := "no IPv4 unicast packets to replay"
+	var why []string
+	if n := s.Skipped[ingest.SkipMulticast.String()]; n > 0 {
+		why = append(why, plural(n, "multicast or broadcast packet"))
+	}
+	if n := s.Skipped[ingest.SkipOutOfWindow.String()]; n > 0 {
+		why = append(why, plural(n, "packet")+" outside the window (--start, --duration)")
+	}
+	if n := s.NonIPv4Packets; n > 0 {
+		why = append(why, plural(n, "non-IPv4 packet"))
+	}
+	if len(why) > 0 {
+		msg += " (" + strings.Join(why, ", ") + ")"
+	}
+	return msg
+}
+
+// plural writes a count with its noun: "1 gap", "2 gaps".
+func plural(n int64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tracefabric/tracefabric/ingest"
 	"github.com/tracefabric/tracefabric/internal/config"
 	"github.com/tracefabric/tracefabric/internal/units"
 	"github.com/tracefabric/tracefabric/records"
@@ -59,6 +60,8 @@ func expectedIPv4(t *testing.T, dir string) map[string]int64 {
 
 // traceSection is the part of run.json's trace that the checks use.
 type traceSection struct {
+	Packets     int64            `json:"packets"`
+	Skipped     map[string]int64 `json:"skipped"`
 	IPv4Packets int64            `json:"ipv4_packets"`
 	Flows       int64            `json:"flows"`
 	DurationS   float64          `json:"duration_s"`
@@ -70,9 +73,46 @@ type traceSection struct {
 		SplitInto int64 `json:"split_into"`
 		Dropped   int64 `json:"dropped"`
 	} `json:"oversize"`
+	IdleGaps struct {
+		MaxIdleS  float64 `json:"max_idle_s"`
+		Shortened int64   `json:"shortened"`
+		RemovedS  float64 `json:"removed_s"`
+	} `json:"idle_gaps"`
+}
+
+// unicastSpan reads the capture as the run did (window included) and returns the
+// number of IPv4 packets, of multicast ones, and the first and last timestamp of the
+// others (the packets a replay injects).
+func unicastSpan(t *testing.T, opt *Options) (ipv4, multicast, first, last int64) {
+	t.Helper()
+	r, err := ingest.Open(opt.Traces, ingest.Options{Window: opt.Window, ReorderWindow: opt.ReorderWindow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var p ingest.Packet
+	for {
+		ok, err := r.Next(&p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			return
+		}
+		ipv4++
+		if p.Dst[0] >= 224 && p.Dst[0] <= 239 || p.Dst == [4]byte{255, 255, 255, 255} {
+			multicast++
+			continue
+		}
+		if ipv4 == multicast+1 {
+			first = p.Timestamp
+		}
+		last = p.Timestamp
+	}
 }
 
 type realRun struct {
+	opt   Options
 	run   *records.Run
 	out   string
 	trace traceSection
@@ -96,7 +136,7 @@ func replayReal(t *testing.T, path string, mutate func(*Options)) *realRun {
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	r := &realRun{run: run, out: out}
+	r := &realRun{opt: opt, run: run, out: out}
 	if err := json.Unmarshal(run.Trace, &r.trace); err != nil {
 		t.Fatalf("run.json trace: %v", err)
 	}
@@ -117,15 +157,27 @@ func (r *realRun) check(t *testing.T, wantIPv4 int64, speedup float64) {
 	if !r.run.Complete {
 		t.Error("run.json: complete is false")
 	}
-	// The trace: tshark's IPv4 count, all of it replayed.
-	if tr.IPv4Packets != wantIPv4 || tr.Replayed != wantIPv4 {
-		t.Errorf("trace: ipv4_packets %d, replayed %d; tshark counts %d", tr.IPv4Packets, tr.Replayed, wantIPv4)
+	// The trace: tshark's IPv4 count (of the window), all of it replayed but the
+	// multicast and broadcast packets; every packet is replayed or skipped for a reason.
+	ipv4, multicast, first, last := unicastSpan(t, &r.opt)
+	if r.opt.Window.IsZero() && ipv4 != wantIPv4 {
+		t.Errorf("the capture has %d IPv4 packets; tshark counts %d", ipv4, wantIPv4)
+	}
+	if tr.IPv4Packets != ipv4 || tr.Skipped["multicast"] != multicast || tr.Replayed != ipv4-multicast {
+		t.Errorf("trace: ipv4_packets %d, multicast %d, replayed %d; want %d, %d, %d", tr.IPv4Packets, tr.Skipped["multicast"], tr.Replayed, ipv4, multicast, ipv4-multicast)
+	}
+	var skipped int64
+	for _, n := range tr.Skipped {
+		skipped += n
+	}
+	if tr.Packets != tr.Replayed+skipped {
+		t.Errorf("trace: %d packets, %d replayed + %d skipped (%v)", tr.Packets, tr.Replayed, skipped, tr.Skipped)
 	}
 	// SPEC 5: injected = IPv4 packets - intra-host - oversize + the pieces they were
 	// split into (an oversize packet dropped at its NIC counts as injected and dropped).
-	if want := tr.IPv4Packets - tr.IntraHost - tr.Oversize.Packets + tr.Oversize.SplitInto + tr.Oversize.Dropped; s.Injected != want {
-		t.Errorf("injected %d, want ipv4 %d - intra-host %d - oversize %d + pieces %d + oversize dropped %d = %d",
-			s.Injected, tr.IPv4Packets, tr.IntraHost, tr.Oversize.Packets, tr.Oversize.SplitInto, tr.Oversize.Dropped, want)
+	if want := tr.Replayed - tr.IntraHost - tr.Oversize.Packets + tr.Oversize.SplitInto + tr.Oversize.Dropped; s.Injected != want {
+		t.Errorf("injected %d, want replayed %d - intra-host %d - oversize %d + pieces %d + oversize dropped %d = %d",
+			s.Injected, tr.Replayed, tr.IntraHost, tr.Oversize.Packets, tr.Oversize.SplitInto, tr.Oversize.Dropped, want)
 	}
 	// SPEC 9 conservation, fabric-wide.
 	if s.Injected != s.Delivered+s.DroppedTotal()+s.UndrainedTotal() {
@@ -135,9 +187,11 @@ func (r *realRun) check(t *testing.T, wantIPv4 int64, speedup float64) {
 	if s.LosslessDrops != 0 || s.Dropped[records.ReasonHeadroom] != 0 {
 		t.Errorf("%d lossless (headroom) drops under Headroom auto", s.Dropped[records.ReasonHeadroom])
 	}
-	// The last packet enters at (last - first) / speedup: simulated time covers it.
-	if min := tr.DurationS * 1e12 / speedup; float64(s.SimTimePs) < min {
-		t.Errorf("sim_time_ps %d is shorter than the trace's %g s / speedup %g = %.0f ps", s.SimTimePs, tr.DurationS, speedup, min)
+	// The last packet enters at (last - first - idle time removed) / speedup: simulated
+	// time covers it.
+	if min := (float64(last-first)/1e9 - tr.IdleGaps.RemovedS) * 1e12 / speedup; float64(s.SimTimePs) < min {
+		t.Errorf("sim_time_ps %d is shorter than the replayed packets' span %g s less %g s of idle gaps / speedup %g = %.0f ps",
+			s.SimTimePs, float64(last-first)/1e9, tr.IdleGaps.RemovedS, speedup, min)
 	}
 	// Per flow and summed over flows.
 	var pk, del, drop, und int64
@@ -402,8 +456,8 @@ func TestRealPcaps(t *testing.T) {
 }
 
 // TestRealPcapSubnetMappingError: with three hosts per rack, the subnet mapping cannot
-// place lan-ftp's four 192.168.0.x endpoints on one rack; the error says how many
-// endpoints and hosts, names the rack and suggests the fixes.
+// place lan-ftp's four 192.168.0.x unicast endpoints on one rack; the error says how
+// many endpoints and hosts, names the rack and suggests the fixes.
 func TestRealPcapSubnetMappingError(t *testing.T) {
 	dir := realPcaps(t)
 	cfg := config.Default()
@@ -415,7 +469,9 @@ func TestRealPcapSubnetMappingError(t *testing.T) {
 	if !errors.Is(err, ErrInput) || !errors.Is(err, ErrHostMap) {
 		t.Errorf("error %v does not wrap ErrInput and ErrHostMap", err)
 	}
-	for _, s := range []string{"11 endpoints", "rack-p0-r3", "4 endpoints", "3 hosts", "--hosts hash", "--rack-prefix", "HostsPerRack"} {
+	// 6 unicast endpoints (the multicast groups and the sources that only send to
+	// them need no host), 4 of them in 192.168.0.0/24.
+	for _, s := range []string{"6 endpoints", "rack-p0-r2", "4 endpoints", "3 hosts", "--hosts hash", "--rack-prefix", "HostsPerRack"} {
 		if !strings.Contains(err.Error(), s) {
 			t.Errorf("error %q does not mention %q", err, s)
 		}

@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/tracefabric/tracefabric/ingest"
@@ -22,7 +21,7 @@ func (pr *Prepared) Run(outDir, method string) (*records.Run, error) {
 	}
 	out, err := records.CreateOutputDir(outDir)
 	if err != nil {
-		return nil, fmt.Errorf("%w: output directory: %w", ErrInput, err)
+		return nil, inputErrf("%w", err)
 	}
 	s, err := newSim(pr, cfg, out)
 	if err == nil {
@@ -67,8 +66,10 @@ type sim struct {
 	flows        []flowState
 	undrained    map[int32]int64               // data packets left at the end, by node
 	ctlUndrained [switchmodel.NumClasses]int64 // control packets left at the end
-	layer        *transport.Layer              // closed loop: the hosts' senders and receivers
-	paths        [3]pathLinks                  // the ideal schedule's path kinds (ideal.go)
+	retransmits  int64                         // closed loop: the sums of flows.arrow's retransmits and timeouts
+	timeouts     int64
+	layer        *transport.Layer // closed loop: the hosts' senders and receivers
+	paths        [3]pathLinks     // the ideal schedule's path kinds (ideal.go)
 	delay        records.DelayHistogram
 	oversizeAt   [][switchmodel.NumTC]int64 // oversize drops per source host and TC
 
@@ -124,9 +125,12 @@ func newSim(pr *Prepared, cfg *config.Config, out *records.OutputDir) (*sim, err
 // limit.
 func (s *sim) run() error {
 	opt := &s.pr.Opt
-	r, err := ingest.Open(opt.Traces, ingest.Options{ReorderWindow: opt.ReorderWindow, InOrder: s.pr.Summary.InOrderFiles()})
+	iopt := opt.ingestOptions()
+	iopt.Warn = nil // Prepare reported them
+	iopt.InOrder = s.pr.Summary.InOrderFiles()
+	r, err := ingest.Open(opt.Traces, iopt)
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrInput, err)
+		return inputErrf("%w", err)
 	}
 	s.feed = newFeed(s.pr, r)
 	s.wallStart = time.Now()
@@ -141,7 +145,10 @@ func (s *sim) run() error {
 		s.net.Drain(s.lastInj + opt.MaxDrain)
 	}
 	if s.readErr != nil {
-		return fmt.Errorf("%w: %w", ErrInput, s.readErr)
+		if interrupted(s.readErr) {
+			return s.readErr
+		}
+		return inputErrf("%w", s.readErr)
 	}
 	if s.obsErr != nil {
 		return s.obsErr
@@ -184,5 +191,5 @@ func (s *sim) progress(done bool) {
 		return
 	}
 	s.pr.Opt.Progress(Progress{Method: s.cfg.Switch.EcmpHashMethod.String(), Injected: s.trace.replayed,
-		Total: s.pr.Summary.IPv4Packets, SimTime: s.eng.Now(), Done: done})
+		Total: s.pr.Summary.Unicast, SimTime: s.eng.Now(), Done: done})
 }

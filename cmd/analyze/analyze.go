@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/tracefabric/tracefabric/analysis"
+	"github.com/tracefabric/tracefabric/cmd/internal/cli"
+	"github.com/tracefabric/tracefabric/internal/atomicfile"
 	"github.com/tracefabric/tracefabric/internal/config"
 	"github.com/tracefabric/tracefabric/internal/units"
 	"github.com/tracefabric/tracefabric/records"
@@ -24,6 +27,7 @@ type options struct {
 	opt    analysis.Options
 
 	stdout, stderr io.Writer
+	ctx            context.Context // cancelled by SIGINT/SIGTERM (nil: never)
 }
 
 // runInput is one run directory: what package analysis loaded, plus the few things
@@ -61,9 +65,13 @@ func analyze(o *options) error {
 	pg := newProgress(o.stderr, o.quiet || o.asJSON)
 	defer pg.done()
 
+	ctx := o.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	inputs := make([]*runInput, len(dirs))
 	for i, d := range dirs {
-		in, err := loadRun(d, pg.stageFunc(d))
+		in, err := interruptible(ctx, func() (*runInput, error) { return loadRun(d, pg.stageFunc(d)) })
 		if err != nil {
 			return err
 		}
@@ -73,8 +81,11 @@ func analyze(o *options) error {
 
 	opt := o.opt
 	opt.Progress = pg.stageFunc("analysis")
-	sum, err := analysis.Analyze(inputs[ref].run, opt)
+	sum, err := interruptible(ctx, func() (*analysis.Summary, error) { return analysis.Analyze(inputs[ref].run, opt) })
 	if err != nil {
+		if ctx.Err() != nil {
+			return err
+		}
 		return classifyInput(fmt.Errorf("%s: %w", inputs[ref].dir, err))
 	}
 	var cmp *analysis.Comparison
@@ -84,7 +95,7 @@ func analyze(o *options) error {
 			runs[i] = in.run
 		}
 		opt.Progress = pg.stageFunc("comparison")
-		cmp, err = analysis.Compare(runs, opt)
+		cmp, err = interruptible(ctx, func() (*analysis.Comparison, error) { return analysis.Compare(runs, opt) })
 		if err != nil {
 			return classifyInput(err)
 		}
@@ -92,9 +103,15 @@ func analyze(o *options) error {
 
 	od, err := createOutputDir(out)
 	if err != nil {
+		if errors.Is(err, atomicfile.ErrNotWritable) {
+			if o.out == "" {
+				return inputError{Err: fmt.Errorf("%w; write the analysis elsewhere with -o DIR", err)}
+			}
+			return inputError{Err: fmt.Errorf("%w; choose another -o", err)}
+		}
 		return classifyInput(err)
 	}
-	res, err := writeOutputs(od, &job{inputs: inputs, ref: ref, sum: sum, cmp: cmp, top: o.top, progress: pg})
+	res, err := writeOutputs(od, &job{ctx: ctx, inputs: inputs, ref: ref, sum: sum, cmp: cmp, top: o.top, progress: pg})
 	if err == nil {
 		err = od.commit()
 	}
@@ -109,6 +126,28 @@ func analyze(o *options) error {
 	}
 	printSummary(o.stdout, od.d.Final(), res)
 	return nil
+}
+
+// interruptible runs f, which writes nothing, and returns its result, or the
+// context's error as soon as ctx is done (f is then left to finish on its own while
+// the command exits).
+func interruptible[T any](ctx context.Context, f func() (T, error)) (T, error) {
+	type result struct {
+		v   T
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		v, err := f()
+		ch <- result{v, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.v, r.err
+	case <-ctx.Done():
+		var zero T
+		return zero, ctx.Err()
+	}
 }
 
 // resolveRuns expands the RUN_DIR arguments (a run directory, or a `replay run --hash
@@ -203,8 +242,8 @@ func methodName(c *analysis.Comparison, i int) string {
 
 // printSummary is the short human summary at the end: what was written, headline.
 func printSummary(w io.Writer, dir string, r *result) {
-	fmt.Fprintf(w, "wrote %s: report.html, report.md, summary.json, %d figures (plots/*.png, *.svg), %d tables (tables/*.csv)\n",
-		dir, len(r.figures), len(r.tables))
+	fmt.Fprintf(w, "wrote %s: report.html, report.md, summary.json, %s (plots/*.png, *.svg), %s (tables/*.csv)\n",
+		dir, cli.Plural(int64(len(r.figures)), "figure"), cli.Plural(int64(len(r.tables)), "table"))
 	if len(r.noData) > 0 {
 		var parts []string
 		for _, n := range r.noDataOrder {

@@ -7,7 +7,8 @@
 //
 // Exit status: 0 success, 1 failure while running, 2 bad usage or input (a missing,
 // incomplete, truncated or foreign run directory, runs of different traces, an
-// output directory that is not ours to replace). Errors go to stderr as one line.
+// output directory that is not ours to replace or cannot be written), 130 interrupted
+// (SIGINT or SIGTERM; the partial output is removed). Errors go to stderr as one line.
 package main
 
 import (
@@ -23,7 +24,7 @@ import (
 	"github.com/tracefabric/tracefabric/records"
 )
 
-// Exit statuses (SPEC 8).
+// Exit statuses (README, "Exit status").
 const (
 	exitOK      = cli.ExitOK
 	exitFailure = cli.ExitFailure

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -13,6 +14,7 @@ import (
 // job is one analysis to write: the runs, the one the details are about, its
 // summary, and the comparison when there are several runs.
 type job struct {
+	ctx      context.Context // writing stops, with its error, once it is done
 	inputs   []*runInput
 	ref      int
 	sum      *analysis.Summary
@@ -57,6 +59,9 @@ func writeOutputs(od *outputDir, j *job) (*result, error) {
 	}
 	figs := &figures{drawn: map[string]report.Figure{}, noData: map[string]string{}}
 	for _, spec := range figureSpecs(j) {
+		if err := j.ctx.Err(); err != nil {
+			return nil, err
+		}
 		j.progress.note("drawing %s", spec.name)
 		fig, err := spec.draw()
 		var nd *plots.NoDataError
@@ -83,6 +88,9 @@ func writeOutputs(od *outputDir, j *job) (*result, error) {
 		if !contains(res.figures, name) {
 			return nil, fmt.Errorf("figure %s was drawn but the report does not show it", name)
 		}
+	}
+	if err := j.ctx.Err(); err != nil {
+		return nil, err
 	}
 	j.progress.note("writing the report")
 	if err := rep.Save(od.d.Temp()); err != nil {

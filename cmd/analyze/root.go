@@ -4,11 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 
 	"github.com/spf13/cobra"
 
 	"github.com/tracefabric/tracefabric/analysis"
+	"github.com/tracefabric/tracefabric/cmd/internal/cli"
 	"github.com/tracefabric/tracefabric/internal/units"
 )
 
@@ -16,7 +16,7 @@ import (
 type flags struct {
 	out           string
 	stormDuration string
-	seed          string
+	seed          uint64
 	bootstrap     int
 	top           int
 	asJSON        bool
@@ -52,7 +52,8 @@ subdirectories (replay run --hash all), are compared: per method the tier imbala
 polarization, drops, pause time and delay, with 95% bootstrap confidence intervals
 over flows (--bootstrap replicates, --seed).
 
-Exit status: 0 success, 1 failure while running, 2 bad usage or input.`,
+Exit status: 0 success, 1 failure while running, 2 bad usage or input,
+130 interrupted (Ctrl-C or SIGTERM; the partial output is removed).`,
 		Example: `  analyze out/demo                  # writes out/demo/analysis/
   analyze out/cmp                   # the six runs of 'replay run --hash all -o out/cmp'
   analyze out/a out/b -o out/a-vs-b # two runs of one trace, compared
@@ -63,26 +64,22 @@ Exit status: 0 success, 1 failure while running, 2 bad usage or input.`,
 			}
 			return nil
 		},
+		Annotations: map[string]string{cli.WritesOutputs: "yes"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o, err := f.options()
 			if err != nil {
 				return err
 			}
 			o.dirs = args
-			o.stdout, o.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
+			o.stdout, o.stderr, o.ctx = cmd.OutOrStdout(), cmd.ErrOrStderr(), cmd.Context()
 			return analyze(o)
 		},
-		SilenceErrors:     true,
-		SilenceUsage:      true,
-		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
 	}
-	root.SetOut(stdout)
-	root.SetErr(stderr)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{Err: err} })
+	cli.SetupRoot(root, stdout, stderr)
 	fl := root.Flags()
 	fl.StringVarP(&f.out, "out", "o", "", "output directory (default RUN_DIR/analysis, or DIR/analysis for a --hash all directory); replaced only if it holds a previous analysis")
 	fl.StringVar(&f.stormDuration, "storm-duration", "1ms", "a PFC episode lasting at least this long is a storm (so is any of depth >= 2)")
-	fl.StringVar(&f.seed, "seed", "1", "seed of the bootstrap's random generators (comparisons)")
+	fl.Uint64Var(&f.seed, "seed", 1, "seed of the bootstrap's random generators (comparisons)")
 	fl.IntVar(&f.bootstrap, "bootstrap", analysis.DefaultBootstrap, "bootstrap replicates for the confidence intervals of a comparison")
 	fl.IntVar(&f.top, "top", 10, "rows of the report's top-N tables (flows, nodes, ports, storms, queues)")
 	fl.BoolVar(&f.asJSON, "json", false, "print summary.json to stdout instead of the human summary")
@@ -101,11 +98,7 @@ func (f *flags) options() (*options, error) {
 		return nil, usageError{Err: fmt.Errorf("--storm-duration %s: must be > 0", f.stormDuration)}
 	}
 	o.opt.StormDurationPs = int64(d)
-	seed, err := strconv.ParseUint(f.seed, 0, 64)
-	if err != nil {
-		return nil, usageError{Err: fmt.Errorf("--seed %q: want a non-negative integer", f.seed)}
-	}
-	o.opt.Seed = seed
+	o.opt.Seed = f.seed
 	if f.bootstrap < 1 {
 		return nil, usageError{Err: fmt.Errorf("--bootstrap %d: want at least 1 replicate", f.bootstrap)}
 	}

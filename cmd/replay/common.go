@@ -6,22 +6,25 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/tracefabric/tracefabric/cmd/internal/cli"
 	"github.com/tracefabric/tracefabric/internal/config"
 	"github.com/tracefabric/tracefabric/replay"
+	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
 )
 
 // version is the tool version recorded in run.json.
-const version = "0.1.0"
+const version = cli.Version
 
 // configFlags are the flags that shape the effective configuration (run, config, path).
 type configFlags struct {
 	file      string
 	sets      []string
-	seed      string
+	seed      int64
 	hash      string
 	lb        string
 	transport string
@@ -30,7 +33,7 @@ type configFlags struct {
 func (f *configFlags) register(cmd *cobra.Command, withHash bool) {
 	cmd.Flags().StringVarP(&f.file, "config", "c", "", "YAML configuration file (default: the built-in defaults; see 'replay config --defaults')")
 	cmd.Flags().StringArrayVar(&f.sets, "set", nil, "override one attribute, e.g. --set BufferSize=16MiB or --set Topology.Pods=1 (repeatable)")
-	cmd.Flags().StringVar(&f.seed, "seed", "", "the run's seed (Seed attribute; default 1)")
+	cmd.Flags().Int64Var(&f.seed, "seed", 1, "the run's seed (Seed attribute)")
 	cmd.Flags().StringVar(&f.lb, "lb", "", "load balancing: none or flowlet (LoadBalancingMethod attribute)")
 	cmd.Flags().StringVar(&f.transport, "transport", "", "open (captured packets at their captured times, the default) or closed (TCP and RoCEv2 flows re-sent by simulated senders) (Transport.Mode attribute)")
 	if withHash {
@@ -39,21 +42,32 @@ func (f *configFlags) register(cmd *cobra.Command, withHash bool) {
 }
 
 // load returns the effective configuration; "all" as hash leaves the method alone.
-func (f *configFlags) load() (*config.Config, []string, error) {
+// --lb and --hash are checked here, so that their errors speak of the flags.
+func (f *configFlags) load(cmd *cobra.Command) (*config.Config, []string, error) {
 	sets := append([]string(nil), f.sets...)
-	if f.seed != "" {
-		if _, err := strconv.ParseInt(f.seed, 0, 64); err != nil {
-			return nil, nil, usageError{Err: fmt.Errorf("--seed %q: want an integer", f.seed)}
-		}
-		sets = append(sets, "Seed="+f.seed)
+	if cmd.Flags().Changed("seed") {
+		sets = append(sets, "Seed="+strconv.FormatInt(f.seed, 10))
 	}
 	if f.lb != "" {
+		if _, err := ecmp.ParseLoadBalancing(f.lb); err != nil {
+			return nil, nil, usageError{Err: fmt.Errorf("--lb %q: want none or flowlet", f.lb)}
+		}
 		sets = append(sets, "LoadBalancingMethod="+f.lb)
 	}
 	if f.transport != "" {
+		if _, err := config.ParseTransportMode(f.transport); err != nil {
+			return nil, nil, usageError{Err: fmt.Errorf("--transport %q: want open or closed", f.transport)}
+		}
 		sets = append(sets, "Transport.Mode="+f.transport)
 	}
 	if f.hash != "" && f.hash != "all" {
+		if _, err := ecmp.ParseMethod(f.hash); err != nil {
+			var names []string
+			for _, m := range ecmp.AllMethods {
+				names = append(names, m.String())
+			}
+			return nil, nil, usageError{Err: fmt.Errorf("--hash %q: want %s, or all", f.hash, strings.Join(names, ", "))}
+		}
 		sets = append(sets, "EcmpHashMethod="+f.hash)
 	}
 	cfg, warns, err := config.Load(f.file, sets)
@@ -91,22 +105,4 @@ func isTerminal(w io.Writer) bool {
 func warnFunc(cmd *cobra.Command) func(string) {
 	stderr := cmd.ErrOrStderr()
 	return func(msg string) { fmt.Fprintf(stderr, "%s: warning: %s\n", cmd.CommandPath(), msg) }
-}
-
-// noArgs is cobra's NoArgs returning a usage error.
-func noArgs(cmd *cobra.Command, args []string) error {
-	if err := cobra.NoArgs(cmd, args); err != nil {
-		return usageError{Err: err}
-	}
-	return nil
-}
-
-// exactArgs is cobra's ExactArgs returning a usage error.
-func exactArgs(n int) cobra.PositionalArgs {
-	return func(cmd *cobra.Command, args []string) error {
-		if err := cobra.ExactArgs(n)(cmd, args); err != nil {
-			return usageError{Err: err}
-		}
-		return nil
-	}
 }

@@ -1,7 +1,12 @@
 package main
 
 import (
+	"errors"
+	"fmt"
+	"strings"
+
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/tracefabric/tracefabric/internal/config"
 )
@@ -12,7 +17,7 @@ func newConfigCmd() *cobra.Command {
 		defaults bool
 	)
 	cmd := &cobra.Command{
-		Use:   "config [--defaults] [-c config.yaml] [--set Attr=Value]...",
+		Use:   "config [flags]",
 		Short: "Print the effective configuration as YAML, validated",
 		Long: `config prints the configuration a run would use, as YAML with human units: the
 built-in defaults, overridden by the -c file and the --set, --seed, --hash and --lb
@@ -23,12 +28,26 @@ pass it back with -c.`,
   replay config -c fabric.yaml --set Topology.Pods=1 --hash crc16`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cf.hash == "all" {
+				return usageError{Err: errors.New("--hash all: config prints one configuration; give one method (crc32, crc32WithSalt, crc16, crc16Ccitt, xor16, toeplitz)")}
+			}
+			if defaults {
+				var ignored []string
+				cmd.Flags().Visit(func(f *pflag.Flag) {
+					if f.Name != "defaults" && f.Name != "cpuprofile" {
+						ignored = append(ignored, "--"+f.Name)
+					}
+				})
+				if len(ignored) > 0 {
+					return usageError{Err: fmt.Errorf("--defaults prints the built-in defaults alone: drop %s", strings.Join(ignored, ", "))}
+				}
+			}
 			var cfg *config.Config
 			if defaults {
 				d := config.Default()
 				cfg = &d
 			} else {
-				c, warns, err := cf.load()
+				c, warns, err := cf.load(cmd)
 				if err != nil {
 					return err
 				}
@@ -45,7 +64,7 @@ pass it back with -c.`,
 			return err
 		},
 	}
-	cmd.Flags().BoolVar(&defaults, "defaults", false, "print the built-in defaults, ignoring other flags")
+	cmd.Flags().BoolVar(&defaults, "defaults", false, "print the built-in defaults (alone: no other flag)")
 	cf.register(cmd, true)
 	return cmd
 }

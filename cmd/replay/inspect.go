@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -12,22 +13,35 @@ import (
 func newInspectCmd() *cobra.Command {
 	var (
 		asJSON bool
-		opt    ingest.Options
+		tf     traceFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "inspect [--json] [--reorder-window 10ms] TRACE...",
+		Use:   "inspect [flags] TRACE...",
 		Short: "Summarize captures: packets, flows, DSCP/ECN histograms, duration, rate",
-		Long: `inspect reads the captures (pcap or pcapng, optionally gzip-compressed, merged by
-timestamp) and prints a summary of all of them and of each file: packets, IPv4
-packets, skipped packets by reason, distinct 5-tuple flows, endpoints, DSCP and ECN
-histograms of the IPv4 packets, first and last timestamp, duration, bytes (sum of
-IPv4 total lengths) and mean rate. --json prints the same as one JSON object.`,
+		Long: `inspect reads the captures (pcap or pcapng, plain or compressed with gzip, bzip2,
+xz or zstd, merged by timestamp; "-" reads standard input) and prints a summary of
+all of them and of each file: packets, IPv4 packets, skipped packets by reason
+(multicast: IPv4 packets a replay does not simulate), distinct 5-tuple flows,
+endpoints, DSCP and ECN histograms of the IPv4 packets, first and last timestamp,
+duration, bytes (sum of IPv4 total lengths) and mean rate. --start and --duration
+summarize a window, as 'replay run' would replay it. --json prints the same as one
+JSON object.`,
 		Example: `  replay inspect testdata/pcaps/demo.pcap
-  replay inspect --json a.pcapng b.pcap.gz`,
+  replay inspect --json a.pcapng b.pcap.xz
+  replay inspect --start 2024-05-01T12:00:00Z --duration 1min week.pcap`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			stderr := cmd.ErrOrStderr()
+			stdin, err := openStdin(args, os.Stdin)
+			if err != nil {
+				return err
+			}
+			opt, err := tf.options(stdin)
+			if err != nil {
+				return err
+			}
 			opt.Warn = func(msg string) { fmt.Fprintf(stderr, "%s: warning: %s\n", cmd.CommandPath(), msg) }
+			opt.Context = cmd.Context()
 			s, err := ingest.Summarize(args, opt)
 			if err != nil {
 				return classifyInput(err)
@@ -45,7 +59,6 @@ IPv4 total lengths) and mean rate. --json prints the same as one JSON object.`,
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the summary as a JSON object")
-	cmd.Flags().DurationVar(&opt.ReorderWindow, "reorder-window", ingest.DefaultReorderWindow,
-		"put packets whose timestamps go backwards within a file in order within this window; negative: off")
+	tf.register(cmd, false)
 	return cmd
 }

@@ -1,9 +1,9 @@
 // Command replay replays packet captures through a simulated data-center Clos fabric
-// (SPEC 8). Each subcommand lives in its own file (inspect.go, ...) and registers in
+// (README, "replay run"). Each subcommand lives in its own file (inspect.go, ...) and registers in
 // root.go; this file only maps errors to exit codes.
 //
 // Exit status: 0 success, 1 failure while running, 2 bad usage, configuration or
-// input. Errors go to stderr as one line.
+// input, 130 interrupted (SIGINT or SIGTERM). Errors go to stderr as one line.
 package main
 
 import (
@@ -17,7 +17,7 @@ import (
 	"github.com/tracefabric/tracefabric/ingest"
 )
 
-// Exit statuses (SPEC 8).
+// Exit statuses (README, "Exit status").
 const (
 	exitOK      = cli.ExitOK
 	exitFailure = cli.ExitFailure

@@ -1,11 +1,11 @@
 package main
 
 import (
-	"errors"
-	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
+
+	"github.com/tracefabric/tracefabric/cmd/internal/cli"
 )
 
 // subcommands builds every subcommand of replay; a new subcommand is one file with a
@@ -15,53 +15,30 @@ var subcommands = []func() *cobra.Command{
 	newRunCmd,
 	newConfigCmd,
 	newPathCmd,
+	cli.NewVersionCmd,
 }
 
 func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "replay",
 		Short: "Replay packet captures through a simulated data-center Clos fabric",
-		Long: `replay takes packet captures (pcap, pcapng, optionally gzip-compressed) through a
-simulated Clos fabric of shared-buffer switches and records what happened.
+		Long: `replay takes packet captures (pcap or pcapng, plain or compressed with gzip, bzip2,
+xz or zstd) through a simulated Clos fabric of shared-buffer switches and records
+what happened.
 
-Subcommands:
-  run       replay captures through the simulated Clos; write Arrow records + run.json
-  inspect   summarize captures: packets, flows, DSCP/ECN histograms, duration, rate
-  config    print the effective configuration (YAML), validated
-  path      show the hops and ECMP choices of one flow
-
-Exit status: 0 success, 1 failure while running, 2 bad usage or input.`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
-				if sug := cmd.SuggestionsFor(args[0]); len(sug) > 0 {
-					msg += fmt.Sprintf("; did you mean %q?", sug[0])
-				}
-				return usageError{Err: errors.New(msg)}
-			}
-			return nil
-		},
-		RunE:          func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
-		SilenceErrors: true,
-		SilenceUsage:  true,
-		// No completion subcommand: the command set is the product's (SPEC 8).
-		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
+Exit status: 0 success, 1 failure while running, 2 bad usage or input,
+130 interrupted (Ctrl-C or SIGTERM; partial outputs are removed).`,
 	}
-	root.SetOut(stdout)
-	root.SetErr(stderr)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{Err: err} })
 	for _, mk := range subcommands {
 		root.AddCommand(mk())
 	}
+	cli.SetupRoot(root, stdout, stderr)
 	return root
 }
 
-// minArgs is cobra's MinimumNArgs returning a usage error.
-func minArgs(n int) cobra.PositionalArgs {
-	return func(cmd *cobra.Command, args []string) error {
-		if err := cobra.MinimumNArgs(n)(cmd, args); err != nil {
-			return usageError{Err: err}
-		}
-		return nil
-	}
-}
+// The argument checks of replay's subcommands: cobra's, returning usage errors.
+var (
+	noArgs    = cli.NoArgs
+	exactArgs = cli.ExactArgs
+	minArgs   = cli.MinimumArgs
+)

@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -15,6 +17,9 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
+	"github.com/tracefabric/tracefabric/cmd/internal/cli"
+	"github.com/tracefabric/tracefabric/ingest"
+	"github.com/tracefabric/tracefabric/internal/config"
 	"github.com/tracefabric/tracefabric/internal/units"
 	"github.com/tracefabric/tracefabric/records"
 	"github.com/tracefabric/tracefabric/replay"
@@ -24,6 +29,7 @@ import (
 func newRunCmd() *cobra.Command {
 	var (
 		cf       configFlags
+		tf       traceFlags
 		out      string
 		asJSON   bool
 		opt      replay.Options
@@ -33,23 +39,37 @@ func newRunCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run [flags] TRACE...",
 		Short: "Replay captures through the simulated Clos and write Arrow records",
-		Long: `run replays the IPv4 packets of the captures (merged by timestamp) through the
-simulated Clos fabric: each packet enters its source host's NIC at (t - t0)/speedup
-with its captured size, DSCP, ECN and 5-tuple, and the fabric's switches buffer,
-pause (PFC), mark (ECN), drop and spread it over equal-cost paths. The simulation
-runs until the fabric drains (or --max-drain after the last packet) and writes into
-the output directory run.json and the record files ports, drops, pfc, buffer,
-loadbalance, flows, delay (and packets with --record-packets) in Arrow IPC file
-format (see docs/records.md). The directory appears only when the run is complete.
+		Long: `run replays the IPv4 packets of the captures (merged by timestamp; "-" reads
+standard input) through the simulated Clos fabric: each packet enters its source
+host's NIC at (t - t0)/speedup with its captured size, DSCP, ECN and 5-tuple, and
+the fabric's switches buffer, pause (PFC), mark (ECN), drop and spread it over
+equal-cost paths. Packets to multicast or broadcast destinations are not simulated
+(counted "multicast"). --start and --duration replay a window of the capture;
+--max-idle shortens its idle gaps (captures spanning days, merges of captures taken
+on different days). The simulation runs until the fabric drains (or --max-drain
+after the last packet) and writes into the output directory run.json and the record
+files ports, drops, pfc, buffer, loadbalance, flows, delay (and packets with
+--record-packets) in Arrow IPC file format (see docs/records.md). The directory
+appears only when the run is complete; an interrupted run (Ctrl-C) removes it.
 
 --hash all replays the trace once per hash method, in parallel, into OUT/<method>/
 for 'analyze' to compare.`,
 		Example: `  replay run testdata/pcaps/demo.pcap -o out/demo
-  replay run capture.pcapng -o out/cmp --hash all
-  replay run capture.pcap -c fabric.yaml --set BufferSize=16MiB --lb flowlet --speedup 10`,
-		Args: minArgs(1),
+  replay run capture.pcapng.zst -o out/cmp --hash all
+  replay run capture.pcap -c fabric.yaml --set BufferSize=16MiB --lb flowlet --speedup 10
+  replay run week.pcap --max-idle 1s
+  replay run week.pcap --start 2024-05-01T12:00:00Z --duration 10min
+  zcat capture.pcap.gz | replay run - -o out/piped`,
+		Args:        minArgs(1),
+		Annotations: map[string]string{cli.WritesOutputs: "yes"},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, warns, err := cf.load()
+			if cmd.Flags().Changed("speedup") && !(opt.Speedup > 0 && !math.IsInf(opt.Speedup, 0)) {
+				return usageError{Err: fmt.Errorf("--speedup %v: want a finite number > 0", opt.Speedup)}
+			}
+			if cmd.Flags().Changed("rack-prefix") && (opt.RackPrefix < 0 || opt.RackPrefix > 32) {
+				return usageError{Err: fmt.Errorf("--rack-prefix %d: want a prefix length 0..32", opt.RackPrefix)}
+			}
+			cfg, warns, err := cf.load(cmd)
 			if err != nil {
 				return err
 			}
@@ -67,9 +87,19 @@ for 'analyze' to compare.`,
 				}
 				opt.MaxDrain = d
 			}
+			if opt.Window, err = tf.window(); err != nil {
+				return err
+			}
+			if opt.MaxIdle, err = tf.idle(); err != nil {
+				return err
+			}
+			opt.ReorderWindow, opt.Strict = tf.reorder, tf.strict
 			if out == "" {
 				base := filepath.Base(args[0])
-				for _, ext := range []string{".gz", ".pcapng", ".pcap", ".cap"} {
+				if args[0] == ingest.StdinPath {
+					base = "stdin"
+				}
+				for _, ext := range []string{".gz", ".bz2", ".xz", ".zst", ".pcapng", ".pcap", ".cap"} {
 					base = strings.TrimSuffix(base, ext)
 				}
 				out = filepath.Join("out", base)
@@ -81,28 +111,34 @@ for 'analyze' to compare.`,
 					methods = append(methods, m.String())
 				}
 			}
+			if err := checkOutput(out); err != nil {
+				return err
+			}
+			if opt.Stdin, err = openStdin(args, os.Stdin); err != nil {
+				return err
+			}
 			opt.Traces = args
 			opt.Config = cfg
 			opt.Warn = warn
 			opt.Command = append([]string{"replay"}, os.Args[1:]...)
 			opt.Version = version
+			opt.Context = cmd.Context()
 			stderr := cmd.ErrOrStderr()
-			if err := os.MkdirAll(filepath.Dir(filepath.Clean(out)), 0o755); err != nil {
-				return inputError{Err: fmt.Errorf("output directory %s: %w", out, err)}
-			}
 			pr, err := replay.Prepare(opt)
 			if err != nil {
 				return replayError(err)
 			}
-			fmt.Fprintf(stderr, "%s: %d IPv4 packets, %d flows, %d endpoints -> %d hosts (%s mapping); fabric BDP %d B, base RTT %.3f us\n",
-				strings.Join(args, ", "), pr.Summary.IPv4Packets, pr.Summary.Flows, pr.HostMap.Len(), pr.Clos.Grid.Hosts(),
-				pr.HostMap.Mode, cfg.BDP(), float64(cfg.BaseRTT())/float64(units.Microsecond))
-			bar := newProgress(stderr, int64(len(methods))*pr.Summary.IPv4Packets, quiet || asJSON)
+			fmt.Fprintln(stderr, prepareLine(args, pr, cfg))
+			analyses := previousAnalyses(out, methods)
+			bar := newProgress(stderr, int64(len(methods))*pr.Summary.Unicast, quiet || asJSON)
 			pr.Opt.Progress = bar.update
 			runs, err := runMethods(pr, out, methods)
 			bar.finish()
 			if err != nil {
 				return replayError(err)
+			}
+			for _, a := range analyses {
+				fmt.Fprintf(stderr, "%s: note: replaced the previous run in %s, with the analysis/ analyze wrote for it (run analyze again)\n", cmd.CommandPath(), a)
 			}
 			if len(methods) > 1 {
 				removeStaleComparison(out, warn)
@@ -126,14 +162,74 @@ for 'analyze' to compare.`,
 	f.BoolVar(&asJSON, "json", false, "print run.json (an object per method with --hash all) instead of the summary")
 	f.StringVar(&opt.Hosts, "hosts", "subnet", "host mapping: subnet, hash, or a CSV file of cidr,host-name lines")
 	f.IntVar(&opt.RackPrefix, "rack-prefix", 24, "subnet mapping: group endpoints by this prefix length, one group per rack")
-	f.Float64Var(&opt.Speedup, "speedup", 1, "divide capture time by this factor (>1 replays faster, raising the load)")
+	f.Float64Var(&opt.Speedup, "speedup", 1, "divide capture time by this factor (> 0; >1 replays faster, raising the load)")
 	f.StringVar(&opt.Oversize, "oversize", "split", "packets longer than the MTU: split into MTU-sized packets, or drop")
 	f.StringVar(&maxDrain, "max-drain", "1s", "simulate at most this long after the last packet to drain the fabric")
 	f.BoolVar(&opt.RecordPackets, "record-packets", false, "also write packets.arrow: one row per simulated packet with its path")
-	f.DurationVar(&opt.ReorderWindow, "reorder-window", 0, "reorder packets whose timestamps go backwards within a file within this window (default 10ms)")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no progress bar")
+	tf.register(cmd, true)
 	cf.register(cmd, true)
 	return cmd
+}
+
+// prepareLine is the line printed before the replay: what will be replayed and how.
+func prepareLine(args []string, pr *replay.Prepared, cfg *config.Config) string {
+	s := pr.Summary
+	line := fmt.Sprintf("%s: %s to replay", strings.Join(args, ", "), cli.Plural(s.Unicast, "IPv4 packet"))
+	var skipped []string
+	for _, r := range []ingest.Reason{ingest.SkipMulticast, ingest.SkipOutOfWindow} {
+		if n := s.Skipped[r.String()]; n > 0 {
+			skipped = append(skipped, fmt.Sprintf("%d %s", n, r))
+		}
+	}
+	if len(skipped) > 0 {
+		line += " (not replayed: " + strings.Join(skipped, ", ") + ")"
+	}
+	line += fmt.Sprintf(", %s, %s -> %s (%s mapping)", cli.Plural(s.UnicastFlows, "flow"), cli.Plural(int64(pr.HostMap.Len()), "endpoint"),
+		cli.Plural(int64(pr.Clos.Grid.Hosts()), "host"), pr.HostMap.Mode)
+	if pr.Idle.MaxIdle > 0 {
+		line += fmt.Sprintf("; --max-idle shortened %s, removing %s", cli.Plural(pr.Idle.Gaps, "idle gap"), units.HumanNanos(pr.Idle.RemovedNs))
+	}
+	return line + fmt.Sprintf("; fabric BDP %d B, base RTT %s", cfg.BDP(), cfg.BaseRTT().Human())
+}
+
+// checkOutput fails early (before reading the capture) when the output directory's
+// parent cannot be created or written.
+func checkOutput(out string) error {
+	parent := filepath.Dir(filepath.Clean(out))
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return inputError{Err: fmt.Errorf("-o %s: cannot create %s (%w)", out, parent, pathErrno(err))}
+	}
+	probe, err := os.MkdirTemp(parent, ".replay-probe-*")
+	if err != nil {
+		return inputError{Err: fmt.Errorf("-o %s: cannot write in %s (%w)", out, parent, pathErrno(err))}
+	}
+	os.Remove(probe)
+	return nil
+}
+
+// pathErrno strips the operation and path from a file system error.
+func pathErrno(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// previousAnalyses lists the run directories about to be replaced that hold an
+// analysis analyze wrote: it goes with the run it described.
+func previousAnalyses(out string, methods []string) []string {
+	var dirs []string
+	for _, m := range methods {
+		dir := filepath.Join(out, m)
+		if fi, err := os.Stat(filepath.Join(dir, records.AnalysisDir, records.AnalysisSummaryFile)); err == nil && fi.Mode().IsRegular() {
+			if _, err := os.Stat(filepath.Join(dir, records.RunFile)); err == nil {
+				dirs = append(dirs, dir)
+			}
+		}
+	}
+	return dirs
 }
 
 // runMethods runs the prepared trace once per method (in parallel across cores when
@@ -145,9 +241,15 @@ func runMethods(pr *replay.Prepared, out string, methods []string) ([]*records.R
 		runs[0] = r
 		return runs, err
 	}
+	_, statErr := os.Stat(out)
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, fmt.Errorf("%w: %w", replay.ErrInput, err)
 	}
+	defer func() {
+		if statErr != nil {
+			os.Remove(out) // created here: removed again if nothing was written into it
+		}
+	}()
 	errs := make([]error, len(methods))
 	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
 	var wg sync.WaitGroup
@@ -208,7 +310,7 @@ func (p *progress) update(pg replay.Progress) {
 	for _, t := range p.sim {
 		maxSim = max(maxSim, t)
 	}
-	p.bar.Describe(fmt.Sprintf("replaying (simulated %.3f ms)", float64(maxSim)/float64(units.Millisecond)))
+	p.bar.Describe("replaying (simulated " + maxSim.Human() + ")")
 }
 
 func (p *progress) finish() {
@@ -250,10 +352,25 @@ func printRunSummary(w io.Writer, dir string, r *records.Run) {
 	if s.WallS > 0 {
 		rate = fmt.Sprintf(", %.1f M packet-hops/s", float64(s.PacketHops)/s.WallS/1e6)
 	}
-	fmt.Fprintf(w, "%s [%s]: injected %d packets, delivered %d, dropped %s, lossless drops %d, undrained %d\n",
-		dir, r.HashMethod, s.Injected, s.Delivered, drops, s.LosslessDrops, s.UndrainedTotal())
-	fmt.Fprintf(w, "  PFC frames %d, CE marked %d, simulated %.3f ms, %d packet-hops in %.2f s wall%s\n",
-		s.PFCFrames, s.CEMarked, float64(s.SimTimePs)/1e9, s.PacketHops, s.WallS, rate)
+	fmt.Fprintf(w, "%s [%s]: injected %s, delivered %d, dropped %s, lossless drops %d, undrained %d\n",
+		dir, r.HashMethod, cli.Plural(s.Injected, "packet"), s.Delivered, drops, s.LosslessDrops, s.UndrainedTotal())
+	fmt.Fprintf(w, "  PFC frames %d, CE marked %d, simulated %s, %s in %.2f s wall%s\n",
+		s.PFCFrames, s.CEMarked, units.Time(s.SimTimePs).Human(), cli.Plural(s.PacketHops, "packet-hop"), s.WallS, rate)
+	if r.Transport == "closed" {
+		var tr struct {
+			Replaced map[string]int64 `json:"replaced"`
+		}
+		json.Unmarshal(r.Trace, &tr)
+		var replaced int64
+		for _, n := range tr.Replaced {
+			replaced += n
+		}
+		c := s.ControlPackets
+		fmt.Fprintf(w, "  closed loop: %s replaced; receivers sent %s, %s, %s; senders retransmitted %s, %s\n",
+			cli.Plural(replaced, "captured control packet"), cli.Plural(c[records.KindAck].Generated, "ACK"),
+			cli.Plural(c[records.KindCNP].Generated, "CNP"), cli.Plural(c[records.KindNAK].Generated, "NAK"),
+			cli.Plural(s.Retransmits, "packet"), cli.Plural(s.Timeouts, "timeout"))
+	}
 	if len(s.Undrained) > 0 {
 		var nodes []string
 		for n, c := range s.Undrained {
@@ -264,7 +381,7 @@ func printRunSummary(w io.Writer, dir string, r *records.Run) {
 	}
 	var files []string
 	for name, rows := range r.Records {
-		files = append(files, fmt.Sprintf("%s (%d rows)", name, rows))
+		files = append(files, fmt.Sprintf("%s (%s)", name, cli.Plural(rows, "row")))
 	}
 	sort.Strings(files)
 	fmt.Fprintf(w, "  wrote run.json, %s\n", strings.Join(files, ", "))

@@ -64,10 +64,15 @@ type Dir struct {
 // NAME.partial-<pid>-<random>.
 const PartialInfix = ".partial-"
 
-// CreateDir creates the temporary directory of final (and final's parent if needed).
-// hidden makes the temporary name start with a dot. replaceable, when not nil, is
-// called with final before anything is created and again by Commit: it returns an
-// error when final exists and must not be replaced.
+// ErrNotWritable is wrapped by the error of CreateDir when the output directory's
+// parent cannot be created or written.
+var ErrNotWritable = errors.New("not writable")
+
+// CreateDir creates the temporary directory of final (and final's parent if needed),
+// after removing the stale partial directories that killed processes left for final
+// (RemoveStale). hidden makes the temporary name start with a dot. replaceable, when
+// not nil, is called with final before anything is created and again by Commit: it
+// returns an error when final exists and must not be replaced.
 func CreateDir(final string, hidden bool, replaceable func(string) error) (*Dir, error) {
 	final = filepath.Clean(final)
 	parent := filepath.Dir(final)
@@ -77,15 +82,16 @@ func CreateDir(final string, hidden bool, replaceable func(string) error) (*Dir,
 		}
 	}
 	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return nil, fmt.Errorf("output directory %s: cannot create its parent: %w", final, err)
+		return nil, notWritable{fmt.Errorf("output directory %s: cannot create %s (%w)", final, parent, errnoOf(err))}
 	}
+	RemoveStale(final)
 	prefix := ""
 	if hidden {
 		prefix = "."
 	}
 	tmp, err := os.MkdirTemp(parent, prefix+filepath.Base(final)+PartialInfix+strconv.Itoa(os.Getpid())+"-*")
 	if err != nil {
-		return nil, fmt.Errorf("output directory %s: parent %s is not writable: %w", final, parent, err)
+		return nil, notWritable{fmt.Errorf("output directory %s: cannot write in %s (%w)", final, parent, errnoOf(err))}
 	}
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		os.RemoveAll(tmp)
@@ -147,4 +153,21 @@ func (d *Dir) Abort() error {
 	}
 	d.done = true
 	return os.RemoveAll(d.tmp)
+}
+
+// notWritable is an ErrNotWritable that prints only its own message.
+type notWritable struct{ err error }
+
+func (e notWritable) Error() string        { return e.err.Error() }
+func (e notWritable) Unwrap() error        { return e.err }
+func (e notWritable) Is(target error) bool { return target == ErrNotWritable }
+
+// errnoOf strips the operation and path from a file system error ("mkdir /x/y: no
+// such file or directory" -> "no such file or directory"), keeping what it wraps.
+func errnoOf(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }

@@ -124,6 +124,20 @@ func (d *decoder) fail(line int, attr, format string, args ...any) {
 
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
+// tabLine returns the first line from line on (1-based) whose indentation holds a
+// tab: the YAML parser reports a tab that violates indentation at the line before.
+func tabLine(data []byte, line int) int {
+	for i, l := range strings.Split(string(data), "\n") {
+		if i+1 < line {
+			continue
+		}
+		if indent := l[:len(l)-len(strings.TrimLeft(l, " \t"))]; strings.Contains(indent, "\t") {
+			return i + 1
+		}
+	}
+	return line
+}
+
 func (d *decoder) decodeDocument(data []byte, c *Config) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var root yaml.Node
@@ -134,6 +148,9 @@ func (d *decoder) decodeDocument(data []byte, c *Config) {
 		msg := err.Error()
 		if m := yamlLine.FindStringSubmatch(msg); m != nil {
 			line, _ := strconv.Atoi(m[1])
+			if strings.Contains(m[2], "tab character") {
+				line = tabLine(data, line)
+			}
 			d.fail(line, "", "YAML syntax: %s", m[2])
 		} else {
 			d.fail(0, "", "YAML syntax: %s", strings.TrimPrefix(msg, "yaml: "))

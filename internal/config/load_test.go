@@ -64,6 +64,9 @@ func TestRulesRejectBadFiles(t *testing.T) {
 		{"unknown attribute", "Seed: 2\nSwitch:\n  CellSize: 256\n  BufferSze: 16MiB\n",
 			[]string{"bad.yaml:4: Switch.BufferSze: unknown attribute (did you mean BufferSize?)"}},
 		{"unknown section", "Swtich:\n  BufferSize: 16MiB\n", []string{"bad.yaml:1: Swtich: unknown attribute (did you mean Switch?)"}},
+		// The YAML parser reports these tabs one line early; the message names their line.
+		{"tab on line 3", "Seed: 1\nSeed2: 2\n\tTopology: {}\n", []string{"bad.yaml:3: YAML syntax: found a tab character"}},
+		{"tab on line 4", "Seed: 1\nTopology:\n  Pods: 2\n\tHostsPerRack: 4\n", []string{"bad.yaml:4: YAML syntax: found a tab character"}},
 		{"wrong case", "Topology:\n  pods: 3\n", []string{"bad.yaml:2: Topology.pods: unknown attribute (did you mean Pods?)"}},
 		{"unknown pool attribute", "Switch:\n  Pools:\n    - {Name: a, Size: 60%, TrafficClass: [0]}\n", []string{"bad.yaml:3: Switch.Pools[0].TrafficClass: unknown attribute (did you mean TrafficClasses?)"}},
 		{"Mtu too small", "Switch:\n  Mtu: 20\n", []string{"Switch.Mtu: 20 B is outside 68..65535"}},
@@ -247,6 +250,8 @@ func TestSetErrors(t *testing.T) {
 		{"PropagationDelay=2us", "ambiguous attribute"},
 		{"Bogus=1", "--set: Bogus: unknown attribute"},
 		{"BufferSise=1MiB", "--set: BufferSise: unknown attribute (did you mean BufferSize?)"},
+		{"Topology.Pod=1", "--set: Topology.Pod: unknown attribute (did you mean Topology.Pods?)"},
+		{"Switch.Flowlet.Gapp=1us", "--set: Switch.Flowlet.Gapp: unknown attribute (did you mean Switch.Flowlet.Gap?)"},
 		{"Switch.Bogus=1", "unknown attribute"},
 		{"BufferSize", "want Attr=Value"},
 		{"=3", "want Attr=Value"},

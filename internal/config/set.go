@@ -108,12 +108,18 @@ func resolve(segs []segment) (attrPath, error) {
 	}
 	switch len(cands) {
 	case 0:
+		// Suggest in the form typed: "Topology.Pod" -> "Topology.Pods", "Pod" -> "Pods".
 		var known []string
-		last := segs[len(segs)-1].name
-		for _, p := range allPaths {
-			known = append(known, p.names[len(p.names)-1])
+		typed := make([]string, len(segs))
+		for i, sg := range segs {
+			typed[i] = sg.name
 		}
-		return attrPath{}, fmt.Errorf("unknown attribute%s", suggest(last, dedupe(known)))
+		for _, p := range allPaths {
+			if len(p.names) >= len(segs) {
+				known = append(known, strings.Join(p.names[len(p.names)-len(segs):], "."))
+			}
+		}
+		return attrPath{}, fmt.Errorf("unknown attribute%s", suggest(strings.Join(typed, "."), dedupe(known)))
 	case 1:
 		return cands[0], nil
 	}

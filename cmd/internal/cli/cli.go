@@ -1,7 +1,9 @@
-// Package cli holds what the tracefabric commands share about errors: the exit
-// statuses of SPEC 8 and the one-line report of a failed command. Library packages
-// return wrapped errors; the commands mark the ones that are the user's input
-// (UsageError, InputError) and main alone turns them into an exit status.
+// Package cli holds what the tracefabric commands share: the root command's set-up
+// (SetupRoot: streams, --version, completion, "did you mean"), the exit statuses and
+// the one-line report of a failed command, and interrupts (Execute: SIGINT and
+// SIGTERM cancel the command's context; exit 130). Library packages return wrapped
+// errors; the commands mark the ones that are the user's input (UsageError,
+// InputError) and main alone turns them into an exit status.
 package cli
 
 import (
@@ -11,12 +13,35 @@ import (
 	"strings"
 )
 
-// Exit statuses (SPEC 8).
+// Exit statuses (README, "Exit status").
 const (
-	ExitOK      = 0 // success
-	ExitFailure = 1 // a failure while running
-	ExitUsage   = 2 // bad usage, configuration or input
+	ExitOK          = 0   // success
+	ExitFailure     = 1   // a failure while running
+	ExitUsage       = 2   // bad usage, configuration or input
+	ExitInterrupted = 130 // interrupted by SIGINT (Ctrl-C) or SIGTERM, partial outputs removed
 )
+
+// ErrInterrupted is wrapped by the error of a command stopped by a signal.
+var ErrInterrupted = errors.New("interrupted")
+
+// Interrupted is the error of a command stopped by Signal; Outputs says that the
+// command writes outputs (and so removed its partial ones).
+type Interrupted struct {
+	Signal  string
+	Outputs bool
+}
+
+// WritesOutputs is the annotation (cobra.Command.Annotations key) of a command that
+// writes output files: interrupted, it says that it removed its partial outputs.
+const WritesOutputs = "tracefabric/writes-outputs"
+
+func (e Interrupted) Error() string {
+	if e.Outputs {
+		return fmt.Sprintf("interrupted (%s); partial outputs removed", e.Signal)
+	}
+	return fmt.Sprintf("interrupted (%s)", e.Signal)
+}
+func (e Interrupted) Is(target error) bool { return target == ErrInterrupted }
 
 // UsageError marks a command line that cannot be run: unknown flag or subcommand,
 // wrong number of arguments, bad flag value.
@@ -38,12 +63,15 @@ func IsUsage(err error) bool {
 	return errors.As(err, &u)
 }
 
-// Code maps an error to the exit status: usage and input errors 2, others 1.
+// Code maps an error to the exit status: usage and input errors 2, an interrupt 130,
+// others 1.
 func Code(err error) int {
 	var in InputError
 	switch {
 	case err == nil:
 		return ExitOK
+	case errors.Is(err, ErrInterrupted):
+		return ExitInterrupted
 	case IsUsage(err), errors.As(err, &in):
 		return ExitUsage
 	}

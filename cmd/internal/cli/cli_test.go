@@ -26,3 +26,18 @@ func TestCodeAndReport(t *testing.T) {
 		}
 	}
 }
+
+func TestInterruptedCode(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		line string
+	}{
+		{Interrupted{Signal: "SIGINT", Outputs: true}, "tool: interrupted (SIGINT); partial outputs removed\n"},
+		{fmt.Errorf("wrapped: %w", Interrupted{Signal: "SIGTERM"}), "tool: wrapped: interrupted (SIGTERM)\n"},
+	} {
+		var b bytes.Buffer
+		if code := Report(&b, "tool", c.err); code != ExitInterrupted || b.String() != c.line {
+			t.Errorf("Report(%v) = %d, %q; want 130, %q", c.err, code, b.String(), c.line)
+		}
+	}
+}

@@ -1,0 +1,233 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"runtime/debug"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// Version is the tracefabric version of both commands, recorded in run.json and
+// summary.json and printed by --version.
+const Version = "0.1.0"
+
+// Build describes the binary: the tool version, the Go toolchain and, for a binary
+// built from a checkout (go install ./cmd/... or go build in a clone), the commit.
+type Build struct {
+	Version  string `json:"version"`
+	Go       string `json:"go"`
+	Platform string `json:"platform"`         // GOOS/GOARCH
+	Module   string `json:"module,omitempty"` // the module's version as Go recorded it ("(devel)" in a checkout)
+	Commit   string `json:"commit,omitempty"` // vcs.revision
+	Time     string `json:"commit_time,omitempty"`
+	Modified bool   `json:"modified,omitempty"` // the checkout had uncommitted changes
+}
+
+// ReadBuild reads the binary's build information (runtime/debug.ReadBuildInfo).
+func ReadBuild() Build {
+	b := Build{Version: Version, Go: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return b
+	}
+	b.Module = bi.Main.Version
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			b.Commit = s.Value
+		case "vcs.time":
+			b.Time = s.Value
+		case "vcs.modified":
+			b.Modified = s.Value == "true"
+		}
+	}
+	return b
+}
+
+// String is the one line --version prints: "replay 0.1.0 (commit 1a2b3c4d5e6f,
+// modified) go1.26.8 linux/amd64".
+func (b Build) String(name string) string {
+	s := name + " " + b.Version
+	if b.Commit != "" {
+		c := b.Commit
+		if len(c) > 12 {
+			c = c[:12]
+		}
+		s += " (commit " + c
+		if b.Modified {
+			s += ", modified"
+		}
+		s += ")"
+	} else if b.Module != "" && b.Module != "(devel)" {
+		s += " (module " + b.Module + ")"
+	}
+	return s + " " + b.Go + " " + b.Platform
+}
+
+// NewVersionCmd is the `version [--json]` subcommand: the same as --version, or the
+// build information as JSON.
+func NewVersionCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "version [--json]",
+		Short: "Print the version, Go version and commit of this binary",
+		Args:  NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			b := ReadBuild()
+			if asJSON {
+				data, err := json.MarshalIndent(b, "", "  ")
+				if err != nil {
+					return err
+				}
+				_, err = cmd.OutOrStdout().Write(append(data, '\n'))
+				return err
+			}
+			_, err := fmt.Fprintln(cmd.OutOrStdout(), b.String(cmd.Root().Name()))
+			return err
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the build information as JSON")
+	return cmd
+}
+
+// SetupRoot gives a root command what both commands share: output to stdout and
+// stderr, cobra's own printing silenced (errors are reported once, by Execute), flag
+// errors as usage errors with a "did you mean" for a mistyped flag, --version, and,
+// when root has subcommands, the `completion bash|zsh|fish|powershell` subcommand and
+// "did you mean" for a mistyped subcommand. Call it after adding the subcommands.
+func SetupRoot(root *cobra.Command, stdout, stderr io.Writer) {
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SilenceErrors = true
+	root.SilenceUsage = true
+	root.SetFlagErrorFunc(flagError)
+	root.Version = Version
+	root.SetVersionTemplate(ReadBuild().String(root.Name()) + "\n")
+	root.Flags().BoolP("version", "", false, "print the version, Go version and commit, and exit")
+	if !root.HasSubCommands() {
+		root.CompletionOptions.DisableDefaultCmd = true
+		return
+	}
+	root.CompletionOptions.HiddenDefaultCmd = false
+	root.CompletionOptions.DisableDescriptions = false
+	root.SuggestionsMinimumDistance = 2 // cobra's SuggestionsFor uses 0 unless set
+	if root.Args == nil {
+		root.Args = unknownSubcommand
+	}
+	if root.RunE == nil && root.Run == nil {
+		root.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
+	}
+	// Cobra adds the completion command when it executes; add it now so that "did
+	// you mean" and the help see it, and make its argument errors usage errors.
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" {
+			c.Short = "Print a shell completion script: completion bash|zsh|fish|powershell"
+			c.SuggestionsMinimumDistance = 2
+			c.Args = unknownSubcommand // "completion tcsh" is an error, not the help
+			c.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
+			for _, sh := range c.Commands() {
+				sh.Args = wrapArgs(sh.Args)
+			}
+		}
+	}
+}
+
+// unknownSubcommand rejects an argument to a root that only dispatches, suggesting
+// the subcommand the user probably meant.
+func unknownSubcommand(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+	if sug := cmd.SuggestionsFor(args[0]); len(sug) > 0 {
+		msg += fmt.Sprintf("; did you mean %q?", sug[0])
+	} else {
+		var names []string
+		for _, c := range cmd.Commands() {
+			if c.IsAvailableCommand() {
+				names = append(names, c.Name())
+			}
+		}
+		msg += " (commands: " + strings.Join(names, ", ") + ")"
+	}
+	return UsageError{Err: errors.New(msg)}
+}
+
+// flagError makes a flag parsing error a usage error and suggests the flag the user
+// probably meant ("unknown flag: --seeed; did you mean --seed?").
+func flagError(cmd *cobra.Command, err error) error {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "unknown flag: --"); ok {
+		best, bestD := "", 3 // suggest within an edit distance of 2, or a longer name
+		cmd.Flags().VisitAll(func(f *pflag.Flag) {
+			d := editDistance(name, f.Name)
+			if strings.HasPrefix(f.Name, name) {
+				d = min(d, 2)
+			}
+			if !f.Hidden && d < bestD {
+				best, bestD = f.Name, d
+			}
+		})
+		if best != "" {
+			return UsageError{Err: fmt.Errorf("%s; did you mean --%s?", msg, best)}
+		}
+	}
+	return UsageError{Err: err}
+}
+
+// editDistance is the Levenshtein distance of a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+func wrapArgs(args cobra.PositionalArgs) cobra.PositionalArgs {
+	if args == nil {
+		return nil
+	}
+	return func(cmd *cobra.Command, a []string) error {
+		if err := args(cmd, a); err != nil {
+			return UsageError{Err: err}
+		}
+		return nil
+	}
+}
+
+// NoArgs is cobra.NoArgs returning a usage error.
+func NoArgs(cmd *cobra.Command, args []string) error { return wrapArgs(cobra.NoArgs)(cmd, args) }
+
+// ExactArgs is cobra.ExactArgs returning a usage error.
+func ExactArgs(n int) cobra.PositionalArgs { return wrapArgs(cobra.ExactArgs(n)) }
+
+// MinimumArgs is cobra.MinimumNArgs returning a usage error.
+func MinimumArgs(n int) cobra.PositionalArgs { return wrapArgs(cobra.MinimumNArgs(n)) }
+
+// Plural writes a count with its noun: "1 flow", "2 flows", "0 flows".
+func Plural(n int64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tracefabric/tracefabric/ingest"
+	"github.com/tracefabric/tracefabric/internal/units"
+)
+
+// traceFlags are the flags that say how captures are read (run, inspect, path).
+type traceFlags struct {
+	reorder  time.Duration
+	start    string
+	duration string
+	maxIdle  string
+	strict   bool
+}
+
+func (f *traceFlags) register(cmd *cobra.Command, withIdle bool) {
+	fl := cmd.Flags()
+	fl.DurationVar(&f.reorder, "reorder-window", 0, "put packets whose timestamps go backwards within a file in order within this window (default 10ms; negative: off)")
+	fl.StringVar(&f.start, "start", "", "replay from `T`: an offset from the first packet (30s, 2h, 3d) or an RFC 3339 time (2024-05-01T12:00:00Z); earlier packets are counted out-of-window")
+	fl.StringVar(&f.duration, "duration", "", "replay `D` of capture time from --start (or from the first packet); later packets are counted out-of-window")
+	fl.BoolVar(&f.strict, "strict", false, "a capture that ends inside a packet is an error (exit 2) instead of a warning")
+	if withIdle {
+		fl.StringVar(&f.maxIdle, "max-idle", "", "shorten every idle gap of the merged capture longer than `G` (no packet at all) to G")
+	}
+}
+
+// window is the --start/--duration window.
+func (f *traceFlags) window() (ingest.Window, error) {
+	var w ingest.Window
+	if f.start != "" {
+		if t, err := time.Parse(time.RFC3339Nano, f.start); err == nil {
+			w.Start, w.Absolute = t.UnixNano(), true
+		} else if strings.Count(f.start, "-") >= 2 || strings.Contains(f.start, "T") {
+			return w, usageError{Err: fmt.Errorf("--start %q: not an RFC 3339 time (want e.g. 2024-05-01T12:00:00Z): %w", f.start, errors.Unwrap(err))}
+		} else {
+			d, err := units.ParseSpan(f.start)
+			if err != nil || d < 0 {
+				return w, usageError{Err: fmt.Errorf("--start %q: want an offset from the first packet (30s, 1.5ms, 2h, 3d) or an RFC 3339 time", f.start)}
+			}
+			w.Start = int64(d)
+		}
+	}
+	if f.duration != "" {
+		d, err := units.ParseSpan(f.duration)
+		if err != nil || d <= 0 {
+			return w, usageError{Err: fmt.Errorf("--duration %q: want a duration > 0 (30s, 1.5ms, 2h, 3d)", f.duration)}
+		}
+		w.Duration = int64(d)
+	}
+	return w, nil
+}
+
+// idle is --max-idle (0: off).
+func (f *traceFlags) idle() (time.Duration, error) {
+	if f.maxIdle == "" {
+		return 0, nil
+	}
+	d, err := units.ParseSpan(f.maxIdle)
+	if err != nil || d <= 0 {
+		return 0, usageError{Err: fmt.Errorf("--max-idle %q: want a duration > 0 (1s, 100ms, 1h)", f.maxIdle)}
+	}
+	return d, nil
+}
+
+// options are the ingest options of the flags (window included) with the given
+// standard input.
+func (f *traceFlags) options(stdin *os.File) (ingest.Options, error) {
+	w, err := f.window()
+	return ingest.Options{ReorderWindow: f.reorder, Window: w, Strict: f.strict, Stdin: stdin}, err
+}
+
+// openStdin returns standard input as a file that can be read more than once when
+// a trace is "-" (nil otherwise): standard input itself when it is a regular file,
+// else a copy in a temporary file that is already unlinked (nothing is left behind,
+// whatever happens). "-" given twice is an error.
+func openStdin(traces []string, in *os.File) (*os.File, error) {
+	n := 0
+	for _, t := range traces {
+		if t == ingest.StdinPath {
+			n++
+		}
+	}
+	switch {
+	case n == 0:
+		return nil, nil
+	case n > 1:
+		return nil, usageError{Err: errors.New(`"-" (standard input) given more than once`)}
+	}
+	if fi, err := in.Stat(); err == nil && fi.Mode().IsRegular() {
+		return in, nil
+	}
+	tmp, err := os.CreateTemp("", "replay-stdin-*")
+	if err != nil {
+		return nil, fmt.Errorf("standard input: cannot copy it to a temporary file: %w", err)
+	}
+	os.Remove(tmp.Name()) // the open file stays readable
+	if _, err := io.Copy(tmp, in); err != nil {
+		tmp.Close()
+		return nil, fmt.Errorf("standard input: %w", err)
+	}
+	return tmp, nil
+}
