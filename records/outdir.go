@@ -71,7 +71,8 @@ func (d *OutputDir) Final() string { return d.final }
 // Commit marks run complete, writes it as run.json and renames the temporary
 // directory to the final one. An existing final directory is replaced, with
 // everything in it, only if it is empty or looks like a run directory (a run.json of
-// ours, *.arrow files and possibly the analysis/ that analyze wrote for it);
+// ours, *.arrow files and possibly the analysis/ that analyze wrote for it and the
+// parquet/ or csv/ that replay export wrote);
 // otherwise Commit fails with ErrNotRunDir and leaves everything in place.
 // Close every writer before Commit.
 func (d *OutputDir) Commit(run *Run) error {
@@ -97,25 +98,7 @@ func (d *OutputDir) Commit(run *Run) error {
 
 // rename moves the temporary directory to final, moving an existing final aside first
 // and removing it once the new one is in place.
-func (d *OutputDir) rename() error {
-	old := ""
-	if _, err := os.Lstat(d.final); err == nil {
-		old = d.tmp + ".replaced"
-		if err := os.Rename(d.final, old); err != nil {
-			return err
-		}
-	}
-	if err := os.Rename(d.tmp, d.final); err != nil {
-		if old != "" {
-			os.Rename(old, d.final)
-		}
-		return err
-	}
-	if old != "" {
-		return os.RemoveAll(old)
-	}
-	return nil
-}
+func (d *OutputDir) rename() error { return ReplaceDir(d.tmp, d.final) }
 
 // Abort ends the run without committing: the temporary directory stays, its run.json
 // saying complete=false, for inspection (Dir names it).
@@ -148,8 +131,9 @@ func isAnalysis(dir string) bool {
 }
 
 // checkReplaceable returns nil if dir is absent, an empty directory, or a directory
-// holding only a tracefabric run.json, *.arrow files and an analysis/ subdirectory
-// written by analyze (see AnalysisDir).
+// holding only a tracefabric run.json, *.arrow files, an analysis/ subdirectory
+// written by analyze (see AnalysisDir) and exports written by replay export (see
+// isRunExport).
 func checkReplaceable(dir string) error {
 	fi, err := os.Lstat(dir)
 	if errors.Is(err, os.ErrNotExist) {
@@ -174,8 +158,10 @@ func checkReplaceable(dir string) error {
 		case e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".arrow"):
 		case e.Name() == AnalysisDir && isAnalysis(filepath.Join(dir, AnalysisDir)):
 			// analyze's output for this run: stale once the run is replaced.
+		case e.IsDir() && isRunExport(dir, e.Name()):
+			// replay export's output for this run: stale too.
 		default:
-			return fmt.Errorf("%w: %s holds %q, not only run.json, *.arrow files and an analysis/ written by analyze; remove it or choose another output directory", ErrNotRunDir, dir, e.Name())
+			return fmt.Errorf("%w: %s holds %q, not only run.json, *.arrow files, an analysis/ written by analyze and exports (parquet/, csv/) written by replay export; remove it or choose another output directory", ErrNotRunDir, dir, e.Name())
 		}
 	}
 	data, err := os.ReadFile(filepath.Join(dir, RunFile))

@@ -15,6 +15,7 @@ var subcommands = []func() *cobra.Command{
 	newRunCmd,
 	newConfigCmd,
 	newPathCmd,
+	newExportCmd,
 }
 
 func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -29,6 +30,7 @@ Subcommands:
   inspect   summarize captures: packets, flows, DSCP/ECN histograms, duration, rate
   config    print the effective configuration (YAML), validated
   path      show the hops and ECMP choices of one flow
+  export    write a run's record files as Parquet or CSV
 
 Exit status: 0 success, 1 failure while running, 2 bad usage or input.`,
 		Args: func(cmd *cobra.Command, args []string) error {

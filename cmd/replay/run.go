@@ -15,10 +15,10 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
-	"github.com/tracefabric/tracefabric/replay"
-	"github.com/tracefabric/tracefabric/records"
-	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
 	"github.com/tracefabric/tracefabric/internal/units"
+	"github.com/tracefabric/tracefabric/records"
+	"github.com/tracefabric/tracefabric/replay"
+	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
 )
 
 func newRunCmd() *cobra.Command {
@@ -29,6 +29,7 @@ func newRunCmd() *cobra.Command {
 		opt      replay.Options
 		maxDrain string
 		quiet    bool
+		exp      exportFlag
 	)
 	cmd := &cobra.Command{
 		Use:   "run [flags] TRACE...",
@@ -43,14 +44,20 @@ loadbalance, flows, delay (and packets with --record-packets) in Arrow IPC file
 format (see docs/records.md). The directory appears only when the run is complete.
 
 --hash all replays the trace once per hash method, in parallel, into OUT/<method>/
-for 'analyze' to compare.`,
+for 'analyze' to compare. --export parquet|csv then writes the record files as
+Parquet or CSV too, into OUT/parquet or OUT/csv (each method's, with --hash all):
+see 'replay export'.`,
 		Example: `  replay run testdata/pcaps/demo.pcap -o out/demo
   replay run capture.pcapng -o out/cmp --hash all
-  replay run capture.pcap -c fabric.yaml --set BufferSize=16MiB --lb flowlet --speedup 10`,
+  replay run capture.pcap -c fabric.yaml --set BufferSize=16MiB --lb flowlet --speedup 10
+  replay run testdata/pcaps/demo.pcap -o out/demo --export parquet`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, warns, err := cf.load()
 			if err != nil {
+				return err
+			}
+			if _, _, err := exp.options(); err != nil {
 				return err
 			}
 			warn := warnFunc(cmd)
@@ -109,7 +116,10 @@ for 'analyze' to compare.`,
 			}
 			stdout := cmd.OutOrStdout()
 			if asJSON {
-				return printRunsJSON(stdout, runs, methods)
+				if err := printRunsJSON(stdout, runs, methods); err != nil {
+					return err
+				}
+				return exp.run(stderr, out) // stdout holds the JSON alone
 			}
 			for i, r := range runs {
 				dir := out
@@ -118,7 +128,7 @@ for 'analyze' to compare.`,
 				}
 				printRunSummary(stdout, dir, r)
 			}
-			return nil
+			return exp.run(stdout, out)
 		},
 	}
 	f := cmd.Flags()
@@ -132,6 +142,7 @@ for 'analyze' to compare.`,
 	f.BoolVar(&opt.RecordPackets, "record-packets", false, "also write packets.arrow: one row per simulated packet with its path")
 	f.DurationVar(&opt.ReorderWindow, "reorder-window", 0, "reorder packets whose timestamps go backwards within a file within this window (default 10ms)")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no progress bar")
+	exp.register(cmd)
 	cf.register(cmd, true)
 	return cmd
 }
