@@ -10,6 +10,7 @@ import (
 
 	"github.com/tracefabric/tracefabric/analysis"
 	"github.com/tracefabric/tracefabric/records"
+	"github.com/tracefabric/tracefabric/records/export"
 	"github.com/tracefabric/tracefabric/internal/config"
 	"github.com/tracefabric/tracefabric/internal/units"
 )
@@ -21,6 +22,7 @@ type options struct {
 	top    int      // rows of top-N tables in the report
 	asJSON bool
 	quiet  bool
+	tables export.Format // --tables: csv or parquet
 	opt    analysis.Options
 
 	stdout, stderr io.Writer
@@ -94,7 +96,7 @@ func analyze(o *options) error {
 	if err != nil {
 		return classifyInput(err)
 	}
-	res, err := writeOutputs(od, &job{inputs: inputs, ref: ref, sum: sum, cmp: cmp, top: o.top, progress: pg})
+	res, err := writeOutputs(od, &job{inputs: inputs, ref: ref, sum: sum, cmp: cmp, top: o.top, progress: pg, tables: o.tables})
 	if err == nil {
 		err = od.commit()
 	}
@@ -107,7 +109,7 @@ func analyze(o *options) error {
 		_, err := o.stdout.Write(res.summaryJSON)
 		return err
 	}
-	printSummary(o.stdout, od.final, res)
+	printSummary(o.stdout, od.final, res, o.tables)
 	return nil
 }
 
@@ -202,9 +204,9 @@ func methodName(c *analysis.Comparison, i int) string {
 }
 
 // printSummary is the short human summary at the end: what was written, headline.
-func printSummary(w io.Writer, dir string, r *result) {
-	fmt.Fprintf(w, "wrote %s: report.html, report.md, summary.json, %d figures (plots/*.png, *.svg), %d tables (tables/*.csv)\n",
-		dir, len(r.figures), len(r.tables))
+func printSummary(w io.Writer, dir string, r *result, tables export.Format) {
+	fmt.Fprintf(w, "wrote %s: report.html, report.md, summary.json, %d figures (plots/*.png, *.svg), %d tables (tables/*.%s)\n",
+		dir, len(r.figures), len(r.tables), tables)
 	if len(r.noData) > 0 {
 		var parts []string
 		for _, n := range r.noDataOrder {
