@@ -223,3 +223,39 @@ func TestExportHelp(t *testing.T) {
 		}
 	}
 }
+
+// TestRunHashAllExport: --hash all --export exports each method's run into its own
+// directory; replay export of the --hash all directory with -o puts each under DIR.
+func TestRunHashAllExport(t *testing.T) {
+	if testing.Short() {
+		t.Skip("six runs")
+	}
+	out := filepath.Join(t.TempDir(), "cmp")
+	if code, stdout, stderr := runCmd("run", demo, "-o", out, "--hash", "all", "-q", "--export", "csv"); code != exitOK || strings.Count(stdout, "exported ") != 6 {
+		t.Fatalf("exit %d, %d exports: %s%s", code, strings.Count(stdout, "exported "), stdout, stderr)
+	}
+	all := filepath.Join(t.TempDir(), "all")
+	if code, _, stderr := runCmd("export", out, "-o", all); code != exitOK {
+		t.Fatalf("export: exit %d: %s", code, stderr)
+	}
+	for _, m := range []string{"crc32", "crc32WithSalt", "crc16", "crc16Ccitt", "xor16", "toeplitz"} {
+		run, err := records.ReadRun(filepath.Join(out, m))
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(filepath.Join(out, m, "csv", "loadbalance.csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+		if int64(len(lines)) != run.Records[records.LoadBalanceFile]+1 || !strings.HasSuffix(lines[1], ","+m) {
+			t.Errorf("%s/csv/loadbalance.csv: %d lines, first row %q; want %d rows of hash method %s",
+				m, len(lines), lines[1], run.Records[records.LoadBalanceFile], m)
+		}
+		pq := readParquetTable(t, filepath.Join(all, m, "drops.parquet"))
+		if pq.NumRows() != run.Records[records.DropsFile] {
+			t.Errorf("%s/drops.parquet: %d rows, run.json %d", m, pq.NumRows(), run.Records[records.DropsFile])
+		}
+		pq.Release()
+	}
+}
