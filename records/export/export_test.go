@@ -1,6 +1,7 @@
 package export_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/csv"
 	"errors"
@@ -542,6 +543,28 @@ func TestParseFormat(t *testing.T) {
 		got, err := export.ParseFormat(in)
 		if got != want || (err != nil) != (want == "") {
 			t.Errorf("ParseFormat(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+}
+
+// TestDeterministic: the same records give the same bytes, in both formats.
+func TestDeterministic(t *testing.T) {
+	run := filepath.Join(t.TempDir(), "run")
+	writeRun(t, run, 300, 64)
+	for _, f := range []export.Format{export.Parquet, export.CSV} {
+		a, b := filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
+		for _, out := range []string{a, b} {
+			if _, err := export.Runs(run, out, export.Options{Format: f, RowGroupRows: 100}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, name := range records.Files() {
+			file := strings.TrimSuffix(name, ".arrow") + "." + string(f)
+			x, errA := os.ReadFile(filepath.Join(a, file))
+			y, errB := os.ReadFile(filepath.Join(b, file))
+			if errA != nil || errB != nil || !bytes.Equal(x, y) || len(x) == 0 {
+				t.Errorf("%s: two exports differ (%d and %d bytes; %v, %v)", file, len(x), len(y), errA, errB)
+			}
 		}
 	}
 }
