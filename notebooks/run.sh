@@ -1,24 +1,26 @@
 #!/usr/bin/env bash
-# Execute every notebook in notebooks/ headless, top to bottom, as a user would.
+# Execute every notebook in notebooks/ headless, top to bottom, as a user would, and
+# the Python and SQL recipes of docs/records.md "Reading the records"
+# (notebooks/docs_recipes.py).
 #
 #   bash notebooks/run.sh [OUTDIR]
 #
-# Needs Debian's Jupyter stack under /usr/bin/python3 (see notebooks/README.md) and Go.
-# Executed notebooks go to OUTDIR (default: a temporary directory, removed at the end);
-# everything else (binaries, replay and analyze outputs, Jupyter and matplotlib state)
-# lives in a temporary directory too, so neither the repository nor $HOME changes.
-# A failing cell fails the script. Set TRACEFABRIC_BIN to a directory holding prebuilt
+# Needs Go and python3 (3.11) with venv; the Python packages come from PyPI:
+# notebooks/venv.sh makes a virtual environment from notebooks/requirements.txt
+# (pyarrow, duckdb, pandas, matplotlib, nbclient, nbconvert, ipykernel) under
+# $TRACEFABRIC_VENV (default ~/.cache/tracefabric/venv), or reuses it, and the
+# notebooks' kernel runs its python. Executed notebooks go to OUTDIR (default: a
+# temporary directory, removed at the end); everything else (binaries, replay and
+# analyze outputs, Jupyter and matplotlib state) lives in a temporary directory too,
+# so neither the repository nor $HOME changes (but for the environment's cache).
+# A failing cell (or recipe) fails the script. Set TRACEFABRIC_BIN to a directory holding prebuilt
 # replay and analyze binaries to skip the build; NB_CELL_TIMEOUT (seconds, default 300)
 # bounds each cell.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-py=/usr/bin/python3
-if ! "$py" -c 'import nbconvert, nbclient, ipykernel, pandas, matplotlib' 2>/dev/null; then
-	echo "notebooks/run.sh: $py lacks the Jupyter stack; install it with:" >&2
-	echo "  apt-get install -y --no-install-recommends jupyter-nbconvert python3-nbclient python3-ipykernel python3-pandas python3-matplotlib" >&2
-	exit 2
-fi
+venv=$(bash notebooks/venv.sh)
+py=$venv/bin/python
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tracefabric-notebooks.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -32,7 +34,7 @@ export JUPYTER_RUNTIME_DIR=$tmp/jupyter/runtime
 export PYDEVD_DISABLE_FILE_VALIDATION=1 PYTHONDONTWRITEBYTECODE=1
 export TMPDIR=$tmp/tmp
 
-# The kernel is Debian's interpreter, whatever python3 comes first on PATH (pyenv).
+# The kernel is the environment's interpreter, whatever python3 comes first on PATH.
 mkdir -p "$JUPYTER_DATA_DIR/kernels/python3"
 cat >"$JUPYTER_DATA_DIR/kernels/python3/kernel.json" <<JSON
 {"argv": ["$py", "-m", "ipykernel_launcher", "-f", "{connection_file}"],
@@ -45,31 +47,37 @@ if [ -z "${TRACEFABRIC_BIN:-}" ]; then
 	export TRACEFABRIC_BIN=$tmp/bin
 fi
 
-# The notebooks are independent: run them all at once (each in its own kernel) and
-# report each one's wall time; a failing one prints its nbconvert log.
-names=() pids=()
-for nb in notebooks/*.ipynb; do
-	name=$(basename "$nb" .ipynb)
+# The notebooks and the recipes of docs/records.md (notebooks/docs_recipes.py) are
+# independent: run them all at once (each notebook in its own kernel) and report each
+# one's wall time; a failing one prints its log.
+names=() labels=() pids=()
+start_job() { # name label command...
+	local name=$1 label=$2
+	shift 2
 	(
 		start=$(date +%s%N)
 		rc=0
-		"$py" -m jupyter nbconvert --to notebook --execute \
-			--ExecutePreprocessor.timeout="${NB_CELL_TIMEOUT:-300}" \
-			--ExecutePreprocessor.kernel_name=python3 \
-			--output-dir "$out" "$nb" >"$tmp/$name.log" 2>&1 || rc=$?
+		"$@" >"$tmp/$name.log" 2>&1 || rc=$?
 		echo "$rc $((($(date +%s%N) - start) / 1000000))" >"$tmp/$name.status"
 		exit $rc
 	) &
-	names+=("$name") pids+=($!)
+	names+=("$name") labels+=("$label") pids+=($!)
+}
+for nb in notebooks/*.ipynb; do
+	start_job "$(basename "$nb" .ipynb)" "$nb" "$py" -m jupyter nbconvert --to notebook --execute \
+		--ExecutePreprocessor.timeout="${NB_CELL_TIMEOUT:-300}" \
+		--ExecutePreprocessor.kernel_name=python3 \
+		--output-dir "$out" "$nb"
 done
+start_job docs-recipes "docs/records.md recipes" "$py" notebooks/docs_recipes.py
 status=0
 for i in "${!pids[@]}"; do
 	wait "${pids[$i]}" || true
 	read -r rc ms <"$tmp/${names[$i]}.status"
 	if [ "$rc" = 0 ]; then
-		printf '%-40s ok   %6d ms\n' "notebooks/${names[$i]}.ipynb" "$ms"
+		printf '%-40s ok   %6d ms\n' "${labels[$i]}" "$ms"
 	else
-		printf '%-40s FAIL %6d ms\n' "notebooks/${names[$i]}.ipynb" "$ms"
+		printf '%-40s FAIL %6d ms\n' "${labels[$i]}" "$ms"
 		cat "$tmp/${names[$i]}.log" >&2
 		status=1
 	fi

@@ -1,9 +1,15 @@
 """Small helpers shared by the tracefabric notebooks.
 
 The notebooks drive the two Go commands (``replay`` and ``analyze``) and read what
-they write: ``run.json``, ``summary.json`` and ``tables/*.csv``. This module only
-finds the repository, runs the commands and loads their outputs; every number
-comes from the commands.
+they write: ``run.json``, ``summary.json`` and ``tables/*.csv``, and the record files
+themselves (``*.arrow`` with pyarrow, the ``replay export`` Parquet files with DuckDB).
+This module only finds the repository, runs the commands, loads their outputs and
+checks record files' row counts against ``run.json``; every number comes from the
+commands.
+
+They run in the virtual environment of ``notebooks/requirements.txt`` (made by
+``notebooks/venv.sh``; ``notebooks/run.sh`` uses it): pyarrow, duckdb, pandas and
+matplotlib are always there.
 
 Binaries: if the environment variable ``TRACEFABRIC_BIN`` names a directory holding
 ``replay`` and ``analyze`` (``.ci/run`` and ``notebooks/run.sh`` set it), they are used
@@ -109,12 +115,31 @@ def png(analysis_dir, name, width=None):
     return Image(filename=str(pathlib.Path(analysis_dir) / "plots" / f"{name}.png"), width=width)
 
 
-def have_pyarrow():
-    try:
-        import pyarrow  # noqa: F401
-    except ImportError:
-        return False
-    return True
+def record_rows(path):
+    """Rows of a record file: an Arrow IPC file (``.arrow``, counted batch by batch
+    without reading the data) or a Parquet file (``.parquet``, from its footer)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = pathlib.Path(path)
+    if path.suffix == ".parquet":
+        return pq.ParquetFile(path).metadata.num_rows
+    with pa.memory_map(str(path)) as src:
+        reader = pa.ipc.open_file(src)
+        return sum(reader.get_batch(i).num_rows for i in range(reader.num_record_batches))
+
+
+def check_rows(run_dir, name, rows=None):
+    """Check that record file ``name`` (``drops.arrow``) of ``run_dir`` has the rows its
+    ``run.json`` states; ``rows`` is what a cell read (a count, a table or a frame),
+    by default the file's own count. Returns the count."""
+    want = load_json(pathlib.Path(run_dir) / "run.json")["records"][name]
+    if rows is None:
+        rows = record_rows(pathlib.Path(run_dir) / name)
+    n = rows if isinstance(rows, int) else (rows.num_rows if hasattr(rows, "num_rows") else len(rows))
+    if n != want:
+        raise AssertionError(f"{run_dir}/{name}: {n} rows, run.json records says {want}")
+    return n
 
 
 PS_PER_NS = 1_000

@@ -70,7 +70,9 @@
 // # Reading
 //
 // ReadRun checks run.json (complete and schema version); Open* functions return a
-// streaming Reader (one batch in memory), ReadAll all rows, ReadTable an arrow.Table.
+// streaming Reader (one batch in memory), ReadAll all rows, ReadTable an arrow.Table,
+// OpenBatches the record batches of any file (package records/export writes them as
+// Parquet or CSV: replay export).
 package records
 
 // SchemaVersion is the version of the record files' schemas and of run.json. It

@@ -57,7 +57,8 @@ func (d *OutputDir) Final() string { return d.d.Final() }
 // Commit marks run complete, writes it as run.json and renames the temporary
 // directory to the final one. An existing final directory is replaced, with
 // everything in it, only if it is empty or looks like a run directory (a run.json of
-// ours, *.arrow files and possibly the analysis/ that analyze wrote for it);
+// ours, *.arrow files and possibly the analysis/ that analyze wrote for it and the
+// parquet/ or csv/ that replay export wrote);
 // otherwise Commit fails with ErrNotRunDir and leaves everything in place.
 // Close every writer before Commit.
 func (d *OutputDir) Commit(run *Run) error {
@@ -109,8 +110,9 @@ func isAnalysisPartial(name string) bool {
 
 // checkReplaceable returns nil if dir is absent, an empty directory, or a directory
 // holding only a tracefabric run.json, *.arrow files, an analysis/ subdirectory
-// written by analyze (see AnalysisDir) and analyze's temporary directories (an
-// interrupted or killed analyze leaves one; it never blocks a run).
+// written by analyze (see AnalysisDir), analyze's temporary directories (an
+// interrupted or killed analyze leaves one; it never blocks a run) and exports
+// written by replay export (see isRunExport).
 func checkReplaceable(dir string) error {
 	fi, err := os.Lstat(dir)
 	if errors.Is(err, os.ErrNotExist) {
@@ -137,8 +139,10 @@ func checkReplaceable(dir string) error {
 			// analyze's output for this run: stale once the run is replaced.
 		case e.IsDir() && isAnalysisPartial(e.Name()):
 			// analyze's temporary output, interrupted or killed: it goes with the run.
+		case e.IsDir() && isRunExport(dir, e.Name()):
+			// replay export's output for this run: stale too.
 		default:
-			return fmt.Errorf("%w: %s holds %q, not only run.json, *.arrow files and an analysis/ written by analyze; remove it or choose another output directory", ErrNotRunDir, dir, e.Name())
+			return fmt.Errorf("%w: %s holds %q, not only run.json, *.arrow files, an analysis/ written by analyze and exports (parquet/, csv/) written by replay export; remove it or choose another output directory", ErrNotRunDir, dir, e.Name())
 		}
 	}
 	data, err := os.ReadFile(filepath.Join(dir, RunFile))

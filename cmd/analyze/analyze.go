@@ -15,6 +15,7 @@ import (
 	"github.com/tracefabric/tracefabric/internal/config"
 	"github.com/tracefabric/tracefabric/internal/units"
 	"github.com/tracefabric/tracefabric/records"
+	"github.com/tracefabric/tracefabric/records/export"
 )
 
 // options are a validated command line.
@@ -24,6 +25,7 @@ type options struct {
 	top    int      // rows of top-N tables in the report
 	asJSON bool
 	quiet  bool
+	tables export.Format // --tables: csv or parquet
 	opt    analysis.Options
 
 	stdout, stderr io.Writer
@@ -111,7 +113,7 @@ func analyze(o *options) error {
 		}
 		return classifyInput(err)
 	}
-	res, err := writeOutputs(od, &job{ctx: ctx, inputs: inputs, ref: ref, sum: sum, cmp: cmp, top: o.top, progress: pg})
+	res, err := writeOutputs(od, &job{ctx: ctx, inputs: inputs, ref: ref, sum: sum, cmp: cmp, top: o.top, progress: pg, tables: o.tables})
 	if err == nil {
 		err = od.commit()
 	}
@@ -124,7 +126,7 @@ func analyze(o *options) error {
 		_, err := o.stdout.Write(res.summaryJSON)
 		return err
 	}
-	printSummary(o.stdout, od.d.Final(), res)
+	printSummary(o.stdout, od.d.Final(), res, o.tables)
 	return nil
 }
 
@@ -241,9 +243,9 @@ func methodName(c *analysis.Comparison, i int) string {
 }
 
 // printSummary is the short human summary at the end: what was written, headline.
-func printSummary(w io.Writer, dir string, r *result) {
-	fmt.Fprintf(w, "wrote %s: report.html, report.md, summary.json, %s (plots/*.png, *.svg), %s (tables/*.csv)\n",
-		dir, cli.Plural(int64(len(r.figures)), "figure"), cli.Plural(int64(len(r.tables)), "table"))
+func printSummary(w io.Writer, dir string, r *result, tables export.Format) {
+	fmt.Fprintf(w, "wrote %s: report.html, report.md, summary.json, %s (plots/*.png, *.svg), %s (tables/*.%s)\n",
+		dir, cli.Plural(int64(len(r.figures)), "figure"), cli.Plural(int64(len(r.tables)), "table"), tables)
 	if len(r.noData) > 0 {
 		var parts []string
 		for _, n := range r.noDataOrder {

@@ -9,6 +9,7 @@ import (
 	"github.com/tracefabric/tracefabric/analysis"
 	"github.com/tracefabric/tracefabric/plots"
 	"github.com/tracefabric/tracefabric/plots/report"
+	"github.com/tracefabric/tracefabric/records/export"
 )
 
 // job is one analysis to write: the runs, the one the details are about, its
@@ -21,6 +22,7 @@ type job struct {
 	cmp      *analysis.Comparison
 	top      int
 	progress *progress
+	tables   export.Format // CSV (default) or Parquet
 }
 
 // result is what writeOutputs wrote.
@@ -34,7 +36,7 @@ type result struct {
 	summaryJSON []byte
 }
 
-// writeOutputs writes tables/*.csv, plots/*.png|svg, report.html, report.md and, last,
+// writeOutputs writes tables/*.csv (or *.parquet), plots/*.png|svg, report.html, report.md and, last,
 // summary.json into the output directory's temporary path.
 func writeOutputs(od *outputDir, j *job) (*result, error) {
 	res := &result{noData: map[string]string{}, warnings: j.sum.Warnings}
@@ -47,7 +49,7 @@ func writeOutputs(od *outputDir, j *job) (*result, error) {
 	if err := os.Mkdir(od.path("tables"), 0o755); err != nil {
 		return nil, err
 	}
-	if err := analysis.WriteTables(od.path("tables"), tables); err != nil {
+	if err := writeTables(od.path("tables"), tables, j.tables); err != nil {
 		return nil, err
 	}
 	for _, t := range tables {
@@ -83,6 +85,7 @@ func writeOutputs(od *outputDir, j *job) (*result, error) {
 
 	res.headline = headline(j)
 	rep := buildReport(j, figs, res.headline)
+	retargetSources(rep, j.tables)
 	res.figures = rep.Figures()
 	for name := range figs.drawn {
 		if !contains(res.figures, name) {

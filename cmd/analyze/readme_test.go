@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/spf13/pflag"
+	"github.com/tracefabric/tracefabric/records/export"
 )
 
 // Every flag of analyze is in the README.
@@ -30,7 +31,7 @@ func TestReadmeListsEveryFlag(t *testing.T) {
 // The summary line counts in the singular for one (issue 13: "1 figure").
 func TestSummaryPlurals(t *testing.T) {
 	var b bytes.Buffer
-	printSummary(&b, "out/x/analysis", &result{figures: []string{"delay_cdf"}, tables: []string{"a", "b"}})
+	printSummary(&b, "out/x/analysis", &result{figures: []string{"delay_cdf"}, tables: []string{"a", "b"}}, export.CSV)
 	if got, want := b.String(), "wrote out/x/analysis: report.html, report.md, summary.json, 1 figure (plots/*.png, *.svg), 2 tables (tables/*.csv)\n"; got != want {
 		t.Errorf("%q, want %q", got, want)
 	}

@@ -21,6 +21,7 @@ type flags struct {
 	top           int
 	asJSON        bool
 	quiet         bool
+	tables        string
 }
 
 func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -45,7 +46,7 @@ directory written by 'replay run --hash all'), which appears only when complete:
   plots/        drops_over_time, pfc_pause_timeline, buffer_occupancy,
                 ecmp_member_load, delay_cdf, ecn_marking (and hash_comparison),
                 each as .png and .svg; a figure with no data is not drawn
-  tables/       the tables behind the figures, as CSV
+  tables/       the tables behind the figures, as CSV (or Parquet: --tables parquet)
 
 Several run directories of one trace, or one directory holding runs in
 subdirectories (replay run --hash all), are compared: per method the tier imbalance,
@@ -84,6 +85,7 @@ Exit status: 0 success, 1 failure while running, 2 bad usage or input,
 	fl.IntVar(&f.top, "top", 10, "rows of the report's top-N tables (flows, nodes, ports, storms, queues)")
 	fl.BoolVar(&f.asJSON, "json", false, "print summary.json to stdout instead of the human summary")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress bar")
+	fl.StringVar(&f.tables, "tables", "csv", "format of tables/: csv or parquet (typed columns, zstd)")
 	return root
 }
 
@@ -107,5 +109,8 @@ func (f *flags) options() (*options, error) {
 		return nil, usageError{Err: fmt.Errorf("--top %d: want at least 1", f.top)}
 	}
 	o.opt.TopFlows = max(f.top, 20) // summary.json keeps at least analysis' default
+	if o.tables, err = parseTablesFormat(f.tables); err != nil {
+		return nil, err
+	}
 	return o, nil
 }

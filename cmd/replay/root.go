@@ -15,6 +15,7 @@ var subcommands = []func() *cobra.Command{
 	newRunCmd,
 	newConfigCmd,
 	newPathCmd,
+	newExportCmd,
 	cli.NewVersionCmd,
 }
 

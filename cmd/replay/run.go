@@ -35,6 +35,7 @@ func newRunCmd() *cobra.Command {
 		opt      replay.Options
 		maxDrain string
 		quiet    bool
+		exp      exportFlag
 	)
 	cmd := &cobra.Command{
 		Use:   "run [flags] TRACE...",
@@ -53,12 +54,16 @@ files ports, drops, pfc, buffer, loadbalance, flows, delay (and packets with
 appears only when the run is complete; an interrupted run (Ctrl-C) removes it.
 
 --hash all replays the trace once per hash method, in parallel, into OUT/<method>/
-for 'analyze' to compare.`,
+for 'analyze' to compare. --export parquet|csv then writes the record files as
+Parquet or CSV too, into OUT/parquet or OUT/csv (each method's, with --hash all):
+see 'replay export'.`,
 		Example: `  replay run testdata/pcaps/demo.pcap -o out/demo
   replay run capture.pcapng.zst -o out/cmp --hash all
   replay run capture.pcap -c fabric.yaml --set BufferSize=16MiB --lb flowlet --speedup 10
+  replay run capture.pcap -o out/closed --transport closed
   replay run week.pcap --max-idle 1s
   replay run week.pcap --start 2024-05-01T12:00:00Z --duration 10min
+  replay run testdata/pcaps/demo.pcap -o out/demo --export parquet
   zcat capture.pcap.gz | replay run - -o out/piped`,
 		Args:        minArgs(1),
 		Annotations: map[string]string{cli.WritesOutputs: "yes"},
@@ -71,6 +76,9 @@ for 'analyze' to compare.`,
 			}
 			cfg, warns, err := cf.load(cmd)
 			if err != nil {
+				return err
+			}
+			if _, _, err := exp.options(); err != nil {
 				return err
 			}
 			warn := warnFunc(cmd)
@@ -145,7 +153,10 @@ for 'analyze' to compare.`,
 			}
 			stdout := cmd.OutOrStdout()
 			if asJSON {
-				return printRunsJSON(stdout, runs, methods)
+				if err := printRunsJSON(stdout, runs, methods); err != nil {
+					return err
+				}
+				return exp.run(stderr, out) // stdout holds the JSON alone
 			}
 			for i, r := range runs {
 				dir := out
@@ -154,7 +165,7 @@ for 'analyze' to compare.`,
 				}
 				printRunSummary(stdout, dir, r)
 			}
-			return nil
+			return exp.run(stdout, out)
 		},
 	}
 	f := cmd.Flags()
@@ -168,6 +179,7 @@ for 'analyze' to compare.`,
 	f.BoolVar(&opt.RecordPackets, "record-packets", false, "also write packets.arrow: one row per simulated packet with its path")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no progress bar")
 	tf.register(cmd, true)
+	exp.register(cmd)
 	cf.register(cmd, true)
 	return cmd
 }
