@@ -222,3 +222,55 @@ func TestClosedLoopRelievesTCPIncast(t *testing.T) {
 		t.Errorf("replaced %v; injected %d closed, %d open", replaced, closed.run.Simulation.Injected, open.run.Simulation.Injected)
 	}
 }
+
+// The committed RoCE incast (incast.pcap: 16 senders at line rate to one host, a
+// lossless class) with the DCQCN paper's ECN marking (Kmin 5 KB, Kmax 200 KB, Pmax
+// 1%): no lossless drop in either mode, every closed-loop flow completes, and DCQCN
+// cuts the PFC pause frames to at most a fifth of open loop's.
+func TestDCQCNIncastPausesLess(t *testing.T) {
+	pauses := func(closed bool) (*records.Run, int64, []records.FlowRow) {
+		mut := func(o *Options) {
+			c := config.Default()
+			c.Switch.EcnMinThreshold, c.Switch.EcnMaxThreshold, c.Switch.EcnMaxProbability = 5*units.KB, 200*units.KB, 0.01
+			if closed {
+				c.Transport.Mode = config.TransportClosed
+			}
+			o.Config = &c
+		}
+		run, dir := runTrace(t, "testdata/pcaps/incast.pcap", mut)
+		r, err := records.OpenPFC(filepath.Join(dir, records.PFCFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		var n int64
+		var row records.PFCRow
+		for r.Next(&row) {
+			if row.Event == records.EventTxPause {
+				n++
+			}
+		}
+		return run, n, readFlows(t, dir)
+	}
+	openRun, open, _ := pauses(false)
+	closedRun, closed, flows := pauses(true)
+	t.Logf("PFC pause frames: open loop %d, closed loop %d (%.3f)", open, closed, float64(closed)/float64(open))
+	if openRun.Simulation.LosslessDrops != 0 || closedRun.Simulation.LosslessDrops != 0 {
+		t.Errorf("lossless drops: open %d, closed %d", openRun.Simulation.LosslessDrops, closedRun.Simulation.LosslessDrops)
+	}
+	if open == 0 || 5*closed > open {
+		t.Errorf("PFC pause frames: closed loop %d, open loop %d: want at most a fifth", closed, open)
+	}
+	var roce int
+	for _, f := range flows {
+		if f.Completion != records.CompletionComplete {
+			t.Errorf("flow %d (%v) ended %v", f.FlowID, f.Transport, f.Completion)
+		}
+		if f.Transport == records.TransportDCQCN {
+			roce++
+		}
+	}
+	if roce != 20 {
+		t.Errorf("%d DCQCN flows, want the 16 incast senders and 4 victims", roce)
+	}
+}
