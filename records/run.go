@@ -95,6 +95,7 @@ type Switch struct {
 type Simulation struct {
 	SimTimePs      int64                `json:"sim_time_ps"`      // simulated time at the end, ps
 	WallS          float64              `json:"wall_s"`           // wall-clock time of the simulation, seconds
+	CPUS           float64              `json:"cpu_s"`            // CPU time of the simulation's thread, seconds (0 where unknown)
 	Events         int64                `json:"events"`           // events executed
 	PacketHops     int64                `json:"packet_hops"`      // packets put onto links, control packets included, PFC frames not
 	DataPacketHops int64                `json:"data_packet_hops"` // data packets put onto links

@@ -69,7 +69,7 @@ func benchReplayTrace(b *testing.B, trace string, mutate func(*Options)) {
 	b.ResetTimer()
 	cpu0 := cpuTime()
 	var hops, pkts int64
-	var simWall float64
+	var simWall, simCPU float64
 	for i := 0; i < b.N; i++ {
 		opt := Options{Traces: []string{trace}}
 		if mutate != nil {
@@ -86,6 +86,7 @@ func benchReplayTrace(b *testing.B, trace string, mutate func(*Options)) {
 		hops += run.Simulation.PacketHops
 		pkts += run.Simulation.Injected
 		simWall += run.Simulation.WallS
+		simCPU += run.Simulation.CPUS
 	}
 	s := b.Elapsed().Seconds()
 	b.ReportMetric(float64(pkts)/s, "packets/s")
@@ -93,6 +94,7 @@ func benchReplayTrace(b *testing.B, trace string, mutate func(*Options)) {
 	reportCPU(b, cpu0, pkts, hops)
 	b.ReportMetric(float64(pkts)/simWall, "sim-packets/s")
 	b.ReportMetric(float64(hops)/simWall, "sim-hops/s")
+	b.ReportMetric(float64(hops)/simCPU, "sim-hops/cpu-s")
 }
 
 // BenchmarkReplay1MRun is BenchmarkReplay1M without Prepare (done once, untimed):

@@ -184,7 +184,7 @@ func (s *sim) runJSON() (*records.Run, error) {
 			BandwidthBps: int64(sw.Bandwidth()), SwitchingCapacityBps: int64(sw.SwitchingCapacity()), Oversubscribed: sw.Oversubscribed()})
 	}
 	k := s.net.Counters()
-	sim := records.Simulation{SimTimePs: int64(s.eng.Now()), WallS: s.wall.Seconds(), Events: int64(k.Events),
+	sim := records.Simulation{SimTimePs: int64(s.eng.Now()), WallS: s.wall.Seconds(), CPUS: s.cpu.Seconds(), Events: int64(k.Events),
 		PacketHops: k.PacketHops, DataPacketHops: k.DataPacketHops, Injected: k.Injected + s.trace.oversizeDropped,
 		Delivered: k.Delivered, Dropped: map[records.DropReason]int64{},
 		CEMarked: k.CEMarked, PFCFrames: k.PFCFrames, Undrained: map[string]int64{}}
