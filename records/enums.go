@@ -146,6 +146,36 @@ const (
 
 var completionNames = [NumCompletions]string{"complete", "dropped", "undrained", "max-drain"}
 
+// TransportEventKind is a closed-loop congestion-control event (transport.arrow).
+type TransportEventKind uint8
+
+const (
+	// EventCNP: a receiver sent a CNP to a DCQCN sender.
+	EventCNP TransportEventKind = iota
+	// EventRateCut: a DCQCN sender cut its rate (value: the new rate, bit/s).
+	EventRateCut
+	// EventRateIncrease: a DCQCN sender raised its rate (value: the new rate, bit/s).
+	EventRateIncrease
+	// EventWindowCut: a DCTCP sender cut its window on ECE (value: the new cwnd, bytes).
+	EventWindowCut
+	// EventFastRetransmit: a TCP sender entered fast recovery (value: the new cwnd, bytes).
+	EventFastRetransmit
+	// EventTimeout: a TCP retransmission timeout or a RoCE timeout (value: TCP's new
+	// cwnd in bytes, 0 for RoCE).
+	EventTimeout
+	// NumTransportEventKinds is the number of transport event kinds.
+	NumTransportEventKinds = iota
+)
+
+var transportEventNames = [NumTransportEventKinds]string{"cnp", "rate_cut", "rate_increase", "window_cut", "fast_retransmit", "timeout"}
+
+func (k TransportEventKind) String() string { return enumString(transportEventNames[:], k) }
+
+// ParseTransportEventKind returns the TransportEventKind named s (for example "rate_cut").
+func ParseTransportEventKind(s string) (TransportEventKind, error) {
+	return parseEnum[TransportEventKind]("transport event", transportEventNames[:], s)
+}
+
 // enumString is the String method of every enumeration.
 func enumString[E ~uint8](names []string, e E) string {
 	if int(e) < len(names) {

@@ -52,6 +52,7 @@ type (
 	FlowsReader       = Reader[FlowRow]
 	DelayReader       = Reader[DelayRow]
 	PacketsReader     = Reader[PacketRow]
+	TransportReader   = Reader[TransportRow]
 )
 
 // OpenPorts opens a ports.arrow file, checks its schema version and columns, and
@@ -66,6 +67,9 @@ func OpenLoadBalance(path string) (*LoadBalanceReader, error) {
 func OpenFlows(path string) (*FlowsReader, error)     { return openReader(flowsTable, path) }
 func OpenDelay(path string) (*DelayReader, error)     { return openReader(delayTable, path) }
 func OpenPackets(path string) (*PacketsReader, error) { return openReader(packetsTable, path) }
+func OpenTransport(path string) (*TransportReader, error) {
+	return openReader(transportTable, path)
+}
 
 func openReader[R any](t *table[R], path string) (*Reader[R], error) {
 	f, fr, err := openIPC(path, t.schema())

@@ -16,7 +16,8 @@ type WriterSet struct {
 	LoadBalance *LoadBalanceWriter
 	Flows       *FlowsWriter
 	Delay       *DelayWriter
-	Packets     *PacketsWriter // nil unless packets were asked for (--record-packets)
+	Packets     *PacketsWriter   // nil unless packets were asked for (--record-packets)
+	Transport   *TransportWriter // nil unless the run is closed loop
 }
 
 // fileWriter is what WriterSet needs of every Writer.
@@ -27,7 +28,8 @@ type fileWriter interface {
 }
 
 // NewWriterSet creates the record files in dir: all of them, packets.arrow only if
-// packets is true. On error it closes what it created.
+// packets is true. On error it closes what it created. AddTransport adds
+// transport.arrow.
 func NewWriterSet(dir string, d Dictionaries, packets bool, opts ...Option) (*WriterSet, error) {
 	s := new(WriterSet)
 	var err error
@@ -69,7 +71,18 @@ func (s *WriterSet) writers() []fileWriter {
 	add(s.Flows != nil, s.Flows)
 	add(s.Delay != nil, s.Delay)
 	add(s.Packets != nil, s.Packets)
+	add(s.Transport != nil, s.Transport)
 	return ws
+}
+
+// AddTransport creates transport.arrow in dir (closed-loop runs).
+func (s *WriterSet) AddTransport(dir string, d Dictionaries, opts ...Option) error {
+	w, err := NewTransportWriter(filepath.Join(dir, TransportFile), d, opts...)
+	if err != nil {
+		return err
+	}
+	s.Transport = w
+	return nil
 }
 
 // Close closes every writer and returns the rows written per file name, ready for

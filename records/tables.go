@@ -178,7 +178,17 @@ type PacketRow struct {
 	Path []int32
 }
 
-// ---- the eight files ----
+// TransportRow is one row of transport.arrow (closed-loop runs): one congestion-control
+// event of a flow.
+type TransportRow struct {
+	TimePs int64
+	FlowID int64
+	Node   int32 // the host where it happened: the receiver's for cnp, the sender's otherwise
+	Event  TransportEventKind
+	Value  int64 // rate_cut, rate_increase: the new rate, bit/s; window_cut, fast_retransmit, timeout: the new cwnd, bytes (0 for a RoCE timeout); cnp: 0
+}
+
+// ---- the record files ----
 
 // Record file names.
 const (
@@ -190,6 +200,7 @@ const (
 	FlowsFile       = "flows.arrow"
 	DelayFile       = "delay.arrow"
 	PacketsFile     = "packets.arrow"
+	TransportFile   = "transport.arrow"
 )
 
 // table is one record file: its name and columns in order.
@@ -356,6 +367,14 @@ var packetsTable = &table[PacketRow]{name: PacketsFile, cols: []column[PacketRow
 	derivedNodeColumn("end_node", lastNode),
 }}
 
+var transportTable = &table[TransportRow]{name: TransportFile, cols: []column[TransportRow]{
+	i64("time_ps", func(r *TransportRow) *int64 { return &r.TimePs }),
+	i64("flow_id", func(r *TransportRow) *int64 { return &r.FlowID }),
+	nodeColumn("node", func(r *TransportRow) *int32 { return &r.Node }),
+	enumColumn("event", "transport event", transportEventNames[:], func(r *TransportRow) *TransportEventKind { return &r.Event }),
+	i64("value", func(r *TransportRow) *int64 { return &r.Value }),
+}}
+
 // lastNode is a packet's end_node: the last node of its path (-1, rejected, if empty).
 func lastNode(r *PacketRow) int32 {
 	if len(r.Path) == 0 {
@@ -364,9 +383,9 @@ func lastNode(r *PacketRow) int32 {
 	return r.Path[len(r.Path)-1]
 }
 
-// Files lists the record file names in the order of SPEC 6.
+// Files lists the record file names in the order docs/records.md gives them.
 func Files() []string {
-	return []string{PortsFile, DropsFile, PFCFile, BufferFile, LoadBalanceFile, FlowsFile, DelayFile, PacketsFile}
+	return []string{PortsFile, DropsFile, PFCFile, BufferFile, LoadBalanceFile, FlowsFile, DelayFile, PacketsFile, TransportFile}
 }
 
 // Schema returns the Arrow schema of the record file called name (one of Files).
@@ -388,6 +407,8 @@ func Schema(name string) (*arrow.Schema, error) {
 		return delayTable.schema(), nil
 	case PacketsFile:
 		return packetsTable.schema(), nil
+	case TransportFile:
+		return transportTable.schema(), nil
 	}
 	return nil, fmt.Errorf("records: %q is not a record file (known: %q)", name, Files())
 }

@@ -83,6 +83,7 @@ type (
 	FlowsWriter       = Writer[FlowRow]
 	DelayWriter       = Writer[DelayRow]
 	PacketsWriter     = Writer[PacketRow]
+	TransportWriter   = Writer[TransportRow]
 )
 
 // NewPortsWriter creates the file at path (normally OutputDir.Path(PortsFile)) and
@@ -114,6 +115,10 @@ func NewFlowsWriter(path string, d Dictionaries, opts ...Option) (*FlowsWriter, 
 
 func NewDelayWriter(path string, d Dictionaries, opts ...Option) (*DelayWriter, error) {
 	return newWriter(delayTable, path, d, opts)
+}
+
+func NewTransportWriter(path string, d Dictionaries, opts ...Option) (*TransportWriter, error) {
+	return newWriter(transportTable, path, d, opts)
 }
 
 func NewPacketsWriter(path string, d Dictionaries, opts ...Option) (*PacketsWriter, error) {

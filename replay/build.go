@@ -81,6 +81,7 @@ func (s *sim) build() error {
 			return err
 		}
 		s.layer = l
+		l.SetObserver(s)
 	}
 	warns, err := s.net.Start()
 	if err != nil {

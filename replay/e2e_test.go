@@ -186,11 +186,30 @@ func TestConservationFromRecords(t *testing.T) {
 	}
 }
 
-// TestDeterministicRecords: the same trace and seed give byte-identical record files.
+// TestDeterministicRecords: the same trace and seed give byte-identical record files,
+// open and closed loop.
 func TestDeterministicRecords(t *testing.T) {
-	_, a := runTrace(t, "testdata/pcaps/demo.pcap", func(o *Options) { o.RecordPackets = true })
-	_, b := runTrace(t, "testdata/pcaps/demo.pcap", func(o *Options) { o.RecordPackets = true })
-	for _, name := range records.Files() {
+	for _, closed := range []bool{false, true} {
+		mut := func(o *Options) {
+			if closed {
+				closedOpts(o)
+			}
+			o.RecordPackets = true
+		}
+		run, a := runTrace(t, "testdata/pcaps/demo.pcap", mut)
+		_, b := runTrace(t, "testdata/pcaps/demo.pcap", mut)
+		if _, ok := run.Records[records.TransportFile]; ok != closed {
+			t.Errorf("closed loop %v: records %v", closed, run.Records)
+		}
+		sameFiles(t, run, a, b)
+	}
+}
+
+// sameFiles checks that the record files of run exist in directories a and b, byte
+// for byte the same.
+func sameFiles(t *testing.T, run *records.Run, a, b string) {
+	t.Helper()
+	for name := range run.Records {
 		x, err := os.ReadFile(filepath.Join(a, name))
 		if err != nil {
 			t.Fatal(err)

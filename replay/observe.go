@@ -131,6 +131,13 @@ func (s *sim) PFC(e switchmodel.PFCEvent) {
 	s.setErr(s.pfc.Append(r))
 }
 
+// TransportEvent implements transport.Observer: transport.arrow.
+func (s *sim) TransportEvent(e transport.Event) {
+	r := &s.trRow
+	*r = records.TransportRow{TimePs: int64(e.Time), FlowID: int64(e.Flow), Node: e.Host, Event: transportEventOf[e.Kind], Value: e.Value}
+	s.setErr(s.w.Transport.Append(r))
+}
+
 // BufferSample implements switchmodel.BufferObserver.
 func (s *sim) BufferSample(b switchmodel.BufferSample) {
 	r := &s.bufRow

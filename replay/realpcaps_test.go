@@ -7,7 +7,6 @@ package replay
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
@@ -496,14 +495,5 @@ func TestRealPcapDeterministic(t *testing.T) {
 	if a.run.Simulation.PFCFrames == 0 {
 		t.Fatal("no PFC frames: the run is not loaded")
 	}
-	for _, name := range records.Files() {
-		x, errx := os.ReadFile(filepath.Join(a.out, name))
-		y, erry := os.ReadFile(filepath.Join(b.out, name))
-		if errx != nil || erry != nil {
-			t.Fatalf("%s: %v %v", name, errx, erry)
-		}
-		if !bytes.Equal(x, y) {
-			t.Errorf("%s differs between two identical runs", name)
-		}
-	}
+	sameFiles(t, a.run, a.out, b.out)
 }

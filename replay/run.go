@@ -86,6 +86,7 @@ type sim struct {
 	pfcRow  records.PFCRow
 	bufRow  records.BufferRow
 	pktRow  records.PacketRow
+	trRow   records.TransportRow
 	hops    []switchmodel.Hop
 
 	wallStart time.Time
@@ -108,6 +109,11 @@ func newSim(pr *Prepared, cfg *config.Config, out *records.OutputDir) (*sim, err
 		return s, err
 	}
 	s.w, s.drops, s.pfc, s.buffer, s.packets = w, w.Drops, w.PFC, w.Buffer, w.Packets
+	if pr.closedLoop() {
+		if err := w.AddTransport(out.Dir(), records.Dictionaries{Nodes: names}); err != nil {
+			return s, err
+		}
+	}
 	if s.packets != nil {
 		s.pktRow.Path = make([]int32, 0, switchmodel.MaxPath+1)
 	}

@@ -61,6 +61,15 @@ var kindOf = [switchmodel.NumClasses]records.PacketKind{
 	switchmodel.Nak:        records.KindNAK,
 }
 
+var transportEventOf = [transport.NumEventKinds]records.TransportEventKind{
+	transport.EventCNP:            records.EventCNP,
+	transport.EventRateCut:        records.EventRateCut,
+	transport.EventRateIncrease:   records.EventRateIncrease,
+	transport.EventWindowCut:      records.EventWindowCut,
+	transport.EventFastRetransmit: records.EventFastRetransmit,
+	transport.EventTimeout:        records.EventTimeout,
+}
+
 var hashMethodOf = [ecmp.NumMethods]records.HashMethod{
 	ecmp.CRC32:         records.HashCRC32,
 	ecmp.CRC32WithSalt: records.HashCRC32WithSalt,

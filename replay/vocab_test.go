@@ -7,6 +7,7 @@ import (
 	"github.com/tracefabric/tracefabric/records"
 	"github.com/tracefabric/tracefabric/switchmodel"
 	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
+	"github.com/tracefabric/tracefabric/switchmodel/transport"
 )
 
 // TestVocabularyMapsBothWays: every model value that reaches the records maps to a
@@ -66,6 +67,51 @@ func TestVocabularyMapsBothWays(t *testing.T) {
 		}
 		if len(seen) != records.NumPFCEventKinds {
 			t.Errorf("%d of %d record PFC event kinds reached", len(seen), records.NumPFCEventKinds)
+		}
+	})
+	t.Run("transport", func(t *testing.T) {
+		seen := map[records.Transport]bool{}
+		for m := transport.Kind(0); m < transport.NumKinds; m++ {
+			r := transportOf[m]
+			if r.String() != m.String() || seen[r] {
+				t.Errorf("transport %v -> %v", m, r)
+			}
+			seen[r] = true
+			if back, err := records.ParseTransport(r.String()); err != nil || back != r {
+				t.Errorf("records transport %v parses back as %v, %v", r, back, err)
+			}
+		}
+		if len(seen) != records.NumTransports {
+			t.Errorf("%d of %d record transports reached", len(seen), records.NumTransports)
+		}
+	})
+	t.Run("transport event", func(t *testing.T) {
+		seen := map[records.TransportEventKind]bool{}
+		for m := transport.EventKind(0); m < transport.NumEventKinds; m++ {
+			r := transportEventOf[m]
+			if r.String() != m.String() || seen[r] {
+				t.Errorf("transport event %v -> %v", m, r)
+			}
+			seen[r] = true
+			if back, err := records.ParseTransportEventKind(r.String()); err != nil || back != r {
+				t.Errorf("records transport event %v parses back as %v, %v", r, back, err)
+			}
+		}
+		if len(seen) != records.NumTransportEventKinds {
+			t.Errorf("%d of %d record transport events reached", len(seen), records.NumTransportEventKinds)
+		}
+	})
+	t.Run("packet kind", func(t *testing.T) {
+		seen := map[records.PacketKind]bool{}
+		for c := switchmodel.OpenData; c < switchmodel.NumClasses; c++ {
+			r := kindOf[c]
+			if r.String() != c.String() {
+				t.Errorf("packet class %v -> %v", c, r)
+			}
+			seen[r] = true
+		}
+		if len(seen) != records.NumPacketKinds {
+			t.Errorf("%d of %d record packet kinds reached", len(seen), records.NumPacketKinds)
 		}
 	})
 	t.Run("hash method", func(t *testing.T) {

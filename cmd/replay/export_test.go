@@ -77,11 +77,18 @@ func readParquetTable(t *testing.T, path string) arrow.Table {
 	return tbl
 }
 
-// TestExportDemo exports the demo run and reads every Parquet file back with pqarrow:
-// the row counts are run.json's and every column's sum is the Arrow file's.
+// TestExportDemo exports the demo run, open loop (it drops and pauses) and closed loop
+// (transport.arrow too), with --record-packets, and reads every Parquet file back with
+// pqarrow: the row counts are run.json's and every column's sum is the Arrow file's.
 func TestExportDemo(t *testing.T) {
+	for _, mode := range []string{"open", "closed"} {
+		t.Run(mode, func(t *testing.T) { exportDemo(t, mode) })
+	}
+}
+
+func exportDemo(t *testing.T, mode string) {
 	out := filepath.Join(t.TempDir(), "demo")
-	if code, _, stderr := runCmd("run", demo, "-o", out, "-q", "--record-packets"); code != exitOK {
+	if code, _, stderr := runCmd("run", demo, "-o", out, "-q", "--record-packets", "--transport", mode); code != exitOK {
 		t.Fatalf("run: exit %d: %s", code, stderr)
 	}
 	code, stdout, stderr := runCmd("export", out)
@@ -95,10 +102,14 @@ func TestExportDemo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(run.Records) != 8 || run.Records[records.PacketsFile] != run.Simulation.Injected || run.Records[records.DropsFile] != run.Simulation.DroppedTotal() {
-		t.Fatalf("run.json records %v: want all 8 files, a packet row per injected packet and a drop row per drop", run.Records)
+	want := len(records.Files()) - 1 // transport.arrow: closed loop only
+	if mode == "closed" {
+		want++
 	}
-	for _, name := range records.Files() {
+	if len(run.Records) != want || run.Records[records.PacketsFile] != run.Simulation.Injected {
+		t.Fatalf("run.json records %v: want %d files and a packet row per injected packet", run.Records, want)
+	}
+	for name := range run.Records {
 		t.Run(name, func(t *testing.T) {
 			pq := readParquetTable(t, filepath.Join(out, "parquet", strings.TrimSuffix(name, ".arrow")+".parquet"))
 			defer pq.Release()
@@ -123,9 +134,11 @@ func TestExportDemo(t *testing.T) {
 			}
 		})
 	}
-	// The demo drops and pauses: the sums above compare more than zeros.
-	if run.Records[records.DropsFile] == 0 || run.Records[records.PFCFile] == 0 {
-		t.Errorf("demo run without drops or PFC events: %v", run.Records)
+	// The demo drops and pauses open loop, and closed loop its senders react: the sums
+	// above compare more than zeros.
+	if mode == "open" && (run.Records[records.DropsFile] == 0 || run.Records[records.PFCFile] == 0) ||
+		mode == "closed" && run.Records[records.TransportFile] == 0 {
+		t.Errorf("%s-loop demo run without drops, PFC events or transport events: %v", mode, run.Records)
 	}
 }
 

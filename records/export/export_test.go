@@ -43,6 +43,9 @@ func writeRun(t *testing.T, dir string, n, batchRows int) map[string]int64 {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := ws.AddTransport(out.Dir(), records.Dictionaries{Nodes: nodes}, records.WithBatchRows(batchRows)); err != nil {
+		t.Fatal(err)
+	}
 	must := func(err error) {
 		if err != nil {
 			t.Fatal(err)
@@ -69,6 +72,8 @@ func writeRun(t *testing.T, dir string, n, batchRows int) map[string]int64 {
 		path := []int32{0, 2, 3, 2, 1}[:2+i%4]
 		must(ws.Packets.Append(&records.PacketRow{TraceIndex: int64(i), FlowID: int64(i % 11), TC: 3, Bytes: 1024, InjectPs: int64(i) * 1000,
 			DeliverPs: -1, Fate: records.Fate(i % int(records.NumFates)), CE: i%5 == 0, Path: path}))
+		must(ws.Transport.Append(&records.TransportRow{TimePs: int64(i) * 4_000_000, FlowID: int64(i % 7), Node: node,
+			Event: records.TransportEventKind(i % int(records.NumTransportEventKinds)), Value: int64(i) * 1_000_000_007}))
 	}
 	rows, err := ws.Close()
 	must(err)

@@ -32,6 +32,8 @@ type rp struct {
 	stage            int  // increases since the last cut (the counter i of the spec)
 	alphaCNP, decCNP bool // a CNP arrived in the current alpha slot / since the last cut
 	cuts             int64
+	// emit, when set, reports cuts and increases with the time they took effect.
+	emit func(t units.Time, k EventKind, rc float64)
 }
 
 func newRP(cfg *config.Transport, line units.BitRate) rp {
@@ -90,6 +92,9 @@ func (r *rp) advance(now units.Time) {
 		r.alphaTo(t)
 		if inc && r.incTick == t {
 			r.increase()
+			if r.emit != nil {
+				r.emit(t, EventRateIncrease, r.rc)
+			}
 			r.incTick += r.ti
 			if r.rc >= r.line && r.rt >= r.line {
 				r.incOn = false // every further increase would leave both at line rate
@@ -154,6 +159,9 @@ func (r *rp) decrease(t units.Time) {
 	r.incOn = true
 	r.incTick = t + r.ti
 	r.cuts++
+	if r.emit != nil {
+		r.emit(t, EventRateCut, r.rc)
+	}
 }
 
 // increase is one rate-increase tick: fast recovery while the stage is below F,

@@ -82,6 +82,54 @@ type FlowStats struct {
 	Complete bool
 }
 
+// EventKind is a congestion-control event of a closed-loop flow.
+type EventKind uint8
+
+// Events.
+const (
+	EventCNP            EventKind = iota // a receiver sent a CNP (DCQCN)
+	EventRateCut                         // a DCQCN sender cut its rate; Value: the new rate, bit/s
+	EventRateIncrease                    // a DCQCN sender raised its rate; Value: the new rate, bit/s
+	EventWindowCut                       // a DCTCP sender cut its window on ECE; Value: the new cwnd, bytes
+	EventFastRetransmit                  // a TCP sender entered fast recovery; Value: the new cwnd, bytes
+	EventTimeout                         // a retransmission timeout (TCP) or RoceTimeout; Value: TCP's new cwnd, bytes (0 for RoCE)
+	NumEventKinds
+)
+
+var eventNames = [NumEventKinds]string{"cnp", "rate_cut", "rate_increase", "window_cut", "fast_retransmit", "timeout"}
+
+// String returns the event's name as the records spell it ("rate_cut").
+func (k EventKind) String() string {
+	if k < NumEventKinds {
+		return eventNames[k]
+	}
+	return fmt.Sprintf("EventKind(%d)", uint8(k))
+}
+
+// Event is one congestion-control event. Host is where it happened: the receiver's
+// host for a CNP, the sender's for the rest. A DCQCN rate change is stamped with the
+// time it took effect, which the lazily evaluated timers may report after events of
+// later times.
+type Event struct {
+	Time  units.Time
+	Flow  int32
+	Host  int32
+	Kind  EventKind
+	Value int64
+}
+
+// Observer receives congestion-control events (nil: none are made).
+type Observer interface{ TransportEvent(Event) }
+
+// SetObserver sets the layer's event observer (before the first flow).
+func (l *Layer) SetObserver(o Observer) { l.obs = o }
+
+func (l *Layer) event(t units.Time, f *flow, host int32, k EventKind, v int64) {
+	if l.obs != nil {
+		l.obs.TransportEvent(Event{Time: t, Flow: f.id, Host: host, Kind: k, Value: v})
+	}
+}
+
 // ControlStats count the control packets a Layer generated, by class.
 type ControlStats [switchmodel.NumClasses]int64
 
@@ -98,6 +146,7 @@ type Layer struct {
 	active    int
 	generated ControlStats
 	onCNP     func(now units.Time, flow int64) // tests: a CNP was sent
+	obs       Observer
 }
 
 // Event kinds of the Layer's handler; arg is the flow id.
@@ -157,6 +206,9 @@ func (l *Layer) NewFlow(id int32, spec FlowSpec) error {
 	f.lastCnp = -1
 	if spec.Kind == DCQCN {
 		f.rp = newRP(&l.cfg, l.nic[spec.Src])
+		if l.obs != nil {
+			f.rp.emit = func(t units.Time, k EventKind, rc float64) { l.event(t, f, spec.Src, k, int64(rc)) }
+		}
 	}
 	l.flows[id] = f
 	return nil

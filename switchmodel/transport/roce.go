@@ -40,6 +40,7 @@ func (l *Layer) roceData(now units.Time, f *flow, p *switchmodel.Packet) {
 		if l.onCNP != nil {
 			l.onCNP(now, int64(f.id))
 		}
+		l.event(now, f, f.spec.Dst, EventCNP, 0)
 		l.control(f, switchmodel.Cnp, RoCECtlLength, uint8(l.cfg.CnpDscp), f.rcvNxt, false)
 	}
 	switch i := p.Seq; {
@@ -92,6 +93,7 @@ func (l *Layer) roceTimeout(now units.Time, f *flow) {
 		return
 	}
 	f.timeouts++
+	l.event(now, f, f.spec.Src, EventTimeout, 0)
 	f.nxt = f.una()
 	f.progress = now
 	l.armTimer(f, now+l.cfg.RoceTimeout)

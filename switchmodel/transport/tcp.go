@@ -140,6 +140,7 @@ func (l *Layer) tcpAck(now units.Time, f *flow, p *switchmodel.Packet) {
 			f.inRecovery = true
 			l.send(now, f, una)
 			f.cwnd = f.ssthresh + dupackThreshold*f.smss
+			l.event(now, f, f.spec.Src, EventFastRetransmit, int64(f.cwnd))
 		}
 	}
 	// DCTCP reacts to the first ECE of a window (RFC 8257 3.3), at most once per
@@ -148,6 +149,7 @@ func (l *Layer) tcpAck(now units.Time, f *flow, p *switchmodel.Packet) {
 		f.cwnd = max(float64(f.cwnd*float64(1-f.alpha/2)), f.smss)
 		f.ssthresh = f.cwnd
 		f.cwrEnd = f.nxt
+		l.event(now, f, f.spec.Src, EventWindowCut, int64(f.cwnd))
 	}
 	l.tcpSend(now, f)
 }
@@ -185,5 +187,6 @@ func (l *Layer) tcpTimeout(now units.Time, f *flow) {
 	f.nxt = una
 	f.rto = min(2*f.rto, l.cfg.MaxRto)
 	f.rtoAt = 0
+	l.event(now, f, f.spec.Src, EventTimeout, int64(f.cwnd))
 	l.tcpSend(now, f)
 }
