@@ -34,6 +34,7 @@ func run() error {
 	bench := flag.Int("bench", 0, "write one benchmark trace of this many packets to -o instead")
 	out := flag.String("o", "", "output file for -bench (written atomically; - for stdout)")
 	seed := flag.Uint64("seed", 1, "seed of the -bench trace")
+	only := flag.String("only", "", "restrict the -bench trace to one class: tcp or roce (closed-loop benchmarks)")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q", flag.Args())
@@ -42,7 +43,7 @@ func run() error {
 		if *out == "" {
 			return errors.New("-bench needs -o FILE")
 		}
-		b := tracegen.Benchmark{Packets: *bench, Seed: *seed}
+		b := tracegen.Benchmark{Packets: *bench, Seed: *seed, Only: *only}
 		if *out == "-" {
 			_, err := tracegen.WriteBenchmark(os.Stdout, b)
 			return err
