@@ -29,6 +29,13 @@ type Run struct {
 	// HashMethod is the ECMP hash method of the run (the one configured, or this
 	// directory's method under --hash all).
 	HashMethod HashMethod `json:"hash_method"`
+	// Transport is how the replay's senders behave: TransportOpen re-injects every
+	// captured packet at its captured time whatever the fabric does (senders never
+	// slow down or retransmit).
+	Transport string `json:"transport"`
+	// Options are the replay's own options (the flags of replay run besides the
+	// configuration), as the run used them.
+	Options RunOptions `json:"options"`
 	// Config is the effective configuration (all defaults filled in) as JSON.
 	Config json.RawMessage `json:"config"`
 	// Topology summarises the simulated Clos.
@@ -43,6 +50,22 @@ type Run struct {
 	// Complete is true only in the run.json of a run that finished and committed its
 	// output directory.
 	Complete bool `json:"complete"`
+}
+
+// TransportOpen is Run.Transport of an open-loop replay: every captured packet enters
+// its source host's NIC at its captured time (divided by the speedup), whatever the
+// fabric does; senders never slow down, and dropped packets are not retransmitted.
+const TransportOpen = "open"
+
+// RunOptions are run.json's options: how the trace was replayed.
+type RunOptions struct {
+	Speedup    float64 `json:"speedup"`      // --speedup: capture time is divided by it
+	Hosts      string  `json:"hosts"`        // --hosts: subnet, hash or the CSV file's path
+	RackPrefix int     `json:"rack_prefix"`  // --rack-prefix: the subnet mapping's prefix length
+	Oversize   string  `json:"oversize"`     // --oversize: split or drop
+	MaxDrainPs int64   `json:"max_drain_ps"` // --max-drain: simulated time allowed after the last packet, ps
+	LB         string  `json:"lb"`           // --lb: none or flowlet (Switch.LoadBalancingMethod)
+	Hash       string  `json:"hash"`         // the hash method the run used (--hash; this directory's under --hash all)
 }
 
 // Topology is run.json's topology summary.

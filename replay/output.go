@@ -165,5 +165,17 @@ func (s *sim) runJSON() (*records.Run, error) {
 	}
 	rows := s.rows
 	return &records.Run{Version: s.pr.Opt.Version, SchemaVersion: records.SchemaVersion, Command: s.pr.Opt.Command,
-		Seed: uint64(s.cfg.Seed), HashMethod: hm, Config: cfgJSON, Topology: topo, Trace: trace, Simulation: sim, Records: rows}, nil
+		Seed: uint64(s.cfg.Seed), HashMethod: hm, Transport: records.TransportOpen, Options: s.runOptions(),
+		Config: cfgJSON, Topology: topo, Trace: trace, Simulation: sim, Records: rows}, nil
+}
+
+// runOptions are the options the run used, defaults filled in.
+func (s *sim) runOptions() records.RunOptions {
+	o := &s.pr.Opt
+	prefix := o.RackPrefix
+	if prefix == 0 && s.pr.HostMap.Mode == MapSubnet {
+		prefix = DefaultRackPrefix
+	}
+	return records.RunOptions{Speedup: o.Speedup, Hosts: s.pr.HostMap.Mode, RackPrefix: prefix, Oversize: o.Oversize,
+		MaxDrainPs: int64(o.MaxDrain), LB: s.cfg.Switch.LoadBalancingMethod.String(), Hash: s.cfg.Switch.EcmpHashMethod.String()}
 }

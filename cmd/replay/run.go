@@ -254,6 +254,17 @@ func printRunSummary(w io.Writer, dir string, r *records.Run) {
 		dir, r.HashMethod, s.Injected, s.Delivered, drops, s.LosslessDrops, s.UndrainedTotal())
 	fmt.Fprintf(w, "  PFC frames %d, CE marked %d, simulated %.3f ms, %d packet-hops in %.2f s wall%s\n",
 		s.PFCFrames, s.CEMarked, float64(s.SimTimePs)/1e9, s.PacketHops, s.WallS, rate)
+	if ni, err := records.TraceNotInjected(r.Trace); err == nil {
+		if len(ni) == 0 {
+			fmt.Fprintf(w, "  open loop: every packet of the trace injected at its captured time\n")
+		} else {
+			parts := make([]string, len(ni))
+			for i, n := range ni {
+				parts[i] = n.String()
+			}
+			fmt.Fprintf(w, "  open loop; not injected as captured: %s\n", strings.Join(parts, ", "))
+		}
+	}
 	if len(s.Undrained) > 0 {
 		var nodes []string
 		for n, c := range s.Undrained {
