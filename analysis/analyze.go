@@ -3,9 +3,7 @@ package analysis
 import (
 	"errors"
 	"fmt"
-	"math"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/tracefabric/tracefabric/internal/units"
@@ -390,9 +388,9 @@ func headline(s *Summary) []string {
 	case d.Total == 0:
 		h = append(h, "No packets were dropped.")
 	default:
-		line := fmt.Sprintf("%s packets dropped%s: %s.", FormatCount(d.Total), pctOf(d.Total, inj, " of %s injected"), byReason(d.ByReason))
+		line := fmt.Sprintf("%s packets dropped%s: %s.", units.FormatCount(d.Total), pctOf(d.Total, inj, " of %s injected"), byReason(d.ByReason))
 		if d.Lossless > 0 {
-			line += fmt.Sprintf(" %s lossless (headroom) drop%s: the lossless class's headroom is undersized.", FormatCount(d.Lossless), plural(int(d.Lossless)))
+			line += fmt.Sprintf(" %s lossless (headroom) drop%s: the lossless class's headroom is undersized.", units.FormatCount(d.Lossless), plural(int(d.Lossless)))
 		} else {
 			line += " No lossless (headroom) drops."
 		}
@@ -408,16 +406,16 @@ func headline(s *Summary) []string {
 			classes = "port-class"
 		}
 		line := fmt.Sprintf("PFC paused %s %s in %s interval%s, %s paused in total (summed over port-classes), longest interval %s;",
-			FormatCount(int64(p.PausedPorts)), classes, FormatCount(int64(p.PauseIntervals)), plural(p.PauseIntervals), FormatPs(float64(p.PausedPs)), FormatPs(float64(p.LongestPs)))
+			units.FormatCount(int64(p.PausedPorts)), classes, units.FormatCount(int64(p.PauseIntervals)), plural(p.PauseIntervals), units.FormatPs(float64(p.PausedPs)), units.FormatPs(float64(p.LongestPs)))
 		if len(p.Storms) == 0 {
-			line += fmt.Sprintf(" no storms (no pause spread upstream or lasted %s).", FormatPs(float64(p.StormDurationPs)))
+			line += fmt.Sprintf(" no storms (no pause spread upstream or lasted %s).", units.FormatPs(float64(p.StormDurationPs)))
 		} else {
 			deep, long := 0, int64(0)
 			for _, e := range p.Storms {
 				deep = max(deep, e.Depth)
 				long = max(long, e.DurationPs)
 			}
-			line += fmt.Sprintf(" %s storm%s (deepest %d hop%s, longest %s), %s victim flow%s.", FormatCount(int64(len(p.Storms))), plural(len(p.Storms)), deep, plural(deep), FormatPs(float64(long)), FormatCount(int64(p.StormVictims)), plural(p.StormVictims))
+			line += fmt.Sprintf(" %s storm%s (deepest %d hop%s, longest %s), %s victim flow%s.", units.FormatCount(int64(len(p.Storms))), plural(len(p.Storms)), deep, plural(deep), units.FormatPs(float64(long)), units.FormatCount(int64(p.StormVictims)), plural(p.StormVictims))
 		}
 		h = append(h, line)
 	}
@@ -441,15 +439,15 @@ func headline(s *Summary) []string {
 		}
 	}
 	if pol := s.Polarization; pol.Flows > 0 {
-		h = append(h, fmt.Sprintf("Polarization between rack and fabric choices: NMI %.3g over %s flows (%s); within each source rack %.3g.", pol.NMI, FormatCount(int64(pol.Flows)), polWord(pol.NMI), pol.NMIByRack))
+		h = append(h, fmt.Sprintf("Polarization between rack and fabric choices: NMI %.3g over %s flows (%s); within each source rack %.3g.", pol.NMI, units.FormatCount(int64(pol.Flows)), polWord(pol.NMI), pol.NMIByRack))
 	}
 	if s.ECN.Marked == 0 && s.ECN.DeliveredCE == 0 {
 		h = append(h, "No packets were ECN-marked.")
 	} else {
-		h = append(h, fmt.Sprintf("ECN: %s mark%s at %s queue%s; %s of delivered packets arrived CE-marked.", FormatCount(s.ECN.Marked), plural(int(s.ECN.Marked)), FormatCount(int64(len(s.ECN.Queues))), plural(len(s.ECN.Queues)), pct(s.ECN.DeliveredCE, s.ECN.Delivered)))
+		h = append(h, fmt.Sprintf("ECN: %s mark%s at %s queue%s; %s of delivered packets arrived CE-marked.", units.FormatCount(s.ECN.Marked), plural(int(s.ECN.Marked)), units.FormatCount(int64(len(s.ECN.Queues))), plural(len(s.ECN.Queues)), pct(s.ECN.DeliveredCE, s.ECN.Delivered)))
 	}
 	if s.Delay.All.Packets > 0 {
-		h = append(h, fmt.Sprintf("One-way delay: p50 %s, p99 %s over %s delivered packets.", FormatPs(s.Delay.All.P50Ps), FormatPs(s.Delay.All.P99Ps), FormatCount(s.Delay.All.Packets)))
+		h = append(h, fmt.Sprintf("One-way delay: p50 %s, p99 %s over %s delivered packets.", units.FormatPs(s.Delay.All.P50Ps), units.FormatPs(s.Delay.All.P99Ps), units.FormatCount(s.Delay.All.Packets)))
 	}
 	return h
 }
@@ -474,7 +472,7 @@ func byReason(m map[string]int64) string {
 	sort.Slice(keys, func(i, j int) bool { return m[keys[i]] > m[keys[j]] || m[keys[i]] == m[keys[j]] && keys[i] < keys[j] })
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s %s", FormatCount(m[k]), k)
+		parts[i] = fmt.Sprintf("%s %s", units.FormatCount(m[k]), k)
 	}
 	return strings.Join(parts, ", ")
 }
@@ -484,24 +482,6 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
-}
-
-// FormatCount formats an integer with thousands separators: "-1,234,567".
-func FormatCount(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	if neg {
-		b.WriteByte('-')
-	}
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
 }
 
 func pct(a, b int64) string {
@@ -515,24 +495,5 @@ func pctOf(a, b int64, tail string) string {
 	if b == 0 {
 		return ""
 	}
-	return fmt.Sprintf(" (%s"+tail+")", pct(a, b), FormatCount(b))
-}
-
-// FormatPs formats a time in picoseconds with three significant digits and a unit
-// (s, ms, us, ns, ps): "1.21 ms"; NaN is "-".
-func FormatPs(ps float64) string {
-	a := math.Abs(ps)
-	switch {
-	case math.IsNaN(ps):
-		return "-"
-	case a >= 1e12:
-		return fmt.Sprintf("%.3g s", ps/1e12)
-	case a >= 1e9:
-		return fmt.Sprintf("%.3g ms", ps/1e9)
-	case a >= 1e6:
-		return fmt.Sprintf("%.3g us", ps/1e6)
-	case a >= 1e3:
-		return fmt.Sprintf("%.3g ns", ps/1e3)
-	}
-	return fmt.Sprintf("%.3g ps", ps)
+	return fmt.Sprintf(" (%s"+tail+")", pct(a, b), units.FormatCount(b))
 }

@@ -6,6 +6,8 @@ import (
 	"math"
 	"path/filepath"
 	"strings"
+
+	"github.com/tracefabric/tracefabric/internal/units"
 )
 
 // ErrNotComparable is returned when runs are not replays of the same trace.
@@ -272,9 +274,9 @@ func fmtEstimate(metric string, e Estimate) string {
 	var f func(float64) string
 	switch {
 	case metric == MetricDrops || metric == MetricLossless || metric == MetricStorms:
-		f = func(v float64) string { return FormatCount(int64(math.Round(v))) }
+		f = func(v float64) string { return units.FormatCount(int64(math.Round(v))) }
 	case strings.HasSuffix(metric, "_ps"):
-		f = FormatPs
+		f = units.FormatPs
 	default:
 		return e.String()
 	}

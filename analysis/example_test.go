@@ -2,7 +2,6 @@ package analysis_test
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/tracefabric/tracefabric/analysis"
 	"github.com/tracefabric/tracefabric/records"
@@ -73,14 +72,4 @@ func ExampleAnalyze() {
 	// No PFC pauses.
 	// Worst ECMP imbalance at the rack tier: set rack-p0-r0/0 carries 1.50x the mean member load in bytes (tier: max/mean 1.50, Jain 0.800, idle members 0%, flow chi-square p = 0.317).
 	// No packets were ECN-marked.
-}
-
-func ExampleFormatCount() {
-	fmt.Println(analysis.FormatCount(0), analysis.FormatCount(999), analysis.FormatCount(1000), analysis.FormatCount(-1234567))
-	// Output: 0 999 1,000 -1,234,567
-}
-
-func ExampleFormatPs() {
-	fmt.Println(analysis.FormatPs(800), analysis.FormatPs(1_210_000_000), analysis.FormatPs(16_378_560), analysis.FormatPs(-2.5e12), analysis.FormatPs(math.NaN()))
-	// Output: 800 ps 1.21 ms 16.4 us -2.5 s -
 }

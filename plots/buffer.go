@@ -9,6 +9,8 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+
+	"github.com/tracefabric/tracefabric/internal/units"
 )
 
 // DefaultMaxPools is the number of pools a buffer occupancy figure shows when
@@ -106,7 +108,7 @@ func BufferOccupancy(b PoolOccupancy, o Options) (*Figure, error) {
 			tdiv, tunit = d, u
 		}
 	}
-	bdiv, bunit := byteScale(ss[0].peak)
+	bdiv, bunit := units.ByteScale(ss[0].peak)
 	yLabel := "occupied bytes, shared + headroom (" + bunit + ")"
 	var row []*plot.Plot
 	leg := newLegend()
@@ -119,7 +121,7 @@ func BufferOccupancy(b PoolOccupancy, o Options) (*Figure, error) {
 			p.X.Tick.Marker = niceTicks{n: max(2, 6/len(panels))}
 		}
 		if len(panels) > 1 {
-			p.Title.Text = fmt.Sprintf("%s to %s %s", trimFloat(roundSig(pn[0]/tdiv, 6)), trimFloat(roundSig(pn[1]/tdiv, 6)), tunit)
+			p.Title.Text = fmt.Sprintf("%s to %s %s", units.FormatDecimal(roundSig(pn[0]/tdiv, 6)), units.FormatDecimal(roundSig(pn[1]/tdiv, 6)), tunit)
 		}
 		gridLines(p, false)
 		for i, s := range ss {
@@ -155,11 +157,11 @@ func BufferOccupancy(b PoolOccupancy, o Options) (*Figure, error) {
 		row = append(row, p)
 	}
 	for i, s := range ss {
-		leg.Add(fmt.Sprintf("%s (peak %s %s)", s.label, trimFloat(roundSig(s.peak/bdiv, 3)), bunit), lineThumb(i))
+		leg.Add(fmt.Sprintf("%s (peak %s %s)", s.label, units.FormatDecimal(roundSig(s.peak/bdiv, 3)), bunit), lineThumb(i))
 	}
-	note := fmt.Sprintf("%s pools", countText(float64(all)))
+	note := fmt.Sprintf("%s pools", units.FormatNumber(float64(all)))
 	if all > len(ss) {
-		note = fmt.Sprintf("%s busiest of %s pools, by peak occupancy", countText(float64(len(ss))), countText(float64(all)))
+		note = fmt.Sprintf("%s busiest of %s pools, by peak occupancy", units.FormatNumber(float64(len(ss))), units.FormatNumber(float64(all)))
 	}
 	if all == 1 {
 		note = "1 pool"

@@ -9,6 +9,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/tracefabric/tracefabric/internal/units"
 )
 
 // Quantity says what a metric's values measure, so the figure can choose a unit.
@@ -150,9 +152,9 @@ func comparisonPanel(m MetricCI, best int) (*plot.Plot, error) {
 			}
 		}
 		if m.Quantity == Duration {
-			div, unit = timeScale(peak)
+			div, unit = units.TimeScale(peak)
 		} else {
-			div, unit = byteScale(peak)
+			div, unit = units.ByteScale(peak)
 		}
 	case Share:
 		div, unit = 0.01, "%"

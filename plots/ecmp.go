@@ -11,6 +11,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/tracefabric/tracefabric/internal/units"
 )
 
 // DefaultMaxSets is the number of equal-cost sets an ECMP member load figure
@@ -127,7 +129,7 @@ func ECMPMemberLoad(l ECMPLoad, o Options) (*Figure, error) {
 		if k%cols == 0 {
 			ylabel = "share of set " + measure + " (%)"
 		}
-		p := newPlot(fmt.Sprintf("%s (max/mean %s)", s.label, trimFloat(roundSig(s.maxMean, 3))), "", ylabel)
+		p := newPlot(fmt.Sprintf("%s (max/mean %s)", s.label, units.FormatDecimal(roundSig(s.maxMean, 3))), "", ylabel)
 		gridLines(p, false)
 		n := len(s.shares)
 		bw := max(vg.Points(2), panelW/vg.Length(n)*0.7)
@@ -170,7 +172,7 @@ func ECMPMemberLoad(l ECMPLoad, o Options) (*Figure, error) {
 	}
 	note := "dashed line: uniform share (100/n %)"
 	if all > len(sets) {
-		note = fmt.Sprintf("%s most imbalanced of %s equal-cost sets, by max/mean of member %s; ", countText(float64(len(sets))), countText(float64(all)), measure) + note
+		note = fmt.Sprintf("%s most imbalanced of %s equal-cost sets, by max/mean of member %s; ", units.FormatNumber(float64(len(sets))), units.FormatNumber(float64(all)), measure) + note
 	}
 	pg := &page{
 		title: "ECMP member load: share of each set's " + measure + " per member",

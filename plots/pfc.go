@@ -153,11 +153,11 @@ func PFCPauseTimeline(g PauseGrid, o Options) (*Figure, error) {
 		o.Height = need
 	}
 
-	note := fmt.Sprintf("%s paused port-classes", countText(float64(all)))
+	note := fmt.Sprintf("%s paused port-classes", units.FormatNumber(float64(all)))
 	if all > n {
-		note = fmt.Sprintf("top %s of %s paused port-classes, by paused time", countText(float64(n)), countText(float64(all)))
+		note = fmt.Sprintf("top %s of %s paused port-classes, by paused time", units.FormatNumber(float64(n)), units.FormatNumber(float64(all)))
 	}
-	note += "; bin = " + durationText(tb.width)
+	note += "; bin = " + units.FormatPs(tb.width)
 	pg := &page{
 		title:       "PFC pause timeline (rows: paused node:port/tc)",
 		note:        note,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/xml"
 	"errors"
+	"flag"
 	"image"
 	"image/png"
 	"io"
@@ -21,8 +22,9 @@ import (
 	"github.com/tracefabric/tracefabric/internal/units"
 )
 
-// Golden figures: go test ./plots -run TestGolden -regen rewrites
-// testdata/*_golden.png (the -regen flag is gonum.org/v1/plot/cmpimg's).
+// Golden figures: go test ./plots -run TestGolden -update rewrites
+// testdata/*_golden.png (-update, as in every package of the repository).
+var update = flag.Bool("update", false, "rewrite testdata/*_golden.png")
 
 // goldenOptions keeps the committed PNGs small.
 var goldenOptions = Options{DPI: 60}
@@ -64,7 +66,7 @@ func TestGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			golden := filepath.Join("testdata", fc.name+"_golden.png")
-			if *cmpimg.GenerateTestData {
+			if *update {
 				if err := os.WriteFile(golden, got, 0o644); err != nil {
 					t.Fatal(err)
 				}
@@ -72,7 +74,7 @@ func TestGolden(t *testing.T) {
 			}
 			want, err := os.ReadFile(golden)
 			if err != nil {
-				t.Fatalf("%v (run go test -run TestGolden -regen to create it)", err)
+				t.Fatalf("%v (run go test -run TestGolden -update to create it)", err)
 			}
 			ok, err := cmpimg.EqualApprox("png", got, want, goldenDelta)
 			if err != nil {
@@ -82,7 +84,7 @@ func TestGolden(t *testing.T) {
 				out := filepath.Join(t.TempDir(), fc.name+".png")
 				os.WriteFile(out, got, 0o644)
 				t.Errorf("%s differs from %s beyond tolerance %v; got written to %s "+
-					"(if the change is intended: go test -run TestGolden -regen)", fc.name, golden, goldenDelta, out)
+					"(if the change is intended: go test -run TestGolden -update)", fc.name, golden, goldenDelta, out)
 			}
 		})
 	}
@@ -544,41 +546,6 @@ func TestNiceTicks(t *testing.T) {
 	for _, tc := range cases {
 		if got := labels(tc.lo, tc.hi, tc.n); !slices.Equal(got, tc.want) {
 			t.Errorf("ticks(%v, %v, %d) = %q, want %q", tc.lo, tc.hi, tc.n, got, tc.want)
-		}
-	}
-}
-
-func TestScales(t *testing.T) {
-	times := []struct {
-		span float64
-		div  float64
-		unit string
-	}{
-		{1e6, 1e3, "ns"}, {5e6, 1e6, "us"}, {1.99e9, 1e6, "us"}, {2e9, 1e9, "ms"}, {5e12, 1e9, "ms"}, {2e13, 1e12, "s"},
-	}
-	for _, tc := range times {
-		if div, unit := timeScale(tc.span); div != tc.div || unit != tc.unit {
-			t.Errorf("timeScale(%g) = %g %s, want %g %s", tc.span, div, unit, tc.div, tc.unit)
-		}
-	}
-	sizes := []struct {
-		max  float64
-		div  float64
-		unit string
-	}{{999, 1, "B"}, {1000, 1e3, "KB"}, {999999, 1e3, "KB"}, {1e6, 1e6, "MB"}, {3.2e7, 1e6, "MB"}}
-	for _, tc := range sizes {
-		if div, unit := byteScale(tc.max); div != tc.div || unit != tc.unit {
-			t.Errorf("byteScale(%g) = %g %s, want %g %s", tc.max, div, unit, tc.div, tc.unit)
-		}
-	}
-	for ps, want := range map[float64]string{1e8: "100 us", 1.5e9: "1.5 ms", 1e9: "1 ms", 2e6: "2 us", 500e3: "500 ns"} {
-		if got := durationText(ps); got != want {
-			t.Errorf("durationText(%g) = %q, want %q", ps, got, want)
-		}
-	}
-	for v, want := range map[float64]string{0: "0", 999: "999", 1000: "1,000", 1234567: "1,234,567", -4321: "-4,321", 2.5: "2.5"} {
-		if got := countText(v); got != want {
-			t.Errorf("countText(%g) = %q, want %q", v, got, want)
 		}
 	}
 }

@@ -186,8 +186,8 @@ func TestDemoReport(t *testing.T) {
 	// The report states the same numbers, formatted.
 	md, _ := os.ReadFile(filepath.Join(out, "report.md"))
 	head := stringsAt(t, sum, "headline")
-	if len(head) == 0 || !strings.Contains(head[0], fmtCount(sim.DroppedTotal())+" packets dropped") {
-		t.Errorf("headline does not start with the drops (%s): %q", fmtCount(sim.DroppedTotal()), head)
+	if len(head) == 0 || !strings.Contains(head[0], units.FormatCount(sim.DroppedTotal())+" packets dropped") {
+		t.Errorf("headline does not start with the drops (%s): %q", units.FormatCount(sim.DroppedTotal()), head)
 	}
 	for _, h := range head {
 		if !strings.Contains(string(md), mdEscapeForTest(h)) {
@@ -198,7 +198,7 @@ func TestDemoReport(t *testing.T) {
 		"dropped packets": sim.DroppedTotal(), "lossless drops": sim.LosslessDrops, "PFC frames": sim.PFCFrames,
 		"injected packets": sim.Injected, "delivered packets": sim.Delivered, "CE marks (at egress queues)": sim.CEMarked,
 	} {
-		row := "| " + key + " | " + fmtCount(want) + " |"
+		row := "| " + key + " | " + units.FormatCount(want) + " |"
 		if !strings.Contains(string(md), row) {
 			t.Errorf("report.md lacks the row %q", row)
 		}

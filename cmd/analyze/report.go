@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/tracefabric/tracefabric/analysis"
+	"github.com/tracefabric/tracefabric/internal/units"
 	"github.com/tracefabric/tracefabric/plots"
 	"github.com/tracefabric/tracefabric/plots/report"
 )
@@ -56,11 +57,11 @@ func headline(j *job) []string {
 	var anyLossless bool
 	for _, m := range c.Methods {
 		mm := c.ByMethod[m].Metrics
-		drops = append(drops, fmt.Sprintf("%s %s", m, fmtCount(int64(mm[analysis.MetricDrops].Value))))
+		drops = append(drops, fmt.Sprintf("%s %s", m, units.FormatCount(int64(mm[analysis.MetricDrops].Value))))
 		l := int64(mm[analysis.MetricLossless].Value)
 		anyLossless = anyLossless || l > 0
-		lossless = append(lossless, fmt.Sprintf("%s %s", m, fmtCount(l)))
-		storms = append(storms, fmt.Sprintf("%s %s", m, fmtCount(int64(mm[analysis.MetricStorms].Value))))
+		lossless = append(lossless, fmt.Sprintf("%s %s", m, units.FormatCount(l)))
+		storms = append(storms, fmt.Sprintf("%s %s", m, units.FormatCount(int64(mm[analysis.MetricStorms].Value))))
 	}
 	line := "Dropped packets per method: " + strings.Join(drops, ", ") + "; "
 	if anyLossless {
@@ -87,7 +88,7 @@ func buildReport(j *job, figs *figures, head []string) *report.Report {
 		for i, in := range j.inputs {
 			dirs[i] = in.dir
 		}
-		r.Subtitle = fmt.Sprintf("%s runs of one trace: %s", fmtCount(int64(len(dirs))), strings.Join(dirs, ", "))
+		r.Subtitle = fmt.Sprintf("%s runs of one trace: %s", units.FormatCount(int64(len(dirs))), strings.Join(dirs, ", "))
 	}
 	r.Sections = append(r.Sections, runSection(j))
 	if j.cmp != nil {
@@ -110,16 +111,16 @@ func runSection(j *job) report.Section {
 		{Key: "run directory", Value: j.inputs[j.ref].dir},
 		{Key: "hash method", Value: info.Method},
 		{Key: "seed", Value: strconv.FormatUint(info.Seed, 10)},
-		{Key: "trace packets", Value: fmtCount(info.TracePackets)},
-		{Key: "trace flows", Value: fmtCount(info.TraceFlows)},
-		{Key: "injected packets", Value: fmtCount(info.Injected)},
-		{Key: "delivered packets", Value: fmtCount(info.Delivered)},
-		{Key: "dropped packets", Value: fmtCount(s.Drops.Total)},
-		{Key: "lossless drops", Value: fmtCount(s.Drops.Lossless)},
-		{Key: "undrained packets", Value: fmtCount(info.Undrained)},
-		{Key: "CE marks (at egress queues)", Value: fmtCount(info.CEMarked)},
-		{Key: "PFC frames", Value: fmtCount(info.PFCFrames)},
-		{Key: "simulated time", Value: fmtTimePs(info.SimPs)},
+		{Key: "trace packets", Value: units.FormatCount(info.TracePackets)},
+		{Key: "trace flows", Value: units.FormatCount(info.TraceFlows)},
+		{Key: "injected packets", Value: units.FormatCount(info.Injected)},
+		{Key: "delivered packets", Value: units.FormatCount(info.Delivered)},
+		{Key: "dropped packets", Value: units.FormatCount(s.Drops.Total)},
+		{Key: "lossless drops", Value: units.FormatCount(s.Drops.Lossless)},
+		{Key: "undrained packets", Value: units.FormatCount(info.Undrained)},
+		{Key: "CE marks (at egress queues)", Value: units.FormatCount(info.CEMarked)},
+		{Key: "PFC frames", Value: units.FormatCount(info.PFCFrames)},
+		{Key: "simulated time", Value: units.FormatInstantPs(info.SimPs)},
 	}
 	if cmd := j.inputs[j.ref].meta.Command; len(cmd) > 0 {
 		kv = append(kv, report.KV{Key: "command", Value: strings.Join(cmd, " ")})
@@ -135,13 +136,13 @@ func runSection(j *job) report.Section {
 func fmtMetric(metric string, v float64) string {
 	switch {
 	case strings.HasSuffix(metric, "_ps"):
-		return fmtPs(v)
+		return units.FormatPs(v)
 	case strings.HasSuffix(metric, ".idle_fraction"):
-		return fmtFrac(v)
+		return units.FormatFraction(v)
 	case metric == analysis.MetricDrops || metric == analysis.MetricLossless || metric == analysis.MetricStorms:
-		return fmtCount(int64(v + 0.5))
+		return units.FormatCount(int64(v + 0.5))
 	}
-	return fmtFloat(v)
+	return units.FormatFloat(v)
 }
 
 func comparisonSection(j *job, figs *figures) report.Section {
@@ -151,7 +152,7 @@ func comparisonSection(j *job, figs *figures) report.Section {
 	flows := c.ByMethod[c.Methods[0]].Flows
 	sec.Blocks = append(sec.Blocks, report.ParagraphBlock(fmt.Sprintf(
 		"Values with [%g%% bootstrap interval] over the %s flows (%s replicates, seed %d, the same resampled flows for every method). Lossless drops, pause time, storms and the packet p99 delay are run-level numbers that cannot be resampled by flow: they have no interval.",
-		100*c.Level, fmtCount(int64(flows)), fmtCount(int64(c.B)), c.Seed)))
+		100*c.Level, units.FormatCount(int64(flows)), units.FormatCount(int64(c.B)), c.Seed)))
 	cols := append(append([]string{"metric"}, c.Methods...), "best")
 	t := report.Table{Columns: cols, Source: "tables/hash_comparison.csv"}
 	for _, metric := range c.Metrics {
@@ -199,10 +200,10 @@ func countTable(caption, key string, m map[string]int64, total int64, n int) rep
 	t := report.Table{Caption: caption, Columns: []string{key, "drops"}, Source: "tables/drops_by.csv"}
 	keys := topKeys(m, n)
 	for _, k := range keys {
-		t.Rows = append(t.Rows, []string{k, fmtShare(m[k], total)})
+		t.Rows = append(t.Rows, []string{k, units.FormatShare(m[k], total)})
 	}
 	if nz := len(topKeys(m, len(m))); nz > len(keys) {
-		t.Note = fmt.Sprintf("top %s of %s", fmtCount(int64(len(keys))), fmtCount(int64(nz)))
+		t.Note = fmt.Sprintf("top %s of %s", units.FormatCount(int64(len(keys))), units.FormatCount(int64(nz)))
 	}
 	return t
 }
@@ -216,13 +217,13 @@ func dropsSection(j *job, figs *figures) report.Section {
 	}
 	sec.Blocks = append(sec.Blocks, figs.block(plots.NameDropsOverTime))
 	sec.Blocks = append(sec.Blocks, report.KeyValueBlock("",
-		report.KV{Key: "dropped packets", Value: fmtShare(d.Total, j.sum.Run.Injected)},
-		report.KV{Key: "dropped bytes", Value: fmtBytes(float64(d.Bytes))},
-		report.KV{Key: "lossless (headroom) drops", Value: fmtCount(d.Lossless)},
+		report.KV{Key: "dropped packets", Value: units.FormatShare(d.Total, j.sum.Run.Injected)},
+		report.KV{Key: "dropped bytes", Value: units.FormatBytes(float64(d.Bytes))},
+		report.KV{Key: "lossless (headroom) drops", Value: units.FormatCount(d.Lossless)},
 	))
 	if d.Lossless > 0 {
 		sec.Blocks = append(sec.Blocks, report.ParagraphBlock(fmt.Sprintf(
-			"%s packets of a lossless class were dropped for lack of headroom: with correctly sized headroom this never happens, so the headroom (or Xoff) of the lossless pool is undersized for this fabric.", fmtCount(d.Lossless))))
+			"%s packets of a lossless class were dropped for lack of headroom: with correctly sized headroom this never happens, so the headroom (or Xoff) of the lossless pool is undersized for this fabric.", units.FormatCount(d.Lossless))))
 	}
 	sec.Blocks = append(sec.Blocks,
 		report.TableBlock(countTable("By reason", "reason", d.ByReason, d.Total, len(d.ByReason))),
@@ -237,10 +238,10 @@ func dropsSection(j *job, figs *figures) report.Section {
 		n := min(j.top, len(d.TopFlows))
 		for _, f := range d.TopFlows[:n] {
 			t.Rows = append(t.Rows, []string{strconv.FormatInt(f.FlowID, 10), f.Src, f.Dst, protoName(f.Proto),
-				strconv.Itoa(int(f.Sport)), strconv.Itoa(int(f.Dport)), strconv.Itoa(int(f.TC)), fmtCount(f.Packets), fmtShare(f.Dropped, f.Packets)})
+				strconv.Itoa(int(f.Sport)), strconv.Itoa(int(f.Dport)), strconv.Itoa(int(f.TC)), units.FormatCount(f.Packets), units.FormatShare(f.Dropped, f.Packets)})
 		}
 		if n < len(d.TopFlows) {
-			t.Note = fmt.Sprintf("top %s of %s", fmtCount(int64(n)), fmtCount(int64(len(d.TopFlows))))
+			t.Note = fmt.Sprintf("top %s of %s", units.FormatCount(int64(n)), units.FormatCount(int64(len(d.TopFlows))))
 		}
 		sec.Blocks = append(sec.Blocks, report.TableBlock(t))
 	}
@@ -256,28 +257,28 @@ func pfcSection(j *job, figs *figures) report.Section {
 	}
 	sec.Blocks = append(sec.Blocks, figs.block(plots.NamePFCPauseTimeline))
 	sec.Blocks = append(sec.Blocks, report.KeyValueBlock("",
-		report.KV{Key: "PFC events", Value: fmtCount(int64(p.Events))},
-		report.KV{Key: "pause intervals", Value: fmtCount(int64(p.PauseIntervals))},
-		report.KV{Key: "paused port-classes", Value: fmtCount(int64(p.PausedPorts))},
-		report.KV{Key: "paused time (sum over port-classes)", Value: fmtPs(float64(p.PausedPs))},
-		report.KV{Key: "longest pause", Value: fmtPs(float64(p.LongestPs))},
-		report.KV{Key: "episodes", Value: fmtCount(int64(p.Episodes))},
-		report.KV{Key: "storms", Value: fmt.Sprintf("%s (depth >= 2 or lasting >= %s)", fmtCount(int64(len(p.Storms))), fmtPs(float64(p.StormDurationPs)))},
-		report.KV{Key: "storm victim flows", Value: fmtCount(int64(p.StormVictims))},
+		report.KV{Key: "PFC events", Value: units.FormatCount(int64(p.Events))},
+		report.KV{Key: "pause intervals", Value: units.FormatCount(int64(p.PauseIntervals))},
+		report.KV{Key: "paused port-classes", Value: units.FormatCount(int64(p.PausedPorts))},
+		report.KV{Key: "paused time (sum over port-classes)", Value: units.FormatPs(float64(p.PausedPs))},
+		report.KV{Key: "longest pause", Value: units.FormatPs(float64(p.LongestPs))},
+		report.KV{Key: "episodes", Value: units.FormatCount(int64(p.Episodes))},
+		report.KV{Key: "storms", Value: fmt.Sprintf("%s (depth >= 2 or lasting >= %s)", units.FormatCount(int64(len(p.Storms))), units.FormatPs(float64(p.StormDurationPs)))},
+		report.KV{Key: "storm victim flows", Value: units.FormatCount(int64(p.StormVictims))},
 	))
 	if len(p.Storms) == 0 {
 		sec.Blocks = append(sec.Blocks, report.NoDataBlock(fmt.Sprintf(
-			"No PFC storms: no pause spread upstream and none lasted %s.", fmtPs(float64(p.StormDurationPs)))))
+			"No PFC storms: no pause spread upstream and none lasted %s.", units.FormatPs(float64(p.StormDurationPs)))))
 	} else {
 		t := report.Table{Caption: "Storms", Source: "tables/pfc_storms.csv",
 			Columns: []string{"start", "duration", "ports", "depth", "root", "tc", "victims"}}
 		n := min(j.top, len(p.Storms))
 		for _, e := range p.Storms[:n] {
-			t.Rows = append(t.Rows, []string{fmtTimePs(e.StartPs), fmtPs(float64(e.DurationPs)), fmtCount(int64(e.Ports)),
-				strconv.Itoa(e.Depth), e.Root, strconv.Itoa(int(e.TC)), fmtCount(int64(e.Victims))})
+			t.Rows = append(t.Rows, []string{units.FormatInstantPs(e.StartPs), units.FormatPs(float64(e.DurationPs)), units.FormatCount(int64(e.Ports)),
+				strconv.Itoa(e.Depth), e.Root, strconv.Itoa(int(e.TC)), units.FormatCount(int64(e.Victims))})
 		}
 		if n < len(p.Storms) {
-			t.Note = fmt.Sprintf("first %s of %s", fmtCount(int64(n)), fmtCount(int64(len(p.Storms))))
+			t.Note = fmt.Sprintf("first %s of %s", units.FormatCount(int64(n)), units.FormatCount(int64(len(p.Storms))))
 		}
 		sec.Blocks = append(sec.Blocks, report.TableBlock(t), report.ParagraphBlock(
 			"A storm is a set of overlapping pause intervals linked hop by hop (the paused node itself pausing its upstream); depth is the longest chain in hops, root the congested port whose pause started it. Victims are flows that crossed a paused port while it was paused."))
@@ -286,11 +287,11 @@ func pfcSection(j *job, figs *figures) report.Section {
 		Columns: []string{"node:port/tc", "paused by", "intervals", "paused", "longest", "paused (% of run)"}}
 	n := min(j.top, len(p.Ports))
 	for _, pp := range p.Ports[:n] {
-		t.Rows = append(t.Rows, []string{pp.PortClass.String(), pp.Peer, fmtCount(int64(pp.Intervals)), fmtPs(float64(pp.TotalPs)),
-			fmtPs(float64(pp.LongestPs)), fmtFrac(pp.Fraction)})
+		t.Rows = append(t.Rows, []string{pp.PortClass.String(), pp.Peer, units.FormatCount(int64(pp.Intervals)), units.FormatPs(float64(pp.TotalPs)),
+			units.FormatPs(float64(pp.LongestPs)), units.FormatFraction(pp.Fraction)})
 	}
 	if n < len(p.Ports) {
-		t.Note = fmt.Sprintf("top %s of %s", fmtCount(int64(n)), fmtCount(int64(len(p.Ports))))
+		t.Note = fmt.Sprintf("top %s of %s", units.FormatCount(int64(n)), units.FormatCount(int64(len(p.Ports))))
 	}
 	sec.Blocks = append(sec.Blocks, report.TableBlock(t))
 	return sec
@@ -306,7 +307,7 @@ func bufferSection(j *job, figs *figures) report.Section {
 			if b.Peak == 0 {
 				continue
 			}
-			t.Rows = append(t.Rows, []string{b.Node, strconv.Itoa(int(b.Pool)), fmtBytes(float64(b.Peak))})
+			t.Rows = append(t.Rows, []string{b.Node, strconv.Itoa(int(b.Pool)), units.FormatBytes(float64(b.Peak))})
 		}
 		sec.Blocks = append(sec.Blocks, report.TableBlock(t))
 	}
@@ -325,16 +326,16 @@ func ecmpSection(j *job, figs *figures) report.Section {
 			if ti.Sets == 0 {
 				continue
 			}
-			t.Rows = append(t.Rows, []string{tier, fmtCount(int64(ti.Sets)), fmtFloat(ti.MaxMean), fmtFloat(ti.CoV), fmtFloat(ti.Jain),
-				fmtFrac(ti.IdleFraction), fmtFloat(ti.Chi2P), fmt.Sprintf("%s (%s)", ti.Bytes.Worst.MaxMeanSet, fmtFloat(ti.Bytes.Worst.MaxMean))})
+			t.Rows = append(t.Rows, []string{tier, units.FormatCount(int64(ti.Sets)), units.FormatFloat(ti.MaxMean), units.FormatFloat(ti.CoV), units.FormatFloat(ti.Jain),
+				units.FormatFraction(ti.IdleFraction), units.FormatFloat(ti.Chi2P), fmt.Sprintf("%s (%s)", ti.Bytes.Worst.MaxMeanSet, units.FormatFloat(ti.Bytes.Worst.MaxMean))})
 		}
 		sec.Blocks = append(sec.Blocks, report.TableBlock(t), report.ParagraphBlock(
 			"Max/mean, CoV, Jain's index and idle members are means over the tier's sets weighted by their bytes (max/mean 1, CoV 0 and Jain 1 are perfect); the chi-square p-value tests whether the flows were spread uniformly (small: not uniform)."))
 	}
 	if pol := s.Polarization; pol.Flows > 0 {
 		sec.Blocks = append(sec.Blocks, report.KeyValueBlock("Polarization (rack vs fabric member choice)",
-			report.KV{Key: "flows crossing both tiers", Value: fmtCount(int64(pol.Flows))},
-			report.KV{Key: "normalized mutual information", Value: fmtFloat(pol.NMI)},
+			report.KV{Key: "flows crossing both tiers", Value: units.FormatCount(int64(pol.Flows))},
+			report.KV{Key: "normalized mutual information", Value: units.FormatFloat(pol.NMI)},
 		), report.ParagraphBlock("NMI 0: the fabric's choice is independent of the rack's; 1: one determines the other (hash polarization: some fabric uplinks never used)."))
 	} else {
 		sec.Blocks = append(sec.Blocks, report.NoDataBlock("No flow crossed both the rack and the fabric tier: no polarization to measure."))
@@ -351,20 +352,20 @@ func ecnSection(j *job, figs *figures) report.Section {
 	}
 	sec.Blocks = append(sec.Blocks, figs.block(plots.NameECNMarking))
 	sec.Blocks = append(sec.Blocks, report.KeyValueBlock("",
-		report.KV{Key: "CE marks at egress queues", Value: fmtCount(e.Marked)},
-		report.KV{Key: "of packets sent by switch ports", Value: fmtFrac(e.Fraction)},
-		report.KV{Key: "delivered packets marked CE", Value: fmtShare(e.DeliveredCE, e.Delivered)},
-		report.KV{Key: "marking queues", Value: fmtCount(int64(len(e.Queues)))},
+		report.KV{Key: "CE marks at egress queues", Value: units.FormatCount(e.Marked)},
+		report.KV{Key: "of packets sent by switch ports", Value: units.FormatFraction(e.Fraction)},
+		report.KV{Key: "delivered packets marked CE", Value: units.FormatShare(e.DeliveredCE, e.Delivered)},
+		report.KV{Key: "marking queues", Value: units.FormatCount(int64(len(e.Queues)))},
 	))
 	if len(e.Queues) > 0 {
 		t := report.Table{Caption: "Queues marking most", Source: "tables/ecn_queues.csv",
 			Columns: []string{"node:port/tc", "tier", "sent", "marked", "fraction"}}
 		n := min(j.top, len(e.Queues))
 		for _, q := range e.Queues[:n] {
-			t.Rows = append(t.Rows, []string{q.PortClass.String(), q.Tier, fmtCount(q.TxPackets), fmtCount(q.Marked), fmtFrac(q.Fraction)})
+			t.Rows = append(t.Rows, []string{q.PortClass.String(), q.Tier, units.FormatCount(q.TxPackets), units.FormatCount(q.Marked), units.FormatFraction(q.Fraction)})
 		}
 		if n < len(e.Queues) {
-			t.Note = fmt.Sprintf("top %s of %s", fmtCount(int64(n)), fmtCount(int64(len(e.Queues))))
+			t.Note = fmt.Sprintf("top %s of %s", units.FormatCount(int64(n)), units.FormatCount(int64(len(e.Queues))))
 		}
 		sec.Blocks = append(sec.Blocks, report.TableBlock(t))
 	}
@@ -395,7 +396,7 @@ func delaySection(j *job, figs *figures) report.Section {
 		} else if containsInt(lossless, int(c.TC)) {
 			label += " (lossless)"
 		}
-		t.Rows = append(t.Rows, []string{label, fmtCount(c.Packets), fmtPs(c.P50Ps), fmtPs(c.P90Ps), fmtPs(c.P99Ps), fmtPs(c.P999Ps), fmtPs(c.MaxPs)})
+		t.Rows = append(t.Rows, []string{label, units.FormatCount(c.Packets), units.FormatPs(c.P50Ps), units.FormatPs(c.P90Ps), units.FormatPs(c.P99Ps), units.FormatPs(c.P999Ps), units.FormatPs(c.MaxPs)})
 	}
 	sec.Blocks = append(sec.Blocks, report.TableBlock(t))
 	return sec
