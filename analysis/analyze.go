@@ -4,9 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/tracefabric/tracefabric/internal/units"
+	"github.com/tracefabric/tracefabric/records"
 )
 
 // Options tunes Analyze and Compare. The zero value means the defaults.
@@ -108,15 +108,16 @@ type PFCSummary struct {
 // port-class was paused. The bins cover the span from the first pause to the last
 // resume of these port-classes, padded (see FineBins).
 type PauseTimeline struct {
-	StartPs int64       `json:"start_ps"`
-	BinPs   int64       `json:"bin_ps"`
-	Ports   []PortClass `json:"ports"`
+	StartPs units.Time  `json:"start_ps"`
+	BinPs   units.Time  `json:"bin_ps"`
+	Ports   []PortName  `json:"ports"`
 	Paused  [][]float64 `json:"paused"`
 }
 
 // NewPauseTimeline bins the intervals of the given port-classes in at most bins bins
-// over the span of those intervals (over simPs when there are none).
-func NewPauseTimeline(intervals []PauseInterval, ports []PortClass, simPs int64, bins int) *PauseTimeline {
+// over the span of those intervals (over simPs when there are none), naming them by
+// nodes.
+func NewPauseTimeline(intervals []PauseInterval, ports []PortClass, nodes Nodes, simPs int64, bins int) *PauseTimeline {
 	bins = max(bins, 1)
 	row := map[PortClass]int{}
 	for i, p := range ports {
@@ -135,8 +136,9 @@ func NewPauseTimeline(intervals []PauseInterval, ports []PortClass, simPs int64,
 	if lo >= 0 {
 		w = chooseWindow(lo, hi, 1, bins, simPs)
 	}
-	t := &PauseTimeline{StartPs: w.start, BinPs: w.width, Ports: ports, Paused: make([][]float64, len(ports))}
-	for i := range ports {
+	t := &PauseTimeline{StartPs: units.Time(w.start), BinPs: units.Time(w.width), Ports: make([]PortName, len(ports)), Paused: make([][]float64, len(ports))}
+	for i, p := range ports {
+		t.Ports[i] = nodes.Port(p)
 		t.Paused[i] = make([]float64, w.bins)
 	}
 	for _, iv := range intervals {
@@ -198,7 +200,7 @@ func Analyze(run *Run, opt Options) (*Summary, error) {
 	opt.progress("drops", 0, 1)
 	s.Drops = run.Drops
 	if s.Drops.ByReason == nil {
-		s.Drops = NewDropCounter(simPs, TimeBins).Result()
+		s.Drops = NewDropCounter(run.Nodes, simPs, TimeBins).Result()
 	}
 	s.Drops.TopFlows = run.TopFlows
 	if len(s.Drops.TopFlows) > opt.TopFlows {
@@ -215,12 +217,12 @@ func Analyze(run *Run, opt Options) (*Summary, error) {
 	s.ECN = ecnSummary(run)
 
 	opt.progress("imbalance", 0, 1)
-	s.Imbalance = ImbalanceOf(run.Sets)
+	s.Imbalance = ImbalanceOf(run.Sets, run.Nodes)
 	s.Polarization = run.Flows.Polarization()
 
 	opt.progress("delay", 0, 1)
 	s.Delay = delaySummary(run.Delay)
-	s.Buffer = busiest(run.Buffer, opt.BufferSwitches)
+	s.Buffer = busiest(run.Buffer, run.Nodes, opt.BufferSwitches)
 	commonWindow(s.Buffer)
 
 	s.Warnings = append(s.Warnings, crossCheck(run, s)...)
@@ -232,7 +234,7 @@ func Analyze(run *Run, opt Options) (*Summary, error) {
 func pfcSummary(run *Run, simPs int64, opt Options) PFCSummary {
 	p := PFCSummary{Events: run.PFCEvents, IgnoredEvents: run.PFCIgnored, PauseIntervals: len(run.Intervals),
 		StormDurationPs: opt.StormDurationPs, Storms: []Episode{}, Episodes: len(run.Episodes)}
-	p.Ports = PauseStats(run.Intervals, simPs)
+	p.Ports = PauseStats(run.Intervals, simPs, run.Nodes)
 	p.PausedPorts = len(p.Ports)
 	for _, pp := range p.Ports {
 		p.PausedPs += pp.TotalPs
@@ -253,9 +255,9 @@ func pfcSummary(run *Run, simPs int64, opt Options) PFCSummary {
 	}
 	ports := make([]PortClass, 0, min(len(p.Ports), opt.TimelinePorts))
 	for _, pp := range p.Ports[:min(len(p.Ports), opt.TimelinePorts)] {
-		ports = append(ports, pp.PortClass)
+		ports = append(ports, pp.Class)
 	}
-	p.Timeline = NewPauseTimeline(run.Intervals, ports, simPs, TimeBins)
+	p.Timeline = NewPauseTimeline(run.Intervals, ports, run.Nodes, simPs, TimeBins)
 	return p
 }
 
@@ -263,14 +265,14 @@ func ecnSummary(run *Run) ECNSummary {
 	e := ECNSummary{DeliveredCE: run.FlowTotals.CEMarked, Delivered: run.FlowTotals.Delivered, OverTime: run.ECNOverTime}
 	for _, q := range run.Queues {
 		e.Marked += q.ECNMarked
-		if q.Tier != "host" {
+		if q.Tier != records.TierHost {
 			e.TxPackets += q.TxPackets
 		}
 	}
 	if e.TxPackets > 0 {
 		e.Fraction = float64(e.Marked) / float64(e.TxPackets)
 	}
-	e.Queues = ECNByQueue(run.Queues)
+	e.Queues = ECNByQueue(run.Queues, run.Nodes)
 	if e.Queues == nil {
 		e.Queues = []QueueECN{}
 	}
@@ -282,11 +284,11 @@ func ecnSummary(run *Run) ECNSummary {
 
 func delaySummary(classes []DelayClass) DelaySummary {
 	d := DelaySummary{Classes: []DelayCDF{}}
-	merged := map[[2]int64]int64{}
+	merged := map[[2]units.Time]int64{}
 	for _, c := range classes {
 		d.Classes = append(d.Classes, NewDelayCDF(c.TC, c.Buckets))
 		for _, b := range c.Buckets {
-			merged[[2]int64{b.LoPs, b.HiPs}] += b.Packets
+			merged[[2]units.Time{b.LoPs, b.HiPs}] += b.Packets
 		}
 	}
 	all := make([]DelayBucket, 0, len(merged))
@@ -302,37 +304,38 @@ func delaySummary(classes []DelayClass) DelaySummary {
 }
 
 // busiest returns the series of the k switches with the highest peak ingress
-// occupancy (all their pools), busiest first.
-func busiest(series []BufferSeries, k int) []BufferSeries {
-	peak := map[string]int64{}
+// occupancy (all their pools), busiest first (ties by name), named by nodes.
+func busiest(series []BufferSeries, nodes Nodes, k int) []BufferSeries {
+	peak := map[NodeID]int64{}
 	for _, s := range series {
-		peak[s.Node] = max(peak[s.Node], s.Peak)
+		peak[s.node] = max(peak[s.node], s.Peak)
 	}
-	nodes := make([]string, 0, len(peak))
+	ids := make([]NodeID, 0, len(peak))
 	for n, p := range peak {
 		if p > 0 {
-			nodes = append(nodes, n)
+			ids = append(ids, n)
 		}
 	}
-	sort.Slice(nodes, func(i, j int) bool {
-		if peak[nodes[i]] != peak[nodes[j]] {
-			return peak[nodes[i]] > peak[nodes[j]]
+	sort.Slice(ids, func(i, j int) bool {
+		if peak[ids[i]] != peak[ids[j]] {
+			return peak[ids[i]] > peak[ids[j]]
 		}
-		return nodes[i] < nodes[j]
+		return nodes.Name(ids[i]) < nodes.Name(ids[j])
 	})
-	rank := map[string]int{}
-	for i, n := range nodes[:min(k, len(nodes))] {
+	rank := map[NodeID]int{}
+	for i, n := range ids[:min(k, len(ids))] {
 		rank[n] = i
 	}
 	out := []BufferSeries{}
 	for _, s := range series {
-		if _, ok := rank[s.Node]; ok {
+		if _, ok := rank[s.node]; ok {
+			s.Node = nodes.Name(s.node)
 			out = append(out, s)
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool {
-		if rank[out[i].Node] != rank[out[j].Node] {
-			return rank[out[i].Node] < rank[out[j].Node]
+		if rank[out[i].node] != rank[out[j].node] {
+			return rank[out[i].node] < rank[out[j].node]
 		}
 		return out[i].Pool < out[j].Pool
 	})
@@ -374,126 +377,4 @@ func crossCheck(run *Run, s *Summary) []string {
 		w = append(w, fmt.Sprintf("%d flows' paths could not be rebuilt; they are left out of storm victims", run.NoPathFlows))
 	}
 	return w
-}
-
-// headline writes the sentences at the top of the report.
-func headline(s *Summary) []string {
-	var h []string
-	d := s.Drops
-	inj := s.Run.Injected
-	if inj == 0 {
-		inj = s.Flows.Packets
-	}
-	switch {
-	case d.Total == 0:
-		h = append(h, "No packets were dropped.")
-	default:
-		line := fmt.Sprintf("%s packets dropped%s: %s.", units.FormatCount(d.Total), pctOf(d.Total, inj, " of %s injected"), byReason(d.ByReason))
-		if d.Lossless > 0 {
-			line += fmt.Sprintf(" %s lossless (headroom) drop%s: the lossless class's headroom is undersized.", units.FormatCount(d.Lossless), plural(int(d.Lossless)))
-		} else {
-			line += " No lossless (headroom) drops."
-		}
-		h = append(h, line)
-	}
-	p := s.PFC
-	switch {
-	case p.PauseIntervals == 0:
-		h = append(h, "No PFC pauses.")
-	default:
-		classes := "port-classes"
-		if p.PausedPorts == 1 {
-			classes = "port-class"
-		}
-		line := fmt.Sprintf("PFC paused %s %s in %s interval%s, %s paused in total (summed over port-classes), longest interval %s;",
-			units.FormatCount(int64(p.PausedPorts)), classes, units.FormatCount(int64(p.PauseIntervals)), plural(p.PauseIntervals), units.FormatPs(float64(p.PausedPs)), units.FormatPs(float64(p.LongestPs)))
-		if len(p.Storms) == 0 {
-			line += fmt.Sprintf(" no storms (no pause spread upstream or lasted %s).", units.FormatPs(float64(p.StormDurationPs)))
-		} else {
-			deep, long := 0, int64(0)
-			for _, e := range p.Storms {
-				deep = max(deep, e.Depth)
-				long = max(long, e.DurationPs)
-			}
-			line += fmt.Sprintf(" %s storm%s (deepest %d hop%s, longest %s), %s victim flow%s.", units.FormatCount(int64(len(p.Storms))), plural(len(p.Storms)), deep, plural(deep), units.FormatPs(float64(long)), units.FormatCount(int64(p.StormVictims)), plural(p.StormVictims))
-		}
-		h = append(h, line)
-	}
-	if s.Imbalance == nil || len(s.Imbalance.Tiers) == 0 {
-		h = append(h, "No equal-cost set carried traffic: no hash imbalance to report.")
-	} else {
-		worst := ""
-		wv := -1.0
-		for _, t := range s.Imbalance.TierNames() {
-			ti := s.Imbalance.Tiers[t]
-			if ti.Sets > 0 && ti.Bytes.Worst.MaxMean > wv {
-				worst, wv = t, ti.Bytes.Worst.MaxMean
-			}
-		}
-		if worst == "" {
-			h = append(h, "No equal-cost set carried traffic: no hash imbalance to report.")
-		} else {
-			ti := s.Imbalance.Tiers[worst]
-			h = append(h, fmt.Sprintf("Worst ECMP imbalance at the %s tier: set %s carries %.2fx the mean member load in bytes (tier: max/mean %.2f, Jain %.3f, idle members %.0f%%, flow chi-square p = %.3g).",
-				worst, ti.Bytes.Worst.MaxMeanSet, ti.Bytes.Worst.MaxMean, ti.MaxMean, ti.Jain, 100*ti.IdleFraction, ti.Chi2P))
-		}
-	}
-	if pol := s.Polarization; pol.Flows > 0 {
-		h = append(h, fmt.Sprintf("Polarization between rack and fabric choices: NMI %.3g over %s flows (%s); within each source rack %.3g.", pol.NMI, units.FormatCount(int64(pol.Flows)), polWord(pol.NMI), pol.NMIByRack))
-	}
-	if s.ECN.Marked == 0 && s.ECN.DeliveredCE == 0 {
-		h = append(h, "No packets were ECN-marked.")
-	} else {
-		h = append(h, fmt.Sprintf("ECN: %s mark%s at %s queue%s; %s of delivered packets arrived CE-marked.", units.FormatCount(s.ECN.Marked), plural(int(s.ECN.Marked)), units.FormatCount(int64(len(s.ECN.Queues))), plural(len(s.ECN.Queues)), pct(s.ECN.DeliveredCE, s.ECN.Delivered)))
-	}
-	if s.Delay.All.Packets > 0 {
-		h = append(h, fmt.Sprintf("One-way delay: p50 %s, p99 %s over %s delivered packets.", units.FormatPs(s.Delay.All.P50Ps), units.FormatPs(s.Delay.All.P99Ps), units.FormatCount(s.Delay.All.Packets)))
-	}
-	return h
-}
-
-// polWord describes an NMI: >= 0.5 strong, >= 0.1 partial, else independent.
-func polWord(nmi float64) string {
-	switch {
-	case nmi >= 0.5:
-		return "strongly polarized: the fabric choice follows the rack choice"
-	case nmi >= 0.1:
-		return "partly polarized"
-	default:
-		return "independent choices"
-	}
-}
-
-func byReason(m map[string]int64) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool { return m[keys[i]] > m[keys[j]] || m[keys[i]] == m[keys[j]] && keys[i] < keys[j] })
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s %s", units.FormatCount(m[k]), k)
-	}
-	return strings.Join(parts, ", ")
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
-}
-
-func pct(a, b int64) string {
-	if b == 0 {
-		return "0%"
-	}
-	return fmt.Sprintf("%.3g%%", 100*float64(a)/float64(b))
-}
-
-func pctOf(a, b int64, tail string) string {
-	if b == 0 {
-		return ""
-	}
-	return fmt.Sprintf(" (%s"+tail+")", pct(a, b), units.FormatCount(b))
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/stat"
+
+	"github.com/tracefabric/tracefabric/records"
 )
 
 func meanStat(x []float64) func() func(w, out []float64) {
@@ -92,10 +94,10 @@ func TestEstimateJSON(t *testing.T) {
 // flowFixture: two racks with 2 uplinks each, two fabric switches with 2 uplinks each.
 func flowFixture() *FlowTable {
 	ft := &FlowTable{Sets: []SetDef{
-		{Node: "rack-0", Tier: "rack", Members: 2, Offset: 0},
-		{Node: "rack-1", Tier: "rack", Members: 2, Offset: 2},
-		{Node: "fabric-0", Tier: "fabric", Members: 2, Offset: 4},
-		{Node: "fabric-1", Tier: "fabric", Members: 2, Offset: 6},
+		{Node: nid("rack-0"), Tier: records.TierRack, Members: 2, Offset: 0},
+		{Node: nid("rack-1"), Tier: records.TierRack, Members: 2, Offset: 2},
+		{Node: nid("fabric-0"), Tier: records.TierFabric, Members: 2, Offset: 4},
+		{Node: nid("fabric-1"), Tier: records.TierFabric, Members: 2, Offset: 6},
 	}}
 	add := func(rack, rm, fm int, bytes, dropped, delivered, delay float64) {
 		f := FlowSample{RackCell: int32(2*rack + rm), RackMember: int32(rm), FabricCell: -1, FabricMember: -1,
@@ -120,7 +122,7 @@ func TestFlowStatPoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	tiers := ft.Tiers()
-	if !reflect.DeepEqual(tiers, []string{"rack", "fabric"}) {
+	if !reflect.DeepEqual(tiers, []records.Tier{records.TierRack, records.TierFabric}) {
 		t.Fatalf("tiers %v", tiers)
 	}
 	names := FlowStatNames(tiers)
@@ -132,11 +134,11 @@ func TestFlowStatPoint(t *testing.T) {
 	ft.FlowStat(tiers)()(w, out)
 	// The same loads by hand.
 	ref := ImbalanceOf([]SetLoad{
-		{Node: "rack-0", Tier: "rack", Bytes: []float64{200, 300}, Flows: []float64{2, 1}},
-		{Node: "rack-1", Tier: "rack", Bytes: []float64{50, 300}, Flows: []float64{1, 2}},
-		{Node: "fabric-0", Tier: "fabric", Bytes: []float64{200, 0}, Flows: []float64{2, 0}},
-		{Node: "fabric-1", Tier: "fabric", Bytes: []float64{100, 500}, Flows: []float64{1, 2}},
-	})
+		{Node: nid("rack-0"), Tier: records.TierRack, Bytes: []float64{200, 300}, Flows: []float64{2, 1}},
+		{Node: nid("rack-1"), Tier: records.TierRack, Bytes: []float64{50, 300}, Flows: []float64{1, 2}},
+		{Node: nid("fabric-0"), Tier: records.TierFabric, Bytes: []float64{200, 0}, Flows: []float64{2, 0}},
+		{Node: nid("fabric-1"), Tier: records.TierFabric, Bytes: []float64{100, 500}, Flows: []float64{1, 2}},
+	}, testNodes())
 	pol := NMI([]int{0, 1, 0, 1, 1}, []int{0, 1, 0, 1, 0})
 	// Packets by delay: 10@1000, 10@2000, 9@3000, 10@4000, 8@5000 (47); rank 0.99*47
 	// = 46.53 falls on the last flow.
@@ -147,11 +149,11 @@ func TestFlowStatPoint(t *testing.T) {
 	}
 	for _, tier := range tiers {
 		ti := ref.Tiers[tier]
-		want[tier+".max_mean"] = ti.MaxMean
-		want[tier+".cov"] = ti.CoV
-		want[tier+".jain"] = ti.Jain
-		want[tier+".chi2_p"] = ti.Chi2P
-		want[tier+".idle_fraction"] = ti.IdleFraction
+		want[tier.String()+".max_mean"] = ti.MaxMean
+		want[tier.String()+".cov"] = ti.CoV
+		want[tier.String()+".jain"] = ti.Jain
+		want[tier.String()+".chi2_p"] = ti.Chi2P
+		want[tier.String()+".idle_fraction"] = ti.IdleFraction
 	}
 	for i, n := range names {
 		if !near(out[i], want[n]) {

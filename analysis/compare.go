@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/tracefabric/tracefabric/internal/units"
+	"github.com/tracefabric/tracefabric/records"
 )
 
 // ErrNotComparable is returned when runs are not replays of the same trace.
@@ -124,17 +126,15 @@ func Compare(runs []*Run, opt Options) (*Comparison, error) {
 		c.ByMethod[name] = nil
 	}
 	// Tiers over all runs, so every method has the same metrics.
-	var tiers []string
-	seen := map[string]bool{}
+	var tiers []records.Tier
 	for _, r := range runs {
 		for _, t := range r.Flows.Tiers() {
-			if !seen[t] {
-				seen[t] = true
+			if !slices.Contains(tiers, t) {
 				tiers = append(tiers, t)
 			}
 		}
 	}
-	sortTiers(tiers)
+	slices.Sort(tiers)
 	names := FlowStatNames(tiers)
 	for i, n := range names {
 		if i < len(tiers)*len(TierMetricNames) {
@@ -231,10 +231,10 @@ func (c *Comparison) best(metric string) Best {
 	return b
 }
 
-func (c *Comparison) headline(tiers []string) []string {
+func (c *Comparison) headline(tiers []records.Tier) []string {
 	var h []string
 	for i := len(tiers) - 1; i >= 0; i-- { // the highest tier first: it shows polarization
-		key := "imbalance.tiers." + tiers[i] + ".max_mean"
+		key := "imbalance.tiers." + tiers[i].String() + ".max_mean"
 		b := c.Best[key]
 		h = append(h, fmt.Sprintf("Best hash for the %s tier's balance: %s (byte max/mean %s)%s.", tiers[i], b.Method, c.ByMethod[b.Method].Metrics[key], c.clearWord(b)))
 	}

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/tracefabric/tracefabric/records"
 )
 
 // syntheticRun builds a run of n flows over 4 racks x 4 fabric uplinks and 4 fabric
@@ -17,10 +19,10 @@ func syntheticRun(method string, n int, polarized bool, seed uint64) *Run {
 	keys := rand.New(rand.NewPCG(5, 5)) // the same trace for every method
 	run := &Run{Dir: "/out/" + method, Info: RunInfo{Method: method, SimPs: 1e9, TracePackets: int64(10 * n), Complete: true}}
 	for i := 0; i < 4; i++ {
-		run.Flows.Sets = append(run.Flows.Sets, SetDef{Node: "rack-p0-r" + itoa1(i), Tier: "rack", Members: 4, Offset: 4 * i})
+		run.Flows.Sets = append(run.Flows.Sets, SetDef{Node: nid("rack-p0-r" + itoa1(i)), Tier: records.TierRack, Members: 4, Offset: 4 * i})
 	}
 	for j := 0; j < 4; j++ {
-		run.Flows.Sets = append(run.Flows.Sets, SetDef{Node: "fabric-p0-f" + itoa1(j), Tier: "fabric", Members: 4, Offset: 16 + 4*j})
+		run.Flows.Sets = append(run.Flows.Sets, SetDef{Node: nid("fabric-p0-f" + itoa1(j)), Tier: records.TierFabric, Members: 4, Offset: 16 + 4*j})
 	}
 	for i := 0; i < n; i++ {
 		rack := keys.IntN(4)

@@ -27,17 +27,18 @@ func ExampleNMI() {
 
 // A rack pauses a fabric switch, which, paused, pauses a spine: a storm of depth 2.
 func ExampleEpisodes() {
+	nodes := analysis.Nodes{"rack-p0-r0", "fabric-p0-f0", "spine-s0-0"} // NodeIDs 0, 1, 2
 	events := []analysis.PFCEvent{
-		{TimePs: 0, Node: "fabric-p0-f0", Port: 0, Peer: "rack-p0-r0", TC: 3, Kind: records.EventRxPause, Quanta: 65535},
-		{TimePs: 1_000_000, Node: "spine-s0-0", Port: 0, Peer: "fabric-p0-f0", TC: 3, Kind: records.EventRxPause, Quanta: 65535},
-		{TimePs: 5_000_000, Node: "spine-s0-0", Port: 0, Peer: "fabric-p0-f0", TC: 3, Kind: records.EventRxResume},
-		{TimePs: 8_000_000, Node: "fabric-p0-f0", Port: 0, Peer: "rack-p0-r0", TC: 3, Kind: records.EventRxResume},
+		{TimePs: 0, Node: 1, Port: 0, Peer: 0, TC: 3, Kind: records.EventRxPause, Quanta: 65535},
+		{TimePs: 1_000_000, Node: 2, Port: 0, Peer: 1, TC: 3, Kind: records.EventRxPause, Quanta: 65535},
+		{TimePs: 5_000_000, Node: 2, Port: 0, Peer: 1, TC: 3, Kind: records.EventRxResume},
+		{TimePs: 8_000_000, Node: 1, Port: 0, Peer: 0, TC: 3, Kind: records.EventRxResume},
 	}
 	intervals, err := analysis.PauseIntervals(events, 10_000_000)
 	if err != nil {
 		panic(err)
 	}
-	for _, e := range analysis.Episodes(intervals, analysis.DefaultStormDurationPs) {
+	for _, e := range analysis.Episodes(intervals, nodes, analysis.DefaultStormDurationPs) {
 		fmt.Printf("start %d ps, %d ps, %d ports, depth %d, root %s, storm %v\n", e.StartPs, e.DurationPs, e.Ports, e.Depth, e.Root, e.Storm)
 	}
 	// Output:
@@ -55,9 +56,10 @@ func ExampleDelayQuantile() {
 // A run without drops or pauses: the headline says so instead of printing zeros.
 func ExampleAnalyze() {
 	run := &analysis.Run{
-		Info: analysis.RunInfo{SimPs: 1_000_000_000, Injected: 1000, Delivered: 1000, Complete: true},
+		Info:  analysis.RunInfo{SimPs: 1_000_000_000, Injected: 1000, Delivered: 1000, Complete: true},
+		Nodes: analysis.Nodes{"rack-p0-r0"},
 		Sets: []analysis.SetLoad{
-			{Node: "rack-p0-r0", Tier: "rack", Bytes: []float64{3000, 1000}, Flows: []float64{3, 1}},
+			{Node: 0, Tier: records.TierRack, Bytes: []float64{3000, 1000}, Flows: []float64{3, 1}},
 		},
 	}
 	s, err := analysis.Analyze(run, analysis.DefaultOptions())

@@ -4,16 +4,18 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+
+	"github.com/tracefabric/tracefabric/records"
 )
 
 // SetDef is one equal-cost set of a FlowTable. Its members are the cells
 // Offset .. Offset+Members-1 of the table.
 type SetDef struct {
-	Node    string `json:"node"`
-	Tier    string `json:"tier"`
-	Set     int    `json:"set"`
-	Members int    `json:"members"`
-	Offset  int    `json:"offset"`
+	Node    NodeID
+	Tier    records.Tier
+	Set     int
+	Members int
+	Offset  int
 }
 
 // FlowSample is what one flow row contributes to the per-flow statistics.
@@ -64,17 +66,15 @@ func (ft *FlowTable) cells() int {
 	return n
 }
 
-// Tiers returns the tiers of the table's sets, in tier order.
-func (ft *FlowTable) Tiers() []string {
-	seen := map[string]bool{}
-	var t []string
+// Tiers returns the tiers of the table's sets, lowest first.
+func (ft *FlowTable) Tiers() []records.Tier {
+	var t []records.Tier
 	for _, s := range ft.Sets {
-		if !seen[s.Tier] {
-			seen[s.Tier] = true
+		if !slices.Contains(t, s.Tier) {
 			t = append(t, s.Tier)
 		}
 	}
-	sortTiers(t)
+	slices.Sort(t)
 	return t
 }
 
@@ -84,11 +84,11 @@ var TierMetricNames = []string{"max_mean", "cov", "jain", "chi2_p", "idle_fracti
 // FlowStatNames names the values FlowStat computes for the given tiers:
 // "<tier>.<metric>" for each tier and TierMetricNames, then "polarization.nmi",
 // "polarization.nmi_by_rack", "drops.total" and "delay.flow_p99_ps".
-func FlowStatNames(tiers []string) []string {
+func FlowStatNames(tiers []records.Tier) []string {
 	var n []string
 	for _, t := range tiers {
 		for _, m := range TierMetricNames {
-			n = append(n, t+"."+m)
+			n = append(n, t.String()+"."+m)
 		}
 	}
 	return append(n, "polarization.nmi", "polarization.nmi_by_rack", "drops.total", "delay.flow_p99_ps")
@@ -110,9 +110,9 @@ func FlowStatNames(tiers []string) []string {
 //     cannot be resampled by flow.
 //
 // Each returned function owns its scratch space.
-func (ft *FlowTable) FlowStat(tiers []string) func() func(w, out []float64) {
+func (ft *FlowTable) FlowStat(tiers []records.Tier) func() func(w, out []float64) {
 	cells := ft.cells()
-	tierIdx := map[string]int{}
+	tierIdx := map[records.Tier]int{}
 	for i, t := range tiers {
 		tierIdx[t] = i
 	}

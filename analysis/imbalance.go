@@ -2,12 +2,14 @@ package analysis
 
 import (
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/tracefabric/tracefabric/records"
 )
 
 // Balance is the spread of one equal-cost set's load over its members.
@@ -101,20 +103,20 @@ func chi2Survival(x, df float64) float64 {
 // SetLoad is the load of one equal-cost set: one value per member, in member order,
 // idle members included, once in bytes and once in flows.
 type SetLoad struct {
-	Node  string    `json:"node"`
-	Tier  string    `json:"tier"`
-	Set   int       `json:"set"`
-	Bytes []float64 `json:"bytes"`
-	Flows []float64 `json:"flows"`
+	Node  NodeID
+	Tier  records.Tier
+	Set   int
+	Bytes []float64
+	Flows []float64
 }
 
 // SetImbalance is one equal-cost set's Balance on bytes and on flows.
 type SetImbalance struct {
-	Node  string  `json:"node"`
-	Tier  string  `json:"tier"`
-	Set   int     `json:"set"`
-	Bytes Balance `json:"bytes"`
-	Flows Balance `json:"flows"`
+	Node  string       `json:"node"`
+	Tier  records.Tier `json:"tier"`
+	Set   int          `json:"set"`
+	Bytes Balance      `json:"bytes"`
+	Flows Balance      `json:"flows"`
 	// BytesLoad and FlowsLoad are the member loads the balances come from.
 	BytesLoad []float64 `json:"bytes_load"`
 	FlowsLoad []float64 `json:"flows_load"`
@@ -214,56 +216,40 @@ func SummarizeTier(balances []Balance, labels []string) TierStats {
 // and IdleFraction from Bytes (what loads the links), Chi2P from Flows (the valid test
 // of the hash, see Balance). Bytes and Flows hold both summaries in full.
 type TierImbalance struct {
-	Tier         string    `json:"tier"`
-	Sets         int       `json:"sets"`
-	MaxMean      float64   `json:"max_mean"`
-	CoV          float64   `json:"cov"`
-	Jain         float64   `json:"jain"`
-	Chi2P        float64   `json:"chi2_p"`
-	IdleFraction float64   `json:"idle_fraction"`
-	Bytes        TierStats `json:"bytes"`
-	Flows        TierStats `json:"flows"`
+	Tier         records.Tier `json:"tier"`
+	Sets         int          `json:"sets"`
+	MaxMean      float64      `json:"max_mean"`
+	CoV          float64      `json:"cov"`
+	Jain         float64      `json:"jain"`
+	Chi2P        float64      `json:"chi2_p"`
+	IdleFraction float64      `json:"idle_fraction"`
+	Bytes        TierStats    `json:"bytes"`
+	Flows        TierStats    `json:"flows"`
 }
 
 // ImbalanceResult is the imbalance of every set and its per-tier summary.
 type ImbalanceResult struct {
-	Sets  []SetImbalance            `json:"sets"`
-	Tiers map[string]*TierImbalance `json:"tiers"`
+	Sets  []SetImbalance                  `json:"sets"`
+	Tiers map[records.Tier]*TierImbalance `json:"tiers"`
 }
 
-// TierNames returns the tiers present in r in a fixed order (rack, fabric, spine,
-// then others alphabetically).
-func (r *ImbalanceResult) TierNames() []string {
-	names := make([]string, 0, len(r.Tiers))
+// TierNames returns the tiers present in r, lowest first (rack, fabric, spine).
+func (r *ImbalanceResult) TierNames() []records.Tier {
+	names := make([]records.Tier, 0, len(r.Tiers))
 	for t := range r.Tiers {
 		names = append(names, t)
 	}
-	sortTiers(names)
+	slices.Sort(names)
 	return names
 }
 
-var tierRank = map[string]int{"host": 0, "rack": 1, "fabric": 2, "spine": 3}
-
-func sortTiers(names []string) {
-	sort.Slice(names, func(i, j int) bool {
-		ri, oki := tierRank[names[i]]
-		rj, okj := tierRank[names[j]]
-		if oki != okj {
-			return oki
-		}
-		if oki && ri != rj {
-			return ri < rj
-		}
-		return names[i] < names[j]
-	})
-}
-
-// ImbalanceOf computes every set's Balance and the per-tier summaries.
-func ImbalanceOf(sets []SetLoad) *ImbalanceResult {
-	r := &ImbalanceResult{Tiers: map[string]*TierImbalance{}}
-	byTier := map[string][]int{}
+// ImbalanceOf computes every set's Balance and the per-tier summaries, naming the
+// switches by nodes.
+func ImbalanceOf(sets []SetLoad, nodes Nodes) *ImbalanceResult {
+	r := &ImbalanceResult{Tiers: map[records.Tier]*TierImbalance{}}
+	byTier := map[records.Tier][]int{}
 	for _, s := range sets {
-		si := SetImbalance{Node: s.Node, Tier: s.Tier, Set: s.Set, Bytes: Imbalance(s.Bytes), Flows: Imbalance(s.Flows), BytesLoad: s.Bytes, FlowsLoad: s.Flows}
+		si := SetImbalance{Node: nodes.Name(s.Node), Tier: s.Tier, Set: s.Set, Bytes: Imbalance(s.Bytes), Flows: Imbalance(s.Flows), BytesLoad: s.Bytes, FlowsLoad: s.Flows}
 		byTier[s.Tier] = append(byTier[s.Tier], len(r.Sets))
 		r.Sets = append(r.Sets, si)
 	}
@@ -280,7 +266,7 @@ func ImbalanceOf(sets []SetLoad) *ImbalanceResult {
 	return r
 }
 
-func tierImbalance(tier string, bytes, flows TierStats) *TierImbalance {
+func tierImbalance(tier records.Tier, bytes, flows TierStats) *TierImbalance {
 	return &TierImbalance{
 		Tier: tier, Sets: bytes.Sets,
 		MaxMean: bytes.MaxMean, CoV: bytes.CoV, Jain: bytes.Jain, IdleFraction: bytes.IdleFraction,

@@ -222,7 +222,7 @@ func TestLoadAnalyze(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Drops.Total != 3 || s.Drops.Lossless != 1 || s.Drops.ByReason["egress-limit"] != 2 || s.Drops.ByTier["fabric"] != 2 {
+	if s.Drops.Total != 3 || s.Drops.Lossless != 1 || s.Drops.ByReason[records.ReasonEgressLimit] != 2 || s.Drops.ByTier[records.TierFabric] != 2 {
 		t.Errorf("drops %+v", s.Drops)
 	}
 	if len(s.Drops.TopFlows) != 2 || s.Drops.TopFlows[0].FlowID != 1 || s.Drops.TopFlows[0].Src != "10.0.0.1" {
@@ -242,7 +242,7 @@ func TestLoadAnalyze(t *testing.T) {
 	if s.ECN.Marked != 4 || len(s.ECN.Queues) != 1 || s.ECN.OverTime == nil || ecnBin(s.ECN.OverTime, 1500, true) != 1 || ecnBin(s.ECN.OverTime, 9500, false) != 1 {
 		t.Errorf("ecn %+v", s.ECN)
 	}
-	rack := s.Imbalance.Tiers["rack"]
+	rack := s.Imbalance.Tiers[records.TierRack]
 	if rack == nil || rack.Sets != 2 || !near(rack.MaxMean, 2) || !near(rack.IdleFraction, 0.5) {
 		t.Errorf("rack tier %+v", rack)
 	}
@@ -298,7 +298,7 @@ func TestLoadAnalyze(t *testing.T) {
 
 // ecnBin is the marked (or delivered) count of the bin of e holding time tp.
 func ecnBin(e *ECNSeries, tp int64, marked bool) int64 {
-	b := (tp - e.StartPs) / e.BinPs
+	b := (tp - int64(e.StartPs)) / int64(e.BinPs)
 	if b < 0 || b >= int64(len(e.Delivered)) {
 		return -1
 	}

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/floats/scalar"
+
+	"github.com/tracefabric/tracefabric/records"
 )
 
 const tol = 1e-9
@@ -82,18 +84,18 @@ func TestSummarizeTier(t *testing.T) {
 
 func TestImbalanceOf(t *testing.T) {
 	r := ImbalanceOf([]SetLoad{
-		{Node: "rack-p0-r0", Tier: "rack", Set: 0, Bytes: []float64{100, 300}, Flows: []float64{5, 5}},
-		{Node: "fabric-p0-f0", Tier: "fabric", Set: 0, Bytes: []float64{50, 50, 0, 0}, Flows: []float64{1, 1, 0, 0}},
-	})
-	rk := r.Tiers["rack"]
+		{Node: nid("rack-p0-r0"), Tier: records.TierRack, Set: 0, Bytes: []float64{100, 300}, Flows: []float64{5, 5}},
+		{Node: nid("fabric-p0-f0"), Tier: records.TierFabric, Set: 0, Bytes: []float64{50, 50, 0, 0}, Flows: []float64{1, 1, 0, 0}},
+	}, testNodes())
+	rk := r.Tiers[records.TierRack]
 	if rk == nil || !near(rk.MaxMean, 1.5) || !near(rk.Chi2P, 1) || !near(rk.Bytes.CoV, 0.5) || rk.Sets != 1 {
 		t.Errorf("rack tier: %+v", rk)
 	}
-	fb := r.Tiers["fabric"]
+	fb := r.Tiers[records.TierFabric]
 	if fb == nil || !near(fb.IdleFraction, 0.5) || !near(fb.MaxMean, 2) {
 		t.Errorf("fabric tier: %+v", fb)
 	}
-	if got := r.TierNames(); len(got) != 2 || got[0] != "rack" || got[1] != "fabric" {
+	if got := r.TierNames(); len(got) != 2 || got[0] != records.TierRack || got[1] != records.TierFabric {
 		t.Errorf("TierNames = %v", got)
 	}
 }
@@ -140,7 +142,7 @@ func TestNMI(t *testing.T) {
 func TestPolarizationByRack(t *testing.T) {
 	ft := &FlowTable{}
 	for r := 0; r < 4; r++ {
-		ft.Sets = append(ft.Sets, SetDef{Node: "rack-" + itoa1(r), Tier: "rack", Members: 4, Offset: 4 * r})
+		ft.Sets = append(ft.Sets, SetDef{Node: nid("rack-" + itoa1(r)), Tier: records.TierRack, Members: 4, Offset: 4 * r})
 	}
 	for r := 0; r < 4; r++ {
 		for x := 0; x < 4; x++ {

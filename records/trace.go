@@ -25,10 +25,10 @@ const (
 // NotInjected counts trace packets that did not enter the fabric as captured, for
 // one reason.
 type NotInjected struct {
-	Kind    string // NotInjectedSkipped, NotInjectedIntraHost, ...
-	Reason  string // the skipped map's key (Kind skipped), else Kind
-	Packets int64  // trace packets
-	Into    int64  // Kind oversize-split: the packets they became
+	Kind    string `json:"kind"`           // NotInjectedSkipped, NotInjectedIntraHost, ...
+	Reason  string `json:"reason"`         // the skipped map's key (Kind skipped), else Kind
+	Packets int64  `json:"packets"`        // trace packets
+	Into    int64  `json:"into,omitempty"` // Kind oversize-split: the packets they became
 }
 
 // String says it in a few words: "8 arp (skipped)", "4 intra-host",

@@ -14,7 +14,7 @@ import (
 )
 
 // This file adapts analysis results to the plain inputs of package plots. It
-// computes nothing new: it renames, converts units (ps to units.Time) and selects.
+// computes nothing new: it renames and selects (times are units.Time on both sides).
 
 // figureSpec is one figure of the report: its name and how to draw it.
 type figureSpec struct {
@@ -24,7 +24,7 @@ type figureSpec struct {
 
 // figureSpecs lists the figures of a job in report order.
 func figureSpecs(j *job) []figureSpec {
-	s, meta := j.sum, j.inputs[j.ref].meta
+	s, cfg := j.sum, j.inputs[j.ref].cfg
 	var specs []figureSpec
 	if j.cmp != nil {
 		specs = append(specs, figureSpec{plots.NameHashComparison, func() (*plots.Figure, error) {
@@ -39,7 +39,7 @@ func figureSpecs(j *job) []figureSpec {
 			return plots.PFCPauseTimeline(pauseGrid(s.PFC.Timeline), plots.Options{})
 		}},
 		figureSpec{plots.NameBufferOccupancy, func() (*plots.Figure, error) {
-			return plots.BufferOccupancy(poolOccupancy(s.Buffer, meta.BufferIntervalPs), plots.Options{})
+			return plots.BufferOccupancy(poolOccupancy(s.Buffer, cfg.Switch.BufferStatsReportInterval), plots.Options{})
 		}},
 		figureSpec{plots.NameECMPMemberLoad, func() (*plots.Figure, error) {
 			return plots.ECMPMemberLoad(ecmpLoad(s.Imbalance), plots.Options{})
@@ -48,19 +48,19 @@ func figureSpecs(j *job) []figureSpec {
 			return plots.ECNMarking(ecnMarks(s.ECN), plots.Options{})
 		}},
 		figureSpec{plots.NameDelayCDF, func() (*plots.Figure, error) {
-			return plots.DelayCDF(delayClasses(j.inputs[j.ref].run.Delay, meta.LosslessClasses), plots.Options{})
+			return plots.DelayCDF(delayClasses(j.inputs[j.ref].run.Delay, cfg.Switch.PfcEnabled), plots.Options{})
 		}},
 	)
 }
 
 func dropBins(r analysis.DropRate) plots.DropBins {
-	d := plots.DropBins{Start: units.Time(r.StartPs), BinWidth: units.Time(max(r.BinPs, 1))}
+	d := plots.DropBins{Start: r.StartPs, BinWidth: max(r.BinPs, 1)}
 	for i, reason := range r.Reasons {
 		c := make([]float64, len(r.Counts[i]))
 		for b, n := range r.Counts[i] {
 			c[b] = float64(n)
 		}
-		d.Reasons = append(d.Reasons, plots.ReasonCounts{Reason: reason, Counts: c})
+		d.Reasons = append(d.Reasons, plots.ReasonCounts{Reason: reason.String(), Counts: c})
 	}
 	return d
 }
@@ -69,7 +69,7 @@ func pauseGrid(t *analysis.PauseTimeline) plots.PauseGrid {
 	if t == nil {
 		return plots.PauseGrid{BinWidth: 1}
 	}
-	g := plots.PauseGrid{Start: units.Time(t.StartPs), BinWidth: units.Time(max(t.BinPs, 1)), MaxRows: max(len(t.Ports), 1)}
+	g := plots.PauseGrid{Start: t.StartPs, BinWidth: max(t.BinPs, 1), MaxRows: max(len(t.Ports), 1)}
 	for i, p := range t.Ports {
 		g.Rows = append(g.Rows, plots.PauseRow{Node: p.Node, Port: int(p.Port), TC: int(p.TC), Paused: t.Paused[i]})
 	}
@@ -85,12 +85,12 @@ func poolOccupancy(series []analysis.BufferSeries, periodPs units.Time) plots.Po
 	for _, s := range series {
 		var xy plotter.XYs
 		for b, v := range s.Ingress {
-			lo := s.StartPs + int64(b)*s.BinPs
+			lo := s.StartPs + units.Time(b)*s.BinPs
 			if len(s.TimesPs) == len(s.Ingress) {
 				lo = s.TimesPs[b]
 			}
 			hi := lo + s.BinPs
-			if periodPs > 0 && s.BinPs < int64(periodPs) && !holdsMultiple(lo, hi, int64(periodPs)) {
+			if periodPs > 0 && s.BinPs < periodPs && !holdsMultiple(lo, hi, periodPs) {
 				continue
 			}
 			xy = append(xy, plotter.XY{X: float64(lo), Y: float64(v)})
@@ -102,7 +102,7 @@ func poolOccupancy(series []analysis.BufferSeries, periodPs units.Time) plots.Po
 }
 
 // holdsMultiple reports whether [lo, hi) contains a multiple of p (> 0).
-func holdsMultiple(lo, hi, p int64) bool {
+func holdsMultiple(lo, hi, p units.Time) bool {
 	first := (lo + p - 1) / p * p
 	return first < hi
 }
@@ -124,7 +124,7 @@ func ecnMarks(e analysis.ECNSummary) plots.ECNMarks {
 		m.Queues = append(m.Queues, plots.QueueMarks{Node: q.Node, Port: int(q.Port), TC: int(q.TC), Marked: float64(q.Marked), Packets: float64(q.TxPackets)})
 	}
 	if t := e.OverTime; t != nil && len(t.Delivered) > 0 {
-		m.Start, m.BinWidth = units.Time(t.StartPs), units.Time(max(t.BinPs, 1))
+		m.Start, m.BinWidth = t.StartPs, max(t.BinPs, 1)
 		for b := range t.Delivered {
 			m.Marked = append(m.Marked, float64(t.Marked[b]))
 			m.Packets = append(m.Packets, float64(t.Delivered[b]))
@@ -142,7 +142,7 @@ func delayClasses(cs []analysis.DelayClass, lossless []int) []plots.DelayClass {
 		}
 		dc := plots.DelayClass{Label: label}
 		for _, b := range c.Buckets {
-			dc.Buckets = append(dc.Buckets, plots.DelayBucket{Lo: units.Time(b.LoPs), Hi: units.Time(b.HiPs), Packets: float64(b.Packets)})
+			dc.Buckets = append(dc.Buckets, plots.DelayBucket{Lo: b.LoPs, Hi: b.HiPs, Packets: float64(b.Packets)})
 		}
 		out = append(out, dc)
 	}

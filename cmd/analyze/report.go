@@ -122,7 +122,7 @@ func runSection(j *job) report.Section {
 		{Key: "PFC frames", Value: units.FormatCount(info.PFCFrames)},
 		{Key: "simulated time", Value: units.FormatInstantPs(info.SimPs)},
 	}
-	if cmd := j.inputs[j.ref].meta.Command; len(cmd) > 0 {
+	if cmd := j.inputs[j.ref].run.Info.Command; len(cmd) > 0 {
 		kv = append(kv, report.KV{Key: "command", Value: strings.Join(cmd, " ")})
 	}
 	sec.Blocks = append(sec.Blocks, report.KeyValueBlock("", kv...))
@@ -226,9 +226,9 @@ func dropsSection(j *job, figs *figures) report.Section {
 			"%s packets of a lossless class were dropped for lack of headroom: with correctly sized headroom this never happens, so the headroom (or Xoff) of the lossless pool is undersized for this fabric.", units.FormatCount(d.Lossless))))
 	}
 	sec.Blocks = append(sec.Blocks,
-		report.TableBlock(countTable("By reason", "reason", d.ByReason, d.Total, len(d.ByReason))),
-		report.TableBlock(countTable("By tier", "tier", d.ByTier, d.Total, len(d.ByTier))),
-		report.TableBlock(countTable("By traffic class", "tc", d.ByTC, d.Total, len(d.ByTC))),
+		report.TableBlock(countTable("By reason", "reason", analysis.Named(d.ByReason), d.Total, len(d.ByReason))),
+		report.TableBlock(countTable("By tier", "tier", analysis.Named(d.ByTier), d.Total, len(d.ByTier))),
+		report.TableBlock(countTable("By traffic class", "tc", analysis.Named(d.ByTC), d.Total, len(d.ByTC))),
 		report.TableBlock(countTable("Dropping nodes", "node", d.ByNode, d.Total, j.top)),
 	)
 	if len(d.TopFlows) > 0 {
@@ -287,7 +287,7 @@ func pfcSection(j *job, figs *figures) report.Section {
 		Columns: []string{"node:port/tc", "paused by", "intervals", "paused", "longest", "paused (% of run)"}}
 	n := min(j.top, len(p.Ports))
 	for _, pp := range p.Ports[:n] {
-		t.Rows = append(t.Rows, []string{pp.PortClass.String(), pp.Peer, units.FormatCount(int64(pp.Intervals)), units.FormatPs(float64(pp.TotalPs)),
+		t.Rows = append(t.Rows, []string{pp.PortName.String(), pp.Peer, units.FormatCount(int64(pp.Intervals)), units.FormatPs(float64(pp.TotalPs)),
 			units.FormatPs(float64(pp.LongestPs)), units.FormatFraction(pp.Fraction)})
 	}
 	if n < len(p.Ports) {
@@ -326,7 +326,7 @@ func ecmpSection(j *job, figs *figures) report.Section {
 			if ti.Sets == 0 {
 				continue
 			}
-			t.Rows = append(t.Rows, []string{tier, units.FormatCount(int64(ti.Sets)), units.FormatFloat(ti.MaxMean), units.FormatFloat(ti.CoV), units.FormatFloat(ti.Jain),
+			t.Rows = append(t.Rows, []string{tier.String(), units.FormatCount(int64(ti.Sets)), units.FormatFloat(ti.MaxMean), units.FormatFloat(ti.CoV), units.FormatFloat(ti.Jain),
 				units.FormatFraction(ti.IdleFraction), units.FormatFloat(ti.Chi2P), fmt.Sprintf("%s (%s)", ti.Bytes.Worst.MaxMeanSet, units.FormatFloat(ti.Bytes.Worst.MaxMean))})
 		}
 		sec.Blocks = append(sec.Blocks, report.TableBlock(t), report.ParagraphBlock(
@@ -362,7 +362,7 @@ func ecnSection(j *job, figs *figures) report.Section {
 			Columns: []string{"node:port/tc", "tier", "sent", "marked", "fraction"}}
 		n := min(j.top, len(e.Queues))
 		for _, q := range e.Queues[:n] {
-			t.Rows = append(t.Rows, []string{q.PortClass.String(), q.Tier, units.FormatCount(q.TxPackets), units.FormatCount(q.Marked), units.FormatFraction(q.Fraction)})
+			t.Rows = append(t.Rows, []string{q.PortName.String(), q.Tier.String(), units.FormatCount(q.TxPackets), units.FormatCount(q.Marked), units.FormatFraction(q.Fraction)})
 		}
 		if n < len(e.Queues) {
 			t.Note = fmt.Sprintf("top %s of %s", units.FormatCount(int64(n)), units.FormatCount(int64(len(e.Queues))))
@@ -382,7 +382,7 @@ func delaySection(j *job, figs *figures) report.Section {
 	if d.All.Packets == 0 {
 		return sec
 	}
-	lossless := j.inputs[j.ref].meta.LosslessClasses
+	lossless := j.inputs[j.ref].cfg.Switch.PfcEnabled
 	t := report.Table{Caption: "Delay percentiles per traffic class (injection to delivery)", Source: "tables/delay_cdf.csv",
 		Columns: []string{"class", "packets", "p50", "p90", "p99", "p99.9", "max (bucket edge)"}}
 	rows := append(append([]analysis.DelayCDF(nil), d.Classes...), d.All)
