@@ -3,6 +3,7 @@ package analysis
 import (
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 
 	"github.com/tracefabric/tracefabric/internal/units"
@@ -63,14 +64,18 @@ func (o Options) progress(stage string, done, total int) {
 
 // Summary is everything Analyze finds in one run; its JSON is summary.json's body.
 // Stable keys: drops.total, drops.lossless, drops.by_reason, pfc.pause_intervals,
-// pfc.paused_ps, pfc.storms (start_ps, duration_ps, ports, depth, root), ecn.marked,
-// imbalance.tiers.<tier> (max_mean, cov, jain, chi2_p, idle_fraction),
-// polarization.nmi, headline.
+// pfc.paused_ps, pfc.storm_count, pfc.storms (start_ps, duration_ps, ports, depth,
+// root), ecn.marked, ecn.delivered_ce, ecn.delivered_ce_fraction,
+// imbalance.tiers.<tier> (judged, max_mean, cov, jain, chi2_p, idle_fraction),
+// polarization.ami, polarization.ami_by_rack (judged, with intervals),
+// polarization.nmi, delay.p99_ps, delay.flow_mean_p99_ps, bootstrap, headline.
+// Undefined measures are null with judged false and a reason.
 type Summary struct {
 	Dir          string           `json:"dir"`
 	Run          RunInfo          `json:"run"`
 	Headline     []string         `json:"headline"`
 	Warnings     []string         `json:"warnings"`
+	Bootstrap    BootstrapInfo    `json:"bootstrap"`
 	Flows        FlowTotals       `json:"flows"`
 	Drops        DropStats        `json:"drops"`
 	PFC          PFCSummary       `json:"pfc"`
@@ -97,7 +102,9 @@ type PFCSummary struct {
 	LongestPs       int64          `json:"longest_ps"`
 	Ports           []PausedPort   `json:"ports"`
 	Episodes        int            `json:"episodes"`
+	StormRule       string         `json:"storm_rule"`
 	StormDurationPs int64          `json:"storm_duration_ps"`
+	StormCount      int            `json:"storm_count"`
 	Storms          []Episode      `json:"storms"`
 	StormVictims    int            `json:"storm_victims"`
 	Timeline        *PauseTimeline `json:"timeline"`
@@ -167,22 +174,48 @@ func NewPauseTimeline(intervals []PauseInterval, ports []PortClass, nodes Nodes,
 // queues, highest fraction first. OverTime needs packets.arrow (Note says so when
 // absent).
 type ECNSummary struct {
-	Marked      int64      `json:"marked"`
-	TxPackets   int64      `json:"tx_packets"`
-	Fraction    float64    `json:"fraction"`
-	DeliveredCE int64      `json:"delivered_ce"`
-	Delivered   int64      `json:"delivered"`
-	Queues      []QueueECN `json:"queues"`
-	OverTime    *ECNSeries `json:"over_time"`
-	Note        string     `json:"note,omitempty"`
+	Marked              int64      `json:"marked"`
+	TxPackets           int64      `json:"tx_packets"`
+	Fraction            float64    `json:"fraction"`
+	DeliveredCE         int64      `json:"delivered_ce"`
+	Delivered           int64      `json:"delivered"`
+	DeliveredCEFraction float64    `json:"delivered_ce_fraction"` // DeliveredCE / Delivered; null without deliveries
+	Queues              []QueueECN `json:"queues"`
+	OverTime            *ECNSeries `json:"over_time"`
+	Note                string     `json:"note,omitempty"`
+}
+
+// MarshalJSON writes undefined (NaN) measures as null.
+func (e ECNSummary) MarshalJSON() ([]byte, error) {
+	type plain ECNSummary
+	return marshalNullNaN(plain(e))
 }
 
 // DelaySummary holds the delay CDF of every class and of all classes together (All,
-// from the buckets summed by edges, marked TC 255); P99Ps is All's p99.
+// from the buckets summed by edges, marked TC 255); P99Ps is All's p99 (over
+// packets). FlowMeanP99Ps is another number: the 99th percentile over the delivered
+// flows of each flow's mean one-way delay (flows.arrow; FlowStat), null without
+// deliveries.
 type DelaySummary struct {
-	Classes []DelayCDF `json:"classes"`
-	All     DelayCDF   `json:"all"`
-	P99Ps   float64    `json:"p99_ps"`
+	Classes       []DelayCDF `json:"classes"`
+	All           DelayCDF   `json:"all"`
+	P99Ps         float64    `json:"p99_ps"`
+	FlowMeanP99Ps float64    `json:"flow_mean_p99_ps"`
+}
+
+// MarshalJSON writes undefined (NaN) measures as null.
+func (d DelaySummary) MarshalJSON() ([]byte, error) {
+	type plain DelaySummary
+	return marshalNullNaN(plain(d))
+}
+
+// BootstrapInfo says how the summary's intervals were computed: Replicates
+// resamples of the flows (seeded with Seed) and the Interval method at Level.
+type BootstrapInfo struct {
+	Replicates int     `json:"replicates"`
+	Seed       uint64  `json:"seed"`
+	Level      float64 `json:"level"`
+	Interval   string  `json:"interval"`
 }
 
 // ErrNoRun is returned for a nil run.
@@ -222,6 +255,8 @@ func Analyze(run *Run, opt Options) (*Summary, error) {
 
 	opt.progress("delay", 0, 1)
 	s.Delay = delaySummary(run.Delay)
+	s.Bootstrap = BootstrapInfo{Replicates: opt.Bootstrap, Seed: opt.Seed, Level: 0.95, Interval: IntervalMethod}
+	flowStats(run, s, opt)
 	s.Buffer = busiest(run.Buffer, run.Nodes, opt.BufferSwitches)
 	commonWindow(s.Buffer)
 
@@ -233,7 +268,7 @@ func Analyze(run *Run, opt Options) (*Summary, error) {
 
 func pfcSummary(run *Run, simPs int64, opt Options) PFCSummary {
 	p := PFCSummary{Events: run.PFCEvents, IgnoredEvents: run.PFCIgnored, PauseIntervals: len(run.Intervals),
-		StormDurationPs: opt.StormDurationPs, Storms: []Episode{}, Episodes: len(run.Episodes)}
+		StormRule: StormRule + " " + StormChainRule, StormDurationPs: opt.StormDurationPs, Storms: []Episode{}, Episodes: len(run.Episodes)}
 	p.Ports = PauseStats(run.Intervals, simPs, run.Nodes)
 	p.PausedPorts = len(p.Ports)
 	for _, pp := range p.Ports {
@@ -250,6 +285,7 @@ func pfcSummary(run *Run, simPs int64, opt Options) PFCSummary {
 			p.StormVictims += e.Victims
 		}
 	}
+	p.StormCount = len(p.Storms)
 	if run.Victims != nil {
 		p.StormVictims = run.Victims.Distinct(opt.StormDurationPs)
 	}
@@ -271,6 +307,10 @@ func ecnSummary(run *Run) ECNSummary {
 	}
 	if e.TxPackets > 0 {
 		e.Fraction = float64(e.Marked) / float64(e.TxPackets)
+	}
+	e.DeliveredCEFraction = math.NaN()
+	if e.Delivered > 0 {
+		e.DeliveredCEFraction = float64(e.DeliveredCE) / float64(e.Delivered)
 	}
 	e.Queues = ECNByQueue(run.Queues, run.Nodes)
 	if e.Queues == nil {
@@ -342,17 +382,37 @@ func busiest(series []BufferSeries, nodes Nodes, k int) []BufferSeries {
 	return out
 }
 
-// Polarization returns the NMI of the flows' rack and fabric member choices (flows that
-// crossed both tiers), pooled and per source rack.
-func (ft *FlowTable) Polarization() Polarization {
-	l := ft.polLayout()
-	counts := make([]float64, l.groups*l.nx*l.ny)
-	for _, c := range l.cell {
-		if c >= 0 {
-			counts[c]++
+// flowStats bootstraps the run's per-flow statistics (FlowStat, the comparison's) for
+// the intervals of the polarization measures, and takes the flow mean-delay p99.
+func flowStats(run *Run, s *Summary, opt Options) {
+	if len(run.Flows.Flows) == 0 {
+		s.Delay.FlowMeanP99Ps = math.NaN()
+		return
+	}
+	tiers := run.Flows.Tiers()
+	names := FlowStatNames(tiers)
+	bs := Bootstrap{B: opt.Bootstrap, Seed: opt.Seed}
+	if opt.Progress != nil {
+		bs.Progress = func(done, total int) { opt.Progress("bootstrap", done, total) }
+	}
+	rep := bs.RunReplicates(len(run.Flows.Flows), len(names), run.Flows.FlowStat(tiers))
+	rep.Methods = intervalMethods(names)
+	est := rep.Estimates()
+	for k, n := range names {
+		switch n {
+		case MetricAMI:
+			s.Polarization.AMIEstimate = est[k]
+		case MetricAMIByRack:
+			s.Polarization.AMIByRackEstimate = est[k]
+		case MetricFlowMeanP99:
+			s.Delay.FlowMeanP99Ps = est[k].Value
 		}
 	}
-	return polarizationFrom(counts, l.groups, l.nx, l.ny, make([]float64, l.nx*l.ny), nil)
+	for _, e := range []*Estimate{&s.Polarization.AMIEstimate, &s.Polarization.AMIByRackEstimate} {
+		if !e.Defined() {
+			e.Reason = s.Polarization.Reason
+		}
+	}
 }
 
 // crossCheck compares the records with run.json and says where they disagree.

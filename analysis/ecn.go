@@ -8,12 +8,14 @@ import (
 )
 
 // QueueCounters is what ports.arrow says about one egress queue (node, port, tc):
-// data packets sent and packets marked CE there.
+// data packets sent, packets marked CE there and its occupancy watermark.
 type QueueCounters struct {
 	PortClass
 	Tier      records.Tier
 	TxPackets int64
 	ECNMarked int64
+	// WatermarkBytes is the queue's largest occupancy over the run (bytes).
+	WatermarkBytes int64
 }
 
 // QueueECN is one egress queue's marking: Fraction = Marked / TxPackets (0 when it

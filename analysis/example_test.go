@@ -59,7 +59,7 @@ func ExampleAnalyze() {
 		Info:  analysis.RunInfo{SimPs: 1_000_000_000, Injected: 1000, Delivered: 1000, Complete: true},
 		Nodes: analysis.Nodes{"rack-p0-r0"},
 		Sets: []analysis.SetLoad{
-			{Node: 0, Tier: records.TierRack, Bytes: []float64{3000, 1000}, Flows: []float64{3, 1}},
+			{Node: 0, Tier: records.TierRack, Uplinks: true, Bytes: []float64{3000, 1000}, Flows: []float64{6, 4}},
 		},
 	}
 	s, err := analysis.Analyze(run, analysis.DefaultOptions())
@@ -72,6 +72,6 @@ func ExampleAnalyze() {
 	// Output:
 	// No packets were dropped.
 	// No PFC pauses.
-	// Worst ECMP imbalance at the rack tier: set rack-p0-r0/0 carries 1.50x the mean member load in bytes (tier: max/mean 1.50, Jain 0.800, idle members 0%, flow chi-square p = 0.317).
+	// Worst ECMP imbalance at the rack tier: the busiest of rack-p0-r0 uplinks carries 1.50x the mean member load in bytes (tier: max/mean 1.50, Jain 0.800, idle members 0%, flow chi-square p = 0.527).
 	// No packets were ECN-marked.
 }

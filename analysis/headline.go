@@ -52,26 +52,9 @@ func headline(s *Summary) []string {
 		}
 		h = append(h, line)
 	}
-	if s.Imbalance == nil || len(s.Imbalance.Tiers) == 0 {
-		h = append(h, "No equal-cost set carried traffic: no hash imbalance to report.")
-	} else {
-		var worst *TierImbalance
-		for _, t := range s.Imbalance.TierNames() {
-			ti := s.Imbalance.Tiers[t]
-			if ti.Sets > 0 && (worst == nil || ti.Bytes.Worst.MaxMean > worst.Bytes.Worst.MaxMean) {
-				worst = ti
-			}
-		}
-		if worst == nil {
-			h = append(h, "No equal-cost set carried traffic: no hash imbalance to report.")
-		} else {
-			ti := worst
-			h = append(h, fmt.Sprintf("Worst ECMP imbalance at the %s tier: set %s carries %.2fx the mean member load in bytes (tier: max/mean %.2f, Jain %.3f, idle members %.0f%%, flow chi-square p = %.3g).",
-				ti.Tier, ti.Bytes.Worst.MaxMeanSet, ti.Bytes.Worst.MaxMean, ti.MaxMean, ti.Jain, 100*ti.IdleFraction, ti.Chi2P))
-		}
-	}
-	if pol := s.Polarization; pol.Flows > 0 {
-		h = append(h, fmt.Sprintf("Polarization between rack and fabric choices: NMI %.3g over %s flows (%s); within each source rack %.3g.", pol.NMI, units.FormatCount(int64(pol.Flows)), polWord(pol.NMI), pol.NMIByRack))
+	h = append(h, balanceLine(s.Imbalance))
+	if line := polarizationLine(s.Polarization); line != "" {
+		h = append(h, line)
 	}
 	if s.ECN.Marked == 0 && s.ECN.DeliveredCE == 0 {
 		h = append(h, "No packets were ECN-marked.")
@@ -84,16 +67,68 @@ func headline(s *Summary) []string {
 	return h
 }
 
-// polWord describes an NMI: >= 0.5 strong, >= 0.1 partial, else independent.
-func polWord(nmi float64) string {
-	switch {
-	case nmi >= 0.5:
-		return "strongly polarized: the fabric choice follows the rack choice"
-	case nmi >= 0.1:
-		return "partly polarized"
-	default:
-		return "independent choices"
+// balanceLine names the worst judged equal-cost set, or says why none is judged.
+func balanceLine(imb *ImbalanceResult) string {
+	if imb == nil || len(imb.Tiers) == 0 {
+		return "No equal-cost set carried traffic: no hash imbalance to report."
 	}
+	var worst *TierImbalance
+	var flows float64
+	var few []string
+	for _, t := range imb.TierNames() {
+		ti := imb.Tiers[t]
+		flows += ti.FlowCount
+		if ti.Judged && (worst == nil || ti.Bytes.Worst.MaxMean > worst.Bytes.Worst.MaxMean) {
+			worst = ti
+		}
+		if !ti.Judged && ti.FlowCount > 0 {
+			few = append(few, fmt.Sprintf("%s at the %s tier", units.FormatNumber(ti.FlowCount), t))
+		}
+	}
+	switch {
+	case worst != nil:
+		return fmt.Sprintf("Worst ECMP imbalance at the %s tier: the busiest of %s carries %.2fx the mean member load in bytes (tier: max/mean %.2f, Jain %.3f, idle members %.0f%%, flow chi-square p = %.3g).",
+			worst.Tier, worst.Bytes.Worst.MaxMeanSet, worst.Bytes.Worst.MaxMean, worst.MaxMean, worst.Jain, 100*worst.IdleFraction, worst.Chi2P)
+	case flows == 0:
+		return "No equal-cost set carried traffic: no hash imbalance to report."
+	}
+	return fmt.Sprintf("Too few flows (%s) to judge balance: every equal-cost set carried fewer than %d flows per member.", strings.Join(few, ", "), MinFlowsPerMember)
+}
+
+// polarizationLine says how much the fabric's member choice depends on the rack's
+// (AMI with its interval), or why it is not judged.
+func polarizationLine(pol Polarization) string {
+	switch {
+	case pol.Flows == 0:
+		return ""
+	case !pol.Judged:
+		return sentenceCase(pol.Reason) + "."
+	}
+	line := fmt.Sprintf("Polarization between rack and fabric choices: AMI %s over %s flows (%s)", pol.AMIEstimate, units.FormatNumber(pol.Flows), polWord(pol.AMIEstimate))
+	if e := pol.AMIByRackEstimate; e.Defined() {
+		line += fmt.Sprintf("; within each source rack %s", e)
+	}
+	return line + "."
+}
+
+// polWord describes an AMI with its interval: polarized only when the interval lies
+// above 0 (strongly from 0.5 on), else consistent with independent choices.
+func polWord(e Estimate) string {
+	switch {
+	case e.HasCI && e.Lo <= 0 || !e.HasCI && e.Value < 0.1:
+		return "consistent with independent choices"
+	case e.Value >= 0.5:
+		return "strongly polarized: the fabric choice follows the rack choice"
+	}
+	return "partly polarized"
+}
+
+// sentenceCase capitalizes the first letter of s.
+func sentenceCase(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 func byReason(m map[records.DropReason]int64) string {

@@ -1,7 +1,11 @@
 package analysis
 
 import (
+	"bytes"
 	"encoding/json"
+	"math"
+	"reflect"
+	"strings"
 
 	"github.com/tracefabric/tracefabric/internal/units"
 	"github.com/tracefabric/tracefabric/records"
@@ -71,4 +75,49 @@ func (s BufferSeries) MarshalJSON() ([]byte, error) {
 		Ingress  []int64 `json:"ingress_bytes"`
 		Egress   []int64 `json:"egress_bytes"`
 	}{s.Node, s.Pool, ps(s.StartPs), ps(s.BinPs), s.Windows, psList(s.TimesPs), s.Peak, s.Shared, s.Headroom, s.Ingress, s.Egress})
+}
+
+// marshalNullNaN writes a struct as a JSON object, field by field in order under their
+// json names (honouring "-" and omitempty), with NaN and infinite float64 fields as
+// null: undefined is null, never 0.
+func marshalNullNaN(v any) ([]byte, error) {
+	rv := reflect.ValueOf(v)
+	rt := rv.Type()
+	var b bytes.Buffer
+	b.WriteByte('{')
+	first := true
+	for i := range rt.NumField() {
+		f := rt.Field(i)
+		tag := f.Tag.Get("json")
+		if !f.IsExported() || tag == "-" {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		if name == "" {
+			name = f.Name
+		}
+		fv := rv.Field(i)
+		if strings.Contains(opts, "omitempty") && fv.IsZero() {
+			continue
+		}
+		var val []byte
+		if fv.Kind() == reflect.Float64 && (math.IsNaN(fv.Float()) || math.IsInf(fv.Float(), 0)) {
+			val = []byte("null")
+		} else {
+			var err error
+			if val, err = json.Marshal(fv.Interface()); err != nil {
+				return nil, err
+			}
+		}
+		if !first {
+			b.WriteByte(',')
+		}
+		first = false
+		key, _ := json.Marshal(name)
+		b.Write(key)
+		b.WriteByte(':')
+		b.Write(val)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
 }

@@ -244,7 +244,7 @@ func (l *loader) ports(path string) error {
 				l.hostUp[n] = portRef{r.Port, p}
 			}
 		}
-		l.run.Queues = append(l.run.Queues, QueueCounters{PortClass: PortClass{n, r.Port, r.TC}, Tier: r.Tier, TxPackets: r.TxPackets, ECNMarked: r.ECNMarked})
+		l.run.Queues = append(l.run.Queues, QueueCounters{PortClass: PortClass{n, r.Port, r.TC}, Tier: r.Tier, TxPackets: r.TxPackets, ECNMarked: r.ECNMarked, WatermarkBytes: r.QueueWatermarkBytes})
 		l.run.PortsPausedPs += r.PausedPs
 		return nil
 	})
@@ -308,15 +308,22 @@ func (l *loader) loadBalance(path string) error {
 		for m := range s.members {
 			size = max(size, m+1)
 		}
-		sl := SetLoad{Node: s.key.node, Tier: s.tier, Set: int(s.key.set), Bytes: make([]float64, size), Flows: make([]float64, size)}
+		sl := SetLoad{Node: s.key.node, Tier: s.tier, Set: int(s.key.set), Uplinks: true, Bytes: make([]float64, size), Flows: make([]float64, size)}
 		for m, v := range s.members {
 			sl.Bytes[m], sl.Flows[m] = v.bytes, v.flows
+		}
+		for m := range size {
+			ref, ok := l.members[memberKey{s.key.node, s.key.set, m}]
+			sl.Uplinks = sl.Uplinks && ok && l.tier[ref.peer] > s.tier
 		}
 		l.run.Sets = append(l.run.Sets, sl)
 		if _, ok := l.setOf[s.key.node]; !ok {
 			l.setOf[s.key.node] = len(l.run.Flows.Sets)
 		}
-		l.run.Flows.Sets = append(l.run.Flows.Sets, SetDef{Node: sl.Node, Tier: sl.Tier, Set: sl.Set, Members: int(size), Offset: offset})
+		ft := &l.run.Flows
+		ft.Sets = append(ft.Sets, SetDef{Node: sl.Node, Tier: sl.Tier, Set: sl.Set, Members: int(size), Offset: offset})
+		ft.CellBytes = append(ft.CellBytes, sl.Bytes...)
+		ft.CellFlows = append(ft.CellFlows, sl.Flows...)
 		offset += int(size)
 	}
 	return nil
@@ -430,8 +437,9 @@ func (l *loader) flows(path string) error {
 		if err != nil {
 			return err
 		}
-		f := FlowSample{RackCell: -1, FabricCell: -1, RackMember: r.RackMember, FabricMember: r.FabricMember,
-			Bytes: float64(r.Bytes), Dropped: float64(r.Dropped), Delivered: float64(r.Delivered), DelayMeanPs: float64(r.DelayMeanPs)}
+		f := FlowSample{RackCell: -1, FabricCell: -1, RackMember: r.RackMember, FabricMember: r.FabricMember, Moved: r.PathChanges > 0,
+			Packets: float64(r.Packets), Bytes: float64(r.Bytes), Dropped: float64(r.Dropped), Delivered: float64(r.Delivered),
+			CE: float64(r.CEMarked), DelayMeanPs: float64(r.DelayMeanPs)}
 		if r.RackMember < -1 || r.FabricMember < -1 || (r.RackMember < 0 && r.FabricMember >= 0) {
 			return fmt.Errorf("flow %d: rack_member %d, fabric_member %d", r.FlowID, r.RackMember, r.FabricMember)
 		}
@@ -440,6 +448,7 @@ func (l *loader) flows(path string) error {
 			return fmt.Errorf("flow %d: source host %s has no port in ports.arrow", r.FlowID, l.run.Nodes.Name(src))
 		}
 		rack := up.peer
+		f.Rack = rack
 		path6 = append(path6[:0], src, rack)
 		resolved := true
 		if r.RackMember >= 0 {
@@ -522,6 +531,7 @@ func (l *loader) flows(path string) error {
 		return err
 	}
 	ft.Fingerprint = fprint.Sum64()
+	ft.Apportion()
 	l.run.TopFlows = top.Result()
 	if victims != nil {
 		l.run.VictimIDs = victims.IDs()

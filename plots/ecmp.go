@@ -32,16 +32,23 @@ type ECMPLoad struct {
 
 // ECMPSet is one equal-cost set of one switch. Bytes holds the bytes (or the
 // ECMPLoad.Measure) each member carried; Members names them (port or peer), one
-// per value, or is nil for members named by their index (0, 1, ...).
+// per value, or is nil for members named by their index (0, 1, ...). Name says which
+// set it is for a reader ("rack-p0-r0 uplinks"); empty, the set is "node set Set".
 type ECMPSet struct {
 	Node    string
 	Set     string
+	Name    string
 	Members []string
 	Bytes   plotter.Valuer
 }
 
-// Label is "node set".
-func (s ECMPSet) Label() string { return s.Node + " set " + s.Set }
+// Label is Name, or "node set Set".
+func (s ECMPSet) Label() string {
+	if s.Name != "" {
+		return s.Name
+	}
+	return s.Node + " set " + s.Set
+}
 
 // ECMPMemberLoad draws, for the most imbalanced equal-cost sets, each member's
 // share of the set's bytes (or Measure) in % as bars, one small panel per set on a common

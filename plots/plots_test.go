@@ -472,6 +472,17 @@ func TestTopNNotes(t *testing.T) {
 	if !strings.HasPrefix(q.Note, "top 20 of 27 marking queues") {
 		t.Errorf("ecn note = %q", q.Note)
 	}
+	// The caller kept the 40 most paused of 54 port-classes (8 of the 40 rows of the
+	// sample are never paused and not drawn): the note says so.
+	g := samplePauses(40)
+	g.Total = 54
+	p, err := PFCPauseTimeline(g, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(p.Note, "top 32 of 54 paused port-classes") {
+		t.Errorf("pause timeline note = %q, want top 32 of 54", p.Note)
+	}
 }
 
 // Hostile or exotic node names neither break the SVG nor vanish from the PNG.
@@ -578,15 +589,45 @@ func TestDecimateKeepsExtremes(t *testing.T) {
 	}
 }
 
-func TestBestIndex(t *testing.T) {
-	vals := []MethodValue{{Method: "a", Value: 3}, {Method: "b", Value: math.NaN()}, {Method: "c", Value: 1}, {Method: "d", Value: 1}}
-	for _, tc := range []struct {
-		b    Better
-		want int
-	}{{Lower, 2}, {Higher, 0}, {NoBetter, -1}} {
-		if got := bestIndex(MetricCI{Better: tc.b, Values: vals}); got != tc.want {
-			t.Errorf("better %v: best = %d, want %d", tc.b, got, tc.want)
+// Count, duration and share panels start at 0 (not below it, whatever the padding),
+// also when every value is 0; ratio panels keep their padding. Only the Marked method
+// is drawn as best.
+func TestComparisonAxes(t *testing.T) {
+	vals := func(vs ...float64) []MethodValue {
+		var out []MethodValue
+		for i, v := range vs {
+			out = append(out, MethodValue{Method: string(rune('a' + i)), Value: v, Lo: math.NaN(), Hi: math.NaN()})
 		}
+		return out
+	}
+	for _, c := range []struct {
+		m       MetricCI
+		wantMin float64
+	}{
+		{MetricCI{Name: "drops", Quantity: Count, Values: vals(0, 0, 0)}, 0},
+		{MetricCI{Name: "drops", Quantity: Count, Values: vals(5, 7, 6)}, 0},
+		{MetricCI{Name: "paused", Quantity: Duration, Values: vals(2e9, 2.1e9)}, 0},
+		{MetricCI{Name: "share", Quantity: Share, Values: vals(0.2, 0.3)}, 0},
+	} {
+		p, err := comparisonPanel(c.m, -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Y.Min != c.wantMin || !(p.Y.Max > p.Y.Min) {
+			t.Errorf("%s %v: axis [%v, %v], want it from %v", c.m.Name, c.m.Values, p.Y.Min, p.Y.Max, c.wantMin)
+		}
+	}
+	p, err := comparisonPanel(MetricCI{Name: "max/mean", Quantity: Number, Values: vals(1.2, 1.6)}, -1)
+	if err != nil || !(p.Y.Min < 1.2 && p.Y.Min > 1) {
+		t.Errorf("ratio axis from %v, want just below 1.2 (%v)", p.Y.Min, err)
+	}
+	// One unit per quantity: AxisUnit is the panel's, for the table beside it.
+	if div, unit := AxisUnit(MetricCI{Quantity: Duration, Values: vals(2.45e9, 3.3e9)}); div != 1e9 || unit != "ms" {
+		t.Errorf("AxisUnit of 2.45 and 3.3 ms: %v %s", div, unit)
+	}
+	c := Comparison{Metrics: []MetricCI{{Name: "drops", Quantity: Count, Better: Lower, Values: vals(0, 0)}}}
+	if _, err := HashComparison(c, Options{}); err != nil {
+		t.Fatal(err)
 	}
 }
 

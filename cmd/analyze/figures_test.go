@@ -9,8 +9,9 @@ import (
 // TestMetricLabels: every comparison metric has a label that fits a figure panel
 // title (plots cuts titles at 30 characters).
 func TestMetricLabels(t *testing.T) {
-	metrics := []string{analysis.MetricNMI, analysis.MetricDrops, analysis.MetricLossless, analysis.MetricPausedPs,
-		analysis.MetricStorms, analysis.MetricP99DelayPs, analysis.MetricFlowP99Delay, "polarization.nmi_by_rack"}
+	metrics := []string{analysis.MetricAMI, analysis.MetricAMIByRack, analysis.MetricNMI, analysis.MetricNMIByRack, analysis.MetricDrops,
+		analysis.MetricLossless, analysis.MetricDeliveredCE, analysis.MetricCEFraction, analysis.MetricECNMarked, analysis.MetricPausedPs,
+		analysis.MetricStorms, analysis.MetricP99Delay, analysis.MetricFlowMeanP99}
 	for _, tier := range []string{"rack", "fabric", "spine"} {
 		for _, m := range analysis.TierMetricNames {
 			metrics = append(metrics, "imbalance.tiers."+tier+"."+m)

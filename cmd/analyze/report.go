@@ -1,7 +1,10 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
+	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -90,7 +93,7 @@ func buildReport(j *job, figs *figures, head []string) *report.Report {
 		}
 		r.Subtitle = fmt.Sprintf("%s runs of one trace: %s", units.FormatCount(int64(len(dirs))), strings.Join(dirs, ", "))
 	}
-	r.Sections = append(r.Sections, runSection(j))
+	r.Sections = append(r.Sections, runSection(j), fabricSection(j.inputs[j.ref]))
 	if j.cmp != nil {
 		r.Sections = append(r.Sections, comparisonSection(j, figs))
 	}
@@ -99,30 +102,33 @@ func buildReport(j *job, figs *figures, head []string) *report.Report {
 		ecmpSection(j, figs), ecnSection(j, figs), delaySection(j, figs))
 	return r
 }
-
 func runSection(j *job) report.Section {
-	s, info := j.sum, j.sum.Run
+	s, in := j.sum, j.inputs[j.ref]
+	info := s.Run
 	sec := report.Section{Title: "Run", ID: "run"}
 	if j.cmp != nil {
 		sec.Blocks = append(sec.Blocks, report.ParagraphBlock(fmt.Sprintf(
-			"The comparison covers every run; the sections after it detail the %s run (%s).", methodName(j.cmp, j.ref), j.inputs[j.ref].dir)))
+			"The comparison covers every run; the sections after it detail the %s run (%s).", methodName(j.cmp, j.ref), in.dir)))
 	}
+	sec.Blocks = append(sec.Blocks, report.ParagraphBlock(transportSentence(info.Transport, info.Options.Speedup)))
 	kv := []report.KV{
-		{Key: "run directory", Value: j.inputs[j.ref].dir},
+		{Key: "run directory", Value: in.dir},
 		{Key: "hash method", Value: info.Method},
 		{Key: "seed", Value: strconv.FormatUint(info.Seed, 10)},
-		{Key: "trace packets", Value: units.FormatCount(info.TracePackets)},
-		{Key: "trace flows", Value: units.FormatCount(info.TraceFlows)},
-		{Key: "injected packets", Value: units.FormatCount(info.Injected)},
-		{Key: "delivered packets", Value: units.FormatCount(info.Delivered)},
-		{Key: "dropped packets", Value: units.FormatCount(s.Drops.Total)},
-		{Key: "lossless drops", Value: units.FormatCount(s.Drops.Lossless)},
-		{Key: "undrained packets", Value: units.FormatCount(info.Undrained)},
-		{Key: "CE marks (at egress queues)", Value: units.FormatCount(info.CEMarked)},
-		{Key: "PFC frames", Value: units.FormatCount(info.PFCFrames)},
-		{Key: "simulated time", Value: units.FormatInstantPs(info.SimPs)},
 	}
-	if cmd := j.inputs[j.ref].run.Info.Command; len(cmd) > 0 {
+	kv = append(kv, runOptionRows(in)...)
+	kv = append(kv,
+		report.KV{Key: "trace flows", Value: units.FormatCount(info.TraceFlows)},
+		report.KV{Key: "injected packets", Value: units.FormatCount(info.Injected)},
+		report.KV{Key: "delivered packets", Value: units.FormatCount(info.Delivered)},
+		report.KV{Key: "dropped packets", Value: units.FormatCount(s.Drops.Total)},
+		report.KV{Key: "lossless drops", Value: units.FormatCount(s.Drops.Lossless)},
+		report.KV{Key: "undrained packets", Value: units.FormatCount(info.Undrained)},
+		report.KV{Key: "CE marks (at egress queues)", Value: units.FormatCount(info.CEMarked)},
+		report.KV{Key: "PFC frames", Value: units.FormatCount(info.PFCFrames)},
+		report.KV{Key: "simulated time", Value: units.FormatInstantPs(info.SimPs)},
+	)
+	if cmd := info.Command; len(cmd) > 0 {
 		kv = append(kv, report.KV{Key: "command", Value: strings.Join(cmd, " ")})
 	}
 	sec.Blocks = append(sec.Blocks, report.KeyValueBlock("", kv...))
@@ -132,48 +138,63 @@ func runSection(j *job) report.Section {
 	return sec
 }
 
-// fmtMetric formats a comparison metric's value for its kind.
-func fmtMetric(metric string, v float64) string {
-	switch {
-	case strings.HasSuffix(metric, "_ps"):
-		return units.FormatPs(v)
-	case strings.HasSuffix(metric, ".idle_fraction"):
-		return units.FormatFraction(v)
-	case metric == analysis.MetricDrops || metric == analysis.MetricLossless || metric == analysis.MetricStorms:
-		return units.FormatCount(int64(v + 0.5))
+// metricFormat returns how the comparison table shows a metric: durations, sizes and
+// shares in the unit of its figure panel (plots.AxisUnit: one unit per quantity
+// between figure and table), counts whole, other values with three digits; and the
+// unit to name beside the metric.
+func metricFormat(c *analysis.Comparison, metric string) (format func(float64) string, unit string) {
+	mc := metricCI(c, metric)
+	switch mc.Quantity {
+	case plots.Duration, plots.Size, plots.Share:
+		div, unit := plots.AxisUnit(mc)
+		return func(v float64) string { return units.FormatFloat(v / div) }, unit
+	case plots.Count:
+		return func(v float64) string { return units.FormatCount(int64(math.Round(v))) }, ""
 	}
-	return units.FormatFloat(v)
+	return units.FormatFloat, ""
 }
-
 func comparisonSection(j *job, figs *figures) report.Section {
 	c := j.cmp
 	sec := report.Section{Title: "Hash methods compared", ID: "comparison"}
 	sec.Blocks = append(sec.Blocks, figs.block(plots.NameHashComparison))
 	flows := c.ByMethod[c.Methods[0]].Flows
 	sec.Blocks = append(sec.Blocks, report.ParagraphBlock(fmt.Sprintf(
-		"Values with [%g%% bootstrap interval] over the %s flows (%s replicates, seed %d, the same resampled flows for every method). Lossless drops, pause time, storms and the packet p99 delay are run-level numbers that cannot be resampled by flow: they have no interval.",
-		100*c.Level, units.FormatCount(int64(flows)), units.FormatCount(int64(c.B)), c.Seed)))
+		"Values with [%g%% %s bootstrap interval] over the %s flows (%s replicates, seed %d, the same resampled flows for every method; a replicate in which a metric is undefined is left out). Lossless drops, pause time, storms, CE marks at queues and the packet p99 delay are run-level numbers that cannot be resampled by flow: they have no interval. Imbalance comes from the member loads loadbalance.arrow measured (frame bytes), as in a single run's analysis.",
+		100*c.Level, c.Interval, units.FormatCount(int64(flows)), units.FormatCount(int64(c.B)), c.Seed)))
 	cols := append(append([]string{"metric"}, c.Methods...), "best")
 	t := report.Table{Columns: cols, Source: "tables/hash_comparison.csv"}
 	for _, metric := range c.Metrics {
-		row := []string{metricLabel(metric)}
+		f, unit := metricFormat(c, metric)
+		label := metricLabel(metric)
+		if unit != "" {
+			label += " (" + unit + ")"
+		}
+		row := []string{label}
 		for _, m := range c.Methods {
 			e := c.ByMethod[m].Metrics[metric]
-			cell := fmtMetric(metric, e.Value)
-			if e.HasCI {
-				cell += fmt.Sprintf(" [%s, %s]", fmtMetric(metric, e.Lo), fmtMetric(metric, e.Hi))
+			cell := "-"
+			if e.Defined() {
+				cell = f(e.Value)
+				if e.HasCI {
+					cell += fmt.Sprintf(" [%s, %s]", f(e.Lo), f(e.Hi))
+				}
 			}
 			row = append(row, cell)
 		}
 		b := c.Best[metric]
 		best := b.Method
-		if b.Clear {
+		switch {
+		case !b.Ranked:
+			best = "not ranked"
+		case b.Tie:
+			best = "tie"
+		case b.Clear:
 			best += " (clear)"
 		}
 		t.Rows = append(t.Rows, append(row, best))
 	}
 	sec.Blocks = append(sec.Blocks, report.TableBlock(t),
-		report.ParagraphBlock("\"clear\": the best method's interval does not overlap the runner-up's. Max/mean, CoV, Jain and idle members are byte-based, traffic-weighted over each tier's sets; the chi-square p-value tests the flow counts against uniform (higher is better)."))
+		report.ParagraphBlock("\"clear\": the 95% "+c.Interval+" interval of the paired difference between the best method and the runner-up (the same resampled flows in both runs) excludes 0. \"tie\": several methods share the best value, and none is best. Max/mean, CoV, Jain and idle members are byte-based, traffic-weighted over each tier's judged sets (at least 5 flows per member). The chi-square p-value tests the flow counts against uniform: it is evidence against uniformity, not a score, so it is reported and never ranked; methods are ranked on byte imbalance."))
 	return sec
 }
 
@@ -247,7 +268,6 @@ func dropsSection(j *job, figs *figures) report.Section {
 	}
 	return sec
 }
-
 func pfcSection(j *job, figs *figures) report.Section {
 	p := j.sum.PFC
 	sec := report.Section{Title: "PFC pauses", ID: "pfc"}
@@ -280,9 +300,10 @@ func pfcSection(j *job, figs *figures) report.Section {
 		if n < len(p.Storms) {
 			t.Note = fmt.Sprintf("first %s of %s", units.FormatCount(int64(n)), units.FormatCount(int64(len(p.Storms))))
 		}
-		sec.Blocks = append(sec.Blocks, report.TableBlock(t), report.ParagraphBlock(
-			"A storm is a set of overlapping pause intervals linked hop by hop (the paused node itself pausing its upstream); depth is the longest chain in hops, root the congested port whose pause started it. Victims are flows that crossed a paused port while it was paused."))
+		sec.Blocks = append(sec.Blocks, report.TableBlock(t))
 	}
+	sec.Blocks = append(sec.Blocks, report.ParagraphBlock(analysis.StormRule+" "+analysis.StormChainRule+
+		" The root is the congested port whose pause heads the deepest chain. Victims are flows that crossed a paused port while it was paused."))
 	t := report.Table{Caption: "Most paused port-classes", Source: "tables/pfc_ports.csv",
 		Columns: []string{"node:port/tc", "paused by", "intervals", "paused", "longest", "paused (% of run)"}}
 	n := min(j.top, len(p.Ports))
@@ -296,14 +317,15 @@ func pfcSection(j *job, figs *figures) report.Section {
 	sec.Blocks = append(sec.Blocks, report.TableBlock(t))
 	return sec
 }
-
 func bufferSection(j *job, figs *figures) report.Section {
 	sec := report.Section{Title: "Buffer occupancy", ID: "buffer"}
 	sec.Blocks = append(sec.Blocks, figs.block(plots.NameBufferOccupancy))
 	if _, drawn := figs.drawn[plots.NameBufferOccupancy]; drawn && len(j.sum.Buffer) > 0 {
-		t := report.Table{Caption: "Peak occupancy (shared + headroom) of the busiest switches' pools, busiest switch first", Source: "tables/buffer_occupancy.csv",
+		t := report.Table{Caption: "Peak occupancy (shared + headroom) of the busiest switches' pools, highest peak first", Source: "tables/buffer_occupancy.csv",
 			Columns: []string{"switch", "pool", "peak"}}
-		for _, b := range j.sum.Buffer {
+		series := slices.Clone(j.sum.Buffer)
+		slices.SortStableFunc(series, func(a, b analysis.BufferSeries) int { return cmp.Compare(b.Peak, a.Peak) })
+		for _, b := range series {
 			if b.Peak == 0 {
 				continue
 			}
@@ -313,39 +335,56 @@ func bufferSection(j *job, figs *figures) report.Section {
 	}
 	return sec
 }
-
 func ecmpSection(j *job, figs *figures) report.Section {
 	s := j.sum
 	sec := report.Section{Title: "ECMP load balance", ID: "ecmp"}
 	sec.Blocks = append(sec.Blocks, figs.block(plots.NameECMPMemberLoad))
 	if s.Imbalance != nil && len(s.Imbalance.Tiers) > 0 {
 		t := report.Table{Caption: "Imbalance per tier (bytes; chi-square on flow counts)", Source: "tables/ecmp_tiers.csv",
-			Columns: []string{"tier", "sets", "max/mean", "CoV", "Jain", "idle members", "chi-square p", "worst set (max/mean)"}}
+			Columns: []string{"tier", "judged sets", "max/mean", "CoV", "Jain", "idle members", "chi-square p", "worst set (max/mean)"}}
+		var notes []string
 		for _, tier := range s.Imbalance.TierNames() {
 			ti := s.Imbalance.Tiers[tier]
-			if ti.Sets == 0 {
+			if !ti.Judged {
+				t.Rows = append(t.Rows, []string{tier.String(), fmt.Sprintf("0 of %d", ti.Unjudged), "-", "-", "-", "-", "-", "-"})
+				notes = append(notes, sentenceCase(ti.Reason)+".")
 				continue
 			}
-			t.Rows = append(t.Rows, []string{tier.String(), units.FormatCount(int64(ti.Sets)), units.FormatFloat(ti.MaxMean), units.FormatFloat(ti.CoV), units.FormatFloat(ti.Jain),
+			t.Rows = append(t.Rows, []string{tier.String(), fmt.Sprintf("%d of %d", ti.Sets, ti.Sets+ti.Unjudged), units.FormatFloat(ti.MaxMean), units.FormatFloat(ti.CoV), units.FormatFloat(ti.Jain),
 				units.FormatFraction(ti.IdleFraction), units.FormatFloat(ti.Chi2P), fmt.Sprintf("%s (%s)", ti.Bytes.Worst.MaxMeanSet, units.FormatFloat(ti.Bytes.Worst.MaxMean))})
 		}
-		sec.Blocks = append(sec.Blocks, report.TableBlock(t), report.ParagraphBlock(
-			"Max/mean, CoV, Jain's index and idle members are means over the tier's sets weighted by their bytes (max/mean 1, CoV 0 and Jain 1 are perfect); the chi-square p-value tests whether the flows were spread uniformly (small: not uniform)."))
+		sec.Blocks = append(sec.Blocks, report.TableBlock(t), report.ParagraphBlock(fmt.Sprintf(
+			"Max/mean, CoV, Jain's index and idle members are means over the tier's judged sets weighted by their bytes (max/mean 1, CoV 0 and Jain 1 are perfect); a set is judged when it carried at least %d flows per member. The chi-square p-value tests whether the flows were spread uniformly (small: not uniform).",
+			analysis.MinFlowsPerMember)))
+		for _, n := range notes {
+			sec.Blocks = append(sec.Blocks, report.NoDataBlock(n))
+		}
 	}
-	if pol := s.Polarization; pol.Flows > 0 {
-		sec.Blocks = append(sec.Blocks, report.KeyValueBlock("Polarization (rack vs fabric member choice)",
-			report.KV{Key: "flows crossing both tiers", Value: units.FormatCount(int64(pol.Flows))},
-			report.KV{Key: "normalized mutual information", Value: units.FormatFloat(pol.NMI)},
-		), report.ParagraphBlock("NMI 0: the fabric's choice is independent of the rack's; 1: one determines the other (hash polarization: some fabric uplinks never used)."))
-	} else {
+	pol := s.Polarization
+	switch {
+	case pol.Flows == 0:
 		sec.Blocks = append(sec.Blocks, report.NoDataBlock("No flow crossed both the rack and the fabric tier: no polarization to measure."))
+	case !pol.Judged:
+		sec.Blocks = append(sec.Blocks, report.NoDataBlock(sentenceCase(pol.Reason)+"."))
+	default:
+		kv := []report.KV{
+			{Key: "flows crossing both tiers", Value: units.FormatNumber(pol.Flows)},
+			{Key: "adjusted mutual information (AMI)", Value: pol.AMIEstimate.String()},
+			{Key: "AMI within each source rack", Value: pol.AMIByRackEstimate.String()},
+			{Key: "normalized mutual information, I / min(H)", Value: units.FormatFloat(pol.NMI)},
+		}
+		sec.Blocks = append(sec.Blocks, report.KeyValueBlock("Polarization (rack vs fabric member choice)", kv...), report.ParagraphBlock(fmt.Sprintf(
+			"AMI (adjusted mutual information, Vinh, Epps and Bailey 2010, normalized by min(H)) is 0 in expectation when the fabric's choice is independent of the rack's and 1 when one determines the other (hash polarization: some fabric uplinks never used); intervals are %s 95%% bootstrap intervals over flows. Plain NMI is biased upward on finite samples and is shown only for reference.",
+			s.Bootstrap.Interval)))
 	}
 	return sec
 }
-
 func ecnSection(j *job, figs *figures) report.Section {
 	e := j.sum.ECN
 	sec := report.Section{Title: "ECN marking", ID: "ecn"}
+	if j.cmp != nil {
+		sec.Blocks = append(sec.Blocks, ecnPerMethod(j.cmp))
+	}
 	if e.Marked == 0 && e.DeliveredCE == 0 {
 		sec.Blocks = append(sec.Blocks, report.NoDataBlock("No ECN marks: no queue marked a packet CE in this run."))
 		return sec
@@ -373,6 +412,28 @@ func ecnSection(j *job, figs *figures) report.Section {
 		sec.Blocks = append(sec.Blocks, report.ParagraphBlock(sentence(e.Note)))
 	}
 	return sec
+}
+
+// ecnPerMethod is the ECN table of a comparison: per method the CE marks applied at
+// egress queues and the delivered packets that arrived CE-marked, with their share of
+// the delivered packets (bootstrap interval).
+func ecnPerMethod(c *analysis.Comparison) report.Block {
+	t := report.Table{Caption: "CE marking per method", Source: "tables/hash_comparison.csv",
+		Columns: []string{"method", "CE marks at queues", "delivered CE-marked", "share of delivered"}}
+	for _, m := range c.Methods {
+		mm := c.ByMethod[m].Metrics
+		t.Rows = append(t.Rows, []string{m, analysis.FormatEstimate(analysis.MetricECNMarked, mm[analysis.MetricECNMarked]),
+			analysis.FormatEstimate(analysis.MetricDeliveredCE, mm[analysis.MetricDeliveredCE]), analysis.FormatEstimate(analysis.MetricCEFraction, mm[analysis.MetricCEFraction])})
+	}
+	return report.TableBlock(t)
+}
+
+// sentenceCase capitalizes the first letter of s.
+func sentenceCase(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 func delaySection(j *job, figs *figures) report.Section {
