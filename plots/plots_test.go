@@ -873,18 +873,18 @@ func TestTimePanels(t *testing.T) {
 	for i := range 20 {
 		xs = append(xs, 2e12+float64(i)*1e8)
 	}
-	got := timePanels(xs, 3)
+	got := timePanels(xs, 3, 0)
 	want := [][2]float64{{1e12, 1e12 + 29e8}, {2e12, 2e12 + 19e8}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("two bursts: %v, want %v", got, want)
 	}
 	// Steady activity: one panel.
-	if got := timePanels(xs[:30], 3); len(got) != 1 {
+	if got := timePanels(xs[:30], 3, 0); len(got) != 1 {
 		t.Errorf("one burst: %v", got)
 	}
 	// Four bursts, at most three panels: the two closest merge.
 	four := append(slices.Clone(xs), 5e12, 5.1e12+1e8)
-	if got := timePanels(four, 3); len(got) != 3 || got[2][0] != 5e12 {
+	if got := timePanels(four, 3, 0); len(got) != 3 || got[2][0] != 5e12 {
 		t.Errorf("four bursts: %v", got)
 	}
 
@@ -903,5 +903,27 @@ func TestTimePanels(t *testing.T) {
 	}
 	if _, err := f.Render(PNG); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Samples far apart are not joined by a line, and a lone sample gets a panel of its
+// own, Join wide on each side, where it shows as a point: two pools each busy at one
+// sample 10 ms apart are two panels, not two lines drawn across the gap.
+func TestBufferLoneSamples(t *testing.T) {
+	const period = 100 * units.Microsecond
+	a := plotter.XYs{{X: 8.9e9, Y: 3070}, {X: 19.5e9, Y: 0}}
+	b := plotter.XYs{{X: 8.9e9, Y: 0}, {X: 19.5e9, Y: 4610}}
+	f, err := BufferOccupancy(PoolOccupancy{Join: period, Series: []PoolSeries{{Node: "rack-p0-r2", Pool: "pool 0", Samples: a}, {Node: "spine-s2-0", Pool: "pool 0", Samples: b}}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(f.Note, "2 bursts") {
+		t.Errorf("note %q: want 2 bursts in 2 panels", f.Note)
+	}
+	if got := timePanels([]float64{8.9e9, 19.5e9}, 3, 10*float64(period)); len(got) != 2 {
+		t.Errorf("panels %v, want 2", got)
+	}
+	if runs := joined(plotter.XYs{{X: 0}, {X: 1e8}, {X: 3e8}, {X: 4e8}}, float64(period)); len(runs) != 2 || len(runs[0]) != 2 || len(runs[1]) != 2 {
+		t.Errorf("joined runs %v, want 2 runs of 2 (the 200 us gap is not joined)", runs)
 	}
 }

@@ -104,6 +104,9 @@ func poolOccupancy(series []analysis.BufferSeries, periodPs units.Time) plots.Po
 		po.Series = append(po.Series, plots.PoolSeries{Node: s.Node, Pool: "pool " + strconv.Itoa(int(s.Pool)), Samples: xy})
 	}
 	po.MaxSeries = max(len(po.Series), 1)
+	if len(series) > 0 { // consecutive samples are a bin or a sample period apart, whichever is longer
+		po.Join = max(series[0].BinPs, periodPs) * 3 / 2
+	}
 	return po
 }
 
@@ -278,6 +281,6 @@ func unsampledQueues(err error, queues []analysis.QueueCounters, nodes analysis.
 		return err
 	}
 	return &plots.NoDataError{Figure: nd.Figure, Reason: fmt.Sprintf(
-		"no occupancy at the %s sampling interval (BufferStatsReportInterval): queues filled and drained between samples; the largest egress queue watermark was %s at %s",
+		"no occupancy at the %s sampling interval (BufferStatsReportInterval): queues held packets only between samples (the largest egress queue watermark was %s, at %s)",
 		units.FormatPs(float64(period)), units.FormatBytes(float64(top.WatermarkBytes)), nodes.Port(top.PortClass))}
 }
