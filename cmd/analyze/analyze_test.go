@@ -422,6 +422,16 @@ func TestQuietRun(t *testing.T) {
 	if !strings.Contains(stdout, "not drawn: drops_over_time (no drops), pfc_pause_timeline (no PFC pauses)") {
 		t.Errorf("summary does not list the figures not drawn:\n%s", stdout)
 	}
+	// Two flows (the four /24s of the trace map to the four racks of pod 0): too few to
+	// judge balance, said in the headline and the section, null in summary.json.
+	for _, want := range []string{"Too few flows (2 at the rack tier) to judge balance: every equal-cost set carried fewer than 5 flows per member."} {
+		if !strings.Contains(stdout, want) || !strings.Contains(string(md), want) {
+			t.Errorf("the summary and report.md do not say %q:\n%s\n%s", want, stdout, md)
+		}
+	}
+	if v, _ := lookup(sum, "imbalance", "tiers", "rack", "max_mean"); v != nil {
+		t.Errorf("imbalance.tiers.rack.max_mean over 2 flows is %v, want null", v)
+	}
 }
 
 // TestBadInput: unusable input exits 2 with one line on stderr naming the file and
