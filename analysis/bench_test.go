@@ -13,7 +13,7 @@ import (
 	"github.com/tracefabric/tracefabric/records"
 )
 
-// clos is a generated Clos topology in the shape of SPEC 4.1.
+// clos is a generated Clos topology in the shape of docs/model.md#clos-builder.
 type clos struct {
 	nodes  []string
 	tiers  []records.Tier
