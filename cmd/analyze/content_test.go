@@ -19,6 +19,7 @@ import (
 	"github.com/tracefabric/tracefabric/internal/tracegen"
 	"github.com/tracefabric/tracefabric/internal/units"
 	"github.com/tracefabric/tracefabric/plots"
+	"github.com/tracefabric/tracefabric/records"
 	"github.com/tracefabric/tracefabric/replay"
 )
 
@@ -231,5 +232,60 @@ func TestComparisonReportWords(t *testing.T) {
 	_, unit := metricFormat(c, analysis.MetricP99Delay)
 	if _, axis := plots.AxisUnit(metricCI(c, analysis.MetricP99Delay)); unit != axis || unit == "" {
 		t.Errorf("p99 delay: table unit %q, figure unit %q", unit, axis)
+	}
+}
+
+// With one fabric switch per pod a rack crosses to the fabric through a single uplink:
+// flows.arrow records member 0 there, loadbalance.arrow has no set (nothing to
+// balance), and the analysis takes those flows in: polarization counts every flow
+// that crossed both tiers and, the rack choice being always 0, says it cannot judge
+// (an entropy of 0) instead of leaving the flows out or reading NMI 0.
+func TestSingleUplinkRun(t *testing.T) {
+	cfg := config.Default()
+	cfg.Topology.FabricPerPod = 1
+	pr, err := replay.Prepare(replay.Options{Traces: []string{demo}, Config: &cfg, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runDir := filepath.Join(t.TempDir(), "run")
+	if _, err := pr.Run(runDir, ""); err != nil {
+		t.Fatal(err)
+	}
+	run, err := analysis.Load(runDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	crossed := 0
+	for _, f := range run.Flows.Flows {
+		if f.RackMember == 0 && f.FabricMember >= 0 {
+			crossed++
+		}
+	}
+	s, err := analysis.Analyze(run, analysis.Options{Bootstrap: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := s.Polarization
+	if crossed == 0 || p.Flows != float64(crossed) || p.Judged || !strings.Contains(p.Reason, "same rack member") {
+		t.Errorf("%d flows crossed both tiers; polarization %+v", crossed, p)
+	}
+}
+
+// "Buffers stayed empty" is said only when no queue held a packet: queues that filled
+// between the buffer samples make it "no occupancy at the sampling interval".
+func TestUnsampledQueues(t *testing.T) {
+	empty := &plots.NoDataError{Figure: plots.NameBufferOccupancy, Reason: "buffers stayed empty"}
+	nodes := analysis.Nodes{"host-p0-r0-h0", "rack-p0-r0"}
+	queues := []analysis.QueueCounters{
+		{PortClass: analysis.PortClass{Node: 0, Port: 0, TC: 0}, Tier: records.TierHost, WatermarkBytes: 9000}, // a host NIC: not a switch buffer
+		{PortClass: analysis.PortClass{Node: 1, Port: 3, TC: 0}, Tier: records.TierRack, WatermarkBytes: 1280},
+	}
+	err := unsampledQueues(empty, queues, nodes, 100*units.Microsecond)
+	want := "no occupancy at the 100 us sampling interval (BufferStatsReportInterval): queues held packets only between samples (the largest egress queue watermark was 1.28 KB, at rack-p0-r0:3/tc0)"
+	if nd, ok := err.(*plots.NoDataError); !ok || nd.Reason != want {
+		t.Errorf("got %v, want %q", err, want)
+	}
+	if err := unsampledQueues(empty, queues[:1], nodes, 100*units.Microsecond); err != empty {
+		t.Errorf("no switch queue held a packet: got %v, want the figure's own reason", err)
 	}
 }

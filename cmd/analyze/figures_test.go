@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/tracefabric/tracefabric/analysis"
@@ -27,6 +28,10 @@ func TestMetricLabels(t *testing.T) {
 			t.Errorf("metrics %s and %s share the label %q", prev, m, l)
 		}
 		seen[l] = m
+	}
+	// The flow p99 says what it is: a percentile over flows of their mean delays.
+	if l := metricLabel(analysis.MetricFlowMeanP99); !strings.Contains(l, "over flows") || !strings.Contains(l, "mean delay") {
+		t.Errorf("flow p99 label %q does not say it is over flows of their mean delay", l)
 	}
 }
 
