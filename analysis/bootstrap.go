@@ -171,41 +171,37 @@ type Bootstrap struct {
 // estimates the BCa acceleration (fewer flows: one flow per group).
 const JackknifeGroups = 100
 
-// poissonThresholds[k] is P(Poisson(1) <= k) scaled to 2^32: a uniform uint32 below it
-// draws a count <= k (the probabilities are exact to 2^-32). The last entry ends the
-// table.
-var poissonThresholds = func() []uint32 {
+// poissonTable maps a uniform 16-bit value to a Poisson(1) count: entry u is the
+// smallest k with u < 65536 P(Poisson(1) <= k), rounded, so the probabilities are
+// exact to 2^-16 (counts above 7, of probability 1e-6 together, are not drawn). One
+// 64-bit draw gives four weights, each a single lookup: the bootstrap's weights cost
+// less than its statistic.
+var poissonTable = func() *[1 << 16]uint8 {
 	d := distuv.Poisson{Lambda: 1}
-	var t []uint32
-	for k := 0; k < 20; k++ {
-		c := d.CDF(float64(k)) * (1 << 32)
-		if c >= math.MaxUint32 {
-			break
+	var t [1 << 16]uint8
+	k := 0
+	for u := range t {
+		for k < 255 && float64(u) >= math.Round(d.CDF(float64(k))*(1<<16)) {
+			k++
 		}
-		t = append(t, uint32(c))
+		t[u] = uint8(k)
 	}
-	return append(t, math.MaxUint32)
+	return &t
 }()
 
-// poisson1 maps a uniform uint32 to a Poisson(1) count.
-func poisson1(u uint32) float64 {
-	k := 0
-	for k < len(poissonThresholds)-1 && u >= poissonThresholds[k] {
-		k++
-	}
-	return float64(k)
-}
-
-// PoissonWeights fills w with independent Poisson(1) draws from r (two per 64-bit
-// draw).
+// PoissonWeights fills w with independent Poisson(1) draws from r (four per 64-bit
+// draw, see poissonTable).
 func PoissonWeights(r *rand.Rand, w []float64) {
 	i := 0
-	for ; i+1 < len(w); i += 2 {
+	for ; i+3 < len(w); i += 4 {
 		u := r.Uint64()
-		w[i], w[i+1] = poisson1(uint32(u)), poisson1(uint32(u>>32))
+		w[i], w[i+1] = float64(poissonTable[uint16(u)]), float64(poissonTable[uint16(u>>16)])
+		w[i+2], w[i+3] = float64(poissonTable[uint16(u>>32)]), float64(poissonTable[uint16(u>>48)])
 	}
 	if i < len(w) {
-		w[i] = poisson1(uint32(r.Uint64()))
+		for u := r.Uint64(); i < len(w); i, u = i+1, u>>16 {
+			w[i] = float64(poissonTable[uint16(u)])
+		}
 	}
 }
 

@@ -34,6 +34,20 @@ func TestPoissonWeights(t *testing.T) {
 	if math.Abs(m-1) > 0.01 || math.Abs(v-1) > 0.02 {
 		t.Errorf("Poisson(1) weights: mean %v variance %v, want 1 and 1", m, v)
 	}
+	// The table's probabilities are Poisson(1)'s to 2^-16: e^-1 / k!.
+	var count [256]float64
+	for _, k := range poissonTable {
+		count[k]++
+	}
+	fact := 1.0
+	for k := range 8 {
+		if k > 0 {
+			fact *= float64(k)
+		}
+		if p := count[k] / (1 << 16); math.Abs(p-math.Exp(-1)/fact) > 1.0/(1<<16) {
+			t.Errorf("P(%d) = %v, want %v", k, p, math.Exp(-1)/fact)
+		}
+	}
 }
 
 func TestBootstrapMean(t *testing.T) {
