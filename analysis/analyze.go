@@ -382,32 +382,22 @@ func busiest(series []BufferSeries, nodes Nodes, k int) []BufferSeries {
 	return out
 }
 
-// flowStats bootstraps the run's per-flow statistics (FlowStat, the comparison's) for
-// the intervals of the polarization measures, and takes the flow mean-delay p99.
+// flowStats bootstraps the run's polarization (PolarizationStat: the values of the
+// comparison's FlowStat, replicate by replicate) for the intervals of its AMIs, and
+// takes the flow mean-delay p99.
 func flowStats(run *Run, s *Summary, opt Options) {
+	s.Delay.FlowMeanP99Ps = run.Flows.FlowMeanP99()
 	if len(run.Flows.Flows) == 0 {
-		s.Delay.FlowMeanP99Ps = math.NaN()
 		return
 	}
-	tiers := run.Flows.Tiers()
-	names := FlowStatNames(tiers)
 	bs := Bootstrap{B: opt.Bootstrap, Seed: opt.Seed}
 	if opt.Progress != nil {
 		bs.Progress = func(done, total int) { opt.Progress("bootstrap", done, total) }
 	}
-	rep := bs.RunReplicates(len(run.Flows.Flows), len(names), run.Flows.FlowStat(tiers))
-	rep.Methods = intervalMethods(names)
+	rep := bs.RunReplicates(len(run.Flows.Flows), len(PolarizationNames), run.Flows.PolarizationStat())
+	rep.Methods = intervalMethods(PolarizationNames)
 	est := rep.Estimates()
-	for k, n := range names {
-		switch n {
-		case MetricAMI:
-			s.Polarization.AMIEstimate = est[k]
-		case MetricAMIByRack:
-			s.Polarization.AMIByRackEstimate = est[k]
-		case MetricFlowMeanP99:
-			s.Delay.FlowMeanP99Ps = est[k].Value
-		}
-	}
+	s.Polarization.AMIEstimate, s.Polarization.AMIByRackEstimate = est[0], est[1]
 	for _, e := range []*Estimate{&s.Polarization.AMIEstimate, &s.Polarization.AMIByRackEstimate} {
 		if !e.Defined() {
 			e.Reason = s.Polarization.Reason

@@ -81,6 +81,7 @@ func (p Polarization) MarshalJSON() ([]byte, error) {
 
 // contingency is the scratch space of polarization measures on nx x ny tables.
 type contingency struct {
+	logs     logTable
 	nx, ny   int
 	px, py   []float64 // marginal counts
 	pxy      []float64 // probabilities
@@ -138,7 +139,7 @@ func (c *contingency) measure(counts []float64) Polarization {
 	}
 	p.MI = min(p.MI, h)
 	p.NMI = p.MI / h
-	p.ExpectedMI = ExpectedMI(c.px, c.py, n)
+	p.ExpectedMI = c.logs.expectedMI(c.px, c.py, n)
 	if d := h - p.ExpectedMI; d > 1e-12 {
 		p.AMI = (p.MI - p.ExpectedMI) / d
 	} else {
@@ -160,6 +161,24 @@ func (c *contingency) measure(counts []float64) Polarization {
 // by the ratio P(k+1)/P(k) = (a-k)(b-k) / ((k+1)(n-a-b+k+1)) until P is below 1e-17 of
 // its peak, so a cell costs about the width of the distribution, not min(a, b) terms.
 func ExpectedMI(a, b []float64, n float64) float64 {
+	var logs logTable
+	return logs.expectedMI(a, b, n)
+}
+
+// logTable caches log k for whole numbers k, grown on demand: ExpectedMI's terms
+// need log(n k / (a b)) for every k of a cell's walk, and a bootstrap evaluates it for
+// every replicate.
+type logTable []float64
+
+func (t *logTable) log(k float64) float64 {
+	i := int(k)
+	for i >= len(*t) {
+		*t = append(*t, math.Log(float64(len(*t))))
+	}
+	return (*t)[i]
+}
+
+func (t *logTable) expectedMI(a, b []float64, n float64) float64 {
 	if n <= 0 {
 		return 0
 	}
@@ -172,14 +191,14 @@ func ExpectedMI(a, b []float64, n float64) float64 {
 			if bj <= 0 {
 				continue
 			}
-			e += expectedCell(ai, bj, n)
+			e += t.expectedCell(ai, bj, n)
 		}
 	}
 	return e
 }
 
 // expectedCell is one cell's term of ExpectedMI.
-func expectedCell(a, b, n float64) float64 {
+func (t *logTable) expectedCell(a, b, n float64) float64 {
 	lo, hi := max(1, a+b-n), min(a, b)
 	if lo > hi {
 		return 0
@@ -188,7 +207,8 @@ func expectedCell(a, b, n float64) float64 {
 	mode = min(max(mode, lo), hi)
 	lp := lchoose(a, mode) + lchoose(n-a, b-mode) - lchoose(n, b)
 	pm := math.Exp(lp)
-	term := func(k, p float64) float64 { return k / n * math.Log(n*k/(a*b)) * p }
+	c := math.Log(n / (a * b)) // log(n k / (a b)) = log k + c
+	term := func(k, p float64) float64 { return k / n * (t.log(k) + c) * p }
 	sum := term(mode, pm)
 	for k, p := mode, pm; k < hi; k++ { // up
 		p *= (a - k) * (b - k) / ((k + 1) * (n - a - b + k + 1))
