@@ -31,7 +31,7 @@ func Load(runDir string) (*Run, error) { return LoadWith(runDir, nil) }
 // or truncated record file (records.ErrNotRecordFile), and a file whose row count
 // differs from run.json's (ErrRecordsMismatch). packets.arrow is optional (replay
 // --record-packets). Every file is streamed once, in time linear in its rows; memory
-// holds the ports, sets, pause intervals, the per-flow table (48 bytes a flow) and
+// holds the ports, sets, pause intervals, the per-flow table (72 bytes a flow; a comparison adds each flow's shares of the member loads) and
 // fixed-size aggregates, never the drops, events or packets themselves.
 //
 // Reconstruction rules: a host's rack is the peer of its NIC port in ports.arrow. A
@@ -531,7 +531,6 @@ func (l *loader) flows(path string) error {
 		return err
 	}
 	ft.Fingerprint = fprint.Sum64()
-	ft.Apportion()
 	l.run.TopFlows = top.Result()
 	if victims != nil {
 		l.run.VictimIDs = victims.IDs()
