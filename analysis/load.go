@@ -31,16 +31,19 @@ func Load(runDir string) (*Run, error) { return LoadWith(runDir, nil) }
 // or truncated record file (records.ErrNotRecordFile), and a file whose row count
 // differs from run.json's (ErrRecordsMismatch). packets.arrow is optional (replay
 // --record-packets). Every file is streamed once, in time linear in its rows; memory
-// holds the ports, sets, pause intervals, the per-flow table (72 bytes a flow; a comparison adds each flow's shares of the member loads) and
-// fixed-size aggregates, never the drops, events or packets themselves.
+// holds the ports, sets, pause intervals, the per-flow table (72 bytes a flow; a
+// comparison adds each flow's shares of the member loads) and fixed-size
+// aggregates, never the drops, events or packets themselves.
 //
 // Reconstruction rules: a host's rack is the peer of its NIC port in ports.arrow. A
 // switch's equal-cost set for the per-flow table is its set in loadbalance.arrow (the
 // lowest-numbered if it has several); a flow's fabric switch is the peer of its rack
 // member, its spine the peer of its fabric member, and the destination pod's fabric
-// switch the spine's neighbour linked to the destination rack. Flows record the members
-// of their first packet, so under flowlet balancing later packets may have gone
-// elsewhere.
+// switch the spine's neighbour linked to the destination rack; a switch with a single
+// uplink (no set in loadbalance.arrow) leads to that uplink's peer as member 0. Flows
+// record, per tier, the member of their first packet that passed the tier's set, so
+// under flowlet balancing later packets may have gone elsewhere (the member loads
+// themselves come from loadbalance.arrow).
 func LoadWith(runDir string, progress func(stage string, done, total int)) (*Run, error) {
 	meta, err := records.ReadRun(runDir)
 	if err != nil {
