@@ -255,7 +255,7 @@ func metricLabel(metric string) string {
 	case analysis.MetricStorms:
 		return "PFC storms"
 	case analysis.MetricP99Delay:
-		return "p99 one-way delay (packets)"
+		return "p99 one-way delay of packets"
 	case analysis.MetricFlowMeanP99:
 		return "p99 over flows of mean delay"
 	}

@@ -159,7 +159,7 @@ func comparisonSection(j *job, figs *figures) report.Section {
 	sec.Blocks = append(sec.Blocks, figs.block(plots.NameHashComparison))
 	flows := c.ByMethod[c.Methods[0]].Flows
 	sec.Blocks = append(sec.Blocks, report.ParagraphBlock(fmt.Sprintf(
-		"Values with [%g%% %s bootstrap interval] over the %s flows (%s replicates, seed %d, the same resampled flows for every method; a replicate in which a metric is undefined is left out). Lossless drops, pause time, storms, CE marks at queues and the packet p99 delay are run-level numbers that cannot be resampled by flow: they have no interval. Imbalance comes from the member loads loadbalance.arrow measured (frame bytes), as in a single run's analysis.",
+		"Values with [%g%% %s bootstrap interval; for AMI the normal interval with the bootstrap standard error] over the %s flows (%s replicates, seed %d, the same resampled flows for every method; a replicate in which a metric is undefined is left out). Lossless drops, pause time, storms, CE marks at queues and the packet p99 delay are run-level numbers that cannot be resampled by flow: they have no interval. Imbalance comes from the member loads loadbalance.arrow measured (frame bytes), as in a single run's analysis.",
 		100*c.Level, c.Interval, units.FormatCount(int64(flows)), units.FormatCount(int64(c.B)), c.Seed)))
 	cols := append(append([]string{"metric"}, c.Methods...), "best")
 	t := report.Table{Columns: cols, Source: "tables/hash_comparison.csv"}
@@ -194,7 +194,7 @@ func comparisonSection(j *job, figs *figures) report.Section {
 		t.Rows = append(t.Rows, append(row, best))
 	}
 	sec.Blocks = append(sec.Blocks, report.TableBlock(t),
-		report.ParagraphBlock("\"clear\": the 95% "+c.Interval+" interval of the paired difference between the best method and the runner-up (the same resampled flows in both runs) excludes 0. \"tie\": several methods share the best value, and none is best. Max/mean, CoV, Jain and idle members are byte-based, traffic-weighted over each tier's judged sets (at least 5 flows per member). The chi-square p-value tests the flow counts against uniform: it is evidence against uniformity, not a score, so it is reported and never ranked; methods are ranked on byte imbalance."))
+		report.ParagraphBlock("\"clear\": the 95% interval ("+c.Interval+"; for AMI, normal) of the paired difference between the best method and the runner-up (the same resampled flows in both runs) excludes 0. \"tie\": several methods share the best value, and none is best. Max/mean, CoV, Jain and idle members are byte-based, traffic-weighted over each tier's judged sets (at least 5 flows per member). The chi-square p-value tests the flow counts against uniform: it is evidence against uniformity, not a score, so it is reported and never ranked; methods are ranked on byte imbalance."))
 	return sec
 }
 
