@@ -191,7 +191,7 @@ func TestComparisonReportWords(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	md := readFile(t, filepath.Join(out, "report.md"))
-	if !strings.Contains(md, "interval of the paired difference between the best method and the runner-up") || strings.Contains(md, "does not overlap") {
+	if !strings.Contains(md, "of the paired difference between the best method and the runner-up (the same resampled flows in both runs) excludes 0") || strings.Contains(md, "does not overlap") {
 		t.Error("the report does not state the clear rule as the paired difference's interval excluding 0")
 	}
 	if !regexp.MustCompile(`\| lossless \(headroom\) drops \|( 0 \|){6} tie \|`).MatchString(md) {
