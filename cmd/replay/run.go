@@ -255,8 +255,12 @@ func printRunSummary(w io.Writer, dir string, r *records.Run) {
 	fmt.Fprintf(w, "  PFC frames %d, CE marked %d, simulated %.3f ms, %d packet-hops in %.2f s wall%s\n",
 		s.PFCFrames, s.CEMarked, float64(s.SimTimePs)/1e9, s.PacketHops, s.WallS, rate)
 	if ni, err := records.TraceNotInjected(r.Trace); err == nil {
+		at := "at its captured time"
+		if sp := r.Options.Speedup; sp != 0 && sp != 1 {
+			at = fmt.Sprintf("at its captured time / %g", sp)
+		}
 		if len(ni) == 0 {
-			fmt.Fprintf(w, "  open loop: every packet of the trace injected at its captured time\n")
+			fmt.Fprintf(w, "  open loop: every packet of the trace injected %s\n", at)
 		} else {
 			parts := make([]string, len(ni))
 			for i, n := range ni {
