@@ -5,10 +5,9 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/tracefabric/tracefabric/internal/units"
+	"github.com/tracefabric/tracefabric/records"
 )
 
 // Options tunes Analyze and Compare. The zero value means the defaults.
@@ -65,14 +64,18 @@ func (o Options) progress(stage string, done, total int) {
 
 // Summary is everything Analyze finds in one run; its JSON is summary.json's body.
 // Stable keys: drops.total, drops.lossless, drops.by_reason, pfc.pause_intervals,
-// pfc.paused_ps, pfc.storms (start_ps, duration_ps, ports, depth, root), ecn.marked,
-// imbalance.tiers.<tier> (max_mean, cov, jain, chi2_p, idle_fraction),
-// polarization.nmi, headline.
+// pfc.paused_ps, pfc.storm_count, pfc.storms (start_ps, duration_ps, ports, depth,
+// root), ecn.marked, ecn.delivered_ce, ecn.delivered_ce_fraction,
+// imbalance.tiers.<tier> (judged, max_mean, cov, jain, chi2_p, idle_fraction),
+// polarization.ami, polarization.ami_by_rack (judged, with intervals),
+// polarization.nmi, delay.p99_ps, delay.flow_mean_p99_ps, bootstrap, headline.
+// Undefined measures are null with judged false and a reason.
 type Summary struct {
 	Dir          string           `json:"dir"`
 	Run          RunInfo          `json:"run"`
 	Headline     []string         `json:"headline"`
 	Warnings     []string         `json:"warnings"`
+	Bootstrap    BootstrapInfo    `json:"bootstrap"`
 	Flows        FlowTotals       `json:"flows"`
 	Drops        DropStats        `json:"drops"`
 	PFC          PFCSummary       `json:"pfc"`
@@ -99,7 +102,9 @@ type PFCSummary struct {
 	LongestPs       int64          `json:"longest_ps"`
 	Ports           []PausedPort   `json:"ports"`
 	Episodes        int            `json:"episodes"`
+	StormRule       string         `json:"storm_rule"`
 	StormDurationPs int64          `json:"storm_duration_ps"`
+	StormCount      int            `json:"storm_count"`
 	Storms          []Episode      `json:"storms"`
 	StormVictims    int            `json:"storm_victims"`
 	Timeline        *PauseTimeline `json:"timeline"`
@@ -110,15 +115,16 @@ type PFCSummary struct {
 // port-class was paused. The bins cover the span from the first pause to the last
 // resume of these port-classes, padded (see FineBins).
 type PauseTimeline struct {
-	StartPs int64       `json:"start_ps"`
-	BinPs   int64       `json:"bin_ps"`
-	Ports   []PortClass `json:"ports"`
+	StartPs units.Time  `json:"start_ps"`
+	BinPs   units.Time  `json:"bin_ps"`
+	Ports   []PortName  `json:"ports"`
 	Paused  [][]float64 `json:"paused"`
 }
 
 // NewPauseTimeline bins the intervals of the given port-classes in at most bins bins
-// over the span of those intervals (over simPs when there are none).
-func NewPauseTimeline(intervals []PauseInterval, ports []PortClass, simPs int64, bins int) *PauseTimeline {
+// over the span of those intervals (over simPs when there are none), naming them by
+// nodes.
+func NewPauseTimeline(intervals []PauseInterval, ports []PortClass, nodes Nodes, simPs int64, bins int) *PauseTimeline {
 	bins = max(bins, 1)
 	row := map[PortClass]int{}
 	for i, p := range ports {
@@ -137,8 +143,9 @@ func NewPauseTimeline(intervals []PauseInterval, ports []PortClass, simPs int64,
 	if lo >= 0 {
 		w = chooseWindow(lo, hi, 1, bins, simPs)
 	}
-	t := &PauseTimeline{StartPs: w.start, BinPs: w.width, Ports: ports, Paused: make([][]float64, len(ports))}
-	for i := range ports {
+	t := &PauseTimeline{StartPs: units.Time(w.start), BinPs: units.Time(w.width), Ports: make([]PortName, len(ports)), Paused: make([][]float64, len(ports))}
+	for i, p := range ports {
+		t.Ports[i] = nodes.Port(p)
 		t.Paused[i] = make([]float64, w.bins)
 	}
 	for _, iv := range intervals {
@@ -167,22 +174,48 @@ func NewPauseTimeline(intervals []PauseInterval, ports []PortClass, simPs int64,
 // queues, highest fraction first. OverTime needs packets.arrow (Note says so when
 // absent).
 type ECNSummary struct {
-	Marked      int64      `json:"marked"`
-	TxPackets   int64      `json:"tx_packets"`
-	Fraction    float64    `json:"fraction"`
-	DeliveredCE int64      `json:"delivered_ce"`
-	Delivered   int64      `json:"delivered"`
-	Queues      []QueueECN `json:"queues"`
-	OverTime    *ECNSeries `json:"over_time"`
-	Note        string     `json:"note,omitempty"`
+	Marked              int64      `json:"marked"`
+	TxPackets           int64      `json:"tx_packets"`
+	Fraction            float64    `json:"fraction"`
+	DeliveredCE         int64      `json:"delivered_ce"`
+	Delivered           int64      `json:"delivered"`
+	DeliveredCEFraction float64    `json:"delivered_ce_fraction"` // DeliveredCE / Delivered; null without deliveries
+	Queues              []QueueECN `json:"queues"`
+	OverTime            *ECNSeries `json:"over_time"`
+	Note                string     `json:"note,omitempty"`
+}
+
+// MarshalJSON writes undefined (NaN) measures as null.
+func (e ECNSummary) MarshalJSON() ([]byte, error) {
+	type plain ECNSummary
+	return marshalNullNaN(plain(e))
 }
 
 // DelaySummary holds the delay CDF of every class and of all classes together (All,
-// from the buckets summed by edges, marked TC 255); P99Ps is All's p99.
+// from the buckets summed by edges, marked TC 255); P99Ps is All's p99 (over
+// packets). FlowMeanP99Ps is another number: the 99th percentile over the delivered
+// flows of each flow's mean one-way delay (flows.arrow; FlowStat), null without
+// deliveries.
 type DelaySummary struct {
-	Classes []DelayCDF `json:"classes"`
-	All     DelayCDF   `json:"all"`
-	P99Ps   float64    `json:"p99_ps"`
+	Classes       []DelayCDF `json:"classes"`
+	All           DelayCDF   `json:"all"`
+	P99Ps         float64    `json:"p99_ps"`
+	FlowMeanP99Ps float64    `json:"flow_mean_p99_ps"`
+}
+
+// MarshalJSON writes undefined (NaN) measures as null.
+func (d DelaySummary) MarshalJSON() ([]byte, error) {
+	type plain DelaySummary
+	return marshalNullNaN(plain(d))
+}
+
+// BootstrapInfo says how the summary's intervals were computed: Replicates
+// resamples of the flows (seeded with Seed) and the Interval method at Level.
+type BootstrapInfo struct {
+	Replicates int     `json:"replicates"`
+	Seed       uint64  `json:"seed"`
+	Level      float64 `json:"level"`
+	Interval   string  `json:"interval"`
 }
 
 // ErrNoRun is returned for a nil run.
@@ -200,7 +233,7 @@ func Analyze(run *Run, opt Options) (*Summary, error) {
 	opt.progress("drops", 0, 1)
 	s.Drops = run.Drops
 	if s.Drops.ByReason == nil {
-		s.Drops = NewDropCounter(simPs, TimeBins).Result()
+		s.Drops = NewDropCounter(run.Nodes, simPs, TimeBins).Result()
 	}
 	s.Drops.TopFlows = run.TopFlows
 	if len(s.Drops.TopFlows) > opt.TopFlows {
@@ -217,12 +250,14 @@ func Analyze(run *Run, opt Options) (*Summary, error) {
 	s.ECN = ecnSummary(run)
 
 	opt.progress("imbalance", 0, 1)
-	s.Imbalance = ImbalanceOf(run.Sets)
+	s.Imbalance = ImbalanceOf(run.Sets, run.Nodes)
 	s.Polarization = run.Flows.Polarization()
 
 	opt.progress("delay", 0, 1)
 	s.Delay = delaySummary(run.Delay)
-	s.Buffer = busiest(run.Buffer, opt.BufferSwitches)
+	s.Bootstrap = BootstrapInfo{Replicates: opt.Bootstrap, Seed: opt.Seed, Level: 0.95, Interval: IntervalMethod}
+	flowStats(run, s, opt)
+	s.Buffer = busiest(run.Buffer, run.Nodes, opt.BufferSwitches)
 	commonWindow(s.Buffer)
 
 	s.Warnings = append(s.Warnings, crossCheck(run, s)...)
@@ -233,8 +268,8 @@ func Analyze(run *Run, opt Options) (*Summary, error) {
 
 func pfcSummary(run *Run, simPs int64, opt Options) PFCSummary {
 	p := PFCSummary{Events: run.PFCEvents, IgnoredEvents: run.PFCIgnored, PauseIntervals: len(run.Intervals),
-		StormDurationPs: opt.StormDurationPs, Storms: []Episode{}, Episodes: len(run.Episodes)}
-	p.Ports = PauseStats(run.Intervals, simPs)
+		StormRule: StormRule + " " + StormChainRule, StormDurationPs: opt.StormDurationPs, Storms: []Episode{}, Episodes: len(run.Episodes)}
+	p.Ports = PauseStats(run.Intervals, simPs, run.Nodes)
 	p.PausedPorts = len(p.Ports)
 	for _, pp := range p.Ports {
 		p.PausedPs += pp.TotalPs
@@ -250,14 +285,15 @@ func pfcSummary(run *Run, simPs int64, opt Options) PFCSummary {
 			p.StormVictims += e.Victims
 		}
 	}
+	p.StormCount = len(p.Storms)
 	if run.Victims != nil {
 		p.StormVictims = run.Victims.Distinct(opt.StormDurationPs)
 	}
 	ports := make([]PortClass, 0, min(len(p.Ports), opt.TimelinePorts))
 	for _, pp := range p.Ports[:min(len(p.Ports), opt.TimelinePorts)] {
-		ports = append(ports, pp.PortClass)
+		ports = append(ports, pp.Class)
 	}
-	p.Timeline = NewPauseTimeline(run.Intervals, ports, simPs, TimeBins)
+	p.Timeline = NewPauseTimeline(run.Intervals, ports, run.Nodes, simPs, TimeBins)
 	return p
 }
 
@@ -265,14 +301,18 @@ func ecnSummary(run *Run) ECNSummary {
 	e := ECNSummary{DeliveredCE: run.FlowTotals.CEMarked, Delivered: run.FlowTotals.Delivered, OverTime: run.ECNOverTime}
 	for _, q := range run.Queues {
 		e.Marked += q.ECNMarked
-		if q.Tier != "host" {
+		if q.Tier != records.TierHost {
 			e.TxPackets += q.TxPackets
 		}
 	}
 	if e.TxPackets > 0 {
 		e.Fraction = float64(e.Marked) / float64(e.TxPackets)
 	}
-	e.Queues = ECNByQueue(run.Queues)
+	e.DeliveredCEFraction = math.NaN()
+	if e.Delivered > 0 {
+		e.DeliveredCEFraction = float64(e.DeliveredCE) / float64(e.Delivered)
+	}
+	e.Queues = ECNByQueue(run.Queues, run.Nodes)
 	if e.Queues == nil {
 		e.Queues = []QueueECN{}
 	}
@@ -284,11 +324,11 @@ func ecnSummary(run *Run) ECNSummary {
 
 func delaySummary(classes []DelayClass) DelaySummary {
 	d := DelaySummary{Classes: []DelayCDF{}}
-	merged := map[[2]int64]int64{}
+	merged := map[[2]units.Time]int64{}
 	for _, c := range classes {
 		d.Classes = append(d.Classes, NewDelayCDF(c.TC, c.Buckets))
 		for _, b := range c.Buckets {
-			merged[[2]int64{b.LoPs, b.HiPs}] += b.Packets
+			merged[[2]units.Time{b.LoPs, b.HiPs}] += b.Packets
 		}
 	}
 	all := make([]DelayBucket, 0, len(merged))
@@ -304,54 +344,65 @@ func delaySummary(classes []DelayClass) DelaySummary {
 }
 
 // busiest returns the series of the k switches with the highest peak ingress
-// occupancy (all their pools), busiest first.
-func busiest(series []BufferSeries, k int) []BufferSeries {
-	peak := map[string]int64{}
+// occupancy (all their pools), busiest first (ties by name), named by nodes.
+func busiest(series []BufferSeries, nodes Nodes, k int) []BufferSeries {
+	peak := map[NodeID]int64{}
 	for _, s := range series {
-		peak[s.Node] = max(peak[s.Node], s.Peak)
+		peak[s.node] = max(peak[s.node], s.Peak)
 	}
-	nodes := make([]string, 0, len(peak))
+	ids := make([]NodeID, 0, len(peak))
 	for n, p := range peak {
 		if p > 0 {
-			nodes = append(nodes, n)
+			ids = append(ids, n)
 		}
 	}
-	sort.Slice(nodes, func(i, j int) bool {
-		if peak[nodes[i]] != peak[nodes[j]] {
-			return peak[nodes[i]] > peak[nodes[j]]
+	sort.Slice(ids, func(i, j int) bool {
+		if peak[ids[i]] != peak[ids[j]] {
+			return peak[ids[i]] > peak[ids[j]]
 		}
-		return nodes[i] < nodes[j]
+		return nodes.Name(ids[i]) < nodes.Name(ids[j])
 	})
-	rank := map[string]int{}
-	for i, n := range nodes[:min(k, len(nodes))] {
+	rank := map[NodeID]int{}
+	for i, n := range ids[:min(k, len(ids))] {
 		rank[n] = i
 	}
 	out := []BufferSeries{}
 	for _, s := range series {
-		if _, ok := rank[s.Node]; ok {
+		if _, ok := rank[s.node]; ok {
+			s.Node = nodes.Name(s.node)
 			out = append(out, s)
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool {
-		if rank[out[i].Node] != rank[out[j].Node] {
-			return rank[out[i].Node] < rank[out[j].Node]
+		if rank[out[i].node] != rank[out[j].node] {
+			return rank[out[i].node] < rank[out[j].node]
 		}
 		return out[i].Pool < out[j].Pool
 	})
 	return out
 }
 
-// Polarization returns the NMI of the flows' rack and fabric member choices (flows that
-// crossed both tiers), pooled and per source rack.
-func (ft *FlowTable) Polarization() Polarization {
-	l := ft.polLayout()
-	counts := make([]float64, l.groups*l.nx*l.ny)
-	for _, c := range l.cell {
-		if c >= 0 {
-			counts[c]++
+// flowStats bootstraps the run's polarization (PolarizationStat: the values of the
+// comparison's FlowStat, replicate by replicate) for the intervals of its AMIs, and
+// takes the flow mean-delay p99.
+func flowStats(run *Run, s *Summary, opt Options) {
+	s.Delay.FlowMeanP99Ps = run.Flows.FlowMeanP99()
+	if len(run.Flows.Flows) == 0 {
+		return
+	}
+	bs := Bootstrap{B: opt.Bootstrap, Seed: opt.Seed}
+	if opt.Progress != nil {
+		bs.Progress = func(done, total int) { opt.Progress("bootstrap", done, total) }
+	}
+	rep := bs.RunReplicates(len(run.Flows.Flows), len(PolarizationNames), run.Flows.PolarizationStat())
+	rep.Methods = intervalMethods(PolarizationNames)
+	est := rep.Estimates()
+	s.Polarization.AMIEstimate, s.Polarization.AMIByRackEstimate = est[0], est[1]
+	for _, e := range []*Estimate{&s.Polarization.AMIEstimate, &s.Polarization.AMIByRackEstimate} {
+		if !e.Defined() {
+			e.Reason = s.Polarization.Reason
 		}
 	}
-	return polarizationFrom(counts, l.groups, l.nx, l.ny, make([]float64, l.nx*l.ny), nil)
 }
 
 // crossCheck compares the records with run.json and says where they disagree.
@@ -376,163 +427,4 @@ func crossCheck(run *Run, s *Summary) []string {
 		w = append(w, fmt.Sprintf("%d flows' paths could not be rebuilt; they are left out of storm victims", run.NoPathFlows))
 	}
 	return w
-}
-
-// headline writes the sentences at the top of the report.
-func headline(s *Summary) []string {
-	var h []string
-	d := s.Drops
-	inj := s.Run.Injected
-	if inj == 0 {
-		inj = s.Flows.Packets
-	}
-	switch {
-	case d.Total == 0:
-		h = append(h, "No packets were dropped.")
-	default:
-		line := fmt.Sprintf("%s packets dropped%s: %s.", FormatCount(d.Total), pctOf(d.Total, inj, " of %s injected"), byReason(d.ByReason))
-		if d.Lossless > 0 {
-			line += fmt.Sprintf(" %s lossless (headroom) drop%s: the lossless class's headroom is undersized.", FormatCount(d.Lossless), plural(int(d.Lossless)))
-		} else {
-			line += " No lossless (headroom) drops."
-		}
-		h = append(h, line)
-	}
-	p := s.PFC
-	switch {
-	case p.PauseIntervals == 0:
-		h = append(h, "No PFC pauses.")
-	default:
-		classes := "port-classes"
-		if p.PausedPorts == 1 {
-			classes = "port-class"
-		}
-		line := fmt.Sprintf("PFC paused %s %s in %s interval%s, %s paused in total (summed over port-classes), longest interval %s;",
-			FormatCount(int64(p.PausedPorts)), classes, FormatCount(int64(p.PauseIntervals)), plural(p.PauseIntervals), FormatPs(float64(p.PausedPs)), FormatPs(float64(p.LongestPs)))
-		if len(p.Storms) == 0 {
-			line += fmt.Sprintf(" no storms (no pause spread upstream or lasted %s).", FormatPs(float64(p.StormDurationPs)))
-		} else {
-			deep, long := 0, int64(0)
-			for _, e := range p.Storms {
-				deep = max(deep, e.Depth)
-				long = max(long, e.DurationPs)
-			}
-			line += fmt.Sprintf(" %s storm%s (deepest %d hop%s, longest %s), %s victim flow%s.", FormatCount(int64(len(p.Storms))), plural(len(p.Storms)), deep, plural(deep), FormatPs(float64(long)), FormatCount(int64(p.StormVictims)), plural(p.StormVictims))
-		}
-		h = append(h, line)
-	}
-	if s.Imbalance == nil || len(s.Imbalance.Tiers) == 0 {
-		h = append(h, "No equal-cost set carried traffic: no hash imbalance to report.")
-	} else {
-		worst := ""
-		wv := -1.0
-		for _, t := range s.Imbalance.TierNames() {
-			ti := s.Imbalance.Tiers[t]
-			if ti.Sets > 0 && ti.Bytes.Worst.MaxMean > wv {
-				worst, wv = t, ti.Bytes.Worst.MaxMean
-			}
-		}
-		if worst == "" {
-			h = append(h, "No equal-cost set carried traffic: no hash imbalance to report.")
-		} else {
-			ti := s.Imbalance.Tiers[worst]
-			h = append(h, fmt.Sprintf("Worst ECMP imbalance at the %s tier: set %s carries %.2fx the mean member load in bytes (tier: max/mean %.2f, Jain %.3f, idle members %.0f%%, flow chi-square p = %.3g).",
-				worst, ti.Bytes.Worst.MaxMeanSet, ti.Bytes.Worst.MaxMean, ti.MaxMean, ti.Jain, 100*ti.IdleFraction, ti.Chi2P))
-		}
-	}
-	if pol := s.Polarization; pol.Flows > 0 {
-		h = append(h, fmt.Sprintf("Polarization between rack and fabric choices: NMI %.3g over %s flows (%s); within each source rack %.3g.", pol.NMI, FormatCount(int64(pol.Flows)), polWord(pol.NMI), pol.NMIByRack))
-	}
-	if s.ECN.Marked == 0 && s.ECN.DeliveredCE == 0 {
-		h = append(h, "No packets were ECN-marked.")
-	} else {
-		h = append(h, fmt.Sprintf("ECN: %s mark%s at %s queue%s; %s of delivered packets arrived CE-marked.", FormatCount(s.ECN.Marked), plural(int(s.ECN.Marked)), FormatCount(int64(len(s.ECN.Queues))), plural(len(s.ECN.Queues)), pct(s.ECN.DeliveredCE, s.ECN.Delivered)))
-	}
-	if s.Delay.All.Packets > 0 {
-		h = append(h, fmt.Sprintf("One-way delay: p50 %s, p99 %s over %s delivered packets.", FormatPs(s.Delay.All.P50Ps), FormatPs(s.Delay.All.P99Ps), FormatCount(s.Delay.All.Packets)))
-	}
-	return h
-}
-
-// polWord describes an NMI: >= 0.5 strong, >= 0.1 partial, else independent.
-func polWord(nmi float64) string {
-	switch {
-	case nmi >= 0.5:
-		return "strongly polarized: the fabric choice follows the rack choice"
-	case nmi >= 0.1:
-		return "partly polarized"
-	default:
-		return "independent choices"
-	}
-}
-
-func byReason(m map[string]int64) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool { return m[keys[i]] > m[keys[j]] || m[keys[i]] == m[keys[j]] && keys[i] < keys[j] })
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s %s", FormatCount(m[k]), k)
-	}
-	return strings.Join(parts, ", ")
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
-}
-
-// FormatCount formats an integer with thousands separators: "-1,234,567".
-func FormatCount(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	if neg {
-		b.WriteByte('-')
-	}
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
-
-func pct(a, b int64) string {
-	if b == 0 {
-		return "0%"
-	}
-	return fmt.Sprintf("%.3g%%", 100*float64(a)/float64(b))
-}
-
-func pctOf(a, b int64, tail string) string {
-	if b == 0 {
-		return ""
-	}
-	return fmt.Sprintf(" (%s"+tail+")", pct(a, b), FormatCount(b))
-}
-
-// FormatPs formats a time in picoseconds with three significant digits and a unit
-// (s, ms, us, ns, ps): "1.21 ms"; NaN is "-".
-func FormatPs(ps float64) string {
-	a := math.Abs(ps)
-	switch {
-	case math.IsNaN(ps):
-		return "-"
-	case a >= 1e12:
-		return fmt.Sprintf("%.3g s", ps/1e12)
-	case a >= 1e9:
-		return fmt.Sprintf("%.3g ms", ps/1e9)
-	case a >= 1e6:
-		return fmt.Sprintf("%.3g us", ps/1e6)
-	case a >= 1e3:
-		return fmt.Sprintf("%.3g ns", ps/1e3)
-	}
-	return fmt.Sprintf("%.3g ps", ps)
 }

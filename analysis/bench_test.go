@@ -13,7 +13,7 @@ import (
 	"github.com/tracefabric/tracefabric/records"
 )
 
-// clos is a generated Clos topology in the shape of SPEC 4.1.
+// clos is a generated Clos topology in the shape of docs/model.md#clos-builder.
 type clos struct {
 	nodes  []string
 	tiers  []records.Tier
@@ -288,21 +288,21 @@ func BenchmarkCompareBootstrap(b *testing.B) {
 // BenchmarkEpisodes: storm episodes of 1M pause intervals.
 func BenchmarkEpisodes(b *testing.B) {
 	r := rand.New(rand.NewPCG(3, 4))
-	nodes := make([]string, 200)
+	nodes := make(Nodes, 200)
 	for i := range nodes {
 		nodes[i] = fmt.Sprintf("n%d", i)
 	}
 	ivs := make([]PauseInterval, 1_000_000)
 	for i := range ivs {
 		s := r.Int64N(1e12)
-		ivs[i] = PauseInterval{PortClass: PortClass{nodes[r.IntN(200)], int32(r.IntN(8)), 3}, Peer: nodes[r.IntN(200)], StartPs: s, EndPs: s + r.Int64N(1e7)}
+		ivs[i] = PauseInterval{PortClass: PortClass{NodeID(r.IntN(200)), int32(r.IntN(8)), 3}, Peer: NodeID(r.IntN(200)), StartPs: s, EndPs: s + r.Int64N(1e7)}
 	}
 	slices.SortFunc(ivs, func(a, b PauseInterval) int { return cmp.Compare(a.StartPs, b.StartPs) })
 	b.ReportAllocs()
 	cpu0 := cpuTime()
 	b.ResetTimer()
 	for range b.N {
-		Episodes(ivs, 0)
+		Episodes(ivs, nodes, 0)
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
@@ -317,7 +317,7 @@ func BenchmarkVictimCounter(b *testing.B) {
 	const span = 45_000_000_000_000
 	ports := make([]PortKey, 256)
 	for i := range ports {
-		ports[i] = PortKey{fmt.Sprintf("node-%d", i/4), int32(i % 4)}
+		ports[i] = PortKey{NodeID(i / 4), int32(i % 4)}
 	}
 	ivs := make([]PauseInterval, 250_000)
 	for i := range ivs {

@@ -8,7 +8,10 @@ import (
 	"sort"
 	"testing"
 
+	"gonum.org/v1/gonum/floats/scalar"
 	"gonum.org/v1/gonum/stat"
+
+	"github.com/tracefabric/tracefabric/records"
 )
 
 func meanStat(x []float64) func() func(w, out []float64) {
@@ -30,6 +33,20 @@ func TestPoissonWeights(t *testing.T) {
 	m, v := stat.MeanVariance(w, nil)
 	if math.Abs(m-1) > 0.01 || math.Abs(v-1) > 0.02 {
 		t.Errorf("Poisson(1) weights: mean %v variance %v, want 1 and 1", m, v)
+	}
+	// The table's probabilities are Poisson(1)'s to 2^-16: e^-1 / k!.
+	var count [256]float64
+	for _, k := range poissonTable {
+		count[k]++
+	}
+	fact := 1.0
+	for k := range 8 {
+		if k > 0 {
+			fact *= float64(k)
+		}
+		if p := count[k] / (1 << 16); math.Abs(p-math.Exp(-1)/fact) > 1.0/(1<<16) {
+			t.Errorf("P(%d) = %v, want %v", k, p, math.Exp(-1)/fact)
+		}
 	}
 }
 
@@ -89,38 +106,42 @@ func TestEstimateJSON(t *testing.T) {
 	}
 }
 
-// flowFixture: two racks with 2 uplinks each, two fabric switches with 2 uplinks each.
-func flowFixture() *FlowTable {
-	ft := &FlowTable{Sets: []SetDef{
-		{Node: "rack-0", Tier: "rack", Members: 2, Offset: 0},
-		{Node: "rack-1", Tier: "rack", Members: 2, Offset: 2},
-		{Node: "fabric-0", Tier: "fabric", Members: 2, Offset: 4},
-		{Node: "fabric-1", Tier: "fabric", Members: 2, Offset: 6},
-	}}
-	add := func(rack, rm, fm int, bytes, dropped, delivered, delay float64) {
-		f := FlowSample{RackCell: int32(2*rack + rm), RackMember: int32(rm), FabricCell: -1, FabricMember: -1,
-			Bytes: bytes, Dropped: dropped, Delivered: delivered, DelayMeanPs: delay}
-		if fm >= 0 {
-			f.FabricCell, f.FabricMember = int32(4+2*rm+fm), int32(fm)
-		}
-		ft.Flows = append(ft.Flows, f)
-	}
-	add(0, 0, 0, 100, 0, 10, 1000)
-	add(0, 1, 1, 300, 2, 8, 5000)
-	add(0, 0, 0, 100, 0, 10, 2000)
-	add(1, 1, 1, 200, 1, 9, 3000)
-	add(1, 0, -1, 50, 0, 0, 0) // intra-pod: no fabric member, nothing delivered
-	add(1, 1, 0, 100, 0, 10, 4000)
-	return ft
-}
-
+// FlowStat with every weight 1 gives the measured numbers, computed here by hand from
+// the definitions: two racks and two fabric switches with two uplinks each and the
+// member loads loadbalance.arrow would give, 32 flows crossing both tiers (rack 0's
+// fabric member equals its rack member, rack 1's is independent of it).
 func TestFlowStatPoint(t *testing.T) {
-	ft := flowFixture()
+	ft := &FlowTable{
+		Sets: []SetDef{
+			{Node: nid("rack-0"), Tier: records.TierRack, Members: 2, Offset: 0},
+			{Node: nid("rack-1"), Tier: records.TierRack, Members: 2, Offset: 2},
+			{Node: nid("fabric-0"), Tier: records.TierFabric, Members: 2, Offset: 4},
+			{Node: nid("fabric-1"), Tier: records.TierFabric, Members: 2, Offset: 6},
+		},
+		CellBytes: []float64{300, 100, 50, 350, 200, 0, 100, 500},
+		CellFlows: []float64{6, 6, 5, 7, 10, 0, 4, 8},
+	}
+	add := func(rack, x, y int, delay float64) {
+		ft.Flows = append(ft.Flows, FlowSample{Rack: nid("rack-" + itoa1(rack)), RackCell: int32(2*rack + x), RackMember: int32(x),
+			FabricCell: int32(4 + 2*x + y), FabricMember: int32(y), Packets: 2, Bytes: 100, Delivered: 2, CE: float64(len(ft.Flows) % 2),
+			Dropped: float64(len(ft.Flows) % 3), DelayMeanPs: delay})
+	}
+	for k := range 8 {
+		add(0, 0, 0, float64(1000+k))
+		add(0, 1, 1, float64(2000+k))
+	}
+	for k := range 4 {
+		for x := range 2 {
+			for y := range 2 {
+				add(1, x, y, float64(3000+100*k+10*x+y))
+			}
+		}
+	}
 	if err := ft.Validate(); err != nil {
 		t.Fatal(err)
 	}
 	tiers := ft.Tiers()
-	if !reflect.DeepEqual(tiers, []string{"rack", "fabric"}) {
+	if !reflect.DeepEqual(tiers, []records.Tier{records.TierRack, records.TierFabric}) {
 		t.Fatalf("tiers %v", tiers)
 	}
 	names := FlowStatNames(tiers)
@@ -130,45 +151,53 @@ func TestFlowStatPoint(t *testing.T) {
 		w[i] = 1
 	}
 	ft.FlowStat(tiers)()(w, out)
-	// The same loads by hand.
-	ref := ImbalanceOf([]SetLoad{
-		{Node: "rack-0", Tier: "rack", Bytes: []float64{200, 300}, Flows: []float64{2, 1}},
-		{Node: "rack-1", Tier: "rack", Bytes: []float64{50, 300}, Flows: []float64{1, 2}},
-		{Node: "fabric-0", Tier: "fabric", Bytes: []float64{200, 0}, Flows: []float64{2, 0}},
-		{Node: "fabric-1", Tier: "fabric", Bytes: []float64{100, 500}, Flows: []float64{1, 2}},
-	})
-	pol := NMI([]int{0, 1, 0, 1, 1}, []int{0, 1, 0, 1, 0})
-	// Packets by delay: 10@1000, 10@2000, 9@3000, 10@4000, 8@5000 (47); rank 0.99*47
-	// = 46.53 falls on the last flow.
+	// By hand. Rack sets [300 100] and [50 350] (400 B each, equal weights): max/mean
+	// 1.5 and 1.75, CoV 100/200 and 150/200, Jain 400^2/(2*100000) and
+	// 400^2/(2*125000); flow chi-square 0 and (1+1)/6, pooled over 2 degrees of
+	// freedom: P = exp(-x/2). Fabric sets [200 0] and [100 500] (weights 200 and 600):
+	// max/mean 2 and 5/3, CoV 1 and 2/3, Jain 1/2 and 360000/520000, idle 1/2 and 0;
+	// flows [10 0] and [4 8]: chi-square 10 + 4/3.
+	fabricJain := (200*0.5 + 600*360000.0/520000) / 800
 	want := map[string]float64{
-		// rack 0: (0,0) (1,1) (0,0) identical, NMI 1; rack 1: (1,1) (1,0) constant rack
-		// choice, NMI 0: weighted (3*1 + 2*0) / 5.
-		"polarization.nmi": pol.NMI, "polarization.nmi_by_rack": 0.6, "drops.total": 3, "delay.flow_p99_ps": 5000,
-	}
-	for _, tier := range tiers {
-		ti := ref.Tiers[tier]
-		want[tier+".max_mean"] = ti.MaxMean
-		want[tier+".cov"] = ti.CoV
-		want[tier+".jain"] = ti.Jain
-		want[tier+".chi2_p"] = ti.Chi2P
-		want[tier+".idle_fraction"] = ti.IdleFraction
+		"imbalance.tiers.rack.max_mean": 1.625, "imbalance.tiers.rack.cov": 0.625, "imbalance.tiers.rack.jain": (0.8 + 0.64) / 2,
+		"imbalance.tiers.rack.chi2_p": math.Exp(-1.0 / 6), "imbalance.tiers.rack.idle_fraction": 0,
+		"imbalance.tiers.fabric.max_mean": 1.75, "imbalance.tiers.fabric.cov": 0.75, "imbalance.tiers.fabric.jain": fabricJain,
+		"imbalance.tiers.fabric.chi2_p": math.Exp(-17.0 / 3), "imbalance.tiers.fabric.idle_fraction": 0.125,
+		// Polarization, pooled table [[12 4] [4 12]]; per rack [[8 0] [0 8]] (AMI 1) and
+		// [[4 4] [4 4]]: scikit-learn 1.5.2, adjusted_mutual_info_score(x, y,
+		// average_method="min") gives 0.16905935525277674 and -0.052513607359303334;
+		// mutual_info_score 0.1308120359411371 for the pooled table, so NMI = that / ln 2.
+		MetricAMI: 0.16905935525277674, MetricAMIByRack: (16*1 + 16*-0.052513607359303334) / 32.0,
+		MetricNMI: 0.1308120359411371 / math.Ln2, MetricNMIByRack: (16*1 + 16*0) / 32.0,
+		// 32 flows: dropped 0,1,2,0,1,2,... (sum 31), CE every other flow of 2 delivered
+		// packets each: 16 of 64.
+		MetricDrops: 31, MetricDeliveredCE: 16, MetricCEFraction: 16.0 / 64,
+		// 32 flows, each counted once: the p99 is the 32nd smallest mean delay, the
+		// largest (rack 1's 3311).
+		MetricFlowMeanP99: 3311,
 	}
 	for i, n := range names {
-		if !near(out[i], want[n]) {
+		if !scalar.EqualWithinAbsOrRel(out[i], want[n], 1e-12, 1e-9) {
 			t.Errorf("%s = %v, want %v", n, out[i], want[n])
 		}
 	}
-	// Zero weight on the slowest flow moves the p99 to the next one.
-	w[1] = 0
-	ft.FlowStat(tiers)()(w, out)
-	if got := out[len(out)-1]; got != 4000 {
-		t.Errorf("p99 without the slowest flow = %v, want 4000", got)
+	// The same numbers as the single-run summary's (the measured loads, not the flows').
+	ref := ImbalanceOf([]SetLoad{
+		{Node: nid("rack-0"), Tier: records.TierRack, Bytes: ft.CellBytes[0:2], Flows: ft.CellFlows[0:2]},
+		{Node: nid("rack-1"), Tier: records.TierRack, Bytes: ft.CellBytes[2:4], Flows: ft.CellFlows[2:4]},
+		{Node: nid("fabric-0"), Tier: records.TierFabric, Bytes: ft.CellBytes[4:6], Flows: ft.CellFlows[4:6]},
+		{Node: nid("fabric-1"), Tier: records.TierFabric, Bytes: ft.CellBytes[6:8], Flows: ft.CellFlows[6:8]},
+	}, testNodes())
+	if got := ref.Tiers[records.TierFabric].MaxMean; got != out[5] {
+		t.Errorf("fabric max/mean: FlowStat %v, ImbalanceOf %v", out[5], got)
 	}
-	est := Bootstrap{B: 200, Seed: 1}.Run(len(ft.Flows), len(names), ft.FlowStat(tiers))
-	for i, e := range est {
-		if !(e.Lo <= e.Hi) || math.IsNaN(e.Lo) {
-			t.Errorf("%s: CI %v", names[i], e)
-		}
+	// Zero weight on the slowest flow moves the p99 to the next one, and removes its
+	// shares from the loads it crossed.
+	slowest := len(ft.Flows) - 1
+	w[slowest] = 0
+	ft.FlowStat(tiers)()(w, out)
+	if got := out[len(out)-1]; got != 3310 {
+		t.Errorf("p99 without the slowest flow = %v, want 3310", got)
 	}
 	if bad := (&FlowTable{Sets: ft.Sets, Flows: []FlowSample{{RackCell: 9, FabricCell: -1}}}).Validate(); bad == nil {
 		t.Error("Validate accepted a cell outside the table")
@@ -194,18 +223,72 @@ func TestTailQuantileMatchesGonum(t *testing.T) {
 		wt := make([]float64, len(order))
 		var total float64
 		for k, i := range order {
-			x[k], wt[k] = flows[i].DelayMeanPs, w[i]*flows[i].Delivered
+			x[k], wt[k] = flows[i].DelayMeanPs, w[i]
 			total += wt[k]
 		}
 		for _, p := range []float64{0.5, 0.9, 0.99, 0.999} {
 			got := tailQuantile(p, order, flows, w, total)
-			want := 0.0
+			want := math.NaN()
 			if total > 0 {
 				want = stat.Quantile(p, stat.Empirical, x, wt)
 			}
-			if got != want {
+			if got != want && !(math.IsNaN(got) && math.IsNaN(want)) {
 				t.Fatalf("trial %d p%v: tail scan %v, stat.Quantile %v", trial, p, got, want)
 			}
+		}
+	}
+}
+
+// The measured load of a member (loadbalance.arrow frame bytes and flows) divides
+// among the flows that crossed it: a flow that stayed on its member in proportion to
+// its frame bytes (IPv4 bytes + 18 per packet), a flow that moved (flowlets) over the
+// members as the residual the others leave. Numbers by hand.
+func TestApportion(t *testing.T) {
+	set := []SetDef{{Node: nid("rack-0"), Tier: records.TierRack, Members: 2}}
+	// Hash: A (1000 B, 2 packets) and B (500 B, 1 packet) on member 0, C on member 1;
+	// frame estimates 1036, 518, 318; measured [1600 400] B, [2 1] flows.
+	ft := &FlowTable{Sets: set, CellBytes: []float64{1600, 400}, CellFlows: []float64{2, 1}, Flows: []FlowSample{
+		{RackCell: 0, FabricCell: -1, Packets: 2, Bytes: 1000},
+		{RackCell: 0, FabricCell: -1, Packets: 1, Bytes: 500},
+		{RackCell: 1, FabricCell: -1, Packets: 1, Bytes: 300},
+	}}
+	ft.Apportion()
+	want := []CellShare{{0, 1600 * 1036.0 / 1554, 1}, {0, 1600 * 518.0 / 1554, 1}, {1, 400, 1}}
+	checkShares(t, "hash", ft, want)
+	// Flowlets: D (600 B est.) moved, first on member 0; E and F (500 B est. each)
+	// stayed on 0 and 1; measured [1000 1000] B, [2 2] flows (D counted on both). The
+	// residuals are 500 B and 1 flow on each member: D spreads 300 + 300 B and a flow on
+	// each; then each member's shares scale to its measured 1000 B (x 1.25).
+	ft = &FlowTable{Sets: set, CellBytes: []float64{1000, 1000}, CellFlows: []float64{2, 2}, Flows: []FlowSample{
+		{RackCell: 0, FabricCell: -1, Moved: true, Packets: 0, Bytes: 600},
+		{RackCell: 0, FabricCell: -1, Packets: 0, Bytes: 500},
+		{RackCell: 1, FabricCell: -1, Packets: 0, Bytes: 500},
+	}}
+	ft.Apportion()
+	checkShares(t, "flowlet", ft, []CellShare{{0, 375, 1}, {1, 375, 1}, {0, 625, 1}, {1, 625, 1}})
+}
+
+func checkShares(t *testing.T, name string, ft *FlowTable, want []CellShare) {
+	t.Helper()
+	if len(ft.Shares) != len(want) {
+		t.Fatalf("%s: shares %+v, want %+v", name, ft.Shares, want)
+	}
+	for i, w := range want {
+		g := ft.Shares[i]
+		if g.Cell != w.Cell || !near(g.Bytes, w.Bytes) || !near(g.Flows, w.Flows) {
+			t.Errorf("%s: share %d = %+v, want %+v", name, i, g, w)
+		}
+	}
+	// The shares of every member sum to its measured load.
+	for c := range ft.CellBytes {
+		var b, f float64
+		for _, sh := range ft.Shares {
+			if int(sh.Cell) == c {
+				b, f = b+sh.Bytes, f+sh.Flows
+			}
+		}
+		if !near(b, ft.CellBytes[c]) || !near(f, ft.CellFlows[c]) {
+			t.Errorf("%s: member %d shares sum to %v B, %v flows; measured %v, %v", name, c, b, f, ft.CellBytes[c], ft.CellFlows[c])
 		}
 	}
 }

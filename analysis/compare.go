@@ -5,29 +5,64 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
+
+	"github.com/tracefabric/tracefabric/internal/units"
+	"github.com/tracefabric/tracefabric/records"
 )
 
 // ErrNotComparable is returned when runs are not replays of the same trace.
 var ErrNotComparable = errors.New("analysis: runs are not comparable")
 
-// Metric names of a comparison (besides "imbalance.tiers.<tier>.<metric>" for each
-// tier and TierMetricNames), with the summary key they correspond to.
+// Run-level metric names of a comparison: numbers of a whole run that flows cannot be
+// resampled for (no interval). Every metric name of a comparison is also the
+// summary.json key of the same number for a run analysed alone.
 const (
-	MetricNMI          = "polarization.nmi"         // NMI of rack vs fabric member choices (CI)
-	MetricNMIByRack    = "polarization.nmi_by_rack" // the same within each source rack (CI)
-	MetricDrops        = "drops.total"              // dropped packets, from flow rows (CI)
-	MetricLossless     = "drops.lossless"           // headroom drops (no CI: not per flow)
-	MetricPausedPs     = "pfc.paused_ps"            // total pause time, ps (no CI: not per flow)
-	MetricStorms       = "pfc.storms"               // number of storm episodes (no CI)
-	MetricP99DelayPs   = "delay.p99_ps"             // packet p99 from delay.arrow, ps (no CI)
-	MetricFlowP99Delay = "delay.flow_p99_ps"        // p99 of flow mean delays per packet, ps (CI)
+	MetricLossless  = "drops.lossless"  // headroom drops
+	MetricPausedPs  = "pfc.paused_ps"   // total pause time, ps
+	MetricStorms    = "pfc.storm_count" // storm episodes
+	MetricECNMarked = "ecn.marked"      // CE marks at egress queues (ports.arrow)
+	MetricP99Delay  = "delay.p99_ps"    // packet p99 one-way delay from delay.arrow, ps
 )
 
-// HigherIsBetter reports whether a larger value of the metric is better: Jain's index
-// and the chi-square p-value (closer to uniform); for everything else lower is better.
-func HigherIsBetter(metric string) bool {
-	return strings.HasSuffix(metric, ".jain") || strings.HasSuffix(metric, ".chi2_p")
+// Direction is how a comparison ranks a metric.
+type Direction int
+
+const (
+	LowerIsBetter  Direction = iota // imbalance, polarization, drops, pauses, marks, delays
+	HigherIsBetter                  // Jain's index
+	NotRanked                       // p-values: evidence against uniformity, reported, never ranked
+)
+
+// MetricDirection returns how a metric is ranked: chi-square p-values are not (a
+// p-value is evidence against uniformity, not a score: methods are ranked on byte
+// imbalance), nor is the plain NMI (kept for reference; AMI ranks polarization);
+// Jain's index is higher-is-better, everything else lower-is-better.
+func MetricDirection(metric string) Direction {
+	switch {
+	case strings.HasSuffix(metric, ".chi2_p"), metric == MetricNMI, metric == MetricNMIByRack:
+		return NotRanked
+	case strings.HasSuffix(metric, ".jain"):
+		return HigherIsBetter
+	}
+	return LowerIsBetter
+}
+
+// MetricUnit is the unit of a metric's values: "ps", "packets", "episodes",
+// "fraction" (of 1), or "" for dimensionless ratios and indices.
+func MetricUnit(metric string) string {
+	switch {
+	case strings.HasSuffix(metric, "_ps"):
+		return "ps"
+	case metric == MetricDrops || metric == MetricLossless || metric == MetricDeliveredCE || metric == MetricECNMarked:
+		return "packets"
+	case metric == MetricStorms:
+		return "episodes"
+	case strings.HasSuffix(metric, "_fraction"):
+		return "fraction"
+	}
+	return ""
 }
 
 // MethodMetrics is one run's row of a comparison: its metrics by name.
@@ -38,14 +73,43 @@ type MethodMetrics struct {
 	Metrics map[string]Estimate `json:"metrics"`
 }
 
-// Best names the best method on one metric and how sure that is. Difference is the
-// best value minus the runner-up's; for bootstrapped metrics its interval comes from
-// the paired bootstrap (the same resampled flows in both runs, replicate by
-// replicate), and Clear is set when that interval excludes 0 on the best method's side:
-// the ranking is then unlikely to be an accident of which flows the trace happened to
-// hold. Metrics without a CI are never Clear.
+// Best says which method is best on one metric and how sure that is.
+//
+// Ranked is false for a metric that is not ranked (MetricDirection). Tie is set when
+// two or more methods share the best value (Tied lists them): no method is best. With
+// a unique best, Difference is its value minus the runner-up's; for per-flow metrics
+// its interval is the paired bootstrap's (the same resampled flows in both runs,
+// replicate by replicate, BCa), and Clear is set when that interval excludes 0: the
+// ranking is then unlikely to be an accident of which flows the trace happened to
+// hold. Run-level metrics have no interval and are never Clear. Method is "" (null in
+// JSON) when no method is best: a tie, an unranked metric or no defined value.
 type Best struct {
 	Method     string   `json:"method"`
+	Ranked     bool     `json:"ranked"`
+	Tie        bool     `json:"tie"`
+	Tied       []string `json:"tied,omitempty"`
+	Value      float64  `json:"value"`
+	Higher     bool     `json:"higher_is_better"`
+	RunnerUp   string   `json:"runner_up,omitempty"`
+	Difference Estimate `json:"difference"`
+	Clear      bool     `json:"clear"`
+}
+
+// MarshalJSON writes a missing best method as null.
+func (b Best) MarshalJSON() ([]byte, error) {
+	o := bestJSON{Ranked: b.Ranked, Tie: b.Tie, Tied: b.Tied, Value: b.Value, Higher: b.Higher,
+		RunnerUp: b.RunnerUp, Difference: b.Difference, Clear: b.Clear}
+	if b.Method != "" {
+		o.Method = &b.Method
+	}
+	return marshalNullNaN(o)
+}
+
+type bestJSON struct {
+	Method     *string  `json:"method"`
+	Ranked     bool     `json:"ranked"`
+	Tie        bool     `json:"tie"`
+	Tied       []string `json:"tied,omitempty"`
 	Value      float64  `json:"value"`
 	Higher     bool     `json:"higher_is_better"`
 	RunnerUp   string   `json:"runner_up,omitempty"`
@@ -62,20 +126,22 @@ type Comparison struct {
 	B        int                       `json:"bootstrap"`
 	Seed     uint64                    `json:"seed"`
 	Level    float64                   `json:"level"`
+	Interval string                    `json:"interval"` // IntervalMethod
 	Headline []string                  `json:"headline"`
 
-	reps     map[string][]float64 // per method, the bootstrap replicates
-	repIndex map[string]int       // metric -> index in a replicate
-	dim      int
+	reps     map[string]*Replicates // per method
+	repIndex map[string]int         // metric -> index in a replicate
 }
 
-// Compare compares runs of the same trace. Per run it bootstraps (see Bootstrap;
-// opt.Bootstrap replicates, opt.Seed) the per-flow statistics of FlowTable.FlowStat
-// (tier imbalance from the flows' member choices and bytes, polarization, drops, the
-// flow-delay p99), and adds without CI the run-level numbers that flows cannot be
-// resampled for (lossless drops, pause time, storms, the packet p99 from delay.arrow).
-// Then it picks the best method per metric (see HigherIsBetter; ties go to the
-// earlier run) and tests it against the runner-up with the paired bootstrap (Best).
+// Compare compares runs of the same trace (docs/analysis.md#comparisons). Per run it
+// bootstraps (see Bootstrap; opt.Bootstrap replicates, opt.Seed) the per-flow
+// statistics of FlowTable.FlowStat: the tiers' imbalance from the measured member
+// loads (the loadbalance.arrow frame bytes and flows the single-run summary uses, so
+// a run's numbers are the same alone or compared), polarization, drops, CE-marked
+// deliveries and the flow mean-delay p99; and it adds without interval the run-level
+// numbers that flows cannot be resampled for (lossless drops, pause time, storms, CE
+// marks at queues, the packet p99 from delay.arrow). Then it finds the best method per
+// ranked metric and tests it against the runner-up with the paired bootstrap (Best).
 //
 // Runs are named by their hash method, or by their directory's base name when the
 // method is unknown or repeated. Runs must replay the same trace: the same number of
@@ -86,67 +152,30 @@ func Compare(runs []*Run, opt Options) (*Comparison, error) {
 		return nil, fmt.Errorf("%w: no runs", ErrNotComparable)
 	}
 	opt = opt.withDefaults()
-	for i, r := range runs {
-		if r == nil {
-			return nil, fmt.Errorf("run %d: %w", i, ErrNoRun)
-		}
-		if err := r.Flows.Validate(); err != nil {
-			return nil, fmt.Errorf("%s: %w", r.Dir, err)
-		}
-		if i > 0 && runs[0].Flows.Fingerprint != 0 && r.Flows.Fingerprint != 0 && runs[0].Flows.Fingerprint != r.Flows.Fingerprint {
-			return nil, fmt.Errorf("%w: %s and %s hold different flows (flow ids, packets or bytes differ): compare replays of one trace", ErrNotComparable, runs[0].Dir, r.Dir)
-		}
-		if i > 0 {
-			a, b := runs[0], r
-			if len(a.Flows.Flows) != len(b.Flows.Flows) || a.Info.TracePackets != b.Info.TracePackets {
-				return nil, fmt.Errorf("%w: %s has %d flows from %d trace packets, %s has %d from %d (compare replays of one trace)",
-					ErrNotComparable, a.Dir, len(a.Flows.Flows), a.Info.TracePackets, b.Dir, len(b.Flows.Flows), b.Info.TracePackets)
-			}
-		}
+	if err := comparable(runs); err != nil {
+		return nil, err
 	}
-	c := &Comparison{ByMethod: map[string]*MethodMetrics{}, Best: map[string]Best{}, B: opt.Bootstrap, Seed: opt.Seed, Level: 0.95}
-	// Names.
-	count := map[string]int{}
-	for _, r := range runs {
-		count[r.Info.Method]++
-	}
-	for _, r := range runs {
-		name := r.Info.Method
-		if name == "" || count[name] > 1 {
-			name = filepath.Base(r.Dir)
-		}
-		if _, dup := c.ByMethod[name]; dup {
-			return nil, fmt.Errorf("%w: two runs named %q", ErrNotComparable, name)
-		}
-		c.Methods = append(c.Methods, name)
-		c.ByMethod[name] = nil
+	c := &Comparison{ByMethod: map[string]*MethodMetrics{}, Best: map[string]Best{}, B: opt.Bootstrap, Seed: opt.Seed, Level: 0.95,
+		Interval: IntervalMethod, reps: map[string]*Replicates{}, repIndex: map[string]int{}}
+	var err error
+	if c.Methods, err = methodNames(runs); err != nil {
+		return nil, err
 	}
 	// Tiers over all runs, so every method has the same metrics.
-	var tiers []string
-	seen := map[string]bool{}
+	var tiers []records.Tier
 	for _, r := range runs {
 		for _, t := range r.Flows.Tiers() {
-			if !seen[t] {
-				seen[t] = true
+			if !slices.Contains(tiers, t) {
 				tiers = append(tiers, t)
 			}
 		}
 	}
-	sortTiers(tiers)
+	slices.Sort(tiers)
 	names := FlowStatNames(tiers)
-	for i, n := range names {
-		if i < len(tiers)*len(TierMetricNames) {
-			names[i] = "imbalance.tiers." + n
-		}
-	}
-	c.Metrics = append(append([]string{}, names...), MetricLossless, MetricPausedPs, MetricStorms, MetricP99DelayPs)
-	c.reps = map[string][]float64{}
-	c.repIndex = map[string]int{}
-	c.dim = len(names)
+	c.Metrics = append(append([]string{}, names...), MetricLossless, MetricPausedPs, MetricStorms, MetricECNMarked, MetricP99Delay)
 	for k, n := range names {
 		c.repIndex[n] = k
 	}
-
 	for i, r := range runs {
 		name := c.Methods[i]
 		bs := Bootstrap{B: opt.Bootstrap, Seed: opt.Seed}
@@ -154,26 +183,20 @@ func Compare(runs []*Run, opt Options) (*Comparison, error) {
 			stage := "bootstrap " + name
 			bs.Progress = func(done, total int) { opt.Progress(stage, done, total) }
 		}
-		est, reps := bs.RunReplicates(len(r.Flows.Flows), len(names), r.Flows.FlowStat(tiers))
-		c.reps[name] = reps
+		rep := bs.RunReplicates(len(r.Flows.Flows), len(names), r.Flows.FlowStat(tiers))
+		rep.Methods = intervalMethods(names)
+		c.reps[name] = rep
 		m := &MethodMetrics{Method: name, Dir: r.Dir, Flows: len(r.Flows.Flows), Metrics: map[string]Estimate{}}
-		for k, n := range names {
-			m.Metrics[n] = est[k].clamp(metricRange(n))
-		}
-		var paused int64
-		for _, iv := range r.Intervals {
-			paused += iv.DurationPs()
-		}
-		storms := 0
-		for _, e := range r.Episodes {
-			if e.Depth >= 2 || e.DurationPs >= opt.StormDurationPs {
-				storms++
+		why := undefinedReasons(r, tiers)
+		for k, e := range rep.Estimates() {
+			if !e.Defined() {
+				e.Reason = why[names[k]]
 			}
+			m.Metrics[names[k]] = e
 		}
-		m.Metrics[MetricLossless] = Estimate{Value: float64(r.Drops.Lossless)}
-		m.Metrics[MetricPausedPs] = Estimate{Value: float64(paused)}
-		m.Metrics[MetricStorms] = Estimate{Value: float64(storms)}
-		m.Metrics[MetricP99DelayPs] = Estimate{Value: delaySummary(r.Delay).P99Ps}
+		for metric, v := range runLevel(r, opt) {
+			m.Metrics[metric] = v
+		}
 		c.ByMethod[name] = m
 	}
 	for _, metric := range c.Metrics {
@@ -183,131 +206,300 @@ func Compare(runs []*Run, opt Options) (*Comparison, error) {
 	return c, nil
 }
 
+// comparable checks that runs replay one trace.
+func comparable(runs []*Run) error {
+	for i, r := range runs {
+		if r == nil {
+			return fmt.Errorf("run %d: %w", i, ErrNoRun)
+		}
+		if err := r.Flows.Validate(); err != nil {
+			return fmt.Errorf("%s: %w", r.Dir, err)
+		}
+		if i == 0 {
+			continue
+		}
+		a := runs[0]
+		if a.Flows.Fingerprint != 0 && r.Flows.Fingerprint != 0 && a.Flows.Fingerprint != r.Flows.Fingerprint {
+			return fmt.Errorf("%w: %s and %s hold different flows (flow ids, packets or bytes differ): compare replays of one trace", ErrNotComparable, a.Dir, r.Dir)
+		}
+		if len(a.Flows.Flows) != len(r.Flows.Flows) || a.Info.TracePackets != r.Info.TracePackets {
+			return fmt.Errorf("%w: %s has %d flows from %d trace packets, %s has %d from %d (compare replays of one trace)",
+				ErrNotComparable, a.Dir, len(a.Flows.Flows), a.Info.TracePackets, r.Dir, len(r.Flows.Flows), r.Info.TracePackets)
+		}
+	}
+	return nil
+}
+
+// methodNames names runs by their hash method, or by their directory when the method
+// is unknown or repeated.
+func methodNames(runs []*Run) ([]string, error) {
+	count := map[string]int{}
+	for _, r := range runs {
+		count[r.Info.Method]++
+	}
+	var names []string
+	for _, r := range runs {
+		name := r.Info.Method
+		if name == "" || count[name] > 1 {
+			name = filepath.Base(r.Dir)
+		}
+		if slices.Contains(names, name) {
+			return nil, fmt.Errorf("%w: two runs named %q", ErrNotComparable, name)
+		}
+		names = append(names, name)
+	}
+	return names, nil
+}
+
+// undefinedReasons says, per per-flow metric, why a run's value can be undefined.
+func undefinedReasons(r *Run, tiers []records.Tier) map[string]string {
+	why := map[string]string{}
+	imb := ImbalanceOf(r.Sets, r.Nodes)
+	for _, t := range tiers {
+		reason := fmt.Sprintf("no equal-cost set at the %s tier", t)
+		if ti := imb.Tiers[t]; ti != nil {
+			reason = ti.Reason
+		}
+		for _, m := range TierMetricNames {
+			why[TierMetric(t, m)] = reason
+		}
+	}
+	pol := r.Flows.Polarization()
+	for _, m := range []string{MetricAMI, MetricAMIByRack, MetricNMI, MetricNMIByRack} {
+		why[m] = pol.Reason
+	}
+	why[MetricAMIByRack] = firstNonEmpty(pol.Reason, "no source rack with a defined measure")
+	why[MetricNMIByRack] = why[MetricAMIByRack]
+	why[MetricCEFraction] = "no packet was delivered"
+	why[MetricFlowMeanP99] = "no packet was delivered"
+	return why
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// runLevel returns a run's run-level metrics (no interval), as Analyze computes them.
+func runLevel(r *Run, opt Options) map[string]Estimate {
+	var paused int64
+	for _, iv := range r.Intervals {
+		paused += iv.DurationPs()
+	}
+	storms := 0
+	for _, e := range r.Episodes {
+		if e.Depth >= 2 || e.DurationPs >= opt.StormDurationPs {
+			storms++
+		}
+	}
+	var marked int64
+	for _, q := range r.Queues {
+		marked += q.ECNMarked
+	}
+	p99 := Estimate{Value: delaySummary(r.Delay).P99Ps}
+	if delaySummary(r.Delay).All.Packets == 0 {
+		p99 = Estimate{Value: math.NaN(), Reason: "no packet was delivered"}
+	}
+	return map[string]Estimate{
+		MetricLossless:  {Value: float64(r.Drops.Lossless)},
+		MetricPausedPs:  {Value: float64(paused)},
+		MetricStorms:    {Value: float64(storms)},
+		MetricECNMarked: {Value: float64(marked)},
+		MetricP99Delay:  p99,
+	}
+}
+
 func (c *Comparison) best(metric string) Best {
-	higher := HigherIsBetter(metric)
-	b := Best{Higher: higher}
+	dir := MetricDirection(metric)
+	b := Best{Ranked: dir != NotRanked, Higher: dir == HigherIsBetter, Value: math.NaN(), Difference: Estimate{Value: math.NaN()}}
+	if !b.Ranked {
+		return b
+	}
 	better := func(x, y float64) bool {
-		if higher {
+		if b.Higher {
 			return x > y
 		}
 		return x < y
 	}
-	bi, ri := -1, -1
-	for i, m := range c.Methods {
-		v := c.ByMethod[m].Metrics[metric].Value
-		switch {
-		case bi < 0 || better(v, c.ByMethod[c.Methods[bi]].Metrics[metric].Value):
-			bi, ri = i, bi
-		case ri < 0 || better(v, c.ByMethod[c.Methods[ri]].Metrics[metric].Value):
-			ri = i
+	var defined []string
+	for _, m := range c.Methods {
+		if c.ByMethod[m].Metrics[metric].Defined() {
+			defined = append(defined, m)
 		}
 	}
-	be := c.ByMethod[c.Methods[bi]].Metrics[metric]
-	b.Method, b.Value = c.Methods[bi], be.Value
-	if ri < 0 {
+	if len(defined) == 0 {
 		return b
 	}
-	b.RunnerUp = c.Methods[ri]
-	re := c.ByMethod[b.RunnerUp].Metrics[metric]
-	b.Difference = Estimate{Value: be.Value - re.Value}
-	k, ok := c.repIndex[metric]
-	if !ok || be.Value == re.Value {
+	val := func(m string) float64 { return c.ByMethod[m].Metrics[metric].Value }
+	bestV := val(defined[0])
+	for _, m := range defined[1:] {
+		if better(val(m), bestV) {
+			bestV = val(m)
+		}
+	}
+	b.Value = bestV
+	for _, m := range defined {
+		if val(m) == bestV {
+			b.Tied = append(b.Tied, m)
+		}
+	}
+	if len(b.Tied) > 1 {
+		b.Tie = true
 		return b
 	}
-	rb, rr := c.reps[b.Method], c.reps[b.RunnerUp]
-	d := make([]float64, len(rb)/c.dim)
-	for r := range d {
-		d[r] = rb[r*c.dim+k] - rr[r*c.dim+k]
+	b.Method, b.Tied = b.Tied[0], nil
+	for _, m := range defined {
+		if m != b.Method && (b.RunnerUp == "" || better(val(m), val(b.RunnerUp))) {
+			b.RunnerUp = m
+		}
 	}
-	b.Difference.Lo, b.Difference.Hi = BiasCorrectedCI(d, b.Difference.Value, c.Level)
-	b.Difference.HasCI = true
-	if higher {
-		b.Clear = b.Difference.Lo > 0
-	} else {
-		b.Clear = b.Difference.Hi < 0
+	if b.RunnerUp == "" {
+		return b
+	}
+	b.Difference = c.difference(metric, b.Method, b.RunnerUp)
+	if b.Difference.HasCI {
+		if b.Higher {
+			b.Clear = b.Difference.Lo > 0
+		} else {
+			b.Clear = b.Difference.Hi < 0
+		}
 	}
 	return b
 }
 
-func (c *Comparison) headline(tiers []string) []string {
+// difference is metric of method a minus method b, with the paired bootstrap's BCa
+// interval for per-flow metrics.
+func (c *Comparison) difference(metric, a, b string) Estimate {
+	ea, eb := c.ByMethod[a].Metrics[metric], c.ByMethod[b].Metrics[metric]
+	k, ok := c.repIndex[metric]
+	if !ok {
+		return Estimate{Value: ea.Value - eb.Value}
+	}
+	return c.reps[a].Difference(c.reps[b], k)
+}
+
+func (c *Comparison) headline(tiers []records.Tier) []string {
 	var h []string
 	for i := len(tiers) - 1; i >= 0; i-- { // the highest tier first: it shows polarization
-		key := "imbalance.tiers." + tiers[i] + ".max_mean"
+		key := TierMetric(tiers[i], "max_mean")
 		b := c.Best[key]
-		h = append(h, fmt.Sprintf("Best hash for the %s tier's balance: %s (byte max/mean %s)%s.", tiers[i], b.Method, c.ByMethod[b.Method].Metrics[key], c.clearWord(b)))
-	}
-	b := c.Best[MetricNMI]
-	worst := c.Methods[0]
-	for _, m := range c.Methods {
-		if c.ByMethod[m].Metrics[MetricNMI].Value > c.ByMethod[worst].Metrics[MetricNMI].Value {
-			worst = m
+		switch {
+		case b.Tie && len(b.Tied) == len(c.Methods):
+			h = append(h, fmt.Sprintf("The %s tier's balance is a tie: every method's byte max/mean is %s.", tiers[i], units.FormatFloat(b.Value)))
+		case b.Tie:
+			h = append(h, fmt.Sprintf("The %s tier's balance: %s tie for the best byte max/mean (%s).", tiers[i], strings.Join(b.Tied, ", "), units.FormatFloat(b.Value)))
+		case b.Method == "":
+			h = append(h, fmt.Sprintf("The %s tier's balance is not judged: %s.", tiers[i], c.ByMethod[c.Methods[0]].Metrics[key].Reason))
+		default:
+			h = append(h, fmt.Sprintf("Best hash for the %s tier's balance: %s (byte max/mean %s)%s.", tiers[i], b.Method, c.ByMethod[b.Method].Metrics[key], c.clearWord(key, b)))
 		}
 	}
 	if len(c.Methods) > 1 {
-		h = append(h, fmt.Sprintf("Least polarized: %s (NMI %s); most: %s (NMI %s).", b.Method, c.ByMethod[b.Method].Metrics[MetricNMI], worst, c.ByMethod[worst].Metrics[MetricNMI]))
+		h = append(h, c.polarizationLine())
 	}
-	b = c.Best[MetricDrops]
-	if e := c.ByMethod[b.Method].Metrics[MetricDrops]; e.Value == 0 && c.allZero(MetricDrops) {
+	b := c.Best[MetricDrops]
+	switch {
+	case b.Tie && len(b.Tied) == len(c.Methods) && b.Value == 0:
 		h = append(h, "No method dropped a packet.")
-	} else {
-		h = append(h, fmt.Sprintf("Fewest drops: %s (%s)%s.", b.Method, fmtEstimate(MetricDrops, e), c.clearWord(b)))
+	case b.Tie && len(b.Tied) == len(c.Methods):
+		h = append(h, fmt.Sprintf("Every method dropped %s packets.", units.FormatCount(int64(b.Value))))
+	case b.Tie:
+		h = append(h, fmt.Sprintf("Fewest drops: %s tie (%s packets).", strings.Join(b.Tied, ", "), units.FormatCount(int64(b.Value))))
+	case b.Method != "":
+		h = append(h, fmt.Sprintf("Fewest drops: %s (%s)%s.", b.Method, FormatEstimate(MetricDrops, c.ByMethod[b.Method].Metrics[MetricDrops]), c.clearWord(MetricDrops, b)))
 	}
 	return h
 }
 
-// allZero reports whether every method's value of metric is 0.
-func (c *Comparison) allZero(metric string) bool {
+// polarizationLine names the least and the most polarized methods by AMI, the most
+// only when the paired interval of its difference with the least excludes 0.
+func (c *Comparison) polarizationLine() string {
+	b := c.Best[MetricAMI]
+	ami := func(m string) Estimate { return c.ByMethod[m].Metrics[MetricAMI] }
+	switch {
+	case b.Method == "" && !b.Tie:
+		return fmt.Sprintf("Polarization is not judged: %s.", ami(c.Methods[0]).Reason)
+	case b.Tie:
+		return fmt.Sprintf("Polarization (AMI) ties: %s at %s.", strings.Join(b.Tied, ", "), units.FormatFloat(b.Value))
+	}
+	line := fmt.Sprintf("Least polarized: %s (AMI %s)%s.", b.Method, ami(b.Method), c.clearWord(MetricAMI, b))
+	worst := b.Method
 	for _, m := range c.Methods {
-		if c.ByMethod[m].Metrics[metric].Value != 0 {
-			return false
+		if ami(m).Defined() && ami(m).Value > ami(worst).Value {
+			worst = m
 		}
 	}
-	return true
+	if worst == b.Method {
+		return line
+	}
+	var most []string // every method at the highest AMI
+	for _, m := range c.Methods {
+		if ami(m).Defined() && ami(m).Value == ami(worst).Value {
+			most = append(most, m)
+		}
+	}
+	d := c.difference(MetricAMI, worst, b.Method)
+	method := IntervalOf(MetricAMI)
+	if d.HasCI && d.Lo > 0 {
+		return line + fmt.Sprintf(" Most polarized: %s (AMI %s; the paired 95%% %s interval of the difference with %s, %s, excludes 0).", strings.Join(most, ", "), ami(worst), method, b.Method, d)
+	}
+	return line + fmt.Sprintf(" No method is clearly the most polarized: %s reads highest (AMI %s) but the paired 95%% %s interval of the difference with %s, %s, includes 0.", strings.Join(most, ", "), ami(worst), method, b.Method, d)
 }
 
-// fmtEstimate formats an estimate for a sentence: counts (drops, storms) as whole
-// numbers with thousands separators, times in a human unit, other metrics as
-// Estimate.String does.
-func fmtEstimate(metric string, e Estimate) string {
+// FormatEstimate formats an estimate for a sentence: counts (drops, storms, marks) as
+// whole numbers with thousands separators, times in a human unit, fractions in %,
+// other metrics as Estimate.String does; "-" when undefined.
+func FormatEstimate(metric string, e Estimate) string {
 	var f func(float64) string
-	switch {
-	case metric == MetricDrops || metric == MetricLossless || metric == MetricStorms:
-		f = func(v float64) string { return FormatCount(int64(math.Round(v))) }
-	case strings.HasSuffix(metric, "_ps"):
-		f = FormatPs
+	switch MetricUnit(metric) {
+	case "packets", "episodes":
+		f = func(v float64) string { return units.FormatCount(int64(math.Round(v))) }
+	case "ps":
+		f = units.FormatPs
+	case "fraction":
+		f = units.FormatFraction
 	default:
 		return e.String()
 	}
-	if !e.HasCI {
+	switch {
+	case !e.Defined():
+		return "-"
+	case !e.HasCI:
 		return f(e.Value)
 	}
 	return fmt.Sprintf("%s [%s, %s]", f(e.Value), f(e.Lo), f(e.Hi))
 }
 
-func (c *Comparison) clearWord(b Best) string {
+func (c *Comparison) clearWord(metric string, b Best) string {
 	if b.RunnerUp == "" {
 		return ""
 	}
-	if b.Difference.Value == 0 {
-		return fmt.Sprintf(", tied with %s", b.RunnerUp)
-	}
-	if !b.Difference.HasCI {
+	d := b.Difference
+	if !d.HasCI {
 		return fmt.Sprintf(", ahead of %s (no interval: not a per-flow quantity)", b.RunnerUp)
 	}
 	if b.Clear {
-		return fmt.Sprintf(", clearly ahead of %s (paired 95%% interval of the difference %s)", b.RunnerUp, b.Difference)
+		return fmt.Sprintf(", clearly ahead of %s (the paired 95%% %s interval of the difference, %s, excludes 0)", b.RunnerUp, IntervalOf(metric), d)
 	}
-	return fmt.Sprintf(", not clearly ahead of %s (paired 95%% interval of the difference %s includes 0)", b.RunnerUp, b.Difference)
+	return fmt.Sprintf(", not clearly ahead of %s (the paired 95%% %s interval of the difference, %s, includes 0)", b.RunnerUp, IntervalOf(metric), d)
 }
 
-// Table returns the hash_comparison table: one row per method and metric with the
-// value, the CI bounds (empty without one) and whether the method is best on it.
+// Table returns the hash_comparison table: one row per method and metric with its
+// unit, the value (empty when undefined), the interval bounds (empty without one) and
+// whether the method is the unique best on it (a tie marks none).
 func (c *Comparison) Table() Table {
-	t := Table{Name: "hash_comparison", Header: []string{"method", "metric", "value", "lo", "hi", "best"}}
+	t := Table{Name: "hash_comparison", Header: []string{"method", "metric", "unit", "value", "lo", "hi", "best"}}
 	for _, m := range c.Methods {
 		for _, metric := range c.Metrics {
 			e := c.ByMethod[m].Metrics[metric]
-			lo, hi := "", ""
+			v, lo, hi := "", "", ""
+			if e.Defined() {
+				v = ff(e.Value)
+			}
 			if e.HasCI {
 				lo, hi = ff(e.Lo), ff(e.Hi)
 			}
@@ -315,31 +507,8 @@ func (c *Comparison) Table() Table {
 			if c.Best[metric].Method == m {
 				best = "true"
 			}
-			t.Rows = append(t.Rows, []string{m, metric, ff(e.Value), lo, hi, best})
+			t.Rows = append(t.Rows, []string{m, metric, MetricUnit(metric), v, lo, hi, best})
 		}
 	}
 	return t
-}
-
-// metricRange is the range a bootstrapped metric can take; the bias-corrected interval
-// (BiasCorrectedCI) is clipped to it so it never reports impossible values such as a
-// max/mean below 1.
-func metricRange(name string) (lo, hi float64) {
-	switch {
-	case strings.HasSuffix(name, ".max_mean"):
-		return 1, math.Inf(1)
-	case strings.HasSuffix(name, ".jain"), strings.HasSuffix(name, ".idle_fraction"),
-		strings.HasSuffix(name, ".chi2_p"), strings.HasPrefix(name, "polarization."):
-		return 0, 1
-	}
-	return 0, math.Inf(1)
-}
-
-// clamp clips the interval (not the estimate) to [lo, hi].
-func (e Estimate) clamp(lo, hi float64) Estimate {
-	if e.HasCI {
-		e.Lo = min(max(e.Lo, lo), hi)
-		e.Hi = min(max(e.Hi, lo), hi)
-	}
-	return e
 }

@@ -3,10 +3,13 @@ package analysis
 import (
 	"encoding/json"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/tracefabric/tracefabric/records"
 )
 
 // syntheticRun builds a run of n flows over 4 racks x 4 fabric uplinks and 4 fabric
@@ -17,10 +20,10 @@ func syntheticRun(method string, n int, polarized bool, seed uint64) *Run {
 	keys := rand.New(rand.NewPCG(5, 5)) // the same trace for every method
 	run := &Run{Dir: "/out/" + method, Info: RunInfo{Method: method, SimPs: 1e9, TracePackets: int64(10 * n), Complete: true}}
 	for i := 0; i < 4; i++ {
-		run.Flows.Sets = append(run.Flows.Sets, SetDef{Node: "rack-p0-r" + itoa1(i), Tier: "rack", Members: 4, Offset: 4 * i})
+		run.Flows.Sets = append(run.Flows.Sets, SetDef{Node: nid("rack-p0-r" + itoa1(i)), Tier: records.TierRack, Members: 4, Offset: 4 * i})
 	}
 	for j := 0; j < 4; j++ {
-		run.Flows.Sets = append(run.Flows.Sets, SetDef{Node: "fabric-p0-f" + itoa1(j), Tier: "fabric", Members: 4, Offset: 16 + 4*j})
+		run.Flows.Sets = append(run.Flows.Sets, SetDef{Node: nid("fabric-p0-f" + itoa1(j)), Tier: records.TierFabric, Members: 4, Offset: 16 + 4*j})
 	}
 	for i := 0; i < n; i++ {
 		rack := keys.IntN(4)
@@ -31,7 +34,7 @@ func syntheticRun(method string, n int, polarized bool, seed uint64) *Run {
 			fm = rm
 		}
 		run.Flows.Flows = append(run.Flows.Flows, FlowSample{
-			RackCell: int32(4*rack + rm), RackMember: int32(rm),
+			Rack: nid("rack-p0-r" + itoa1(rack)), RackCell: int32(4*rack + rm), RackMember: int32(rm), Packets: 10,
 			FabricCell: int32(16 + 4*rm + fm), FabricMember: int32(fm),
 			Bytes: bytes, Dropped: float64(keys.IntN(3) / 2), Delivered: 10, DelayMeanPs: float64(1e6 + keys.IntN(1e6)),
 		})
@@ -48,27 +51,29 @@ func TestCompare(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pol := c.ByMethod["crc32"].Metrics[MetricNMI]
-	salt := c.ByMethod["crc32WithSalt"].Metrics[MetricNMI]
-	if !near(pol.Value, 1) || salt.Value > 0.01 {
-		t.Errorf("NMI polarized %v, salted %v", pol, salt)
+	pol := c.ByMethod["crc32"].Metrics[MetricAMI]
+	salt := c.ByMethod["crc32WithSalt"].Metrics[MetricAMI]
+	if !near(pol.Value, 1) || math.Abs(salt.Value) > 0.01 {
+		t.Errorf("AMI polarized %v, salted %v", pol, salt)
 	}
-	if b := c.Best[MetricNMI]; b.Method != "crc32WithSalt" || !b.Clear || b.RunnerUp != "crc32" ||
+	if b := c.Best[MetricAMI]; b.Method != "crc32WithSalt" || !b.Clear || b.RunnerUp != "crc32" ||
 		!b.Difference.HasCI || !near(b.Difference.Value, salt.Value-pol.Value) || !(b.Difference.Hi < 0) {
-		t.Errorf("best NMI %+v", b)
+		t.Errorf("best AMI %+v", b)
 	}
-	// Drops are the same flows' drops in both runs: paired, the difference is exactly 0
-	// in every replicate, so neither is clearly better.
-	if b := c.Best[MetricDrops]; b.Clear || b.Difference.Value != 0 {
-		t.Errorf("best drops %+v", b)
+	// Drops are the same flows' drops in both runs: a tie, no method is best.
+	if b := c.Best[MetricDrops]; !b.Tie || b.Method != "" || len(b.Tied) != 2 {
+		t.Errorf("best drops %+v, want a tie", b)
 	}
 	// Polarized: each fabric switch uses a single spine uplink, so 3 of 4 idle.
-	fi := "imbalance.tiers.fabric.idle_fraction"
+	fi := TierMetric(records.TierFabric, "idle_fraction")
 	if v := c.ByMethod["crc32"].Metrics[fi].Value; !near(v, 0.75) {
 		t.Errorf("polarized fabric idle fraction %v, want 0.75", v)
 	}
-	if b := c.Best["imbalance.tiers.fabric.jain"]; b.Method != "crc32WithSalt" || !b.Higher {
+	if b := c.Best[TierMetric(records.TierFabric, "jain")]; b.Method != "crc32WithSalt" || !b.Higher {
 		t.Errorf("best fabric Jain %+v", b)
+	}
+	if b := c.Best[TierMetric(records.TierFabric, "chi2_p")]; b.Ranked || b.Method != "" {
+		t.Errorf("chi-square p-values are ranked: %+v", b)
 	}
 	for _, m := range c.Methods {
 		e := c.ByMethod[m].Metrics[MetricDrops]
@@ -80,7 +85,9 @@ func TestCompare(t *testing.T) {
 		}
 	}
 	again, err := Compare(runs, opt)
-	if err != nil || !reflect.DeepEqual(again, c) {
+	j1, _ := json.Marshal(c)
+	j2, _ := json.Marshal(again)
+	if err != nil || string(j1) != string(j2) {
 		t.Errorf("Compare is not deterministic for a seed")
 	}
 	if len(c.Headline) == 0 || !strings.Contains(strings.Join(c.Headline, " "), "crc32WithSalt") {
@@ -91,13 +98,55 @@ func TestCompare(t *testing.T) {
 		t.Errorf("table has %d rows, want %d", len(tb.Rows), 2*len(c.Metrics))
 	}
 	var sb strings.Builder
-	if err := tb.WriteCSV(&sb); err != nil || !strings.HasPrefix(sb.String(), "method,metric,value,lo,hi,best\n") {
+	if err := tb.WriteCSV(&sb); err != nil || !strings.HasPrefix(sb.String(), "method,metric,unit,value,lo,hi,best\n") {
 		t.Errorf("CSV: %v %q", err, sb.String()[:60])
 	}
 	js, err := json.Marshal(c)
-	if err != nil || !strings.Contains(string(js), `"polarization.nmi":{"value":`) {
+	if err != nil || !strings.Contains(string(js), `"polarization.ami":{"value":`) || !strings.Contains(string(js), `"interval":"BCa"`) {
 		t.Errorf("JSON: %v %.200s", err, js)
 	}
+}
+
+// Ties are ties: when every method has the same value (0 drops everywhere), no method
+// is best (best null, tie true), and a value inside the noise is not "most polarized".
+func TestCompareTies(t *testing.T) {
+	a, b := syntheticRun("crc16", 600, false, 11), syntheticRun("xor16", 600, false, 12)
+	for _, r := range []*Run{a, b} {
+		for i := range r.Flows.Flows {
+			r.Flows.Flows[i].Dropped = 0
+		}
+	}
+	c, err := Compare([]*Run{a, b}, Options{Seed: 1, Bootstrap: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bd := c.Best[MetricDrops]
+	if !bd.Tie || bd.Method != "" || bd.Value != 0 {
+		t.Errorf("drops: %+v, want a tie at 0", bd)
+	}
+	js, _ := json.Marshal(bd)
+	if !strings.Contains(string(js), `"method":null`) || !strings.Contains(string(js), `"tie":true`) {
+		t.Errorf("tie JSON %s, want method null and tie true", js)
+	}
+	h := strings.Join(c.Headline, "\n")
+	if !strings.Contains(h, "No method dropped a packet.") || strings.Contains(h, "Fewest drops") {
+		t.Errorf("headline:\n%s", h)
+	}
+	// Two independent hashings of 600 flows: the AMIs differ by noise only.
+	if strings.Contains(h, "Most polarized") {
+		t.Errorf("a difference inside the bootstrap noise is called most polarized:\n%s", h)
+	}
+	if tb := c.Table(); strings.Contains(csvOf(t, tb), ",drops.total,packets,0,0,0,true") {
+		t.Errorf("a tied method is marked best in the table")
+	}
+}
+
+func csvOf(t *testing.T, tb Table) string {
+	var sb strings.Builder
+	if err := tb.WriteCSV(&sb); err != nil {
+		t.Fatal(err)
+	}
+	return sb.String()
 }
 
 func TestCompareRefusesOtherTraces(t *testing.T) {
@@ -122,7 +171,7 @@ func TestCompareRefusesOtherTraces(t *testing.T) {
 	}
 }
 
-func TestFmtEstimate(t *testing.T) {
+func TestFormatEstimate(t *testing.T) {
 	for _, c := range []struct {
 		metric string
 		e      Estimate
@@ -131,10 +180,12 @@ func TestFmtEstimate(t *testing.T) {
 		{MetricDrops, Estimate{Value: 123456.4, Lo: 120000.2, Hi: 130000.7, HasCI: true}, "123,456 [120,000, 130,001]"},
 		{MetricStorms, Estimate{Value: 1200}, "1,200"},
 		{MetricPausedPs, Estimate{Value: 2.5e9}, "2.5 ms"},
-		{MetricNMI, Estimate{Value: 0.5, Lo: 0.25, Hi: 0.75, HasCI: true}, "0.5 [0.25, 0.75]"},
+		{MetricAMI, Estimate{Value: 0.5, Lo: 0.25, Hi: 0.75, HasCI: true}, "0.5 [0.25, 0.75]"},
+		{MetricCEFraction, Estimate{Value: 0.0125}, "1.25%"},
+		{MetricAMI, Estimate{Value: math.NaN()}, "-"},
 	} {
-		if got := fmtEstimate(c.metric, c.e); got != c.want {
-			t.Errorf("fmtEstimate(%s, %+v) = %q, want %q", c.metric, c.e, got, c.want)
+		if got := FormatEstimate(c.metric, c.e); got != c.want {
+			t.Errorf("FormatEstimate(%s, %+v) = %q, want %q", c.metric, c.e, got, c.want)
 		}
 	}
 }

@@ -2,14 +2,16 @@ package analysis
 
 import (
 	"sort"
+
+	"github.com/tracefabric/tracefabric/internal/units"
 )
 
 // DelayBucket is one bucket of a one-way delay histogram (a delay.arrow row without
 // its class): Packets delivered with a delay in [LoPs, HiPs).
 type DelayBucket struct {
-	LoPs    int64 `json:"lo_ps"`
-	HiPs    int64 `json:"hi_ps"`
-	Packets int64 `json:"packets"`
+	LoPs    units.Time
+	HiPs    units.Time
+	Packets int64
 }
 
 // CDFPoint is one point of a delay CDF: Fraction of the packets had a delay below

@@ -1,25 +1,27 @@
 package analysis
 
 import (
+	"cmp"
 	"container/heap"
+	"slices"
 	"sort"
-	"strconv"
+
+	"github.com/tracefabric/tracefabric/internal/units"
+	"github.com/tracefabric/tracefabric/records"
 )
 
-// LosslessReason is the drop reason of a lossless class: a packet that found its
-// ingress port's headroom full. With correctly sized headroom it never happens, so
-// every such drop is a buffer-sizing failure and is reported apart.
-const LosslessReason = "headroom"
-
 // Drop is one dropped packet (a drops.arrow row): when (ps), where, which class, why,
-// which flow and its IPv4 size in bytes.
+// which flow and its IPv4 size in bytes. A drop for reason headroom is a lossless
+// drop: a lossless packet found its ingress port's headroom full, which correctly
+// sized headroom never lets happen, so every such drop is a buffer-sizing failure and
+// is reported apart.
 type Drop struct {
 	TimePs int64
-	Node   string
-	Tier   string
+	Node   NodeID
+	Tier   records.Tier
 	Port   int32
 	TC     uint8
-	Reason string
+	Reason records.DropReason
 	FlowID int64
 	Bytes  int64
 }
@@ -29,45 +31,48 @@ type Drop struct {
 // bins cover the span from the first to the last drop, padded (see FineBins); without
 // drops, the whole run. Total[b] sums the reasons.
 type DropRate struct {
-	StartPs int64     `json:"start_ps"`
-	BinPs   int64     `json:"bin_ps"`
-	Reasons []string  `json:"reasons"`
-	Counts  [][]int64 `json:"counts"`
-	Total   []int64   `json:"total"`
+	StartPs units.Time           `json:"start_ps"`
+	BinPs   units.Time           `json:"bin_ps"`
+	Reasons []records.DropReason `json:"reasons"`
+	Counts  [][]int64            `json:"counts"`
+	Total   []int64              `json:"total"`
 }
 
-// DropStats is the drop summary of a run. Keys of ByTC are the class as a decimal
-// string (JSON object keys). Lossless counts the headroom drops (LosslessReason).
+// DropStats is the drop summary of a run. ByNode is keyed by node name. Lossless
+// counts the headroom drops.
 type DropStats struct {
-	Total    int64            `json:"total"`
-	Bytes    int64            `json:"bytes"`
-	Lossless int64            `json:"lossless"`
-	ByReason map[string]int64 `json:"by_reason"`
-	ByNode   map[string]int64 `json:"by_node"`
-	ByTier   map[string]int64 `json:"by_tier"`
-	ByTC     map[string]int64 `json:"by_tc"`
-	Rate     DropRate         `json:"rate"`
-	TopFlows []FlowDrops      `json:"top_flows"`
+	Total    int64                        `json:"total"`
+	Bytes    int64                        `json:"bytes"`
+	Lossless int64                        `json:"lossless"`
+	ByReason map[records.DropReason]int64 `json:"by_reason"`
+	ByNode   map[string]int64             `json:"by_node"`
+	ByTier   map[records.Tier]int64       `json:"by_tier"`
+	ByTC     map[uint8]int64              `json:"by_tc"`
+	Rate     DropRate                     `json:"rate"`
+	TopFlows []FlowDrops                  `json:"top_flows"`
 }
 
 // DropCounter accumulates drops one at a time (memory independent of the number of
 // drops: O(nodes + reasons x FineBins)).
 type DropCounter struct {
 	s      DropStats
+	nodes  Nodes
+	byNode map[NodeID]int64
 	simPs  int64
 	bins   int
-	reason map[string]int // reason -> row of fine (row 0: all reasons)
+	reason map[records.DropReason]int // reason -> row of fine (row 0: all reasons)
 	fine   *fineSeries
 }
 
-// NewDropCounter counts drops of a simulation that ran simPs picoseconds; Result bins
-// them in at most bins bins (bins < 1 means 1) over the span of the drops.
-func NewDropCounter(simPs int64, bins int) *DropCounter {
-	c := &DropCounter{simPs: simPs, bins: max(bins, 1), reason: map[string]int{}, fine: newFineSeries(1, false)}
-	c.s.ByReason = map[string]int64{}
-	c.s.ByNode = map[string]int64{}
-	c.s.ByTier = map[string]int64{}
-	c.s.ByTC = map[string]int64{}
+// NewDropCounter counts drops of a simulation that ran simPs picoseconds, whose nodes
+// nodes names; Result bins them in at most bins bins (bins < 1 means 1) over the span
+// of the drops.
+func NewDropCounter(nodes Nodes, simPs int64, bins int) *DropCounter {
+	c := &DropCounter{nodes: nodes, byNode: map[NodeID]int64{}, simPs: simPs, bins: max(bins, 1),
+		reason: map[records.DropReason]int{}, fine: newFineSeries(1, false)}
+	c.s.ByReason = map[records.DropReason]int64{}
+	c.s.ByTier = map[records.Tier]int64{}
+	c.s.ByTC = map[uint8]int64{}
 	return c
 }
 
@@ -75,13 +80,13 @@ func NewDropCounter(simPs int64, bins int) *DropCounter {
 func (c *DropCounter) Add(d Drop) {
 	c.s.Total++
 	c.s.Bytes += d.Bytes
-	if d.Reason == LosslessReason {
+	if d.Reason == records.ReasonHeadroom {
 		c.s.Lossless++
 	}
 	c.s.ByReason[d.Reason]++
-	c.s.ByNode[d.Node]++
+	c.byNode[d.Node]++
 	c.s.ByTier[d.Tier]++
-	c.s.ByTC[strconv.Itoa(int(d.TC))]++
+	c.s.ByTC[d.TC]++
 	r, ok := c.reason[d.Reason]
 	if !ok {
 		r = c.fine.addRow()
@@ -96,13 +101,17 @@ func (c *DropCounter) Add(d Drop) {
 // caller (see TopFlowsByDrops).
 func (c *DropCounter) Result() DropStats {
 	s := c.s
-	names := make([]string, 0, len(c.reason))
+	s.ByNode = make(map[string]int64, len(c.byNode))
+	for n, k := range c.byNode {
+		s.ByNode[c.nodes.Name(n)] += k
+	}
+	names := make([]records.DropReason, 0, len(c.reason))
 	for n := range c.reason {
 		names = append(names, n)
 	}
-	sort.Strings(names)
+	slices.SortFunc(names, func(a, b records.DropReason) int { return cmp.Compare(a.String(), b.String()) })
 	w := c.fine.ownWindow(c.simPs, c.bins)
-	s.Rate.StartPs, s.Rate.BinPs = w.start, w.width
+	s.Rate.StartPs, s.Rate.BinPs = units.Time(w.start), units.Time(w.width)
 	s.Rate.Total = c.fine.collect(0, w)
 	s.Rate.Reasons = names
 	s.Rate.Counts = make([][]int64, len(names))

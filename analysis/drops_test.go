@@ -6,18 +6,21 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tracefabric/tracefabric/records"
 )
 
 func TestDropCounter(t *testing.T) {
 	// A 99 us burst of 100 drops, one per us, at 2 s of a 3 s run: the bins cover the
 	// burst padded by 5% (1 us bins from 1999.995 ms), not the run in 15 ms bins.
 	const at = 2_000_000_000_000
-	c := NewDropCounter(3_000_000_000_000, 200)
-	reasons := []string{"egress-limit", "pool-full", "headroom", "egress-limit"}
+	reasons := []records.DropReason{records.ReasonEgressLimit, records.ReasonPoolFull, records.ReasonHeadroom, records.ReasonEgressLimit}
+	rack, fabric := nid("rack-p0-r0"), nid("fabric-p0-f1")
+	c := NewDropCounter(testNodes(), 3_000_000_000_000, 200)
 	for k := range 100 {
-		d := Drop{TimePs: at + int64(k)*1_000_000, Node: "rack-p0-r0", Tier: "rack", TC: 0, Reason: reasons[k%4], FlowID: 2, Bytes: 100}
-		if d.Reason == "headroom" {
-			d.Node, d.Tier, d.TC = "fabric-p0-f1", "fabric", 3
+		d := Drop{TimePs: at + int64(k)*1_000_000, Node: rack, Tier: records.TierRack, TC: 0, Reason: reasons[k%4], FlowID: 2, Bytes: 100}
+		if d.Reason == records.ReasonHeadroom {
+			d.Node, d.Tier, d.TC = fabric, records.TierFabric, 3
 		}
 		c.Add(d)
 	}
@@ -26,15 +29,15 @@ func TestDropCounter(t *testing.T) {
 	counts := [][]int64{make([]int64, 109), make([]int64, 109), make([]int64, 109)}
 	for k := range 100 {
 		total[k+5]++
-		counts[map[string]int{"egress-limit": 0, "headroom": 1, "pool-full": 2}[reasons[k%4]]][k+5]++
+		counts[map[records.DropReason]int{records.ReasonEgressLimit: 0, records.ReasonHeadroom: 1, records.ReasonPoolFull: 2}[reasons[k%4]]][k+5]++
 	}
 	want := DropStats{
 		Total: 100, Bytes: 10000, Lossless: 25,
-		ByReason: map[string]int64{"headroom": 25, "egress-limit": 50, "pool-full": 25},
+		ByReason: map[records.DropReason]int64{records.ReasonHeadroom: 25, records.ReasonEgressLimit: 50, records.ReasonPoolFull: 25},
 		ByNode:   map[string]int64{"rack-p0-r0": 75, "fabric-p0-f1": 25},
-		ByTier:   map[string]int64{"rack": 75, "fabric": 25},
-		ByTC:     map[string]int64{"3": 25, "0": 75},
-		Rate: DropRate{StartPs: at - 5_000_000, BinPs: 1_000_000, Reasons: []string{"egress-limit", "headroom", "pool-full"},
+		ByTier:   map[records.Tier]int64{records.TierRack: 75, records.TierFabric: 25},
+		ByTC:     map[uint8]int64{3: 25, 0: 75},
+		Rate: DropRate{StartPs: at - 5_000_000, BinPs: 1_000_000, Reasons: []records.DropReason{records.ReasonEgressLimit, records.ReasonHeadroom, records.ReasonPoolFull},
 			Counts: counts, Total: total},
 	}
 	if !reflect.DeepEqual(got, want) {
@@ -43,9 +46,9 @@ func TestDropCounter(t *testing.T) {
 
 	// Drops spread over the run, one after its end: bins of a 1-2-5 width over
 	// [0, last drop], the last one included.
-	c = NewDropCounter(1000, 4)
+	c = NewDropCounter(nil, 1000, 4)
 	for _, tp := range []int64{10, 260, 499, 999, 5000} {
-		c.Add(Drop{TimePs: tp, Reason: "pool-full"})
+		c.Add(Drop{TimePs: tp, Reason: records.ReasonPoolFull})
 	}
 	r := c.Result().Rate
 	if r.StartPs != 0 || r.BinPs != 2000 || !reflect.DeepEqual(r.Total, []int64{4, 0, 1}) {
@@ -53,7 +56,7 @@ func TestDropCounter(t *testing.T) {
 	}
 
 	// No drops: the whole run.
-	r = NewDropCounter(1000, 4).Result().Rate
+	r = NewDropCounter(nil, 1000, 4).Result().Rate
 	if r.StartPs != 0 || r.BinPs != 250 || len(r.Total) != 4 {
 		t.Errorf("no drops: %+v", r)
 	}
@@ -135,11 +138,11 @@ func TestTopFlowsByDrops(t *testing.T) {
 
 func TestECN(t *testing.T) {
 	qs := []QueueCounters{
-		{PortClass: PortClass{"a", 0, 3}, TxPackets: 100, ECNMarked: 10},
-		{PortClass: PortClass{"b", 0, 3}, TxPackets: 100, ECNMarked: 0},
-		{PortClass: PortClass{"c", 1, 3}, TxPackets: 10, ECNMarked: 5},
+		{PortClass: PortClass{nid("a"), 0, 3}, TxPackets: 100, ECNMarked: 10},
+		{PortClass: PortClass{nid("b"), 0, 3}, TxPackets: 100, ECNMarked: 0},
+		{PortClass: PortClass{nid("c"), 1, 3}, TxPackets: 10, ECNMarked: 5},
 	}
-	got := ECNByQueue(qs)
+	got := ECNByQueue(qs, testNodes())
 	if len(got) != 2 || got[0].Node != "c" || !near(got[0].Fraction, 0.5) || !near(got[1].Fraction, 0.1) {
 		t.Errorf("ECNByQueue = %+v", got)
 	}
@@ -187,7 +190,7 @@ func TestDelayQuantile(t *testing.T) {
 func TestHeadlineThousands(t *testing.T) {
 	s := &Summary{
 		Run:   RunInfo{Injected: 2_000_000},
-		Drops: DropStats{Total: 1_234_567, Lossless: 4_321, ByReason: map[string]int64{"headroom": 4_321, "pool-full": 1_230_246}},
+		Drops: DropStats{Total: 1_234_567, Lossless: 4_321, ByReason: map[records.DropReason]int64{records.ReasonHeadroom: 4_321, records.ReasonPoolFull: 1_230_246}},
 		PFC: PFCSummary{PausedPorts: 1_024, PauseIntervals: 3_560, PausedPs: 5e9, LongestPs: 1e6,
 			Storms: make([]Episode, 1_001), StormVictims: 12_345},
 		ECN:   ECNSummary{Marked: 15_195, Queues: make([]QueueECN, 1_500), Delivered: 10, DeliveredCE: 5},
@@ -209,8 +212,8 @@ func TestHeadlineThousands(t *testing.T) {
 // and 2 s of a 3 s run) gets a window per burst instead of 15 ms bins over the run.
 func TestBufferWindows(t *testing.T) {
 	const sim = 3_000_000_000_000
-	a := NewBufferSeries("rack-p0-r1", 3, sim, TimeBins)
-	b := NewBufferSeries("rack-p1-r3", 0, sim, TimeBins)
+	a := NewBufferSeries(nid("rack-p0-r1"), 3, sim, TimeBins)
+	b := NewBufferSeries(nid("rack-p1-r3"), 0, sim, TimeBins)
 	for tp := int64(100_000_000); tp < sim; tp += 100_000_000 { // a sample every 100 us
 		var va, vb int64
 		if tp >= 1_000_000_000_000 && tp <= 1_003_000_000_000 {

@@ -1,36 +1,45 @@
 package analysis
 
-import "sort"
+import (
+	"sort"
+
+	"github.com/tracefabric/tracefabric/internal/units"
+	"github.com/tracefabric/tracefabric/records"
+)
 
 // QueueCounters is what ports.arrow says about one egress queue (node, port, tc):
-// data packets sent and packets marked CE there.
+// data packets sent, packets marked CE there and its occupancy watermark.
 type QueueCounters struct {
 	PortClass
-	Tier      string
+	Tier      records.Tier
 	TxPackets int64
 	ECNMarked int64
+	// WatermarkBytes is the queue's largest occupancy over the run (bytes).
+	WatermarkBytes int64
 }
 
 // QueueECN is one egress queue's marking: Fraction = Marked / TxPackets (0 when it
 // sent nothing). A packet is counted at every queue that marked it (a packet already
 // CE is not marked again, so in practice once).
 type QueueECN struct {
-	PortClass
-	Tier      string  `json:"tier"`
-	TxPackets int64   `json:"tx_packets"`
-	Marked    int64   `json:"marked"`
-	Fraction  float64 `json:"fraction"`
+	Class PortClass `json:"-"`
+	PortName
+	Tier      records.Tier `json:"tier"`
+	TxPackets int64        `json:"tx_packets"`
+	Marked    int64        `json:"marked"`
+	Fraction  float64      `json:"fraction"`
 }
 
 // ECNByQueue returns the marking of every queue that marked at least one packet,
-// highest fraction first (ties: more marks, then port-class order).
-func ECNByQueue(qs []QueueCounters) []QueueECN {
+// highest fraction first (ties: more marks, then port-class name order), naming nodes
+// by nodes.
+func ECNByQueue(qs []QueueCounters, nodes Nodes) []QueueECN {
 	var out []QueueECN
 	for _, q := range qs {
 		if q.ECNMarked <= 0 {
 			continue
 		}
-		e := QueueECN{PortClass: q.PortClass, Tier: q.Tier, TxPackets: q.TxPackets, Marked: q.ECNMarked}
+		e := QueueECN{Class: q.PortClass, PortName: nodes.Port(q.PortClass), Tier: q.Tier, TxPackets: q.TxPackets, Marked: q.ECNMarked}
 		if q.TxPackets > 0 {
 			e.Fraction = float64(q.ECNMarked) / float64(q.TxPackets)
 		}
@@ -44,7 +53,7 @@ func ECNByQueue(qs []QueueCounters) []QueueECN {
 		if a.Marked != b.Marked {
 			return a.Marked > b.Marked
 		}
-		return portClassLess(a.PortClass, b.PortClass)
+		return portNameLess(a.PortName, b.PortName)
 	})
 	return out
 }
@@ -55,11 +64,11 @@ func ECNByQueue(qs []QueueCounters) []QueueECN {
 // an empty bin). It needs per-packet records (replay --record-packets). Add, then
 // Finish, then read.
 type ECNSeries struct {
-	StartPs   int64     `json:"start_ps"`
-	BinPs     int64     `json:"bin_ps"`
-	Delivered []int64   `json:"delivered"`
-	Marked    []int64   `json:"marked"`
-	Fraction  []float64 `json:"fraction"`
+	StartPs   units.Time `json:"start_ps"`
+	BinPs     units.Time `json:"bin_ps"`
+	Delivered []int64    `json:"delivered"`
+	Marked    []int64    `json:"marked"`
+	Fraction  []float64  `json:"fraction"`
 
 	simPs int64
 	bins  int
@@ -84,7 +93,7 @@ func (s *ECNSeries) Add(deliverPs int64, ce bool) {
 // Finish bins the deliveries and computes the fractions.
 func (s *ECNSeries) Finish() {
 	w := s.fine.ownWindow(s.simPs, s.bins)
-	s.StartPs, s.BinPs = w.start, w.width
+	s.StartPs, s.BinPs = units.Time(w.start), units.Time(w.width)
 	s.Delivered, s.Marked = s.fine.collect(0, w), s.fine.collect(1, w)
 	s.Fraction = make([]float64, w.bins)
 	for i, d := range s.Delivered {
@@ -100,5 +109,5 @@ func (s *ECNSeries) Len() int { return len(s.Fraction) }
 
 // XY returns bin i's start time (ps) and CE fraction.
 func (s *ECNSeries) XY(i int) (x, y float64) {
-	return float64(s.StartPs + int64(i)*s.BinPs), s.Fraction[i]
+	return float64(s.StartPs + units.Time(i)*s.BinPs), s.Fraction[i]
 }

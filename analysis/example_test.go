@@ -2,7 +2,6 @@ package analysis_test
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/tracefabric/tracefabric/analysis"
 	"github.com/tracefabric/tracefabric/records"
@@ -28,17 +27,18 @@ func ExampleNMI() {
 
 // A rack pauses a fabric switch, which, paused, pauses a spine: a storm of depth 2.
 func ExampleEpisodes() {
+	nodes := analysis.Nodes{"rack-p0-r0", "fabric-p0-f0", "spine-s0-0"} // NodeIDs 0, 1, 2
 	events := []analysis.PFCEvent{
-		{TimePs: 0, Node: "fabric-p0-f0", Port: 0, Peer: "rack-p0-r0", TC: 3, Kind: records.EventRxPause, Quanta: 65535},
-		{TimePs: 1_000_000, Node: "spine-s0-0", Port: 0, Peer: "fabric-p0-f0", TC: 3, Kind: records.EventRxPause, Quanta: 65535},
-		{TimePs: 5_000_000, Node: "spine-s0-0", Port: 0, Peer: "fabric-p0-f0", TC: 3, Kind: records.EventRxResume},
-		{TimePs: 8_000_000, Node: "fabric-p0-f0", Port: 0, Peer: "rack-p0-r0", TC: 3, Kind: records.EventRxResume},
+		{TimePs: 0, Node: 1, Port: 0, Peer: 0, TC: 3, Kind: records.EventRxPause, Quanta: 65535},
+		{TimePs: 1_000_000, Node: 2, Port: 0, Peer: 1, TC: 3, Kind: records.EventRxPause, Quanta: 65535},
+		{TimePs: 5_000_000, Node: 2, Port: 0, Peer: 1, TC: 3, Kind: records.EventRxResume},
+		{TimePs: 8_000_000, Node: 1, Port: 0, Peer: 0, TC: 3, Kind: records.EventRxResume},
 	}
 	intervals, err := analysis.PauseIntervals(events, 10_000_000)
 	if err != nil {
 		panic(err)
 	}
-	for _, e := range analysis.Episodes(intervals, analysis.DefaultStormDurationPs) {
+	for _, e := range analysis.Episodes(intervals, nodes, analysis.DefaultStormDurationPs) {
 		fmt.Printf("start %d ps, %d ps, %d ports, depth %d, root %s, storm %v\n", e.StartPs, e.DurationPs, e.Ports, e.Depth, e.Root, e.Storm)
 	}
 	// Output:
@@ -56,9 +56,10 @@ func ExampleDelayQuantile() {
 // A run without drops or pauses: the headline says so instead of printing zeros.
 func ExampleAnalyze() {
 	run := &analysis.Run{
-		Info: analysis.RunInfo{SimPs: 1_000_000_000, Injected: 1000, Delivered: 1000, Complete: true},
+		Info:  analysis.RunInfo{SimPs: 1_000_000_000, Injected: 1000, Delivered: 1000, Complete: true},
+		Nodes: analysis.Nodes{"rack-p0-r0"},
 		Sets: []analysis.SetLoad{
-			{Node: "rack-p0-r0", Tier: "rack", Bytes: []float64{3000, 1000}, Flows: []float64{3, 1}},
+			{Node: 0, Tier: records.TierRack, Uplinks: true, Bytes: []float64{3000, 1000}, Flows: []float64{6, 4}},
 		},
 	}
 	s, err := analysis.Analyze(run, analysis.DefaultOptions())
@@ -71,16 +72,6 @@ func ExampleAnalyze() {
 	// Output:
 	// No packets were dropped.
 	// No PFC pauses.
-	// Worst ECMP imbalance at the rack tier: set rack-p0-r0/0 carries 1.50x the mean member load in bytes (tier: max/mean 1.50, Jain 0.800, idle members 0%, flow chi-square p = 0.317).
+	// Worst ECMP imbalance at the rack tier: the busiest of rack-p0-r0 uplinks carries 1.50x the mean member load in bytes (tier: max/mean 1.50, Jain 0.800, idle members 0%, flow chi-square p = 0.527).
 	// No packets were ECN-marked.
-}
-
-func ExampleFormatCount() {
-	fmt.Println(analysis.FormatCount(0), analysis.FormatCount(999), analysis.FormatCount(1000), analysis.FormatCount(-1234567))
-	// Output: 0 999 1,000 -1,234,567
-}
-
-func ExampleFormatPs() {
-	fmt.Println(analysis.FormatPs(800), analysis.FormatPs(1_210_000_000), analysis.FormatPs(16_378_560), analysis.FormatPs(-2.5e12), analysis.FormatPs(math.NaN()))
-	// Output: 800 ps 1.21 ms 16.4 us -2.5 s -
 }

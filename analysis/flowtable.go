@@ -3,41 +3,73 @@ package analysis
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
+
+	"github.com/tracefabric/tracefabric/records"
 )
 
 // SetDef is one equal-cost set of a FlowTable. Its members are the cells
 // Offset .. Offset+Members-1 of the table.
 type SetDef struct {
-	Node    string `json:"node"`
-	Tier    string `json:"tier"`
-	Set     int    `json:"set"`
-	Members int    `json:"members"`
-	Offset  int    `json:"offset"`
+	Node    NodeID
+	Tier    records.Tier
+	Set     int
+	Members int
+	Offset  int
 }
 
 // FlowSample is what one flow row contributes to the per-flow statistics.
 //
-// RackCell and FabricCell are the table cells (SetDef.Offset + member) of the member
-// the flow took at its source rack's uplink set and at its fabric switch's uplink set,
-// -1 when it did not cross that tier; RackMember and FabricMember are the member
-// indices themselves (-1 likewise), the pair polarization looks at. Bytes are the
-// flow's IPv4 bytes, Dropped its dropped packets, Delivered its delivered packets and
-// DelayMeanPs their mean one-way delay (ps; ignored when Delivered is 0).
+// Rack is the flow's source rack. RackCell and FabricCell are the table cells
+// (SetDef.Offset + member) of the member the flow took at its source rack's uplink set
+// and at its fabric switch's uplink set, -1 when it did not cross that tier or the tier
+// has no set in the table (a single uplink); RackMember and FabricMember are the member
+// indices themselves (-1 when the tier was not crossed), the pair polarization looks
+// at. Moved says the flow changed member at a set (flows.arrow path_changes > 0:
+// flowlets). Packets and Bytes are the flow's injected packets and IPv4 bytes, Dropped
+// its dropped packets, Delivered its delivered packets, CE those that arrived CE
+// marked, DelayMeanPs their mean one-way delay (ps; ignored when Delivered is 0).
 type FlowSample struct {
+	Rack                     NodeID
 	RackCell, FabricCell     int32
 	RackMember, FabricMember int32
+	Moved                    bool
+	Packets                  float64
 	Bytes                    float64
 	Dropped                  float64
 	Delivered                float64
+	CE                       float64
 	DelayMeanPs              float64
 }
 
-// FlowTable is the per-flow view of a run that comparisons resample: the equal-cost
-// sets (all members, idle ones included) and one FlowSample per flow, in flow order.
+// CellShare is what one flow contributed to one member of an equal-cost set: frame
+// bytes and a count of flows (1 for a flow that stayed on the member).
+type CellShare struct {
+	Cell  int32
+	Bytes float64
+	Flows float64
+}
+
+// FlowTable is the per-flow view of a run that bootstraps resample: the equal-cost
+// sets (all members, idle ones included) with their measured loads, and one
+// FlowSample per flow, in flow order.
+//
+// CellBytes and CellFlows are the measured load of each cell: loadbalance.arrow's
+// frame bytes and flows of the member, the numbers the single-run summary uses. Per
+// flow, Shares[ShareStart[i]:ShareStart[i+1]] apportion these loads among the flows
+// (see Apportion), so that a bootstrap replicate can remove or repeat a flow's share:
+// a replicate's load of cell c is CellBytes[c] + sum_i (w_i - 1) * share_i(c), exactly
+// the measured load when every weight is 1.
 type FlowTable struct {
-	Sets  []SetDef
-	Flows []FlowSample
+	Sets      []SetDef
+	Flows     []FlowSample
+	CellBytes []float64
+	CellFlows []float64
+
+	ShareStart []int32
+	Shares     []CellShare
+
 	// Fingerprint identifies the flows (FNV-1a of each flow's id, packets and bytes, in
 	// order); 0 when unknown. Runs of one trace have the same.
 	Fingerprint uint64
@@ -64,69 +96,362 @@ func (ft *FlowTable) cells() int {
 	return n
 }
 
-// Tiers returns the tiers of the table's sets, in tier order.
-func (ft *FlowTable) Tiers() []string {
-	seen := map[string]bool{}
-	var t []string
+// Tiers returns the tiers of the table's sets, lowest first.
+func (ft *FlowTable) Tiers() []records.Tier {
+	var t []records.Tier
 	for _, s := range ft.Sets {
-		if !seen[s.Tier] {
-			seen[s.Tier] = true
+		if !slices.Contains(t, s.Tier) {
 			t = append(t, s.Tier)
 		}
 	}
-	sortTiers(t)
+	slices.Sort(t)
 	return t
 }
 
-// TierMetricNames are the per-tier metrics of FlowStats, in order.
+// frameEstimate is a flow's frame bytes estimated from its IPv4 bytes (18 bytes of
+// Ethernet header and FCS per packet): only the proportions between flows of one
+// member use it.
+func frameEstimate(f *FlowSample) float64 { return f.Bytes + 18*f.Packets }
+
+// Apportion computes Shares: how the measured load of each member (CellBytes,
+// CellFlows; when nil, the flows' own IPv4 bytes and counts on their members) divides
+// among the flows that crossed it. In each set:
+//
+//   - a flow that stayed on one member (not Moved: every packet took it, as under a
+//     hash) shares that member's bytes in proportion to its estimated frame bytes and
+//     counts as one of its flows;
+//   - a flow that moved (flowlets) is spread over the set's members in proportion to
+//     the load the flows that stayed there do not explain (the residual
+//     max(measured - stayed, 0)), bytes and flows alike; with no residual anywhere, it
+//     stays on its first member;
+//   - every member's shares are then scaled to sum to its measured load.
+//
+// Under a hash every flow stays and the division follows each flow's bytes; under
+// flowlets, where flows.arrow records only a flow's first member, the spread of the
+// moved flows is an estimate. Either way the shares of a member sum to its measured
+// load, so the resampled loads average the measured ones.
+func (ft *FlowTable) Apportion() {
+	cells := ft.cells()
+	measured := ft.CellBytes != nil
+	tb, tf := ft.CellBytes, ft.CellFlows
+	if !measured {
+		tb, tf = make([]float64, cells), make([]float64, cells)
+		for _, f := range ft.Flows {
+			for _, c := range [2]int32{f.RackCell, f.FabricCell} {
+				if c >= 0 {
+					tb[c] += f.Bytes
+					tf[c]++
+				}
+			}
+		}
+	}
+	weight := func(f *FlowSample) float64 {
+		if measured {
+			return frameEstimate(f)
+		}
+		return f.Bytes
+	}
+	setOf := make([]int32, cells)
+	for s, def := range ft.Sets {
+		for c := def.Offset; c < def.Offset+def.Members; c++ {
+			setOf[c] = int32(s)
+		}
+	}
+	// Stayed loads and the moved flows of each set.
+	stayedB, stayedF := make([]float64, cells), make([]float64, cells)
+	movedIn := make([]int32, len(ft.Sets))
+	for i := range ft.Flows {
+		f := &ft.Flows[i]
+		for _, c := range [2]int32{f.RackCell, f.FabricCell} {
+			switch {
+			case c < 0:
+			case f.Moved:
+				movedIn[setOf[c]]++
+			default:
+				stayedB[c] += weight(f)
+				stayedF[c]++
+			}
+		}
+	}
+	resB, resF := make([]float64, cells), make([]float64, cells)
+	sumResB, sumResF := make([]float64, len(ft.Sets)), make([]float64, len(ft.Sets))
+	for c := range cells {
+		s := setOf[c]
+		resB[c], resF[c] = max(tb[c]-stayedB[c], 0), max(tf[c]-stayedF[c], 0)
+		sumResB[s] += resB[c]
+		sumResF[s] += resF[c]
+	}
+	ft.ShareStart = make([]int32, 0, len(ft.Flows)+1)
+	ft.Shares = ft.Shares[:0]
+	for i := range ft.Flows {
+		ft.ShareStart = append(ft.ShareStart, int32(len(ft.Shares)))
+		f := &ft.Flows[i]
+		for _, c := range [2]int32{f.RackCell, f.FabricCell} {
+			if c < 0 {
+				continue
+			}
+			s := setOf[c]
+			if !f.Moved || sumResB[s] == 0 && sumResF[s] == 0 {
+				ft.Shares = append(ft.Shares, CellShare{Cell: c, Bytes: weight(f), Flows: 1})
+				continue
+			}
+			def := ft.Sets[s]
+			for m := def.Offset; m < def.Offset+def.Members; m++ {
+				sh := CellShare{Cell: int32(m)}
+				if sumResB[s] > 0 {
+					sh.Bytes = weight(f) * resB[m] / sumResB[s]
+				} else if int32(m) == c {
+					sh.Bytes = weight(f)
+				}
+				if sumResF[s] > 0 {
+					sh.Flows = resF[m] / float64(movedIn[s])
+				} else if int32(m) == c {
+					sh.Flows = 1
+				}
+				if sh.Bytes > 0 || sh.Flows > 0 {
+					ft.Shares = append(ft.Shares, sh)
+				}
+			}
+		}
+	}
+	ft.ShareStart = append(ft.ShareStart, int32(len(ft.Shares)))
+	// Scale each member's shares to its measured load.
+	sb, sf := make([]float64, cells), make([]float64, cells)
+	for _, sh := range ft.Shares {
+		sb[sh.Cell] += sh.Bytes
+		sf[sh.Cell] += sh.Flows
+	}
+	for k := range ft.Shares {
+		sh := &ft.Shares[k]
+		if sb[sh.Cell] > 0 {
+			sh.Bytes *= tb[sh.Cell] / sb[sh.Cell]
+		}
+		if sf[sh.Cell] > 0 {
+			sh.Flows *= tf[sh.Cell] / sf[sh.Cell]
+		}
+	}
+	ft.CellBytes, ft.CellFlows = tb, tf
+}
+
+// TierMetricNames are the per-tier metrics of FlowStat, in order.
 var TierMetricNames = []string{"max_mean", "cov", "jain", "chi2_p", "idle_fraction"}
 
-// FlowStatNames names the values FlowStat computes for the given tiers:
-// "<tier>.<metric>" for each tier and TierMetricNames, then "polarization.nmi",
-// "polarization.nmi_by_rack", "drops.total" and "delay.flow_p99_ps".
-func FlowStatNames(tiers []string) []string {
+// Metric names of the per-flow statistics (FlowStat), as summary.json names them.
+const (
+	MetricAMI         = "polarization.ami"          // adjusted mutual information of rack and fabric member choices
+	MetricAMIByRack   = "polarization.ami_by_rack"  // the same within each source rack
+	MetricNMI         = "polarization.nmi"          // normalized mutual information (NMINormalization)
+	MetricNMIByRack   = "polarization.nmi_by_rack"  // the same within each source rack
+	MetricDrops       = "drops.total"               // dropped packets
+	MetricDeliveredCE = "ecn.delivered_ce"          // delivered packets that arrived CE-marked
+	MetricCEFraction  = "ecn.delivered_ce_fraction" // their share of the delivered packets
+	MetricFlowMeanP99 = "delay.flow_mean_p99_ps"    // 99th percentile over flows of each flow's mean delay, ps
+
+	tierMetricPrefix  = "imbalance.tiers."
+	metricsAfterTiers = 8 // FlowStat's values after the tiers'
+)
+
+// TierMetric is the name of a tier's metric: "imbalance.tiers.<tier>.<metric>".
+func TierMetric(tier records.Tier, metric string) string {
+	return tierMetricPrefix + tier.String() + "." + metric
+}
+
+// FlowStatNames names the values FlowStat computes for the given tiers, in order:
+// TierMetric(tier, m) for each tier and TierMetricNames, then MetricAMI,
+// MetricAMIByRack, MetricNMI, MetricNMIByRack, MetricDrops, MetricDeliveredCE,
+// MetricCEFraction and MetricFlowMeanP99.
+func FlowStatNames(tiers []records.Tier) []string {
 	var n []string
 	for _, t := range tiers {
 		for _, m := range TierMetricNames {
-			n = append(n, t+"."+m)
+			n = append(n, TierMetric(t, m))
 		}
 	}
-	return append(n, "polarization.nmi", "polarization.nmi_by_rack", "drops.total", "delay.flow_p99_ps")
+	return append(n, MetricAMI, MetricAMIByRack, MetricNMI, MetricNMIByRack, MetricDrops, MetricDeliveredCE, MetricCEFraction, MetricFlowMeanP99)
 }
 
-// FlowStat returns the statistic a comparison bootstraps, for use with Bootstrap.Run:
-// given per-flow weights w it computes FlowStatNames(tiers) in order:
+// FlowStat returns the statistic a bootstrap resamples, for use with Bootstrap.Run:
+// given per-flow weights w it computes FlowStatNames(tiers) in order, each NaN where
+// undefined:
 //
-//   - per tier, from the member loads summed over the weighted flows: the bytes-based
-//     traffic-weighted max/mean, CoV, Jain and idle fraction and the pooled
-//     flow-count chi-square p-value (TierImbalance's headline numbers);
-//   - polarization.nmi and nmi_by_rack: NMI of (RackMember, FabricMember) over flows
-//     with both, pooled and per source rack (see Polarization);
-//   - drops.total: the weighted sum of Dropped;
-//   - delay.flow_p99_ps: the 99th percentile over delivered packets of their flow's
-//     mean delay (each flow counts Delivered times; stat.Quantile, Empirical). Flow
-//     rows have no per-packet delays, so this approximates the packet p99 by giving
-//     every packet its flow's mean delay; delay.arrow's p99 is exact to a bucket but
-//     cannot be resampled by flow.
+//   - per tier, from the member loads of the judged sets (JudgedSet, decided once on
+//     the measured loads): the byte max/mean, CoV, Jain and idle fraction,
+//     traffic-weighted over the sets, and the pooled flow-count chi-square p-value
+//     (the numbers of TierImbalance); the loads are the measured ones with each flow's
+//     share (Apportion) removed or repeated as its weight says;
+//   - polarization (Polarization, its flow minimum decided once on the flows);
+//   - drops.total and ecn.delivered_ce: the weighted sums of Dropped and CE;
+//     ecn.delivered_ce_fraction: delivered_ce over the weighted delivered packets;
+//   - delay.flow_mean_p99_ps: the empirical 99th percentile (stat.Quantile's Empirical
+//     rule) over the delivered flows, each counted w times, of each flow's mean delay.
 //
-// Each returned function owns its scratch space.
-func (ft *FlowTable) FlowStat(tiers []string) func() func(w, out []float64) {
+// With every weight 1 the values are the single-run summary's. Each returned function
+// owns its scratch space.
+func (ft *FlowTable) FlowStat(tiers []records.Tier) func() func(w, out []float64) {
+	if ft.ShareStart == nil {
+		ft.Apportion()
+	}
 	cells := ft.cells()
-	tierIdx := map[string]int{}
+	tierIdx := map[records.Tier]int{}
 	for i, t := range tiers {
 		tierIdx[t] = i
 	}
-	setTier := make([]int, len(ft.Sets))
-	for i, s := range ft.Sets {
+	type judgedSet struct{ tier, off, n int }
+	var sets []judgedSet
+	for _, s := range ft.Sets {
 		t, ok := tierIdx[s.Tier]
-		if !ok {
-			t = -1
+		if ok && JudgedSet(ft.CellFlows[s.Offset:s.Offset+s.Members]) {
+			sets = append(sets, judgedSet{t, s.Offset, s.Members})
 		}
-		setTier[i] = t
 	}
 	// Delivered flows in delay order (ties by flow order).
 	var delayed []int32
+	var drops0, ce0, del0 float64
 	for i, f := range ft.Flows {
+		if f.Delivered > 0 {
+			delayed = append(delayed, int32(i))
+		}
+		drops0 += f.Dropped
+		ce0 += f.CE
+		del0 += f.Delivered
+	}
+	slices.SortFunc(delayed, func(a, b int32) int {
+		if c := cmp.Compare(ft.Flows[a].DelayMeanPs, ft.Flows[b].DelayMeanPs); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	ps := ft.newPolStat()
+	pol, cont0 := ps.layout, ps.cont0
+	dim := len(tiers)*len(TierMetricNames) + metricsAfterTiers
+	return func() func(w, out []float64) {
+		bytes := make([]float64, cells)
+		flows := make([]float64, cells)
+		cont := make([]float64, len(cont0))
+		ct := newContingency(pol.nx, pol.ny)
+		bb := make([][]Balance, len(tiers))
+		fb := make([][]Balance, len(tiers))
+		return func(w, out []float64) {
+			if len(out) != dim {
+				panic("analysis: FlowStat output size mismatch")
+			}
+			copy(bytes, ft.CellBytes)
+			copy(flows, ft.CellFlows)
+			copy(cont, cont0)
+			drops, ce, del, delivered := drops0, ce0, del0, float64(len(delayed))
+			for i := range ft.Flows {
+				d := w[i] - 1
+				if d == 0 {
+					continue
+				}
+				f := &ft.Flows[i]
+				for _, sh := range ft.Shares[ft.ShareStart[i]:ft.ShareStart[i+1]] {
+					bytes[sh.Cell] += d * sh.Bytes
+					flows[sh.Cell] += d * sh.Flows
+				}
+				if c := pol.cell[i]; c >= 0 {
+					cont[c] += d
+				}
+				drops += d * f.Dropped
+				ce += d * f.CE
+				del += d * f.Delivered
+				if f.Delivered > 0 {
+					delivered += d
+				}
+			}
+			for c := range bytes { // a flow's removal can leave rounding below zero
+				bytes[c], flows[c] = max(bytes[c], 0), max(flows[c], 0)
+			}
+			for t := range tiers {
+				bb[t], fb[t] = bb[t][:0], fb[t][:0]
+			}
+			for _, s := range sets {
+				bb[s.tier] = append(bb[s.tier], Imbalance(bytes[s.off:s.off+s.n]))
+				fb[s.tier] = append(fb[s.tier], Imbalance(flows[s.off:s.off+s.n]))
+			}
+			k := 0
+			for t := range tiers {
+				b, f := SummarizeTier(bb[t], nil), SummarizeTier(fb[t], nil)
+				out[k], out[k+1], out[k+2], out[k+3], out[k+4] = b.MaxMean, b.CoV, b.Jain, f.Chi2P, b.IdleFraction
+				k += len(TierMetricNames)
+			}
+			ps.measures(ct, cont, out[k:k+4])
+			out[k+4], out[k+5] = drops, ce
+			out[k+6] = math.NaN()
+			if del > 0 {
+				out[k+6] = ce / del
+			}
+			out[k+7] = tailQuantile(0.99, delayed, ft.Flows, w, delivered)
+		}
+	}
+}
+
+// polStat is the polarization part of FlowStat: the per-rack contingency layout, its
+// counts with every weight 1, and whether the run is judged (decided once).
+type polStat struct {
+	layout polLayout
+	cont0  []float64
+	judged bool
+}
+
+func (ft *FlowTable) newPolStat() *polStat {
+	ps := &polStat{layout: ft.polLayout()}
+	l := ps.layout
+	ps.cont0 = make([]float64, l.groups*l.nx*l.ny)
+	for _, c := range l.cell {
+		if c >= 0 {
+			ps.cont0[c]++
+		}
+	}
+	ps.judged = newContingency(l.nx, l.ny).polarizationFrom(ps.cont0, l.groups, MinPolarizationFlows).Judged
+	return ps
+}
+
+// measures writes AMI, AMI by rack, NMI and NMI by rack of the weighted counts cont
+// into out (NaN when the run is not judged).
+func (ps *polStat) measures(ct *contingency, cont, out []float64) {
+	p := Polarization{AMI: math.NaN(), AMIByRack: math.NaN(), NMI: math.NaN(), NMIByRack: math.NaN()}
+	if ps.judged {
+		p = ct.polarizationFrom(cont, ps.layout.groups, 0)
+	}
+	out[0], out[1], out[2], out[3] = p.AMI, p.AMIByRack, p.NMI, p.NMIByRack
+}
+
+// PolarizationNames names PolarizationStat's values.
+var PolarizationNames = []string{MetricAMI, MetricAMIByRack, MetricNMI, MetricNMIByRack}
+
+// PolarizationStat is FlowStat's polarization alone (PolarizationNames): the same
+// values replicate by replicate (the counts are whole numbers, summed exactly), at a
+// fraction of FlowStat's cost: it touches only the flows that crossed both tiers. A
+// single run's summary bootstraps it for its intervals.
+func (ft *FlowTable) PolarizationStat() func() func(w, out []float64) {
+	ps := ft.newPolStat()
+	l := ps.layout
+	var crossed []int32 // flows that count in a table
+	for i, c := range l.cell {
+		if c >= 0 {
+			crossed = append(crossed, int32(i))
+		}
+	}
+	return func() func(w, out []float64) {
+		ct, cont := newContingency(l.nx, l.ny), make([]float64, len(ps.cont0))
+		return func(w, out []float64) {
+			copy(cont, ps.cont0)
+			for _, i := range crossed {
+				cont[l.cell[i]] += w[i] - 1
+			}
+			ps.measures(ct, cont, out)
+		}
+	}
+}
+
+// FlowMeanP99 is the 99th percentile over the delivered flows of each flow's mean
+// delay (FlowStat's delay.flow_mean_p99_ps with every weight 1), NaN without one.
+func (ft *FlowTable) FlowMeanP99() float64 {
+	var delayed []int32
+	w := make([]float64, len(ft.Flows))
+	for i, f := range ft.Flows {
+		w[i] = 1
 		if f.Delivered > 0 {
 			delayed = append(delayed, int32(i))
 		}
@@ -137,87 +462,24 @@ func (ft *FlowTable) FlowStat(tiers []string) func() func(w, out []float64) {
 		}
 		return cmp.Compare(a, b)
 	})
-	pol := ft.polLayout()
-	dim := len(tiers)*len(TierMetricNames) + 4
-	return func() func(w, out []float64) {
-		bytes := make([]float64, cells)
-		flows := make([]float64, cells)
-		cont := make([]float64, pol.groups*pol.nx*pol.ny)
-		pooled := make([]float64, pol.nx*pol.ny)
-		scratch := make([]float64, pol.nx+pol.ny+pol.nx*pol.ny)
-		bb := make([][]Balance, len(tiers))
-		fb := make([][]Balance, len(tiers))
-		return func(w, out []float64) {
-			if len(out) != dim {
-				panic("analysis: FlowStat output size mismatch")
-			}
-			clear(bytes)
-			clear(flows)
-			clear(cont)
-			var drops, delivered float64
-			for i := range ft.Flows {
-				wi := w[i]
-				if wi == 0 {
-					continue
-				}
-				f := &ft.Flows[i]
-				if c := f.RackCell; c >= 0 {
-					bytes[c] += wi * f.Bytes
-					flows[c] += wi
-				}
-				if c := f.FabricCell; c >= 0 {
-					bytes[c] += wi * f.Bytes
-					flows[c] += wi
-				}
-				if c := pol.cell[i]; c >= 0 {
-					cont[c] += wi
-				}
-				drops += wi * f.Dropped
-				if f.Delivered > 0 {
-					delivered += wi * f.Delivered
-				}
-			}
-			for t := range tiers {
-				bb[t], fb[t] = bb[t][:0], fb[t][:0]
-			}
-			for s, def := range ft.Sets {
-				t := setTier[s]
-				if t < 0 {
-					continue
-				}
-				bb[t] = append(bb[t], Imbalance(bytes[def.Offset:def.Offset+def.Members]))
-				fb[t] = append(fb[t], Imbalance(flows[def.Offset:def.Offset+def.Members]))
-			}
-			k := 0
-			for t := range tiers {
-				b := SummarizeTier(bb[t], nil)
-				f := SummarizeTier(fb[t], nil)
-				out[k], out[k+1], out[k+2], out[k+3], out[k+4] = b.MaxMean, b.CoV, b.Jain, f.Chi2P, b.IdleFraction
-				k += 5
-			}
-			p := polarizationFrom(cont, pol.groups, pol.nx, pol.ny, pooled, scratch)
-			out[k], out[k+1] = p.NMI, p.NMIByRack
-			out[k+2] = drops
-			out[k+3] = tailQuantile(0.99, delayed, ft.Flows, w, delivered)
-		}
-	}
+	return tailQuantile(0.99, delayed, ft.Flows, w, float64(len(delayed)))
 }
 
 // tailQuantile is the empirical p-quantile (stat.Quantile's Empirical rule: the lowest
-// value whose cumulative weight reaches p*total) of the flows' mean delays, each flow
-// weighing w[i]*Delivered, where order lists the delivered flows by delay and total is
-// their summed weight. It scans from the top, visiting only the flows above the
-// quantile (1% of them for p99), where stat.Quantile would scan them all; the weights
-// are integers, so the sums are exact and both scans agree.
+// value whose cumulative weight reaches p*total) of the flows' mean delays, flow i
+// weighing w[i], where order lists the delivered flows by delay and total is their
+// summed weight; NaN when total is 0. It scans from the top, visiting only the flows
+// above the quantile (1% of them for p99), where stat.Quantile would scan them all;
+// the weights are integers, so the sums are exact and both scans agree.
 func tailQuantile(p float64, order []int32, flows []FlowSample, w []float64, total float64) float64 {
 	if total <= 0 || len(order) == 0 {
-		return 0
+		return math.NaN()
 	}
 	fidx := p * total // as stat.Quantile computes it
 	var tail float64  // weight above index k: exact, the weights are integers
 	for k := len(order) - 1; k >= 0; k-- {
 		i := order[k]
-		wk := w[i] * flows[i].Delivered
+		wk := w[i]
 		if wk > 0 && total-tail-wk < fidx { // the cumulative weight below k misses p
 			return flows[i].DelayMeanPs
 		}

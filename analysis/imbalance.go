@@ -1,13 +1,17 @@
 package analysis
 
 import (
+	"fmt"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/tracefabric/tracefabric/internal/units"
+	"github.com/tracefabric/tracefabric/records"
 )
 
 // Balance is the spread of one equal-cost set's load over its members.
@@ -86,35 +90,51 @@ func Imbalance(loads []float64) Balance {
 	return b
 }
 
-// chi2Survival is P(χ²(df) >= x).
+// chi2Survival is P(χ²(df) >= x) (NaN when x is not a number).
 func chi2Survival(x, df float64) float64 {
 	if df <= 0 {
 		return 1
 	}
-	p := distuv.ChiSquared{K: df}.Survival(x)
-	if math.IsNaN(p) {
-		return 0
+	return distuv.ChiSquared{K: df}.Survival(x)
+}
+
+// MinFlowsPerMember is the balance guard: an equal-cost set is judged when it carried
+// at least this many flows per member (the expected count below which Pearson's
+// chi-square test is not trusted); tier summaries cover the judged sets only.
+const MinFlowsPerMember = 5
+
+// JudgedSet reports whether a set whose members carried flows (flow counts per
+// member) has enough flows to judge its balance: MinFlowsPerMember per member.
+func JudgedSet(flows []float64) bool {
+	var n float64
+	for _, f := range flows {
+		n += f
 	}
-	return p
+	return len(flows) > 0 && n >= MinFlowsPerMember*float64(len(flows))
 }
 
 // SetLoad is the load of one equal-cost set: one value per member, in member order,
 // idle members included, once in bytes and once in flows.
 type SetLoad struct {
-	Node  string    `json:"node"`
-	Tier  string    `json:"tier"`
-	Set   int       `json:"set"`
-	Bytes []float64 `json:"bytes"`
-	Flows []float64 `json:"flows"`
+	Node    NodeID
+	Tier    records.Tier
+	Set     int
+	Uplinks bool // every member leads one tier up (the set of a switch's uplinks)
+	Bytes   []float64
+	Flows   []float64
 }
 
-// SetImbalance is one equal-cost set's Balance on bytes and on flows.
+// SetImbalance is one equal-cost set's Balance on bytes and on flows. Judged says it
+// carried enough flows to be judged (JudgedSet); Label names it for people
+// ("rack-p0-r0 uplinks").
 type SetImbalance struct {
-	Node  string  `json:"node"`
-	Tier  string  `json:"tier"`
-	Set   int     `json:"set"`
-	Bytes Balance `json:"bytes"`
-	Flows Balance `json:"flows"`
+	Node   string       `json:"node"`
+	Tier   records.Tier `json:"tier"`
+	Set    int          `json:"set"`
+	Label  string       `json:"label"`
+	Judged bool         `json:"judged"`
+	Bytes  Balance      `json:"bytes"`
+	Flows  Balance      `json:"flows"`
 	// BytesLoad and FlowsLoad are the member loads the balances come from.
 	BytesLoad []float64 `json:"bytes_load"`
 	FlowsLoad []float64 `json:"flows_load"`
@@ -199,7 +219,9 @@ func SummarizeTier(balances []Balance, labels []string) TierStats {
 		first = false
 	}
 	if t.Sets == 0 {
-		return TierStats{}
+		nan := math.NaN()
+		return TierStats{MaxMean: nan, CoV: nan, Jain: nan, IdleFraction: nan, Chi2: nan, Chi2P: nan,
+			Worst: Worst{MaxMean: nan, CoV: nan, Jain: nan, IdleFraction: nan, Chi2P: nan}}
 	}
 	t.MaxMean /= t.Total
 	t.CoV /= t.Total
@@ -213,81 +235,117 @@ func SummarizeTier(balances []Balance, labels []string) TierStats {
 // imbalance.tiers.<tier>). The flat fields are the headline numbers: MaxMean, CoV, Jain
 // and IdleFraction from Bytes (what loads the links), Chi2P from Flows (the valid test
 // of the hash, see Balance). Bytes and Flows hold both summaries in full.
+//
+// Only judged sets count (JudgedSet: at least MinFlowsPerMember flows per member);
+// Sets counts them, Unjudged the others. A tier with no judged set (no traffic crossed
+// it, or too few flows) is not judged: Judged is false, Reason says why and the
+// measures are NaN (null in JSON), never 0. FlowCount counts the flows that crossed the
+// tier's sets (all of them).
 type TierImbalance struct {
-	Tier         string    `json:"tier"`
-	Sets         int       `json:"sets"`
-	MaxMean      float64   `json:"max_mean"`
-	CoV          float64   `json:"cov"`
-	Jain         float64   `json:"jain"`
-	Chi2P        float64   `json:"chi2_p"`
-	IdleFraction float64   `json:"idle_fraction"`
-	Bytes        TierStats `json:"bytes"`
-	Flows        TierStats `json:"flows"`
+	Tier         records.Tier `json:"tier"`
+	Judged       bool         `json:"judged"`
+	Reason       string       `json:"reason,omitempty"`
+	Sets         int          `json:"sets"`
+	Unjudged     int          `json:"unjudged_sets"`
+	FlowCount    float64      `json:"flow_count"`
+	MaxMean      float64      `json:"max_mean"`
+	CoV          float64      `json:"cov"`
+	Jain         float64      `json:"jain"`
+	Chi2P        float64      `json:"chi2_p"`
+	IdleFraction float64      `json:"idle_fraction"`
+	Bytes        TierStats    `json:"bytes"`
+	Flows        TierStats    `json:"flows"`
+}
+
+// MarshalJSON writes undefined (NaN) measures as null.
+func (t TierImbalance) MarshalJSON() ([]byte, error) {
+	type plain TierImbalance
+	return marshalNullNaN(plain(t))
+}
+
+// MarshalJSON writes undefined (NaN) measures as null.
+func (t TierStats) MarshalJSON() ([]byte, error) {
+	type plain TierStats
+	return marshalNullNaN(plain(t))
+}
+
+// MarshalJSON writes undefined (NaN) measures as null.
+func (w Worst) MarshalJSON() ([]byte, error) {
+	type plain Worst
+	return marshalNullNaN(plain(w))
 }
 
 // ImbalanceResult is the imbalance of every set and its per-tier summary.
 type ImbalanceResult struct {
-	Sets  []SetImbalance            `json:"sets"`
-	Tiers map[string]*TierImbalance `json:"tiers"`
+	Sets  []SetImbalance                  `json:"sets"`
+	Tiers map[records.Tier]*TierImbalance `json:"tiers"`
 }
 
-// TierNames returns the tiers present in r in a fixed order (rack, fabric, spine,
-// then others alphabetically).
-func (r *ImbalanceResult) TierNames() []string {
-	names := make([]string, 0, len(r.Tiers))
+// TierNames returns the tiers present in r, lowest first (rack, fabric, spine).
+func (r *ImbalanceResult) TierNames() []records.Tier {
+	names := make([]records.Tier, 0, len(r.Tiers))
 	for t := range r.Tiers {
 		names = append(names, t)
 	}
-	sortTiers(names)
+	slices.Sort(names)
 	return names
 }
 
-var tierRank = map[string]int{"host": 0, "rack": 1, "fabric": 2, "spine": 3}
-
-func sortTiers(names []string) {
-	sort.Slice(names, func(i, j int) bool {
-		ri, oki := tierRank[names[i]]
-		rj, okj := tierRank[names[j]]
-		if oki != okj {
-			return oki
-		}
-		if oki && ri != rj {
-			return ri < rj
-		}
-		return names[i] < names[j]
-	})
-}
-
-// ImbalanceOf computes every set's Balance and the per-tier summaries.
-func ImbalanceOf(sets []SetLoad) *ImbalanceResult {
-	r := &ImbalanceResult{Tiers: map[string]*TierImbalance{}}
-	byTier := map[string][]int{}
+// ImbalanceOf computes every set's Balance and the per-tier summaries over the judged
+// sets, naming the switches by nodes.
+func ImbalanceOf(sets []SetLoad, nodes Nodes) *ImbalanceResult {
+	r := &ImbalanceResult{Tiers: map[records.Tier]*TierImbalance{}}
+	byTier := map[records.Tier][]int{}
 	for _, s := range sets {
-		si := SetImbalance{Node: s.Node, Tier: s.Tier, Set: s.Set, Bytes: Imbalance(s.Bytes), Flows: Imbalance(s.Flows), BytesLoad: s.Bytes, FlowsLoad: s.Flows}
+		si := SetImbalance{Node: nodes.Name(s.Node), Tier: s.Tier, Set: s.Set, Label: setLabel(nodes.Name(s.Node), s),
+			Judged: JudgedSet(s.Flows), Bytes: Imbalance(s.Bytes), Flows: Imbalance(s.Flows), BytesLoad: s.Bytes, FlowsLoad: s.Flows}
 		byTier[s.Tier] = append(byTier[s.Tier], len(r.Sets))
 		r.Sets = append(r.Sets, si)
 	}
 	for tier, idx := range byTier {
-		bb := make([]Balance, len(idx))
-		fb := make([]Balance, len(idx))
-		labels := make([]string, len(idx))
-		for k, i := range idx {
-			bb[k], fb[k] = r.Sets[i].Bytes, r.Sets[i].Flows
-			labels[k] = setLabel(r.Sets[i].Node, r.Sets[i].Set)
+		var bb, fb []Balance
+		var labels []string
+		var flows, bytes float64
+		unjudged := 0
+		for _, i := range idx {
+			si := &r.Sets[i]
+			flows += si.Flows.Total
+			bytes += si.Bytes.Total
+			if !si.Judged {
+				unjudged++
+				continue
+			}
+			bb, fb = append(bb, si.Bytes), append(fb, si.Flows)
+			labels = append(labels, si.Label)
 		}
-		r.Tiers[tier] = tierImbalance(tier, SummarizeTier(bb, labels), SummarizeTier(fb, labels))
+		ti := tierImbalance(tier, SummarizeTier(bb, labels), SummarizeTier(fb, labels))
+		ti.FlowCount, ti.Unjudged = flows, unjudged
+		switch {
+		case ti.Judged:
+		case bytes == 0:
+			ti.Reason = fmt.Sprintf("no traffic crossed the %s tier's equal-cost sets", tier)
+		default:
+			ti.Reason = fmt.Sprintf("too few flows (%s) to judge balance at the %s tier: fewer than %d per member in every set",
+				units.FormatNumber(flows), tier, MinFlowsPerMember)
+		}
+		r.Tiers[tier] = ti
 	}
 	return r
 }
 
-func tierImbalance(tier string, bytes, flows TierStats) *TierImbalance {
+func tierImbalance(tier records.Tier, bytes, flows TierStats) *TierImbalance {
 	return &TierImbalance{
-		Tier: tier, Sets: bytes.Sets,
+		Tier: tier, Judged: bytes.Sets > 0, Sets: bytes.Sets,
 		MaxMean: bytes.MaxMean, CoV: bytes.CoV, Jain: bytes.Jain, IdleFraction: bytes.IdleFraction,
 		Chi2P: flows.Chi2P, Bytes: bytes, Flows: flows,
 	}
 }
 
-func setLabel(node string, set int) string {
-	return node + "/" + strconv.Itoa(set)
+// setLabel names a set for people: "rack-p0-r0 uplinks" for a switch's set of
+// uplinks (the only equal-cost sets of a Clos), else "node set N".
+func setLabel(node string, s SetLoad) string {
+	if s.Uplinks {
+		return node + " uplinks"
+	}
+	return node + " set " + strconv.Itoa(s.Set)
 }

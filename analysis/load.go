@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/tracefabric/tracefabric/internal/units"
 	"github.com/tracefabric/tracefabric/records"
 )
 
@@ -30,23 +31,30 @@ func Load(runDir string) (*Run, error) { return LoadWith(runDir, nil) }
 // or truncated record file (records.ErrNotRecordFile), and a file whose row count
 // differs from run.json's (ErrRecordsMismatch). packets.arrow is optional (replay
 // --record-packets). Every file is streamed once, in time linear in its rows; memory
-// holds the ports, sets, pause intervals, the per-flow table (48 bytes a flow) and
-// fixed-size aggregates, never the drops, events or packets themselves.
+// holds the ports, sets, pause intervals, the per-flow table (72 bytes a flow; a
+// comparison adds each flow's shares of the member loads) and fixed-size
+// aggregates, never the drops, events or packets themselves.
 //
 // Reconstruction rules: a host's rack is the peer of its NIC port in ports.arrow. A
 // switch's equal-cost set for the per-flow table is its set in loadbalance.arrow (the
 // lowest-numbered if it has several); a flow's fabric switch is the peer of its rack
 // member, its spine the peer of its fabric member, and the destination pod's fabric
-// switch the spine's neighbour linked to the destination rack. Flows record the members
-// of their first packet, so under flowlet balancing later packets may have gone
-// elsewhere.
+// switch the spine's neighbour linked to the destination rack; a switch with a single
+// uplink (no set in loadbalance.arrow) leads to that uplink's peer as member 0. Flows
+// record, per tier, the member of their first packet that passed the tier's set, so
+// under flowlet balancing later packets may have gone elsewhere (the member loads
+// themselves come from loadbalance.arrow).
 func LoadWith(runDir string, progress func(stage string, done, total int)) (*Run, error) {
 	meta, err := records.ReadRun(runDir)
 	if err != nil {
 		return nil, fmt.Errorf("analysis: run %s: %w", runDir, err)
 	}
-	l := &loader{dir: runDir, meta: meta, progress: progress, ids: map[string]int32{}}
-	l.run = &Run{Dir: runDir, Info: runInfo(meta)}
+	l := &loader{dir: runDir, meta: meta, progress: progress, ids: map[string]NodeID{}}
+	info, err := runInfo(meta)
+	if err != nil {
+		return nil, fmt.Errorf("analysis: run %s: %w", runDir, err)
+	}
+	l.run = &Run{Dir: runDir, Info: info}
 	steps := []struct {
 		file     string
 		optional bool
@@ -80,36 +88,43 @@ func LoadWith(runDir string, progress func(stage string, done, total int)) (*Run
 	return l.run, nil
 }
 
-func runInfo(m *records.Run) RunInfo {
+func runInfo(m *records.Run) (RunInfo, error) {
 	info := RunInfo{
 		Version: m.Version, Seed: m.Seed, SimPs: m.Simulation.SimTimePs,
-		Injected: m.Simulation.Injected, Delivered: m.Simulation.Delivered, Dropped: map[string]int64{},
+		Injected: m.Simulation.Injected, Delivered: m.Simulation.Delivered, Dropped: map[records.DropReason]int64{},
 		LosslessDrops: m.Simulation.LosslessDrops, CEMarked: m.Simulation.CEMarked, PFCFrames: m.Simulation.PFCFrames,
 		Undrained: m.Simulation.UndrainedTotal(), Complete: m.Complete,
+		Transport: m.Transport, Options: m.Options, Command: m.Command, Config: m.Config, Topology: m.Topology,
 	}
 	if h, err := m.HashMethod.MarshalText(); err == nil {
 		info.Method = string(h)
 	}
 	for r, n := range m.Simulation.Dropped {
-		info.Dropped[r.String()] = n
+		info.Dropped[r] = n
 	}
 	var trace struct {
 		Packets int64 `json:"packets"`
+		IPv4    int64 `json:"ipv4_packets"`
 		Flows   int64 `json:"flows"`
 	}
 	if len(m.Trace) > 0 && json.Unmarshal(m.Trace, &trace) == nil {
-		info.TracePackets, info.TraceFlows = trace.Packets, trace.Flows
+		info.TracePackets, info.TraceIPv4, info.TraceFlows = trace.Packets, trace.IPv4, trace.Flows
 	}
-	return info
+	ni, err := records.TraceNotInjected(m.Trace)
+	if err != nil {
+		return info, err
+	}
+	info.NotInjected = append([]records.NotInjected{}, ni...)
+	return info, nil
 }
 
 type portRef struct {
 	port int32
-	peer int32
+	peer NodeID
 }
 
 type setKey struct {
-	node int32
+	node NodeID
 	set  int32
 }
 
@@ -119,33 +134,37 @@ type loader struct {
 	run      *Run
 	progress func(stage string, done, total int)
 
-	names []string         // global node names
-	ids   map[string]int32 // name -> global id
-	tier  []string         // per global node id ("" unknown)
+	ids map[string]NodeID // node name -> id in run.Nodes
 
-	adj      map[[2]int32]int32 // (node, peer) -> port
-	neigh    map[int32][]int32  // node -> peers
-	hostUp   map[int32]portRef  // host -> its NIC port and rack
-	setOf    map[int32]int      // switch -> index in run.Flows.Sets of its up set
-	members  map[[3]int32]portRef
+	adj      map[[2]NodeID]int32 // (node, peer) -> port
+	neigh    map[NodeID][]NodeID // node -> peers, in port order
+	tier     map[NodeID]records.Tier
+	hostUp   map[NodeID]portRef // host -> its NIC port and rack
+	setOf    map[NodeID]int     // switch -> index in run.Flows.Sets of its up set
+	members  map[memberKey]portRef
 	episodes bool
 }
 
-// id interns a node name.
-func (l *loader) id(name string) int32 {
+type memberKey struct {
+	node        NodeID
+	set, member int32
+}
+
+// id returns a node name's id, adding it to run.Nodes when new. Each file's node
+// dictionary goes through it once (remap); rows then carry ids.
+func (l *loader) id(name string) NodeID {
 	if i, ok := l.ids[name]; ok {
 		return i
 	}
-	i := int32(len(l.names))
+	i := NodeID(len(l.run.Nodes))
 	l.ids[name] = i
-	l.names = append(l.names, name)
-	l.tier = append(l.tier, "")
+	l.run.Nodes = append(l.run.Nodes, name)
 	return i
 }
 
-// remap returns the global ids of a file's node dictionary.
-func (l *loader) remap(nodes []string) []int32 {
-	m := make([]int32, len(nodes))
+// remap returns the run's ids of a file's node dictionary.
+func (l *loader) remap(nodes []string) []NodeID {
+	m := make([]NodeID, len(nodes))
 	for i, n := range nodes {
 		m[i] = l.id(n)
 	}
@@ -154,7 +173,7 @@ func (l *loader) remap(nodes []string) []int32 {
 
 // stream reads every row of a record file, calling row for each, and checks the row
 // count against run.json.
-func stream[R any](l *loader, path string, open func(string) (*records.Reader[R], error), row func(r *R, nodes []int32) error) error {
+func stream[R any](l *loader, path string, open func(string) (*records.Reader[R], error), row func(r *R, nodes []NodeID) error) error {
 	file := filepath.Base(path)
 	rd, err := open(path)
 	if err != nil {
@@ -165,7 +184,7 @@ func stream[R any](l *loader, path string, open func(string) (*records.Reader[R]
 	var (
 		r     R
 		n     int64
-		nodes []int32
+		nodes []NodeID
 	)
 	for rd.Next(&r) {
 		if nodes == nil {
@@ -191,7 +210,7 @@ func stream[R any](l *loader, path string, open func(string) (*records.Reader[R]
 	return nil
 }
 
-func node(nodes []int32, i int32) (int32, error) {
+func node(nodes []NodeID, i int32) (NodeID, error) {
 	if i < 0 || int(i) >= len(nodes) {
 		return 0, fmt.Errorf("node index %d outside the node dictionary of %d names", i, len(nodes))
 	}
@@ -199,7 +218,7 @@ func node(nodes []int32, i int32) (int32, error) {
 }
 
 // nodeAndPeer resolves a row's node and peer indices.
-func nodeAndPeer(nodes []int32, n, p int32) (int32, int32, error) {
+func nodeAndPeer(nodes []NodeID, n, p int32) (NodeID, NodeID, error) {
 	a, err := node(nodes, n)
 	if err != nil {
 		return 0, 0, err
@@ -209,18 +228,18 @@ func nodeAndPeer(nodes []int32, n, p int32) (int32, int32, error) {
 }
 
 func (l *loader) ports(path string) error {
-	l.adj = map[[2]int32]int32{}
-	l.neigh = map[int32][]int32{}
-	l.hostUp = map[int32]portRef{}
-	return stream(l, path, records.OpenPorts, func(r *records.PortRow, nodes []int32) error {
+	l.adj = map[[2]NodeID]int32{}
+	l.neigh = map[NodeID][]NodeID{}
+	l.tier = map[NodeID]records.Tier{}
+	l.hostUp = map[NodeID]portRef{}
+	return stream(l, path, records.OpenPorts, func(r *records.PortRow, nodes []NodeID) error {
 		n, p, err := nodeAndPeer(nodes, r.Node, r.Peer)
 		if err != nil {
 			return err
 		}
-		tier := r.Tier.String()
-		l.tier[n] = tier
-		if _, ok := l.adj[[2]int32{n, p}]; !ok {
-			l.adj[[2]int32{n, p}] = r.Port
+		l.tier[n] = r.Tier
+		if _, ok := l.adj[[2]NodeID{n, p}]; !ok {
+			l.adj[[2]NodeID{n, p}] = r.Port
 			l.neigh[n] = append(l.neigh[n], p)
 		}
 		if r.Tier == records.TierHost {
@@ -228,7 +247,7 @@ func (l *loader) ports(path string) error {
 				l.hostUp[n] = portRef{r.Port, p}
 			}
 		}
-		l.run.Queues = append(l.run.Queues, QueueCounters{PortClass: PortClass{l.names[n], r.Port, r.TC}, Tier: tier, TxPackets: r.TxPackets, ECNMarked: r.ECNMarked})
+		l.run.Queues = append(l.run.Queues, QueueCounters{PortClass: PortClass{n, r.Port, r.TC}, Tier: r.Tier, TxPackets: r.TxPackets, ECNMarked: r.ECNMarked, WatermarkBytes: r.QueueWatermarkBytes})
 		l.run.PortsPausedPs += r.PausedPs
 		return nil
 	})
@@ -240,25 +259,25 @@ func (l *loader) loadBalance(path string) error {
 	}
 	type set struct {
 		key     setKey
-		tier    string
+		tier    records.Tier
 		members map[int32]member
 	}
 	var sets []*set
 	index := map[setKey]*set{}
-	l.members = map[[3]int32]portRef{}
+	l.members = map[memberKey]portRef{}
 	method := ""
-	err := stream(l, path, records.OpenLoadBalance, func(r *records.LoadBalanceRow, nodes []int32) error {
+	err := stream(l, path, records.OpenLoadBalance, func(r *records.LoadBalanceRow, nodes []NodeID) error {
 		n, p, err := nodeAndPeer(nodes, r.Node, r.Peer)
 		if err != nil {
 			return err
 		}
 		if r.Member < 0 || r.Member > 1<<16 {
-			return fmt.Errorf("member %d of %s set %d out of range", r.Member, l.names[n], r.Set)
+			return fmt.Errorf("member %d of %s set %d out of range", r.Member, l.run.Nodes.Name(n), r.Set)
 		}
 		k := setKey{n, r.Set}
 		s := index[k]
 		if s == nil {
-			s = &set{key: k, tier: r.Tier.String(), members: map[int32]member{}}
+			s = &set{key: k, tier: r.Tier, members: map[int32]member{}}
 			index[k] = s
 			sets = append(sets, s)
 		}
@@ -266,7 +285,7 @@ func (l *loader) loadBalance(path string) error {
 		m.bytes += float64(r.Bytes)
 		m.flows += float64(r.Flows)
 		s.members[r.Member] = m
-		l.members[[3]int32{n, r.Set, r.Member}] = portRef{r.Port, p}
+		l.members[memberKey{n, r.Set, r.Member}] = portRef{r.Port, p}
 		if h, err := r.HashMethod.MarshalText(); err == nil && method == "" {
 			method = string(h)
 		}
@@ -281,26 +300,33 @@ func (l *loader) loadBalance(path string) error {
 	sort.SliceStable(sets, func(i, j int) bool {
 		a, b := sets[i].key, sets[j].key
 		if a.node != b.node {
-			return l.names[a.node] < l.names[b.node]
+			return l.run.Nodes[a.node] < l.run.Nodes[b.node]
 		}
 		return a.set < b.set
 	})
-	l.setOf = map[int32]int{}
+	l.setOf = map[NodeID]int{}
 	offset := 0
 	for _, s := range sets {
 		size := int32(0)
 		for m := range s.members {
 			size = max(size, m+1)
 		}
-		sl := SetLoad{Node: l.names[s.key.node], Tier: s.tier, Set: int(s.key.set), Bytes: make([]float64, size), Flows: make([]float64, size)}
+		sl := SetLoad{Node: s.key.node, Tier: s.tier, Set: int(s.key.set), Uplinks: true, Bytes: make([]float64, size), Flows: make([]float64, size)}
 		for m, v := range s.members {
 			sl.Bytes[m], sl.Flows[m] = v.bytes, v.flows
+		}
+		for m := range size {
+			ref, ok := l.members[memberKey{s.key.node, s.key.set, m}]
+			sl.Uplinks = sl.Uplinks && ok && l.tier[ref.peer] > s.tier
 		}
 		l.run.Sets = append(l.run.Sets, sl)
 		if _, ok := l.setOf[s.key.node]; !ok {
 			l.setOf[s.key.node] = len(l.run.Flows.Sets)
 		}
-		l.run.Flows.Sets = append(l.run.Flows.Sets, SetDef{Node: sl.Node, Tier: sl.Tier, Set: sl.Set, Members: int(size), Offset: offset})
+		ft := &l.run.Flows
+		ft.Sets = append(ft.Sets, SetDef{Node: sl.Node, Tier: sl.Tier, Set: sl.Set, Members: int(size), Offset: offset})
+		ft.CellBytes = append(ft.CellBytes, sl.Bytes...)
+		ft.CellFlows = append(ft.CellFlows, sl.Flows...)
 		offset += int(size)
 	}
 	return nil
@@ -308,12 +334,12 @@ func (l *loader) loadBalance(path string) error {
 
 func (l *loader) pfc(path string) error {
 	var b PauseBuilder
-	err := stream(l, path, records.OpenPFC, func(r *records.PFCRow, nodes []int32) error {
+	err := stream(l, path, records.OpenPFC, func(r *records.PFCRow, nodes []NodeID) error {
 		n, p, err := nodeAndPeer(nodes, r.Node, r.Peer)
 		if err != nil {
 			return err
 		}
-		return b.Add(PFCEvent{TimePs: r.TimePs, Node: l.names[n], Port: r.Port, Peer: l.names[p], TC: r.TC, Kind: r.Event, Quanta: r.Quanta})
+		return b.Add(PFCEvent{TimePs: r.TimePs, Node: n, Port: r.Port, Peer: p, TC: r.TC, Kind: r.Event, Quanta: r.Quanta})
 	})
 	if err != nil {
 		return err
@@ -321,7 +347,7 @@ func (l *loader) pfc(path string) error {
 	ivs := b.Finish(l.run.Info.SimPs)
 	for i := range ivs {
 		if ivs[i].PeerPort < 0 {
-			if port, ok := l.adj[[2]int32{l.ids[ivs[i].Peer], l.ids[ivs[i].Node]}]; ok {
+			if port, ok := l.adj[[2]NodeID{ivs[i].Peer, ivs[i].Node}]; ok {
 				ivs[i].PeerPort = port
 			}
 		}
@@ -329,36 +355,65 @@ func (l *loader) pfc(path string) error {
 	l.run.Intervals = ivs
 	l.run.PFCEvents = b.Events
 	l.run.PFCIgnored = b.Ignored
-	l.run.Episodes = Episodes(ivs, DefaultStormDurationPs)
+	l.run.Episodes = Episodes(ivs, l.run.Nodes, DefaultStormDurationPs)
 	l.episodes = len(l.run.Episodes) > 0
 	return nil
 }
 
 func (l *loader) drops(path string) error {
-	c := NewDropCounter(l.run.Info.SimPs, TimeBins)
-	err := stream(l, path, records.OpenDrops, func(r *records.DropRow, nodes []int32) error {
+	c := NewDropCounter(l.run.Nodes, l.run.Info.SimPs, TimeBins)
+	err := stream(l, path, records.OpenDrops, func(r *records.DropRow, nodes []NodeID) error {
 		n, err := node(nodes, r.Node)
 		if err != nil {
 			return err
 		}
-		c.Add(Drop{TimePs: r.TimePs, Node: l.names[n], Tier: r.Tier.String(), Port: r.Port, TC: r.TC, Reason: r.Reason.String(), FlowID: r.FlowID, Bytes: int64(r.Bytes)})
+		c.Add(Drop{TimePs: r.TimePs, Node: n, Tier: r.Tier, Port: r.Port, TC: r.TC, Reason: r.Reason, FlowID: r.FlowID, Bytes: int64(r.Bytes)})
 		return nil
 	})
 	l.run.Drops = c.Result()
 	return err
 }
 
-// upSet returns the table set of a switch and the cell of member m in it.
-func (l *loader) cell(sw int32, m int32) (int32, int, error) {
+// cell returns the table cell of member m of switch sw's up set; -1 (no cell, no
+// error) for member 0 of a switch with a single uplink, which flows.arrow records but
+// loadbalance.arrow does not (nothing to balance).
+func (l *loader) cell(sw NodeID, m int32) (int32, error) {
 	si, ok := l.setOf[sw]
 	if !ok {
-		return -1, 0, fmt.Errorf("%s has no equal-cost set in loadbalance.arrow", l.names[sw])
+		if m == 0 && len(l.uplinks(sw)) == 1 {
+			return -1, nil
+		}
+		return -1, fmt.Errorf("%s has no equal-cost set in loadbalance.arrow", l.run.Nodes.Name(sw))
 	}
 	def := l.run.Flows.Sets[si]
 	if int(m) >= def.Members {
-		return -1, 0, fmt.Errorf("member %d outside %s's set %d of %d members", m, def.Node, def.Set, def.Members)
+		return -1, fmt.Errorf("member %d outside %s's set %d of %d members", m, l.run.Nodes.Name(def.Node), def.Set, def.Members)
 	}
-	return int32(def.Offset) + m, si, nil
+	return int32(def.Offset) + m, nil
+}
+
+// memberPeer returns the node that member m of switch sw's up set leads to: from
+// loadbalance.arrow, or the switch's single uplink.
+func (l *loader) memberPeer(sw NodeID, m int32) (NodeID, bool) {
+	if si, ok := l.setOf[sw]; ok {
+		ref, ok := l.members[memberKey{sw, int32(l.run.Flows.Sets[si].Set), m}]
+		return ref.peer, ok
+	}
+	if up := l.uplinks(sw); m == 0 && len(up) == 1 {
+		return up[0], true
+	}
+	return 0, false
+}
+
+// uplinks returns sw's neighbours one tier up (ports.arrow), in port order.
+func (l *loader) uplinks(sw NodeID) []NodeID {
+	var up []NodeID
+	for _, nb := range l.neigh[sw] {
+		if l.tier[nb] > l.tier[sw] {
+			up = append(up, nb)
+		}
+	}
+	return up
 }
 
 func (l *loader) flows(path string) error {
@@ -375,8 +430,8 @@ func (l *loader) flows(path string) error {
 	fprint := fnv.New64a()
 	var fbuf [24]byte
 	var fp FlowPath
-	var pathNodes [8]int32
-	err := stream(l, path, records.OpenFlows, func(r *records.FlowRow, nodes []int32) error {
+	path6 := make([]NodeID, 0, 8) // host, rack, [fabric, [spine, fabric], rack], host
+	err := stream(l, path, records.OpenFlows, func(r *records.FlowRow, nodes []NodeID) error {
 		src, err := node(nodes, r.SrcHost)
 		if err != nil {
 			return err
@@ -385,74 +440,58 @@ func (l *loader) flows(path string) error {
 		if err != nil {
 			return err
 		}
-		f := FlowSample{RackCell: -1, FabricCell: -1, RackMember: r.RackMember, FabricMember: r.FabricMember,
-			Bytes: float64(r.Bytes), Dropped: float64(r.Dropped), Delivered: float64(r.Delivered), DelayMeanPs: float64(r.DelayMeanPs)}
+		f := FlowSample{RackCell: -1, FabricCell: -1, RackMember: r.RackMember, FabricMember: r.FabricMember, Moved: r.PathChanges > 0,
+			Packets: float64(r.Packets), Bytes: float64(r.Bytes), Dropped: float64(r.Dropped), Delivered: float64(r.Delivered),
+			CE: float64(r.CEMarked), DelayMeanPs: float64(r.DelayMeanPs)}
 		if r.RackMember < -1 || r.FabricMember < -1 || (r.RackMember < 0 && r.FabricMember >= 0) {
 			return fmt.Errorf("flow %d: rack_member %d, fabric_member %d", r.FlowID, r.RackMember, r.FabricMember)
 		}
-		// Path: host, rack, [fabric, [spine, fabric], rack], host.
-		np := 0
-		pathNodes[np] = src
-		np++
 		up, ok := l.hostUp[src]
 		if !ok {
-			return fmt.Errorf("flow %d: source host %s has no port in ports.arrow", r.FlowID, l.names[src])
+			return fmt.Errorf("flow %d: source host %s has no port in ports.arrow", r.FlowID, l.run.Nodes.Name(src))
 		}
 		rack := up.peer
-		pathNodes[np] = rack
-		np++
+		f.Rack = rack
+		path6 = append(path6[:0], src, rack)
 		resolved := true
 		if r.RackMember >= 0 {
-			c, _, err := l.cell(rack, r.RackMember)
-			if err != nil {
+			if f.RackCell, err = l.cell(rack, r.RackMember); err != nil {
 				return fmt.Errorf("flow %d: %w", r.FlowID, err)
 			}
-			f.RackCell = c
 			fab, ok := l.memberPeer(rack, r.RackMember)
 			if !ok {
-				return fmt.Errorf("flow %d: %s has no member %d in loadbalance.arrow", r.FlowID, l.names[rack], r.RackMember)
+				return fmt.Errorf("flow %d: %s has no member %d in loadbalance.arrow", r.FlowID, l.run.Nodes.Name(rack), r.RackMember)
 			}
-			pathNodes[np] = fab
-			np++
+			path6 = append(path6, fab)
 			if r.FabricMember >= 0 {
-				c, _, err := l.cell(fab, r.FabricMember)
-				if err != nil {
+				if f.FabricCell, err = l.cell(fab, r.FabricMember); err != nil {
 					return fmt.Errorf("flow %d: %w", r.FlowID, err)
 				}
-				f.FabricCell = c
 				if l.episodes {
 					spine, ok := l.memberPeer(fab, r.FabricMember)
 					if !ok {
-						return fmt.Errorf("flow %d: %s has no member %d in loadbalance.arrow", r.FlowID, l.names[fab], r.FabricMember)
+						return fmt.Errorf("flow %d: %s has no member %d in loadbalance.arrow", r.FlowID, l.run.Nodes.Name(fab), r.FabricMember)
 					}
-					pathNodes[np] = spine
-					np++
 					dstUp, ok := l.hostUp[dst]
 					resolved = resolved && ok
-					dstRack := dstUp.peer
-					down := int32(-1)
+					down := NodeID(-1) // the destination pod's fabric switch: the spine's neighbour linked to the destination rack
 					for _, nb := range l.neigh[spine] {
-						if _, ok := l.adj[[2]int32{nb, dstRack}]; ok {
+						if _, ok := l.adj[[2]NodeID{nb, dstUp.peer}]; ok {
 							down = nb
 							break
 						}
 					}
-					if down < 0 {
-						resolved = false
-					}
-					pathNodes[np] = down
-					np++
+					resolved = resolved && down >= 0
+					path6 = append(path6, spine, down)
 				}
 			}
 			if l.episodes {
 				dstUp, ok := l.hostUp[dst]
 				resolved = resolved && ok
-				pathNodes[np] = dstUp.peer
-				np++
+				path6 = append(path6, dstUp.peer)
 			}
 		}
-		pathNodes[np] = dst
-		np++
+		path6 = append(path6, dst)
 		ft.Flows = append(ft.Flows, f)
 
 		binary.LittleEndian.PutUint64(fbuf[0:], uint64(r.FlowID))
@@ -475,14 +514,14 @@ func (l *loader) flows(path string) error {
 		}
 		fp.FlowID, fp.TC, fp.FirstPs, fp.LastPs = uint64(r.FlowID), r.TC, r.FirstPs, r.LastPs
 		fp.Hops = fp.Hops[:0]
-		for i := 0; resolved && i+1 < np; i++ {
-			a, b := pathNodes[i], pathNodes[i+1]
-			port, ok := l.adj[[2]int32{a, b}]
+		for i := 0; resolved && i+1 < len(path6); i++ {
+			a, b := path6[i], path6[i+1]
+			port, ok := l.adj[[2]NodeID{a, b}]
 			if !ok || a < 0 || b < 0 {
 				resolved = false
 				break
 			}
-			fp.Hops = append(fp.Hops, PortKey{l.names[a], port})
+			fp.Hops = append(fp.Hops, PortKey{a, port})
 		}
 		if !resolved {
 			l.run.NoPathFlows++
@@ -503,23 +542,13 @@ func (l *loader) flows(path string) error {
 	return nil
 }
 
-// memberPeer returns the node that member m of switch sw's table set leads to.
-func (l *loader) memberPeer(sw, m int32) (int32, bool) {
-	si, ok := l.setOf[sw]
-	if !ok {
-		return 0, false
-	}
-	ref, ok := l.members[[3]int32{sw, int32(l.run.Flows.Sets[si].Set), m}]
-	return ref.peer, ok
-}
-
 func (l *loader) delay(path string) error {
 	by := map[uint8][]DelayBucket{}
-	err := stream(l, path, records.OpenDelay, func(r *records.DelayRow, _ []int32) error {
+	err := stream(l, path, records.OpenDelay, func(r *records.DelayRow, _ []NodeID) error {
 		if r.HiPs < r.LoPs || r.Packets < 0 {
 			return fmt.Errorf("bucket [%d, %d) ps with %d packets", r.LoPs, r.HiPs, r.Packets)
 		}
-		by[r.TC] = append(by[r.TC], DelayBucket{r.LoPs, r.HiPs, r.Packets})
+		by[r.TC] = append(by[r.TC], DelayBucket{units.Time(r.LoPs), units.Time(r.HiPs), r.Packets})
 		return nil
 	})
 	tcs := make([]int, 0, len(by))
@@ -535,12 +564,12 @@ func (l *loader) delay(path string) error {
 
 func (l *loader) buffer(path string) error {
 	type key struct {
-		node int32
+		node NodeID
 		pool uint8
 	}
 	series := map[key]*BufferSeries{}
 	var order []key
-	err := stream(l, path, records.OpenBuffer, func(r *records.BufferRow, nodes []int32) error {
+	err := stream(l, path, records.OpenBuffer, func(r *records.BufferRow, nodes []NodeID) error {
 		n, err := node(nodes, r.Node)
 		if err != nil {
 			return err
@@ -548,7 +577,7 @@ func (l *loader) buffer(path string) error {
 		k := key{n, r.Pool}
 		s := series[k]
 		if s == nil {
-			s = NewBufferSeries(l.names[n], r.Pool, l.run.Info.SimPs, TimeBins)
+			s = NewBufferSeries(n, r.Pool, l.run.Info.SimPs, TimeBins)
 			series[k] = s
 			order = append(order, k)
 		}
@@ -557,7 +586,7 @@ func (l *loader) buffer(path string) error {
 	})
 	sort.Slice(order, func(i, j int) bool {
 		if order[i].node != order[j].node {
-			return l.names[order[i].node] < l.names[order[j].node]
+			return l.run.Nodes[order[i].node] < l.run.Nodes[order[j].node]
 		}
 		return order[i].pool < order[j].pool
 	})
@@ -570,7 +599,7 @@ func (l *loader) buffer(path string) error {
 
 func (l *loader) packets(path string) error {
 	s := NewECNSeries(l.run.Info.SimPs, TimeBins)
-	err := stream(l, path, records.OpenPackets, func(r *records.PacketRow, _ []int32) error {
+	err := stream(l, path, records.OpenPackets, func(r *records.PacketRow, _ []NodeID) error {
 		if r.Fate == records.FateDelivered {
 			s.Add(r.DeliverPs, r.CE)
 		}

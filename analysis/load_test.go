@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -222,7 +224,7 @@ func TestLoadAnalyze(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Drops.Total != 3 || s.Drops.Lossless != 1 || s.Drops.ByReason["egress-limit"] != 2 || s.Drops.ByTier["fabric"] != 2 {
+	if s.Drops.Total != 3 || s.Drops.Lossless != 1 || s.Drops.ByReason[records.ReasonEgressLimit] != 2 || s.Drops.ByTier[records.TierFabric] != 2 {
 		t.Errorf("drops %+v", s.Drops)
 	}
 	if len(s.Drops.TopFlows) != 2 || s.Drops.TopFlows[0].FlowID != 1 || s.Drops.TopFlows[0].Src != "10.0.0.1" {
@@ -242,12 +244,19 @@ func TestLoadAnalyze(t *testing.T) {
 	if s.ECN.Marked != 4 || len(s.ECN.Queues) != 1 || s.ECN.OverTime == nil || ecnBin(s.ECN.OverTime, 1500, true) != 1 || ecnBin(s.ECN.OverTime, 9500, false) != 1 {
 		t.Errorf("ecn %+v", s.ECN)
 	}
-	rack := s.Imbalance.Tiers["rack"]
-	if rack == nil || rack.Sets != 2 || !near(rack.MaxMean, 2) || !near(rack.IdleFraction, 0.5) {
+	// Two flows: the member loads are read, but too few flows to judge a set.
+	rack := s.Imbalance.Tiers[records.TierRack]
+	if rack == nil || rack.Judged || rack.Sets != 0 || rack.Unjudged != 2 || rack.FlowCount != 2 || !math.IsNaN(rack.MaxMean) ||
+		!strings.Contains(rack.Reason, "too few flows (2)") {
 		t.Errorf("rack tier %+v", rack)
 	}
-	if s.Polarization.Flows != 2 {
-		t.Errorf("polarization %+v", s.Polarization)
+	for _, si := range s.Imbalance.Sets {
+		if si.Node == "rack-p0-r0" && (!reflect.DeepEqual(si.BytesLoad, []float64{0, 3000}) || si.Label != "rack-p0-r0 uplinks" || !near(si.Bytes.MaxMean, 2)) {
+			t.Errorf("rack-p0-r0's set %+v", si)
+		}
+	}
+	if p := s.Polarization; p.Flows != 2 || p.Judged || !math.IsNaN(p.AMI) || !strings.Contains(p.Reason, "too few flows (2)") {
+		t.Errorf("polarization %+v", p)
 	}
 	if !near(s.Delay.P99Ps, 2000+2000*(0.98)) {
 		t.Errorf("p99 %v", s.Delay.P99Ps)
@@ -259,7 +268,8 @@ func TestLoadAnalyze(t *testing.T) {
 		t.Errorf("warnings %q", s.Warnings)
 	}
 	h := strings.Join(s.Headline, "\n")
-	for _, want := range []string{"3 packets dropped", "1 lossless (headroom) drop:", "1 storm (deepest 2 hops", "Worst ECMP imbalance"} {
+	for _, want := range []string{"3 packets dropped", "1 lossless (headroom) drop:", "1 storm (deepest 2 hops", "Too few flows (2 at the rack tier, 2 at the fabric tier) to judge balance",
+		"Too few flows (2) crossing both the rack and the fabric tier to judge polarization"} {
 		if !strings.Contains(h, want) {
 			t.Errorf("headline lacks %q:\n%s", want, h)
 		}
@@ -275,7 +285,9 @@ func TestLoadAnalyze(t *testing.T) {
 	}
 	for _, key := range []string{"drops.total", "drops.lossless", "drops.by_reason", "pfc.pause_intervals", "pfc.paused_ps",
 		"pfc.storms", "ecn.marked", "imbalance.tiers.rack.max_mean", "imbalance.tiers.fabric.cov", "imbalance.tiers.fabric.jain",
-		"imbalance.tiers.rack.chi2_p", "imbalance.tiers.rack.idle_fraction", "polarization.nmi", "headline"} {
+		"imbalance.tiers.rack.chi2_p", "imbalance.tiers.rack.idle_fraction", "imbalance.tiers.rack.judged", "imbalance.tiers.rack.reason",
+		"polarization.ami", "polarization.ami_by_rack", "polarization.judged", "polarization.nmi", "polarization.nmi_normalization",
+		"pfc.storm_count", "ecn.delivered_ce_fraction", "delay.flow_mean_p99_ps", "bootstrap.interval", "headline"} {
 		if _, ok := lookup(m, key); !ok {
 			t.Errorf("summary.json lacks %s", key)
 		}
@@ -298,7 +310,7 @@ func TestLoadAnalyze(t *testing.T) {
 
 // ecnBin is the marked (or delivered) count of the bin of e holding time tp.
 func ecnBin(e *ECNSeries, tp int64, marked bool) int64 {
-	b := (tp - e.StartPs) / e.BinPs
+	b := (tp - int64(e.StartPs)) / int64(e.BinPs)
 	if b < 0 || b >= int64(len(e.Delivered)) {
 		return -1
 	}

@@ -1,10 +1,15 @@
 package analysis
 
 import (
+	"encoding/json"
 	"math"
+	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/floats/scalar"
+
+	"github.com/tracefabric/tracefabric/records"
 )
 
 const tol = 1e-9
@@ -75,25 +80,38 @@ func TestSummarizeTier(t *testing.T) {
 		!scalar.EqualWithinAbsOrRel(got.Worst.Chi2P, want.Worst.Chi2P, 1e-12, 1e-6) {
 		t.Errorf("SummarizeTier\n got %+v\nwant %+v", got, want)
 	}
-	if z := SummarizeTier([]Balance{e}, nil); z != (TierStats{}) {
-		t.Errorf("all-empty tier: got %+v, want zero", z)
+	// A tier no traffic crossed: undefined, not 0.
+	if z := SummarizeTier([]Balance{e}, nil); z.Sets != 0 || !math.IsNaN(z.MaxMean) || !math.IsNaN(z.Chi2P) || !math.IsNaN(z.Jain) {
+		t.Errorf("all-empty tier: got %+v, want NaN measures", z)
 	}
 }
 
 func TestImbalanceOf(t *testing.T) {
 	r := ImbalanceOf([]SetLoad{
-		{Node: "rack-p0-r0", Tier: "rack", Set: 0, Bytes: []float64{100, 300}, Flows: []float64{5, 5}},
-		{Node: "fabric-p0-f0", Tier: "fabric", Set: 0, Bytes: []float64{50, 50, 0, 0}, Flows: []float64{1, 1, 0, 0}},
-	})
-	rk := r.Tiers["rack"]
-	if rk == nil || !near(rk.MaxMean, 1.5) || !near(rk.Chi2P, 1) || !near(rk.Bytes.CoV, 0.5) || rk.Sets != 1 {
+		{Node: nid("rack-p0-r0"), Tier: records.TierRack, Set: 0, Bytes: []float64{100, 300}, Flows: []float64{5, 5}},
+		{Node: nid("fabric-p0-f0"), Tier: records.TierFabric, Set: 0, Bytes: []float64{50, 50, 0, 0}, Flows: []float64{10, 10, 0, 0}},
+		{Node: nid("fabric-p0-f1"), Tier: records.TierFabric, Set: 0, Bytes: []float64{500, 0, 0, 0}, Flows: []float64{1, 0, 0, 0}}, // too few flows
+		{Node: nid("spine-s0-0"), Tier: records.TierSpine, Set: 0, Bytes: []float64{0, 0}, Flows: []float64{0, 0}},                  // no traffic
+	}, testNodes())
+	rk := r.Tiers[records.TierRack]
+	if rk == nil || !rk.Judged || !near(rk.MaxMean, 1.5) || !near(rk.Chi2P, 1) || !near(rk.Bytes.CoV, 0.5) || rk.Sets != 1 {
 		t.Errorf("rack tier: %+v", rk)
 	}
-	fb := r.Tiers["fabric"]
-	if fb == nil || !near(fb.IdleFraction, 0.5) || !near(fb.MaxMean, 2) {
+	// The one-flow set is left out of the fabric tier, which its 4x max/mean would
+	// otherwise dominate.
+	fb := r.Tiers[records.TierFabric]
+	if fb == nil || !fb.Judged || fb.Sets != 1 || fb.Unjudged != 1 || fb.FlowCount != 21 || !near(fb.IdleFraction, 0.5) || !near(fb.MaxMean, 2) {
 		t.Errorf("fabric tier: %+v", fb)
 	}
-	if got := r.TierNames(); len(got) != 2 || got[0] != "rack" || got[1] != "fabric" {
+	if sp := r.Tiers[records.TierSpine]; sp == nil || sp.Judged || !math.IsNaN(sp.MaxMean) || !math.IsNaN(sp.Chi2P) || sp.Reason != "no traffic crossed the spine tier's equal-cost sets" {
+		t.Errorf("spine tier: %+v", sp)
+	}
+	js, err := json.Marshal(r.Tiers[records.TierSpine])
+	if err != nil || !strings.Contains(string(js), `"max_mean":null`) || !strings.Contains(string(js), `"chi2_p":null`) {
+		t.Errorf("spine tier JSON %s, %v: want nulls", js, err)
+	}
+	delete(r.Tiers, records.TierSpine)
+	if got := r.TierNames(); len(got) != 2 || got[0] != records.TierRack || got[1] != records.TierFabric {
 		t.Errorf("TierNames = %v", got)
 	}
 }
@@ -120,14 +138,14 @@ func TestNMI(t *testing.T) {
 		{"permuted", []int{0, 1, 2, 3, 0, 1}, []int{2, 3, 0, 1, 2, 3}, 1},
 		{"independent", indX, indY, 0},
 		{"determined-smaller-set", []int{0, 1, 2, 3, 0, 1, 2, 3}, []int{0, 1, 0, 1, 0, 1, 0, 1}, 1},
-		{"constant-fabric", []int{0, 1, 2, 3}, []int{0, 0, 0, 0}, 0},
+		{"constant-fabric", []int{0, 1, 2, 3}, []int{0, 0, 0, 0}, math.NaN()}, // an entropy of 0: undefined
 		{"partial", []int{0, 0, 1, 1}, []int{0, 1, 1, 1}, partial},
-		{"no-flows", nil, nil, 0},
+		{"no-flows", nil, nil, math.NaN()},
 		{"uncrossed-skipped", []int{0, 1, -1, 2}, []int{0, 1, 3, 2}, 1},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if got := NMI(c.x, c.y); !scalar.EqualWithinAbsOrRel(got.NMI, c.want, 1e-12, 1e-9) {
+			if got := NMI(c.x, c.y); !scalar.EqualWithinAbsOrRel(got.NMI, c.want, 1e-12, 1e-9) && !(math.IsNaN(got.NMI) && math.IsNaN(c.want)) {
 				t.Errorf("NMI = %v, want %v (%+v)", got.NMI, c.want, got)
 			}
 		})
@@ -140,17 +158,147 @@ func TestNMI(t *testing.T) {
 func TestPolarizationByRack(t *testing.T) {
 	ft := &FlowTable{}
 	for r := 0; r < 4; r++ {
-		ft.Sets = append(ft.Sets, SetDef{Node: "rack-" + itoa1(r), Tier: "rack", Members: 4, Offset: 4 * r})
+		ft.Sets = append(ft.Sets, SetDef{Node: nid("rack-" + itoa1(r)), Tier: records.TierRack, Members: 4, Offset: 4 * r})
 	}
 	for r := 0; r < 4; r++ {
 		for x := 0; x < 4; x++ {
 			for k := 0; k < 5; k++ {
-				ft.Flows = append(ft.Flows, FlowSample{RackCell: int32(4*r + x), FabricCell: -1, RackMember: int32(x), FabricMember: int32(x ^ r)})
+				ft.Flows = append(ft.Flows, FlowSample{Rack: nid("rack-" + itoa1(r)), RackCell: int32(4*r + x), FabricCell: -1, RackMember: int32(x), FabricMember: int32(x ^ r)})
 			}
 		}
 	}
 	p := ft.Polarization()
-	if !near(p.NMI, 0) || !near(p.NMIByRack, 1) || p.Racks != 4 || p.Flows != 80 {
+	// Pooled: every (x, y) cell holds 5 flows, independent: NMI 0, AMI below 0 by the
+	// chance term; within each rack a bijection: 1.
+	if !near(p.NMI, 0) || !near(p.NMIByRack, 1) || !near(p.AMIByRack, 1) || p.AMI >= 0 || p.Racks != 4 || p.Flows != 80 || !p.Judged {
 		t.Errorf("polarization %+v, want pooled 0 and by rack 1", p)
+	}
+}
+
+// refExpectedMI is E[I] written from Vinh, Epps and Bailey (2010), eq. 24a, summing
+// every term k = max(1, a+b-n)..min(a, b) with the hypergeometric probability from
+// log-factorials: no walk from the mode, no cut.
+func refExpectedMI(a, b []float64, n float64) float64 {
+	lf := func(x float64) float64 { v, _ := math.Lgamma(x + 1); return v }
+	var e float64
+	for _, ai := range a {
+		for _, bj := range b {
+			if ai == 0 || bj == 0 {
+				continue
+			}
+			for k := math.Max(1, ai+bj-n); k <= math.Min(ai, bj); k++ {
+				lp := lf(ai) + lf(bj) + lf(n-ai) + lf(n-bj) - lf(n) - lf(k) - lf(ai-k) - lf(bj-k) - lf(n-ai-bj+k)
+				e += k / n * math.Log(n*k/(ai*bj)) * math.Exp(lp)
+			}
+		}
+	}
+	return e
+}
+
+func TestExpectedMI(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for trial := range 300 {
+		nx, ny := 1+r.IntN(5), 1+r.IntN(5)
+		a, b := make([]float64, nx), make([]float64, ny)
+		var n float64
+		for i := range a {
+			a[i] = float64(r.IntN(60))
+			n += a[i]
+		}
+		// Columns: a random split of the same n.
+		left := n
+		for j := range b[:ny-1] {
+			b[j] = float64(r.IntN(int(left) + 1))
+			left -= b[j]
+		}
+		b[ny-1] = left
+		got, want := ExpectedMI(a, b, n), refExpectedMI(a, b, n)
+		if !scalar.EqualWithinAbsOrRel(got, want, 1e-12, 1e-9) {
+			t.Fatalf("trial %d: a %v b %v: ExpectedMI %v, the formula %v", trial, a, b, got, want)
+		}
+	}
+	// Large marginals: the walk from the mode matches the full sum.
+	a, b := []float64{2500, 2500, 2500, 2500}, []float64{1000, 3000, 4000, 2000}
+	if got, want := ExpectedMI(a, b, 10000), refExpectedMI(a, b, 10000); !scalar.EqualWithinAbsOrRel(got, want, 1e-13, 1e-9) {
+		t.Errorf("10000 items: ExpectedMI %v, the formula %v", got, want)
+	}
+}
+
+// AMI against scikit-learn on small tables. Reference values: scikit-learn 1.5.2,
+// adjusted_mutual_info_score(x, y, average_method="min") for the labelings x, y that
+// the tables count (python -m venv v && v/bin/pip install scikit-learn==1.5.2).
+func TestAMIMatchesScikitLearn(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		table [][]float64
+		ami   float64
+	}{
+		{"identity", [][]float64{{3, 0, 0, 0}, {0, 2, 0, 0}, {0, 0, 4, 0}, {0, 0, 0, 1}}, 1.0},
+		{"independent", [][]float64{{5, 5}, {5, 5}}, -0.04064067948899957},
+		{"skewed 2x3", [][]float64{{4, 1, 0}, {1, 2, 3}}, 0.29331812793716455},
+		{"3x2", [][]float64{{5, 0}, {0, 3}, {2, 2}}, 0.5953169892748109},
+		{"pooled", [][]float64{{12, 4}, {4, 12}}, 0.16905935525277674},
+	} {
+		nx, ny := len(c.table), len(c.table[0])
+		counts := make([]float64, 0, nx*ny)
+		for _, row := range c.table {
+			counts = append(counts, row...)
+		}
+		got := NMIFromCounts(counts, nx, ny)
+		if !scalar.EqualWithinAbsOrRel(got.AMI, c.ami, 1e-12, 1e-9) {
+			t.Errorf("%s: AMI %v, scikit-learn %v", c.name, got.AMI, c.ami)
+		}
+	}
+}
+
+// Chance-corrected: independent choices read AMI 0 on average while plain NMI reads
+// its finite-sample bias (600 flows on 4 x 4 members: about 9/(2*600)/ln 4 = 0.005
+// per the Miller-Madow term, more within racks); fully polarized choices read 1.
+func TestAMIIsChanceCorrected(t *testing.T) {
+	r := rand.New(rand.NewPCG(18, 4))
+	var ami, nmi float64
+	const sims = 300
+	x, y := make([]int, 600), make([]int, 600)
+	for range sims {
+		for i := range x {
+			x[i], y[i] = r.IntN(4), r.IntN(4)
+		}
+		p := NMI(x, y)
+		ami += p.AMI / sims
+		nmi += p.NMI / sims
+	}
+	if math.Abs(ami) > 0.002 || nmi < 0.004 {
+		t.Errorf("independent choices: mean AMI %.4f (want about 0), mean NMI %.4f (biased upward)", ami, nmi)
+	}
+	if p := NMI([]int{0, 1, 2, 3, 0, 1, 2, 3}, []int{1, 2, 3, 0, 1, 2, 3, 0}); !near(p.AMI, 1) {
+		t.Errorf("polarized: AMI %v, want 1", p.AMI)
+	}
+}
+
+// Undefined is null: every flow on one rack member is an entropy of 0, and fewer than
+// MinPolarizationFlows flows are too few to judge; both say why, and JSON says null.
+func TestPolarizationUndefined(t *testing.T) {
+	ft := &FlowTable{}
+	for i := range 40 {
+		ft.Flows = append(ft.Flows, FlowSample{Rack: nid("rack-0"), RackCell: -1, FabricCell: -1, RackMember: 0, FabricMember: int32(i % 4)})
+	}
+	p := ft.Polarization()
+	if p.Judged || !math.IsNaN(p.AMI) || !math.IsNaN(p.NMI) || !strings.Contains(p.Reason, "same rack member") {
+		t.Errorf("one rack member: %+v", p)
+	}
+	js, err := json.Marshal(p)
+	if err != nil || !strings.Contains(string(js), `"ami":null`) || !strings.Contains(string(js), `"judged":false`) {
+		t.Errorf("JSON %s, %v", js, err)
+	}
+	ft.Flows = ft.Flows[:0]
+	for i := range 29 {
+		ft.Flows = append(ft.Flows, FlowSample{Rack: nid("rack-0"), RackCell: -1, FabricCell: -1, RackMember: int32(i % 4), FabricMember: int32(i % 4)})
+	}
+	if p := ft.Polarization(); p.Judged || !math.IsNaN(p.AMI) || !strings.Contains(p.Reason, "too few flows (29)") {
+		t.Errorf("29 flows: %+v", p)
+	}
+	ft.Flows = append(ft.Flows, FlowSample{Rack: nid("rack-0"), RackCell: -1, FabricCell: -1, RackMember: 1, FabricMember: 1})
+	if p := ft.Polarization(); !p.Judged || !near(p.AMI, 1) {
+		t.Errorf("30 flows: %+v", p)
 	}
 }

@@ -12,22 +12,21 @@ import (
 // Peer, saw Kind for traffic class TC with Quanta (pause quanta, 0 for a resume).
 type PFCEvent struct {
 	TimePs int64
-	Node   string
+	Node   NodeID
 	Port   int32
-	Peer   string
+	Peer   NodeID
 	TC     uint8
 	Kind   records.PFCEventKind
 	Quanta uint16
 }
 
-// PortClass names one egress queue: a (node, port, traffic class).
+// PortClass identifies one egress queue: a (node, port, traffic class). Nodes.Port
+// names it.
 type PortClass struct {
-	Node string `json:"node"`
-	Port int32  `json:"port"`
-	TC   uint8  `json:"tc"`
+	Node NodeID
+	Port int32
+	TC   uint8
 }
-
-func (p PortClass) String() string { return fmt.Sprintf("%s:%d/tc%d", p.Node, p.Port, p.TC) }
 
 // How a pause interval ended.
 const (
@@ -43,12 +42,12 @@ const (
 // that extended the interval after the first.
 type PauseInterval struct {
 	PortClass
-	Peer      string `json:"peer"`
-	PeerPort  int32  `json:"peer_port"`
-	StartPs   int64  `json:"start_ps"`
-	EndPs     int64  `json:"end_ps"`
-	Refreshes int    `json:"refreshes"`
-	EndedBy   string `json:"ended_by"`
+	Peer      NodeID
+	PeerPort  int32
+	StartPs   int64
+	EndPs     int64
+	Refreshes int
+	EndedBy   string
 }
 
 // DurationPs is EndPs - StartPs.
@@ -74,7 +73,7 @@ type PauseBuilder struct {
 	Events int
 
 	open   map[PortClass]int
-	txPort map[[2]string]int32
+	txPort map[[2]NodeID]int32
 	lastPs int64
 }
 
@@ -85,7 +84,7 @@ var ErrPFCOrder = errors.New("analysis: pfc events out of time order")
 func (b *PauseBuilder) Add(e PFCEvent) error {
 	if b.open == nil {
 		b.open = map[PortClass]int{}
-		b.txPort = map[[2]string]int32{}
+		b.txPort = map[[2]NodeID]int32{}
 	}
 	if b.Events > 0 && e.TimePs < b.lastPs {
 		return fmt.Errorf("%w: event %d at %d ps after one at %d ps", ErrPFCOrder, b.Events, e.TimePs, b.lastPs)
@@ -95,7 +94,7 @@ func (b *PauseBuilder) Add(e PFCEvent) error {
 	key := PortClass{e.Node, e.Port, e.TC}
 	switch e.Kind {
 	case records.EventTxPause, records.EventTxResume:
-		b.txPort[[2]string{e.Node, e.Peer}] = e.Port
+		b.txPort[[2]NodeID{e.Node, e.Peer}] = e.Port
 	case records.EventRxPause:
 		if e.Quanta == 0 {
 			b.close(key, e.TimePs, EndResume)
@@ -141,7 +140,7 @@ func (b *PauseBuilder) Finish(endPs int64) []PauseInterval {
 	for i := range b.Intervals {
 		iv := &b.Intervals[i]
 		if iv.PeerPort < 0 {
-			if p, ok := b.txPort[[2]string{iv.Peer, iv.Node}]; ok {
+			if p, ok := b.txPort[[2]NodeID{iv.Peer, iv.Node}]; ok {
 				iv.PeerPort = p
 			}
 		}
@@ -163,8 +162,10 @@ func PauseIntervals(events []PFCEvent, endPs int64) ([]PauseInterval, error) {
 
 // PausedPort is the pause record of one paused port-class: how many intervals, their
 // total and longest duration (ps), and the paused fraction of the simulated time.
+// Class is the port-class; PortName and Peer name it and the pausing node.
 type PausedPort struct {
-	PortClass
+	Class PortClass `json:"-"`
+	PortName
 	Peer      string  `json:"peer"`
 	Intervals int     `json:"intervals"`
 	TotalPs   int64   `json:"total_ps"`
@@ -175,9 +176,9 @@ type PausedPort struct {
 }
 
 // PauseStats groups intervals by paused port-class, for a simulated time of simPs
-// (the fraction's denominator; 0 leaves Fraction 0). Ordered by total paused time,
-// longest first, then by port-class.
-func PauseStats(intervals []PauseInterval, simPs int64) []PausedPort {
+// (the fraction's denominator; 0 leaves Fraction 0), naming nodes by nodes. Ordered by
+// total paused time, longest first, then by port-class name.
+func PauseStats(intervals []PauseInterval, simPs int64, nodes Nodes) []PausedPort {
 	idx := map[PortClass]int{}
 	var out []PausedPort
 	for _, iv := range intervals {
@@ -185,7 +186,7 @@ func PauseStats(intervals []PauseInterval, simPs int64) []PausedPort {
 		if !ok {
 			i = len(out)
 			idx[iv.PortClass] = i
-			out = append(out, PausedPort{PortClass: iv.PortClass, Peer: iv.Peer, FirstPs: iv.StartPs})
+			out = append(out, PausedPort{Class: iv.PortClass, PortName: nodes.Port(iv.PortClass), Peer: nodes.Name(iv.Peer), FirstPs: iv.StartPs})
 		}
 		p := &out[i]
 		d := iv.DurationPs()
@@ -204,12 +205,12 @@ func PauseStats(intervals []PauseInterval, simPs int64) []PausedPort {
 		if out[i].TotalPs != out[j].TotalPs {
 			return out[i].TotalPs > out[j].TotalPs
 		}
-		return portClassLess(out[i].PortClass, out[j].PortClass)
+		return portNameLess(out[i].PortName, out[j].PortName)
 	})
 	return out
 }
 
-func portClassLess(a, b PortClass) bool {
+func portNameLess(a, b PortName) bool {
 	if a.Node != b.Node {
 		return a.Node < b.Node
 	}

@@ -11,11 +11,12 @@ import (
 )
 
 func ev(t int64, node string, port int32, peer string, kind records.PFCEventKind, quanta uint16) PFCEvent {
-	return PFCEvent{TimePs: t, Node: node, Port: port, Peer: peer, TC: 3, Kind: kind, Quanta: quanta}
+	return PFCEvent{TimePs: t, Node: nid(node), Port: port, Peer: nid(peer), TC: 3, Kind: kind, Quanta: quanta}
 }
 
 func TestPauseIntervals(t *testing.T) {
-	fa := PortClass{"fabric-p0-f0", 2, 3}
+	fa := PortClass{nid("fabric-p0-f0"), 2, 3}
+	faName, r0 := "fabric-p0-f0", nid("rack-p0-r0")
 	cases := []struct {
 		name    string
 		events  []PFCEvent
@@ -24,37 +25,37 @@ func TestPauseIntervals(t *testing.T) {
 		ignored int
 	}{
 		{"pause-refresh-resume", []PFCEvent{
-			ev(100, fa.Node, 2, "rack-p0-r0", records.EventRxPause, 65535),
-			ev(200, fa.Node, 2, "rack-p0-r0", records.EventRxPause, 65535),
-			ev(500, fa.Node, 2, "rack-p0-r0", records.EventRxResume, 0),
-		}, 1000, []PauseInterval{{PortClass: fa, Peer: "rack-p0-r0", PeerPort: -1, StartPs: 100, EndPs: 500, Refreshes: 1, EndedBy: EndResume}}, 0},
+			ev(100, faName, 2, "rack-p0-r0", records.EventRxPause, 65535),
+			ev(200, faName, 2, "rack-p0-r0", records.EventRxPause, 65535),
+			ev(500, faName, 2, "rack-p0-r0", records.EventRxResume, 0),
+		}, 1000, []PauseInterval{{PortClass: fa, Peer: r0, PeerPort: -1, StartPs: 100, EndPs: 500, Refreshes: 1, EndedBy: EndResume}}, 0},
 		{"expiry-closes", []PFCEvent{
-			ev(100, fa.Node, 2, "rack-p0-r0", records.EventRxPause, 65535),
-			ev(335_644_260, fa.Node, 2, "rack-p0-r0", records.EventExpire, 0),
-			ev(400_000_000, fa.Node, 2, "rack-p0-r0", records.EventRxResume, 0), // after expiry: nothing open
-		}, 1e9, []PauseInterval{{PortClass: fa, Peer: "rack-p0-r0", PeerPort: -1, StartPs: 100, EndPs: 335_644_260, EndedBy: EndExpire}}, 1},
+			ev(100, faName, 2, "rack-p0-r0", records.EventRxPause, 65535),
+			ev(335_644_260, faName, 2, "rack-p0-r0", records.EventExpire, 0),
+			ev(400_000_000, faName, 2, "rack-p0-r0", records.EventRxResume, 0), // after expiry: nothing open
+		}, 1e9, []PauseInterval{{PortClass: fa, Peer: r0, PeerPort: -1, StartPs: 100, EndPs: 335_644_260, EndedBy: EndExpire}}, 1},
 		{"resume-without-pause-ignored", []PFCEvent{
-			ev(100, fa.Node, 2, "rack-p0-r0", records.EventRxResume, 0),
-			ev(150, fa.Node, 2, "rack-p0-r0", records.EventExpire, 0),
+			ev(100, faName, 2, "rack-p0-r0", records.EventRxResume, 0),
+			ev(150, faName, 2, "rack-p0-r0", records.EventExpire, 0),
 		}, 1000, nil, 2},
 		{"open-at-end", []PFCEvent{
-			ev(700, fa.Node, 2, "rack-p0-r0", records.EventRxPause, 100),
-		}, 1000, []PauseInterval{{PortClass: fa, Peer: "rack-p0-r0", PeerPort: -1, StartPs: 700, EndPs: 1000, EndedBy: EndSim}}, 0},
+			ev(700, faName, 2, "rack-p0-r0", records.EventRxPause, 100),
+		}, 1000, []PauseInterval{{PortClass: fa, Peer: r0, PeerPort: -1, StartPs: 700, EndPs: 1000, EndedBy: EndSim}}, 0},
 		{"zero-quanta-pause-resumes", []PFCEvent{
-			ev(100, fa.Node, 2, "rack-p0-r0", records.EventRxPause, 10),
-			ev(300, fa.Node, 2, "rack-p0-r0", records.EventRxPause, 0),
-		}, 1000, []PauseInterval{{PortClass: fa, Peer: "rack-p0-r0", PeerPort: -1, StartPs: 100, EndPs: 300, EndedBy: EndResume}}, 0},
+			ev(100, faName, 2, "rack-p0-r0", records.EventRxPause, 10),
+			ev(300, faName, 2, "rack-p0-r0", records.EventRxPause, 0),
+		}, 1000, []PauseInterval{{PortClass: fa, Peer: r0, PeerPort: -1, StartPs: 100, EndPs: 300, EndedBy: EndResume}}, 0},
 		{"tx-names-peer-port", []PFCEvent{
-			ev(90, "rack-p0-r0", 17, fa.Node, records.EventTxPause, 65535),
-			ev(100, fa.Node, 2, "rack-p0-r0", records.EventRxPause, 65535),
-			ev(110, "rack-p0-r0", 17, fa.Node, records.EventTxResume, 0),
-			ev(120, fa.Node, 2, "rack-p0-r0", records.EventRxResume, 0),
-		}, 1000, []PauseInterval{{PortClass: fa, Peer: "rack-p0-r0", PeerPort: 17, StartPs: 100, EndPs: 120, EndedBy: EndResume}}, 0},
+			ev(90, "rack-p0-r0", 17, faName, records.EventTxPause, 65535),
+			ev(100, faName, 2, "rack-p0-r0", records.EventRxPause, 65535),
+			ev(110, "rack-p0-r0", 17, faName, records.EventTxResume, 0),
+			ev(120, faName, 2, "rack-p0-r0", records.EventRxResume, 0),
+		}, 1000, []PauseInterval{{PortClass: fa, Peer: r0, PeerPort: 17, StartPs: 100, EndPs: 120, EndedBy: EndResume}}, 0},
 		{"classes-are-separate", []PFCEvent{
-			ev(100, fa.Node, 2, "rack-p0-r0", records.EventRxPause, 10),
-			{TimePs: 200, Node: fa.Node, Port: 2, Peer: "rack-p0-r0", TC: 4, Kind: records.EventRxResume},
-			ev(300, fa.Node, 2, "rack-p0-r0", records.EventRxResume, 0),
-		}, 1000, []PauseInterval{{PortClass: fa, Peer: "rack-p0-r0", PeerPort: -1, StartPs: 100, EndPs: 300, EndedBy: EndResume}}, 1},
+			ev(100, faName, 2, "rack-p0-r0", records.EventRxPause, 10),
+			{TimePs: 200, Node: fa.Node, Port: 2, Peer: r0, TC: 4, Kind: records.EventRxResume},
+			ev(300, faName, 2, "rack-p0-r0", records.EventRxResume, 0),
+		}, 1000, []PauseInterval{{PortClass: fa, Peer: r0, PeerPort: -1, StartPs: 100, EndPs: 300, EndedBy: EndResume}}, 1},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -83,17 +84,17 @@ func TestPauseIntervalsOrder(t *testing.T) {
 }
 
 func TestPauseStats(t *testing.T) {
-	a := PortClass{"a", 1, 3}
-	b := PortClass{"b", 0, 3}
+	a := PortClass{nid("a"), 1, 3}
+	b := PortClass{nid("b"), 0, 3}
 	ivs := []PauseInterval{
-		{PortClass: a, Peer: "x", StartPs: 0, EndPs: 100},
-		{PortClass: b, Peer: "y", StartPs: 50, EndPs: 60},
-		{PortClass: a, Peer: "x", StartPs: 200, EndPs: 500},
+		{PortClass: a, Peer: nid("x"), StartPs: 0, EndPs: 100},
+		{PortClass: b, Peer: nid("y"), StartPs: 50, EndPs: 60},
+		{PortClass: a, Peer: nid("x"), StartPs: 200, EndPs: 500},
 	}
-	got := PauseStats(ivs, 1000)
+	got := PauseStats(ivs, 1000, testNodes())
 	want := []PausedPort{
-		{PortClass: a, Peer: "x", Intervals: 2, TotalPs: 400, LongestPs: 300, Fraction: 0.4, FirstPs: 0, LastEndPs: 500},
-		{PortClass: b, Peer: "y", Intervals: 1, TotalPs: 10, LongestPs: 10, Fraction: 0.01, FirstPs: 50, LastEndPs: 60},
+		{Class: a, PortName: PortName{"a", 1, 3}, Peer: "x", Intervals: 2, TotalPs: 400, LongestPs: 300, Fraction: 0.4, FirstPs: 0, LastEndPs: 500},
+		{Class: b, PortName: PortName{"b", 0, 3}, Peer: "y", Intervals: 1, TotalPs: 10, LongestPs: 10, Fraction: 0.01, FirstPs: 50, LastEndPs: 60},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("PauseStats\n got %+v\nwant %+v", got, want)
@@ -101,7 +102,7 @@ func TestPauseStats(t *testing.T) {
 }
 
 func iv(node string, port int32, peer string, peerPort int32, start, end int64) PauseInterval {
-	return PauseInterval{PortClass: PortClass{node, port, 3}, Peer: peer, PeerPort: peerPort, StartPs: start, EndPs: end}
+	return PauseInterval{PortClass: PortClass{nid(node), port, 3}, Peer: nid(peer), PeerPort: peerPort, StartPs: start, EndPs: end}
 }
 
 type epWant struct {
@@ -156,11 +157,11 @@ func TestEpisodes(t *testing.T) {
 		}},
 		{"other-class-linked", []PauseInterval{
 			iv("A", 0, "B", -1, 0, 500),
-			{PortClass: PortClass{"Z", 0, 4}, Peer: "A", PeerPort: -1, StartPs: 100, EndPs: 300},
+			{PortClass: PortClass{nid("Z"), 0, 4}, Peer: nid("A"), PeerPort: -1, StartPs: 100, EndPs: 300},
 		}, 0, []epWant{{0, 500, 2, 2, "B", true, []int32{0, 1}}}},
 		{"classes-of-one-frame-are-one-episode", []PauseInterval{
 			iv("A", 0, "B", 5, 0, 500),
-			{PortClass: PortClass{"A", 0, 4}, Peer: "B", PeerPort: 5, StartPs: 0, EndPs: 500},
+			{PortClass: PortClass{nid("A"), 0, 4}, Peer: nid("B"), PeerPort: 5, StartPs: 0, EndPs: 500},
 		}, 0, []epWant{{0, 500, 2, 1, "B:5", false, []int32{0, 1}}}},
 		{"deadlock-cycle", []PauseInterval{
 			iv("A", 0, "B", -1, 0, 1000),
@@ -177,7 +178,7 @@ func TestEpisodes(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := Episodes(c.intervals, c.stormPs)
+			got := Episodes(c.intervals, testNodes(), c.stormPs)
 			if len(got) != len(c.want) {
 				t.Fatalf("got %d episodes %+v, want %d", len(got), got, len(c.want))
 			}
@@ -197,13 +198,13 @@ func TestVictims(t *testing.T) {
 		iv("F", 2, "R", 7, 1000, 2000),
 		iv("S", 0, "F", 1, 1200, 1800),
 	}
-	eps := Episodes(ivs, 0)
+	eps := Episodes(ivs, testNodes(), 0)
 	flows := []FlowPath{
-		{FlowID: 1, TC: 3, FirstPs: 0, LastPs: 1500, Hops: []PortKey{{"H", 0}, {"S", 0}, {"F", 2}}}, // both ports: once
-		{FlowID: 2, TC: 3, FirstPs: 2000, LastPs: 3000, Hops: []PortKey{{"F", 2}}},                  // after the pause
-		{FlowID: 3, TC: 4, FirstPs: 0, LastPs: 3000, Hops: []PortKey{{"F", 2}}},                     // other class
-		{FlowID: 4, TC: 3, FirstPs: 1700, LastPs: 1700, Hops: []PortKey{{"S", 0}}},                  // inside
-		{FlowID: 5, TC: 3, FirstPs: 0, LastPs: 3000, Hops: []PortKey{{"F", 1}}},                     // other port
+		{FlowID: 1, TC: 3, FirstPs: 0, LastPs: 1500, Hops: []PortKey{{nid("H"), 0}, {nid("S"), 0}, {nid("F"), 2}}}, // both ports: once
+		{FlowID: 2, TC: 3, FirstPs: 2000, LastPs: 3000, Hops: []PortKey{{nid("F"), 2}}},                            // after the pause
+		{FlowID: 3, TC: 4, FirstPs: 0, LastPs: 3000, Hops: []PortKey{{nid("F"), 2}}},                               // other class
+		{FlowID: 4, TC: 3, FirstPs: 1700, LastPs: 1700, Hops: []PortKey{{nid("S"), 0}}},                            // inside
+		{FlowID: 5, TC: 3, FirstPs: 0, LastPs: 3000, Hops: []PortKey{{nid("F"), 1}}},                               // other port
 	}
 	ids := Victims(eps, ivs, flows, -1)
 	if len(eps) != 1 || eps[0].Victims != 2 || !reflect.DeepEqual(ids[0], []uint64{1, 4}) {
@@ -217,11 +218,11 @@ func TestDistinctVictims(t *testing.T) {
 		iv("Q", 1, "P", 0, 1500, 5500),   // episode 1: depth 1, 4000 ps
 		iv("K", 0, "L", 0, 10000, 10100), // episode 2: unrelated, nobody crosses it
 	}
-	eps := Episodes(ivs, 0)
+	eps := Episodes(ivs, testNodes(), 0)
 	v := NewVictimCounter(eps, ivs, -1)
 	for _, f := range []FlowPath{
-		{FlowID: 1, TC: 3, FirstPs: 0, LastPs: 3000, Hops: []PortKey{{"F", 2}, {"Q", 1}}}, // both episodes
-		{FlowID: 2, TC: 3, FirstPs: 0, LastPs: 1200, Hops: []PortKey{{"F", 2}}},           // the short one
+		{FlowID: 1, TC: 3, FirstPs: 0, LastPs: 3000, Hops: []PortKey{{nid("F"), 2}, {nid("Q"), 1}}}, // both episodes
+		{FlowID: 2, TC: 3, FirstPs: 0, LastPs: 1200, Hops: []PortKey{{nid("F"), 2}}},                // the short one
 	} {
 		v.Add(&f)
 	}
@@ -241,7 +242,7 @@ func TestDistinctVictims(t *testing.T) {
 
 func TestAnalyzeStormThreshold(t *testing.T) {
 	ivs := []PauseInterval{iv("A", 0, "B", 1, 1000, 6000)}
-	run := &Run{Info: RunInfo{SimPs: 10000}, Intervals: ivs, Episodes: Episodes(ivs, 0)}
+	run := &Run{Info: RunInfo{SimPs: 10000}, Intervals: ivs, Episodes: Episodes(ivs, testNodes(), 0)}
 	for _, c := range []struct {
 		threshold units.Time
 		storms    int

@@ -1,14 +1,21 @@
 package analysis
 
-import "slices"
+import (
+	"encoding/json"
+	"slices"
+
+	"github.com/tracefabric/tracefabric/internal/units"
+	"github.com/tracefabric/tracefabric/records"
+)
 
 // Run is one replay run as analysis needs it: what Load reads from a run directory,
 // reduced while streaming to sizes that do not grow with the number of packets or
 // events (except the per-flow table and the pause intervals). Tests and other callers
 // may also fill it by hand.
 type Run struct {
-	Dir  string  // the run directory
-	Info RunInfo // from run.json
+	Dir   string  // the run directory
+	Info  RunInfo // from run.json
+	Nodes Nodes   // node names by NodeID (the records' node dictionary)
 
 	// Queues are ports.arrow's counters per (node, port, tc).
 	Queues []QueueCounters
@@ -59,20 +66,33 @@ const TimeBins = 200
 
 // RunInfo is what run.json says about a run.
 type RunInfo struct {
-	Version       string           `json:"version"`
-	Method        string           `json:"hash_method"`
-	Seed          uint64           `json:"seed"`
-	SimPs         int64            `json:"sim_time_ps"`
-	Injected      int64            `json:"injected"`
-	Delivered     int64            `json:"delivered"`
-	Dropped       map[string]int64 `json:"dropped"`
-	LosslessDrops int64            `json:"lossless_drops"`
-	CEMarked      int64            `json:"ce_marked"`
-	PFCFrames     int64            `json:"pfc_frames"`
-	Undrained     int64            `json:"undrained"`
-	TracePackets  int64            `json:"trace_packets"`
-	TraceFlows    int64            `json:"trace_flows"`
-	Complete      bool             `json:"complete"`
+	Version       string                       `json:"version"`
+	Method        string                       `json:"hash_method"`
+	Seed          uint64                       `json:"seed"`
+	SimPs         int64                        `json:"sim_time_ps"`
+	Injected      int64                        `json:"injected"`
+	Delivered     int64                        `json:"delivered"`
+	Dropped       map[records.DropReason]int64 `json:"dropped"`
+	LosslessDrops int64                        `json:"lossless_drops"`
+	CEMarked      int64                        `json:"ce_marked"`
+	PFCFrames     int64                        `json:"pfc_frames"`
+	Undrained     int64                        `json:"undrained"`
+	TracePackets  int64                        `json:"trace_packets"`
+	TraceFlows    int64                        `json:"trace_flows"`
+	// TraceIPv4 counts the trace's IPv4 packets; NotInjected lists, by reason, the
+	// trace packets that did not enter the fabric as captured (records.TraceNotInjected).
+	TraceIPv4   int64                 `json:"trace_ipv4_packets"`
+	NotInjected []records.NotInjected `json:"not_injected"`
+	// Transport is how senders behaved (records.ModeOpen: every packet re-injected
+	// at its captured time); Options the replay's options; Command its command line.
+	Transport string             `json:"transport"`
+	Options   records.RunOptions `json:"options"`
+	Command   []string           `json:"command"`
+	// Config is run.json's effective configuration and Topology its topology summary,
+	// as recorded (for the report's fabric description; not repeated in summary.json).
+	Config   json.RawMessage  `json:"-"`
+	Topology records.Topology `json:"-"`
+	Complete bool             `json:"complete"`
 }
 
 // DroppedTotal sums Dropped.
@@ -108,29 +128,31 @@ type FlowTotals struct {
 // activity comes in bursts separated by long idle gaps (a PFC storm at 1 s, an incast
 // at 2 s), on one run of bins per burst (Windows of them), with the idle time between
 // left out: TimesPs then jumps. StartPs is TimesPs[0]. Peak is the largest
-// IngressBytes sample. Add, then Finish, then read.
+// IngressBytes sample. Node is the switch's name (set when Analyze keeps the series).
+// Add, then Finish, then read.
 type BufferSeries struct {
-	Node     string  `json:"node"`
-	Pool     uint8   `json:"pool"`
-	StartPs  int64   `json:"start_ps"`
-	BinPs    int64   `json:"bin_ps"`
-	Windows  int     `json:"windows"`
-	TimesPs  []int64 `json:"times_ps"`
-	Peak     int64   `json:"peak_ingress_bytes"`
-	Shared   []int64 `json:"shared_bytes"`
-	Headroom []int64 `json:"headroom_bytes"`
-	Ingress  []int64 `json:"ingress_bytes"`
-	Egress   []int64 `json:"egress_bytes"`
+	Node     string       `json:"node"`
+	Pool     uint8        `json:"pool"`
+	StartPs  units.Time   `json:"start_ps"`
+	BinPs    units.Time   `json:"bin_ps"`
+	Windows  int          `json:"windows"`
+	TimesPs  []units.Time `json:"times_ps"`
+	Peak     int64        `json:"peak_ingress_bytes"`
+	Shared   []int64      `json:"shared_bytes"`
+	Headroom []int64      `json:"headroom_bytes"`
+	Ingress  []int64      `json:"ingress_bytes"`
+	Egress   []int64      `json:"egress_bytes"`
 
+	node  NodeID
 	simPs int64
 	bins  int
 	fine  *fineSeries // rows: shared, headroom, ingress, egress (maxima); nil until a non-zero sample
 }
 
-// NewBufferSeries makes an empty series of a simulation of simPs ps, to be binned in
-// at most bins bins.
-func NewBufferSeries(node string, pool uint8, simPs int64, bins int) *BufferSeries {
-	return &BufferSeries{Node: node, Pool: pool, simPs: simPs, bins: max(bins, 1)}
+// NewBufferSeries makes an empty series of switch node's pool of a simulation of
+// simPs ps, to be binned in at most bins bins.
+func NewBufferSeries(node NodeID, pool uint8, simPs int64, bins int) *BufferSeries {
+	return &BufferSeries{node: node, Pool: pool, simPs: simPs, bins: max(bins, 1)}
 }
 
 // Add records one sample at timePs. All-zero samples only matter as the absence of
@@ -160,11 +182,11 @@ func (s *BufferSeries) Finish() {
 
 // setWindows bins the series over ws (of one width, in time order, disjoint).
 func (s *BufferSeries) setWindows(ws []window) {
-	s.StartPs, s.BinPs, s.Windows = ws[0].start, ws[0].width, len(ws)
+	s.StartPs, s.BinPs, s.Windows = units.Time(ws[0].start), units.Time(ws[0].width), len(ws)
 	s.TimesPs, s.Shared, s.Headroom, s.Ingress, s.Egress = nil, nil, nil, nil, nil
 	for _, w := range ws {
 		for b := range w.bins {
-			s.TimesPs = append(s.TimesPs, w.start+int64(b)*w.width)
+			s.TimesPs = append(s.TimesPs, units.Time(w.start+int64(b)*w.width))
 		}
 		if s.fine == nil {
 			z := make([]int64, w.bins)

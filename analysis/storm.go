@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"cmp"
-	"math"
 	"slices"
 	"strconv"
 )
@@ -10,7 +9,15 @@ import (
 // DefaultStormDurationPs is the default storm duration threshold: 1 ms in ps.
 const DefaultStormDurationPs int64 = 1_000_000_000
 
-// Episode is a connected set of pause intervals (SPEC 7), and a storm when Storm is set.
+// StormRule is the storm episode definition, in the words of
+// docs/analysis.md#pfc-pauses-and-storms: the report states it as it is.
+const StormRule = "A storm episode is a connected set of pause intervals that overlap in time and are linked either hop by hop (the paused sender's node is itself pausing its own upstream) or as siblings (paused by the same node, on any of its ports: one congestion event fanning out); its depth is the longest hop-by-hop chain. An episode is a storm if depth >= 2 or it lasts >= --storm-duration (default 1 ms)."
+
+// StormChainRule says how a hop-by-hop chain is read when counting depth.
+const StormChainRule = "A chain follows the pause upstream in time: each interval of it starts no earlier than the one it is linked from (so a PFC deadlock's cycle does not count forever)."
+
+// Episode is a connected set of pause intervals (StormRule, docs/analysis.md#pfc-pauses-and-storms), and
+// a storm when Storm is set.
 //
 // Two pause intervals are linked when they overlap in time (half-open spans share an
 // instant) and either
@@ -35,7 +42,7 @@ const DefaultStormDurationPs int64 = 1_000_000_000
 // pause or a pure fan-out has depth 1.
 //
 // Root is the pausing port at the head of the deepest chain: the port (PeerPort of
-// Peer, "node:port", port omitted when unknown) that sent the pause of the chain's
+// Peer, "node:port" by name, port omitted when unknown) that sent the pause of the chain's
 // first interval, i.e. the most downstream congestion point whose pause started the
 // chain. Among equally deep chains the one whose first interval started first wins
 // (then the lower interval index). RootPaused is the port that first pause stopped.
@@ -54,16 +61,16 @@ const DefaultStormDurationPs int64 = 1_000_000_000
 //
 // An episode is a storm when Depth >= 2 or DurationPs >= the storm-duration threshold.
 type Episode struct {
-	StartPs    int64     `json:"start_ps"`
-	DurationPs int64     `json:"duration_ps"`
-	Ports      int       `json:"ports"`
-	Depth      int       `json:"depth"`
-	Root       string    `json:"root"`
-	RootNode   string    `json:"root_node"`
-	RootPort   int32     `json:"root_port"`
-	TC         uint8     `json:"tc"`
-	RootPaused PortClass `json:"root_paused"`
-	Storm      bool      `json:"storm"`
+	StartPs    int64    `json:"start_ps"`
+	DurationPs int64    `json:"duration_ps"`
+	Ports      int      `json:"ports"`
+	Depth      int      `json:"depth"`
+	Root       string   `json:"root"`
+	RootNode   string   `json:"root_node"`
+	RootPort   int32    `json:"root_port"`
+	TC         uint8    `json:"tc"`
+	RootPaused PortName `json:"root_paused"`
+	Storm      bool     `json:"storm"`
 	// PausedPs is the sum of the member intervals' durations.
 	PausedPs int64 `json:"paused_ps"`
 	// Intervals are indices into the interval slice given to Episodes, by start time.
@@ -77,124 +84,139 @@ type Episode struct {
 func (e *Episode) EndPs() int64 { return e.StartPs + e.DurationPs }
 
 // Episodes groups pause intervals into episodes (see Episode) and marks storms with the
-// threshold stormDurationPs (<= 0 means DefaultStormDurationPs). Episodes are ordered
-// by start time. It runs in O(n log n) for n intervals plus the overlapping pairs at
-// each node, and does not modify intervals.
-func Episodes(intervals []PauseInterval, stormDurationPs int64) []Episode {
+// threshold stormDurationPs (<= 0 means DefaultStormDurationPs); nodes names the
+// roots. Episodes are ordered by start time. It runs in O(n log n) for n intervals
+// plus the overlapping pairs at each node, and does not modify intervals.
+func Episodes(intervals []PauseInterval, nodes Nodes, stormDurationPs int64) []Episode {
 	if stormDurationPs <= 0 {
 		stormDurationPs = DefaultStormDurationPs
 	}
-	n := len(intervals)
-	if n == 0 {
+	if len(intervals) == 0 {
 		return nil
 	}
-	order := make([]int32, n)
-	for i := range order {
-		order[i] = int32(i)
+	l := newLinker(intervals)
+	for _, j := range l.order {
+		l.link(j)
 	}
-	slices.SortFunc(order, func(a, b int32) int {
+	eps := l.group()
+	l.describe(eps, nodes, stormDurationPs)
+	return eps
+}
+
+// linker links pause intervals into episodes: a sweep in start order keeps, per node,
+// the intervals still open that pause it and that it sends, unites linked intervals
+// (union-find) and tracks the deepest hop chain ending at each interval.
+type linker struct {
+	iv       []PauseInterval
+	order    []int32            // interval indices by start time (ties: index)
+	pos      []int32            // position of each interval in order, for tie breaks
+	parent   []int32            // union-find
+	depth    []int32            // longest hop chain ending at the interval, in intervals
+	head     []int32            // first interval of that chain
+	pausedAt map[NodeID][]int32 // paused node -> open intervals
+	pausedBy map[NodeID][]int32 // pausing node -> open intervals
+}
+
+func newLinker(intervals []PauseInterval) *linker {
+	n := len(intervals)
+	l := &linker{iv: intervals, order: make([]int32, n), pos: make([]int32, n), parent: make([]int32, n),
+		depth: make([]int32, n), head: make([]int32, n), pausedAt: map[NodeID][]int32{}, pausedBy: map[NodeID][]int32{}}
+	for i := range l.order {
+		l.order[i] = int32(i)
+		l.parent[i] = int32(i)
+	}
+	slices.SortFunc(l.order, func(a, b int32) int {
 		if c := cmp.Compare(intervals[a].StartPs, intervals[b].StartPs); c != 0 {
 			return c
 		}
 		return cmp.Compare(a, b)
 	})
+	for p, i := range l.order {
+		l.pos[i] = int32(p)
+	}
+	return l
+}
 
-	ids := map[string]uint64{}
-	intern := func(s string) uint64 {
-		id, ok := ids[s]
-		if !ok {
-			id = uint64(len(ids))
-			ids[s] = id
-		}
-		return id
+func (l *linker) find(x int32) int32 {
+	for l.parent[x] != x {
+		l.parent[x] = l.parent[l.parent[x]]
+		x = l.parent[x]
 	}
-	key := func(node string) uint64 { return intern(node) }
+	return x
+}
 
-	parent := make([]int32, n)
-	for i := range parent {
-		parent[i] = int32(i)
+func (l *linker) union(a, b int32) {
+	ra, rb := l.find(a), l.find(b)
+	if ra != rb {
+		l.parent[max(ra, rb)] = min(ra, rb)
 	}
-	var find func(int32) int32
-	find = func(x int32) int32 {
-		for parent[x] != x {
-			parent[x] = parent[parent[x]]
-			x = parent[x]
-		}
-		return x
-	}
-	union := func(a, b int32) {
-		ra, rb := find(a), find(b)
-		if ra != rb {
-			if ra < rb {
-				parent[rb] = ra
-			} else {
-				parent[ra] = rb
-			}
-		}
-	}
-	depth := make([]int32, n)
-	head := make([]int32, n) // first interval of the deepest chain ending here
-	pos := make([]int32, n)  // position in start order, for tie breaks
-	for p, i := range order {
-		pos[i] = int32(p)
-	}
-	pausedAt := map[uint64][]int32{} // paused node -> active intervals
-	pausedBy := map[uint64][]int32{} // pausing node -> active intervals
-	prune := func(m map[uint64][]int32, k uint64, t int64) []int32 {
-		l := m[k]
-		j := 0
-		for _, i := range l {
-			if intervals[i].EndPs > t {
-				l[j] = i
-				j++
-			}
-		}
-		m[k] = l[:j] // kept when empty: its storage serves the next interval
-		return l[:j]
-	}
-	better := func(d int32, h int32, bestD int32, bestH int32) bool {
-		if d != bestD {
-			return d > bestD
-		}
-		return pos[h] < pos[bestH]
-	}
-	for _, j := range order {
-		iv := &intervals[j]
-		depth[j], head[j] = 1, j
-		if iv.EndPs <= iv.StartPs {
-			continue // empty interval: overlaps nothing
-		}
-		t := iv.StartPs
-		kNode := key(iv.Node)
-		kPeer := key(iv.Peer)
-		// Downstream: intervals in which j's pauser is itself paused (hop link i -> j).
-		for _, i := range prune(pausedAt, kPeer, t) {
-			union(i, j)
-			if better(depth[i]+1, head[i], depth[j], head[j]) {
-				depth[j], head[j] = depth[i]+1, head[i]
-			}
-		}
-		// Upstream already paused by j's node (started earlier): linked, not causal.
-		for _, i := range prune(pausedBy, kNode, t) {
-			union(i, j)
-		}
-		// Fan-out: paused by the same node.
-		for _, i := range prune(pausedBy, kPeer, t) {
-			union(i, j)
-		}
-		pausedAt[kNode] = append(pausedAt[kNode], j)
-		pausedBy[kPeer] = append(pausedBy[kPeer], j)
-	}
+}
 
-	// Group by component, in start order: episode numbers by first interval.
+// better reports whether a chain of depth d headed by h beats one of depth bd headed
+// by bh: deeper, then the head that started first.
+func (l *linker) better(d, h, bd, bh int32) bool {
+	if d != bd {
+		return d > bd
+	}
+	return l.pos[h] < l.pos[bh]
+}
+
+// open returns the intervals of node k in m still open at t, dropping the closed ones
+// (the list keeps its storage for the next interval).
+func (l *linker) open(m map[NodeID][]int32, k NodeID, t int64) []int32 {
+	list := m[k]
+	j := 0
+	for _, i := range list {
+		if l.iv[i].EndPs > t {
+			list[j] = i
+			j++
+		}
+	}
+	m[k] = list[:j]
+	return list[:j]
+}
+
+// link adds interval j (intervals arrive in start order): it is united with the open
+// intervals it overlaps and is linked to, hop by hop or as a sibling, and its chain
+// extends the deepest hop chain downstream of it.
+func (l *linker) link(j int32) {
+	iv := &l.iv[j]
+	l.depth[j], l.head[j] = 1, j
+	if iv.EndPs <= iv.StartPs {
+		return // empty interval: overlaps nothing
+	}
+	t := iv.StartPs
+	// Downstream: intervals in which j's pauser is itself paused (hop link i -> j).
+	for _, i := range l.open(l.pausedAt, iv.Peer, t) {
+		l.union(i, j)
+		if l.better(l.depth[i]+1, l.head[i], l.depth[j], l.head[j]) {
+			l.depth[j], l.head[j] = l.depth[i]+1, l.head[i]
+		}
+	}
+	// Upstream already paused by j's node (started earlier): linked, not a chain.
+	for _, i := range l.open(l.pausedBy, iv.Node, t) {
+		l.union(i, j)
+	}
+	// Siblings: paused by the same node.
+	for _, i := range l.open(l.pausedBy, iv.Peer, t) {
+		l.union(i, j)
+	}
+	l.pausedAt[iv.Node] = append(l.pausedAt[iv.Node], j)
+	l.pausedBy[iv.Peer] = append(l.pausedBy[iv.Peer], j)
+}
+
+// group makes one episode per component, numbered by their first interval in start
+// order, with their intervals (in start order), start, duration and paused time.
+func (l *linker) group() []Episode {
+	n := len(l.iv)
 	epOfRoot := make([]int32, n)
 	for i := range epOfRoot {
 		epOfRoot[i] = -1
 	}
 	epOf := make([]int32, n)
 	var sizes []int32
-	for _, j := range order {
-		r := find(j)
+	for _, j := range l.order {
+		r := l.find(j)
 		if epOfRoot[r] < 0 {
 			epOfRoot[r] = int32(len(sizes))
 			sizes = append(sizes, 0)
@@ -203,62 +225,62 @@ func Episodes(intervals []PauseInterval, stormDurationPs int64) []Episode {
 		sizes[epOf[j]]++
 	}
 	eps := make([]Episode, len(sizes))
-	members := make([]int32, n)
-	fill := make([]int32, len(sizes))
+	members := make([]int32, n) // one backing array for every episode's Intervals
 	off := int32(0)
 	for e, sz := range sizes {
 		eps[e].Intervals = members[off : off : off+sz]
-		fill[e] = off
 		off += sz
 	}
-	pcID := map[PortClass]int32{}
-	pcOf := make([]int32, n)
-	best := make([]int32, len(sizes))
-	for _, j := range order {
-		e := epOf[j]
-		iv := &intervals[j]
-		ep := &eps[e]
+	for _, j := range l.order {
+		iv := &l.iv[j]
+		ep := &eps[epOf[j]]
 		if len(ep.Intervals) == 0 {
-			ep.StartPs, ep.TC = iv.StartPs, iv.TC
-			best[e] = j
+			ep.StartPs = iv.StartPs
 		}
 		ep.Intervals = append(ep.Intervals, j)
 		ep.DurationPs = max(ep.DurationPs, iv.EndPs-ep.StartPs)
 		ep.PausedPs += iv.DurationPs()
-		id, ok := pcID[iv.PortClass]
-		if !ok {
-			id = int32(len(pcID))
-			pcID[iv.PortClass] = id
-		}
-		pcOf[j] = id
-		if better(depth[j], head[j], depth[best[e]], head[best[e]]) {
-			best[e] = j
-		}
 	}
-	seen := make([]int32, len(pcID)) // episode+1 that last counted the port-class
-	roots := map[PortKey]string{}    // one string per root port
+	return eps
+}
+
+// describe fills each episode's port count, depth and root (the head of its deepest
+// chain, see Episode) and decides whether it is a storm.
+func (l *linker) describe(eps []Episode, nodes Nodes, stormDurationPs int64) {
+	pcID := map[PortClass]int32{}
+	var seen []int32                // per port-class: episode+1 that last counted it
+	roots := map[PortClass]string{} // one string per root port
 	for e := range eps {
 		ep := &eps[e]
+		best := ep.Intervals[0]
 		for _, j := range ep.Intervals {
-			if seen[pcOf[j]] != int32(e)+1 {
-				seen[pcOf[j]] = int32(e) + 1
+			id, ok := pcID[l.iv[j].PortClass]
+			if !ok {
+				id = int32(len(seen))
+				pcID[l.iv[j].PortClass] = id
+				seen = append(seen, 0)
+			}
+			if seen[id] != int32(e)+1 {
+				seen[id] = int32(e) + 1
 				ep.Ports++
 			}
+			if l.better(l.depth[j], l.head[j], l.depth[best], l.head[best]) {
+				best = j
+			}
 		}
-		ep.Depth = int(depth[best[e]])
-		h := &intervals[head[best[e]]]
-		ep.RootNode, ep.RootPort, ep.RootPaused, ep.TC = h.Peer, h.PeerPort, h.PortClass, h.TC
-		ep.Root = h.Peer
+		ep.Depth = int(l.depth[best])
+		h := &l.iv[l.head[best]]
+		ep.RootNode, ep.RootPort, ep.RootPaused, ep.TC = nodes.Name(h.Peer), h.PeerPort, nodes.Port(h.PortClass), h.TC
+		ep.Root = ep.RootNode
 		if h.PeerPort >= 0 {
-			rk := PortKey{h.Peer, h.PeerPort}
+			rk := PortClass{Node: h.Peer, Port: h.PeerPort}
 			if ep.Root = roots[rk]; ep.Root == "" {
-				ep.Root = h.Peer + ":" + strconv.Itoa(int(h.PeerPort))
+				ep.Root = ep.RootNode + ":" + strconv.Itoa(int(h.PeerPort))
 				roots[rk] = ep.Root
 			}
 		}
 		ep.Storm = ep.Depth >= 2 || ep.DurationPs >= stormDurationPs
 	}
-	return eps
 }
 
 // Storms returns the episodes that are storms.
@@ -270,267 +292,4 @@ func Storms(episodes []Episode) []Episode {
 		}
 	}
 	return s
-}
-
-// PortKey names a switch or host egress port.
-type PortKey struct {
-	Node string
-	Port int32
-}
-
-// FlowPath is what the flow records say about where and when a flow went: its class,
-// the egress ports it left through in path order, and the time of its first and last
-// packet (ps).
-type FlowPath struct {
-	FlowID  uint64
-	TC      uint8
-	FirstPs int64
-	LastPs  int64
-	Hops    []PortKey
-}
-
-// Victims counts, per episode, the flows that crossed one of the episode's paused
-// port-classes while it was paused, and returns per episode the victim flow IDs (up to
-// keep per episode, in flow order; keep < 0 keeps all). It sets each Episode.Victims.
-// See VictimCounter for the rule and its approximation.
-func Victims(episodes []Episode, intervals []PauseInterval, flows []FlowPath, keep int) [][]uint64 {
-	v := NewVictimCounter(episodes, intervals, keep)
-	for i := range flows {
-		v.Add(&flows[i])
-	}
-	return v.IDs()
-}
-
-// VictimCounter counts storm victims one flow at a time (flows can be streamed).
-//
-// A flow is a victim of an episode when its class matches one of the episode's pause
-// intervals, its path leaves through that interval's paused port, and its active span
-// [FirstPs, LastPs] overlaps the interval [StartPs, EndPs). Approximation: flow records
-// hold only a flow's first and last packet times, not when it reached each port, so
-// flows that were idle during the pause but active before and after it are counted (an
-// overestimate); per-packet records (--record-packets) would be exact. A flow counts
-// once per episode. Only the episodes given are considered: pass the storms for storm
-// victims, or all episodes and filter later.
-//
-// Performance: flows arrive in flow order, which may be random in time, and each hop's
-// lookup in a port-class's spans is then a cache miss. Add only queues a flow's hops
-// that can meet a pause (its class paused somewhere, the port-class paused, the flow
-// active within that port-class's first and last pause); every VictimBatch flows the
-// queued hops are searched in time order, so that consecutive searches touch nearby
-// spans, and the hits are applied in flow order. Results (Episode.Victims, IDs,
-// Distinct) are complete after Flush, which IDs and Distinct call.
-type VictimCounter struct {
-	episodes []Episode
-	byPort   map[PortClass]*portSpans
-	tcs      [256]bool // classes with a paused port-class: flows of others are skipped
-	ids      [][]uint64
-	keep     int
-	deep     int     // flows that hit an episode of depth >= 2
-	shallow  []int64 // per other flow hit, the longest episode it hit
-	probes   int64   // spans examined (tests check the index keeps this small)
-
-	batchIDs []uint64    // flows of the batch (with a queued hop), in Add order
-	queued   []queuedHop // their hops to search
-	hits     []victimHit // (flow in batch, episode) found
-	epsOf    []int32     // scratch: one flow's episodes
-}
-
-// VictimBatch is how many flows VictimCounter queues before searching their hops.
-const VictimBatch = 1 << 16
-
-type queuedHop struct {
-	first, last int64
-	p           *portSpans
-	flow        int32 // index in batchIDs
-}
-
-type victimHit struct{ flow, ep int32 }
-
-// Distinct returns how many distinct flows are victims of at least one storm when
-// storms are the episodes of depth >= 2 or lasting at least stormDurationPs.
-func (v *VictimCounter) Distinct(stormDurationPs int64) int {
-	v.Flush()
-	n := v.deep
-	for _, d := range v.shallow {
-		if d >= stormDurationPs {
-			n++
-		}
-	}
-	return n
-}
-
-type victimSpan struct {
-	start, end int64
-	maxEnd     int64 // the largest end of this span and those before it
-	ep         int32
-}
-
-// portSpans is one port-class's pause intervals (of the episodes counted), ordered by
-// start with the running maximum of their ends, and an index over time: the spans
-// that can overlap a flow active from t on start at the first whose running maximum
-// passes t; bucket g holds that span's index for t = lo + g*width, with its start and
-// running maximum, so a flow's search starts at its bucket instead of a binary search
-// over all spans, and a flow that overlaps nothing is settled by the bucket alone (one
-// memory access: with flows in random time order, the cost is cache misses).
-type portSpans struct {
-	spans   []victimSpan
-	lo, hi  int64 // first start, last end
-	width   int64 // index bucket width (ps)
-	buckets []spanBucket
-}
-
-type spanBucket struct {
-	start, maxEnd int64 // of spans[k] (k = len(spans): start = maxEnd = MaxInt64)
-	k             int32
-}
-
-// index builds the time index: as many buckets as spans over [lo, hi).
-func (p *portSpans) index() {
-	spans := p.spans
-	slices.SortFunc(spans, func(a, b victimSpan) int { return cmp.Compare(a.start, b.start) })
-	m := spans[0].end
-	for k := range spans {
-		m = max(m, spans[k].end)
-		spans[k].maxEnd = m
-	}
-	p.lo, p.hi = spans[0].start, m
-	g := int64(len(spans))
-	p.width = max((p.hi-p.lo+g-1)/g, 1)
-	p.buckets = make([]spanBucket, g)
-	k := 0
-	for b := range p.buckets {
-		t := p.lo + int64(b)*p.width
-		for k < len(spans) && spans[k].maxEnd <= t {
-			k++
-		}
-		e := spanBucket{start: math.MaxInt64, maxEnd: math.MaxInt64, k: int32(k)}
-		if k < len(spans) {
-			e.start, e.maxEnd = spans[k].start, spans[k].maxEnd
-		}
-		p.buckets[b] = e
-	}
-}
-
-// NewVictimCounter prepares counting for episodes (whose Victims it resets and then
-// increments) built from intervals; keep bounds the IDs kept per episode (< 0: all).
-func NewVictimCounter(episodes []Episode, intervals []PauseInterval, keep int) *VictimCounter {
-	v := &VictimCounter{episodes: episodes, byPort: map[PortClass]*portSpans{}, ids: make([][]uint64, len(episodes)), keep: keep}
-	for e := range episodes {
-		episodes[e].Victims = 0
-		for _, i := range episodes[e].Intervals {
-			iv := &intervals[i]
-			p := v.byPort[iv.PortClass]
-			if p == nil {
-				p = &portSpans{}
-				v.byPort[iv.PortClass] = p
-			}
-			p.spans = append(p.spans, victimSpan{start: iv.StartPs, end: iv.EndPs, ep: int32(e)})
-			v.tcs[iv.TC] = true
-		}
-	}
-	for _, p := range v.byPort {
-		p.index()
-	}
-	return v
-}
-
-// Add checks one flow (queued: see Flush). It keeps nothing of fl.
-func (v *VictimCounter) Add(fl *FlowPath) {
-	if !v.tcs[fl.TC] {
-		return
-	}
-	flow := int32(-1)
-	for _, h := range fl.Hops {
-		p := v.byPort[PortClass{h.Node, h.Port, fl.TC}]
-		if p == nil || fl.LastPs < p.lo || fl.FirstPs >= p.hi {
-			continue
-		}
-		if flow < 0 {
-			if v.queued == nil { // sized for a batch once: no regrowth per batch
-				v.batchIDs, v.queued = make([]uint64, 0, VictimBatch), make([]queuedHop, 0, 2*VictimBatch)
-			}
-			flow = int32(len(v.batchIDs))
-			v.batchIDs = append(v.batchIDs, fl.FlowID)
-		}
-		v.queued = append(v.queued, queuedHop{first: fl.FirstPs, last: fl.LastPs, p: p, flow: flow})
-	}
-	if len(v.batchIDs) >= VictimBatch {
-		v.Flush()
-	}
-}
-
-// Flush searches the queued hops, in time order, and applies the hits in flow order.
-func (v *VictimCounter) Flush() {
-	if len(v.batchIDs) == 0 {
-		return
-	}
-	slices.SortFunc(v.queued, func(a, b queuedHop) int { return cmp.Compare(a.first, b.first) })
-	v.hits = v.hits[:0]
-	for i := range v.queued {
-		v.search(&v.queued[i])
-	}
-	slices.SortFunc(v.hits, func(a, b victimHit) int {
-		if c := cmp.Compare(a.flow, b.flow); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.ep, b.ep)
-	})
-	for i := 0; i < len(v.hits); {
-		f := v.hits[i].flow
-		v.epsOf = v.epsOf[:0]
-		for ; i < len(v.hits) && v.hits[i].flow == f; i++ {
-			if n := len(v.epsOf); n == 0 || v.epsOf[n-1] != v.hits[i].ep {
-				v.epsOf = append(v.epsOf, v.hits[i].ep)
-			}
-		}
-		v.apply(v.batchIDs[f], v.epsOf)
-	}
-	v.batchIDs, v.queued = v.batchIDs[:0], v.queued[:0]
-}
-
-// search finds the spans of q's port-class that overlap its flow's active span.
-func (v *VictimCounter) search(q *queuedHop) {
-	p := q.p
-	spans := p.spans
-	k := 0
-	if q.first > p.lo {
-		b := &p.buckets[min((q.first-p.lo)/p.width, int64(len(p.buckets)-1))]
-		if b.maxEnd > q.first && b.start > q.last {
-			return // the first candidate starts after the flow: nothing overlaps
-		}
-		k = int(b.k)
-	}
-	for ; k < len(spans) && spans[k].maxEnd <= q.first; k++ {
-		v.probes++
-	}
-	for ; k < len(spans) && spans[k].start <= q.last; k++ {
-		v.probes++
-		if q.first < spans[k].end {
-			v.hits = append(v.hits, victimHit{flow: q.flow, ep: spans[k].ep})
-		}
-	}
-}
-
-// apply counts flow id as a victim of the episodes eps (distinct, ascending).
-func (v *VictimCounter) apply(id uint64, eps []int32) {
-	deep, longest := false, int64(0)
-	for _, e := range eps {
-		deep = deep || v.episodes[e].Depth >= 2
-		longest = max(longest, v.episodes[e].DurationPs)
-		v.episodes[e].Victims++
-		if v.keep < 0 || len(v.ids[e]) < v.keep {
-			v.ids[e] = append(v.ids[e], id)
-		}
-	}
-	if deep {
-		v.deep++
-	} else {
-		v.shallow = append(v.shallow, longest)
-	}
-}
-
-// IDs returns the kept victim flow IDs per episode (after Flush).
-func (v *VictimCounter) IDs() [][]uint64 {
-	v.Flush()
-	return v.ids
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/tracefabric/tracefabric/internal/atomicfile"
+	"github.com/tracefabric/tracefabric/internal/units"
 )
 
 // Table is a table behind a figure or a report section, for tables/<Name>.csv: a
@@ -57,5 +58,6 @@ func WriteTables(dir string, tables []Table) error {
 	return nil
 }
 
-func fi(v int64) string   { return strconv.FormatInt(v, 10) }
-func ff(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+func fi(v int64) string      { return strconv.FormatInt(v, 10) }
+func ft(v units.Time) string { return strconv.FormatInt(int64(v), 10) }
+func ff(v float64) string    { return strconv.FormatFloat(v, 'g', -1, 64) }

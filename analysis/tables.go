@@ -1,8 +1,12 @@
 package analysis
 
 import (
+	"fmt"
 	"sort"
 	"strconv"
+
+	"github.com/tracefabric/tracefabric/internal/units"
+	"github.com/tracefabric/tracefabric/records"
 )
 
 // Tables returns the tables behind the figures and report sections of a Summary, for
@@ -13,9 +17,13 @@ func (s *Summary) Tables() []Table {
 	var ts []Table
 
 	r := s.Drops.Rate
-	t := Table{Name: "drops_over_time", Header: append(append([]string{"start_ps", "end_ps"}, r.Reasons...), "total")}
+	t := Table{Name: "drops_over_time", Header: []string{"start_ps", "end_ps"}}
+	for _, reason := range r.Reasons {
+		t.Header = append(t.Header, reason.String())
+	}
+	t.Header = append(t.Header, "total")
 	for b := range r.Total {
-		row := []string{fi(r.StartPs + int64(b)*r.BinPs), fi(r.StartPs + int64(b+1)*r.BinPs)}
+		row := []string{ft(r.StartPs + units.Time(b)*r.BinPs), ft(r.StartPs + units.Time(b+1)*r.BinPs)}
 		for k := range r.Reasons {
 			row = append(row, fi(r.Counts[k][b]))
 		}
@@ -27,7 +35,7 @@ func (s *Summary) Tables() []Table {
 	for _, d := range []struct {
 		name string
 		m    map[string]int64
-	}{{"reason", s.Drops.ByReason}, {"node", s.Drops.ByNode}, {"tier", s.Drops.ByTier}, {"tc", s.Drops.ByTC}} {
+	}{{"reason", Named(s.Drops.ByReason)}, {"node", s.Drops.ByNode}, {"tier", Named(s.Drops.ByTier)}, {"tc", Named(s.Drops.ByTC)}} {
 		keys := make([]string, 0, len(d.m))
 		for k := range d.m {
 			keys = append(keys, k)
@@ -61,7 +69,7 @@ func (s *Summary) Tables() []Table {
 	if tl := s.PFC.Timeline; tl != nil {
 		for i, p := range tl.Ports {
 			for b, v := range tl.Paused[i] {
-				t.Rows = append(t.Rows, []string{p.Node, fi(int64(p.Port)), u(p.TC), fi(tl.StartPs + int64(b)*tl.BinPs), fi(tl.StartPs + int64(b+1)*tl.BinPs), ff(v)})
+				t.Rows = append(t.Rows, []string{p.Node, fi(int64(p.Port)), u(p.TC), ft(tl.StartPs + units.Time(b)*tl.BinPs), ft(tl.StartPs + units.Time(b+1)*tl.BinPs), ff(v)})
 			}
 		}
 	}
@@ -70,7 +78,7 @@ func (s *Summary) Tables() []Table {
 	t = Table{Name: "buffer_occupancy", Header: []string{"node", "pool", "start_ps", "end_ps", "shared_bytes", "headroom_bytes", "ingress_bytes", "egress_bytes"}}
 	for _, bs := range s.Buffer {
 		for b := range bs.Ingress {
-			t.Rows = append(t.Rows, []string{bs.Node, u(bs.Pool), fi(bs.TimesPs[b]), fi(bs.TimesPs[b] + bs.BinPs), fi(bs.Shared[b]), fi(bs.Headroom[b]), fi(bs.Ingress[b]), fi(bs.Egress[b])})
+			t.Rows = append(t.Rows, []string{bs.Node, u(bs.Pool), ft(bs.TimesPs[b]), ft(bs.TimesPs[b] + bs.BinPs), fi(bs.Shared[b]), fi(bs.Headroom[b]), fi(bs.Ingress[b]), fi(bs.Egress[b])})
 		}
 	}
 	ts = append(ts, t)
@@ -80,13 +88,13 @@ func (s *Summary) Tables() []Table {
 	if s.Imbalance != nil {
 		for _, si := range s.Imbalance.Sets {
 			for m := range si.BytesLoad {
-				t.Rows = append(t.Rows, []string{si.Node, si.Tier, strconv.Itoa(si.Set), strconv.Itoa(m), ff(si.BytesLoad[m]), ff(si.FlowsLoad[m]), ff(share(si.BytesLoad[m], si.Bytes.Total)), ff(share(si.FlowsLoad[m], si.Flows.Total))})
+				t.Rows = append(t.Rows, []string{si.Node, si.Tier.String(), strconv.Itoa(si.Set), strconv.Itoa(m), ff(si.BytesLoad[m]), ff(si.FlowsLoad[m]), ff(share(si.BytesLoad[m], si.Bytes.Total)), ff(share(si.FlowsLoad[m], si.Flows.Total))})
 			}
 			for _, b := range []struct {
 				name string
 				b    Balance
 			}{{"bytes", si.Bytes}, {"flows", si.Flows}} {
-				t2.Rows = append(t2.Rows, []string{si.Node, si.Tier, strconv.Itoa(si.Set), strconv.Itoa(b.b.Members), b.name, ff(b.b.Total), ff(b.b.MaxMean), ff(b.b.CoV), ff(b.b.Jain), ff(b.b.IdleFraction), ff(b.b.Chi2), ff(b.b.Chi2P)})
+				t2.Rows = append(t2.Rows, []string{si.Node, si.Tier.String(), strconv.Itoa(si.Set), strconv.Itoa(b.b.Members), b.name, ff(b.b.Total), ff(b.b.MaxMean), ff(b.b.CoV), ff(b.b.Jain), ff(b.b.IdleFraction), ff(b.b.Chi2), ff(b.b.Chi2P)})
 			}
 		}
 	}
@@ -100,7 +108,7 @@ func (s *Summary) Tables() []Table {
 				name string
 				s    TierStats
 			}{{"bytes", ti.Bytes}, {"flows", ti.Flows}} {
-				t.Rows = append(t.Rows, []string{tier, b.name, strconv.Itoa(b.s.Sets), ff(b.s.MaxMean), ff(b.s.CoV), ff(b.s.Jain), ff(b.s.IdleFraction), ff(b.s.Chi2P), ff(b.s.Worst.MaxMean), b.s.Worst.MaxMeanSet})
+				t.Rows = append(t.Rows, []string{tier.String(), b.name, strconv.Itoa(b.s.Sets), ff(b.s.MaxMean), ff(b.s.CoV), ff(b.s.Jain), ff(b.s.IdleFraction), ff(b.s.Chi2P), ff(b.s.Worst.MaxMean), b.s.Worst.MaxMeanSet})
 			}
 		}
 	}
@@ -116,14 +124,14 @@ func (s *Summary) Tables() []Table {
 
 	t = Table{Name: "ecn_queues", Header: []string{"node", "tier", "port", "tc", "tx_packets", "marked", "fraction"}}
 	for _, q := range s.ECN.Queues {
-		t.Rows = append(t.Rows, []string{q.Node, q.Tier, fi(int64(q.Port)), u(q.TC), fi(q.TxPackets), fi(q.Marked), ff(q.Fraction)})
+		t.Rows = append(t.Rows, []string{q.Node, q.Tier.String(), fi(int64(q.Port)), u(q.TC), fi(q.TxPackets), fi(q.Marked), ff(q.Fraction)})
 	}
 	ts = append(ts, t)
 
 	if e := s.ECN.OverTime; e != nil {
 		t = Table{Name: "ecn_over_time", Header: []string{"start_ps", "end_ps", "delivered", "marked", "fraction"}}
 		for b := range e.Delivered {
-			t.Rows = append(t.Rows, []string{fi(e.StartPs + int64(b)*e.BinPs), fi(e.StartPs + int64(b+1)*e.BinPs), fi(e.Delivered[b]), fi(e.Marked[b]), ff(e.Fraction[b])})
+			t.Rows = append(t.Rows, []string{ft(e.StartPs + units.Time(b)*e.BinPs), ft(e.StartPs + units.Time(b+1)*e.BinPs), fi(e.Delivered[b]), fi(e.Marked[b]), ff(e.Fraction[b])})
 		}
 		ts = append(ts, t)
 	}
@@ -138,3 +146,20 @@ func share(x, total float64) float64 {
 }
 
 func u[T uint8 | uint16](v T) string { return strconv.FormatUint(uint64(v), 10) }
+
+// Named returns a count map keyed by the names of its keys (their String, or the
+// decimal number of a class): how counts by reason, tier or class are written.
+func Named[K records.DropReason | records.Tier | uint8](m map[K]int64) map[string]int64 {
+	out := make(map[string]int64, len(m))
+	for k, v := range m {
+		var name string
+		switch k := any(k).(type) {
+		case uint8:
+			name = strconv.Itoa(int(k))
+		case fmt.Stringer:
+			name = k.String()
+		}
+		out[name] += v
+	}
+	return out
+}

@@ -9,6 +9,9 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/tracefabric/tracefabric/internal/units"
 )
 
 // DefaultMaxPools is the number of pools a buffer occupancy figure shows when
@@ -29,6 +32,11 @@ type PoolOccupancy struct {
 	// MaxSeries caps the pools drawn: those with the highest peak are kept and the
 	// figure says "8 busiest of 24 pools". Zero: DefaultMaxPools.
 	MaxSeries int
+	// Join is the longest time between two samples of a series that a line joins
+	// (typically the sampling period or the bin width, whichever is longer): samples
+	// farther apart are not joined, a sample alone is drawn as a point, and a gap of
+	// ten times Join starts a panel of its own. Zero: every sample is joined.
+	Join units.Time
 }
 
 // PoolSeries is one pool of one switch. Samples hold X = sample time in
@@ -99,14 +107,20 @@ func BufferOccupancy(b PoolOccupancy, o Options) (*Figure, error) {
 			xs = append(xs, p.X)
 		}
 	}
-	panels := timePanels(xs, maxBufferPanels)
+	panels := timePanels(xs, maxBufferPanels, 10*float64(b.Join))
+	for i := range panels { // a panel around a lone sample is Join wide on each side
+		if j := float64(b.Join); j > 0 && panels[i][1]-panels[i][0] < 2*j {
+			mid := (panels[i][0] + panels[i][1]) / 2
+			panels[i] = [2]float64{mid - j, mid + j}
+		}
+	}
 	tdiv, tunit := axisTimeScale(panels[0][0], panels[len(panels)-1][1])
 	for _, pn := range panels {
 		if d, u := axisTimeScale(pn[0], pn[1]); d > tdiv {
 			tdiv, tunit = d, u
 		}
 	}
-	bdiv, bunit := byteScale(ss[0].peak)
+	bdiv, bunit := units.ByteScale(ss[0].peak)
 	yLabel := "occupied bytes, shared + headroom (" + bunit + ")"
 	var row []*plot.Plot
 	leg := newLegend()
@@ -119,7 +133,7 @@ func BufferOccupancy(b PoolOccupancy, o Options) (*Figure, error) {
 			p.X.Tick.Marker = niceTicks{n: max(2, 6/len(panels))}
 		}
 		if len(panels) > 1 {
-			p.Title.Text = fmt.Sprintf("%s to %s %s", trimFloat(roundSig(pn[0]/tdiv, 6)), trimFloat(roundSig(pn[1]/tdiv, 6)), tunit)
+			p.Title.Text = fmt.Sprintf("%s to %s %s", units.FormatDecimal(roundSig(pn[0]/tdiv, 6)), units.FormatDecimal(roundSig(pn[1]/tdiv, 6)), tunit)
 		}
 		gridLines(p, false)
 		for i, s := range ss {
@@ -133,21 +147,10 @@ func BufferOccupancy(b PoolOccupancy, o Options) (*Figure, error) {
 				continue
 			}
 			pts := decimate(in, maxLinePoints/len(panels))
-			for j := range pts {
-				pts[j].X /= tdiv
-				pts[j].Y /= bdiv
-			}
-			// Stroked in short pieces: one long zigzag path is quadratic in the PNG
-			// rasterizer (freetype's cell search), pieces of 64 points are not.
-			for a := 0; a < len(pts)-1 || a == 0; a += lineChunk {
-				l, err := plotter.NewLine(pts[a:min(len(pts), a+lineChunk+1)])
-				if err != nil {
+			for _, run := range joined(pts, float64(b.Join)) {
+				if err := addRun(p, run, i, tdiv, bdiv); err != nil {
 					return nil, fmt.Errorf("plots: %s: pool %s: %w", NameBufferOccupancy, s.label, err)
 				}
-				l.LineStyle.Color = seriesColor(i)
-				l.LineStyle.Width = vg.Points(1.5)
-				l.LineStyle.Dashes = seriesDash(i)
-				p.Add(l)
 			}
 		}
 		p.X.Min, p.X.Max = pn[0]/tdiv, pn[1]/tdiv
@@ -155,11 +158,11 @@ func BufferOccupancy(b PoolOccupancy, o Options) (*Figure, error) {
 		row = append(row, p)
 	}
 	for i, s := range ss {
-		leg.Add(fmt.Sprintf("%s (peak %s %s)", s.label, trimFloat(roundSig(s.peak/bdiv, 3)), bunit), lineThumb(i))
+		leg.Add(fmt.Sprintf("%s (peak %s %s)", s.label, units.FormatDecimal(roundSig(s.peak/bdiv, 3)), bunit), lineThumb(i))
 	}
-	note := fmt.Sprintf("%s pools", countText(float64(all)))
+	note := fmt.Sprintf("%s pools", units.FormatNumber(float64(all)))
 	if all > len(ss) {
-		note = fmt.Sprintf("%s busiest of %s pools, by peak occupancy", countText(float64(len(ss))), countText(float64(all)))
+		note = fmt.Sprintf("%s busiest of %s pools, by peak occupancy", units.FormatNumber(float64(len(ss))), units.FormatNumber(float64(all)))
 	}
 	if all == 1 {
 		note = "1 pool"
@@ -189,13 +192,60 @@ func lineThumb(i int) plot.Thumbnailer {
 	return l
 }
 
+// joined splits a series (in time order) into runs of samples at most join apart
+// (join <= 0: one run).
+func joined(pts plotter.XYs, join float64) []plotter.XYs {
+	var runs []plotter.XYs
+	start := 0
+	for k := 1; k <= len(pts); k++ {
+		if k == len(pts) || join > 0 && pts[k].X-pts[k-1].X > join {
+			runs = append(runs, pts[start:k])
+			start = k
+		}
+	}
+	return runs
+}
+
+// addRun draws one run of samples of series i, scaled by tdiv and bdiv: a line, or a
+// point for a lone sample.
+func addRun(p *plot.Plot, run plotter.XYs, i int, tdiv, bdiv float64) error {
+	pts := make(plotter.XYs, len(run))
+	for j, q := range run {
+		pts[j] = plotter.XY{X: q.X / tdiv, Y: q.Y / bdiv}
+	}
+	if len(pts) == 1 {
+		sc, err := plotter.NewScatter(pts)
+		if err != nil {
+			return err
+		}
+		sc.GlyphStyle.Color = seriesColor(i)
+		sc.GlyphStyle.Radius = vg.Points(3)
+		sc.GlyphStyle.Shape = draw.CircleGlyph{}
+		p.Add(sc)
+		return nil
+	}
+	// Stroked in short pieces: one long zigzag path is quadratic in the PNG
+	// rasterizer (freetype's cell search), pieces of 64 points are not.
+	for a := 0; a < len(pts)-1; a += lineChunk {
+		l, err := plotter.NewLine(pts[a:min(len(pts), a+lineChunk+1)])
+		if err != nil {
+			return err
+		}
+		l.LineStyle.Color = seriesColor(i)
+		l.LineStyle.Width = vg.Points(1.5)
+		l.LineStyle.Dashes = seriesDash(i)
+		p.Add(l)
+	}
+	return nil
+}
+
 // timePanels splits sample times (ps, any order) into at most max time ranges
 // [lo, hi]: a gap between consecutive times longer than a tenth of the whole span
-// and ten times the typical (median) step between samples starts a new range; with
-// more ranges than max, those across the shortest gaps are merged. Bursts of
-// activity far apart (a PFC storm at 1 s, an incast at 2 s) then each fill a panel
-// instead of two spikes on one long axis.
-func timePanels(xs []float64, max int) [][2]float64 {
+// and than minGap (when > 0; else ten times the typical, median, step between
+// samples) starts a new range; with more ranges than max, those across the shortest
+// gaps are merged. Bursts of activity far apart (a PFC storm at 1 s, an incast at 2 s)
+// then each fill a panel instead of two spikes on one long axis.
+func timePanels(xs []float64, max int, minGap float64) [][2]float64 {
 	xs = slices.Clone(xs)
 	slices.Sort(xs)
 	xs = slices.Compact(xs)
@@ -212,7 +262,11 @@ func timePanels(xs []float64, max int) [][2]float64 {
 	}
 	sorted := slices.Clone(steps)
 	slices.Sort(sorted)
-	limit := math.Max((xs[len(xs)-1]-xs[0])/10, 10*sorted[len(sorted)/2])
+	step := 10 * sorted[len(sorted)/2]
+	if minGap > 0 {
+		step = minGap
+	}
+	limit := math.Max((xs[len(xs)-1]-xs[0])/10, step)
 	panels := [][2]float64{{xs[0], xs[0]}}
 	var gaps []float64
 	for i, st := range steps {

@@ -4,11 +4,14 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/tracefabric/tracefabric/internal/units"
 )
 
 // Quantity says what a metric's values measure, so the figure can choose a unit.
@@ -24,6 +27,8 @@ const (
 	Size
 	// Share values are fractions in [0, 1], shown in %.
 	Share
+	// Count values are whole counts (packets, episodes), shown as they are.
+	Count
 )
 
 // Better says which direction of a metric is better.
@@ -41,12 +46,39 @@ type Comparison struct {
 }
 
 // MetricCI is one metric with its value per method and 95% confidence interval.
+// Marked is the method drawn as best (in green); "" marks none (a tie, a metric that
+// is not ranked, or no method clearly best: the caller decides).
 type MetricCI struct {
 	Name     string // e.g. "CoV of member bytes (fabric)"
 	Quantity Quantity
-	Unit     string // for Number only, e.g. "packets"; empty: none
+	Unit     string // for Number and Count, e.g. "packets"; empty: none
 	Better   Better
+	Marked   string
 	Values   []MethodValue
+}
+
+// AxisUnit returns how a metric's values are shown on its panel: divided by div, in
+// unit. Durations take the unit suiting the largest value or interval bound
+// (units.TimeScale), sizes likewise, shares %; a table beside the figure that shows
+// the same metric uses it too, so that one quantity has one unit.
+func AxisUnit(m MetricCI) (div float64, unit string) {
+	peak := 0.0
+	for _, v := range m.Values {
+		for _, x := range []float64{v.Value, v.Hi} {
+			if finite(x) {
+				peak = math.Max(peak, math.Abs(x))
+			}
+		}
+	}
+	switch m.Quantity {
+	case Duration:
+		return units.TimeScale(peak)
+	case Size:
+		return units.ByteScale(peak)
+	case Share:
+		return 0.01, "%"
+	}
+	return 1, m.Unit
 }
 
 // MethodValue is a metric's value for one method with its 95% confidence interval
@@ -62,9 +94,9 @@ var (
 )
 
 // HashComparison draws one panel per metric: each method's value as a point with
-// its 95% confidence interval as an error bar, the best method (by Better) in
-// green. It returns a NoDataError ("no metrics to compare") when no metric has a
-// finite value.
+// its 95% confidence interval as an error bar, the Marked method in green. Panels of
+// counts, durations, sizes and shares start at 0. It returns a NoDataError ("no
+// metrics to compare") when no metric has a finite value.
 func HashComparison(c Comparison, o Options) (*Figure, error) {
 	o = o.withDefaults()
 	type metric struct {
@@ -86,7 +118,7 @@ func HashComparison(c Comparison, o Options) (*Figure, error) {
 			ok = ok || finite(v.Value)
 		}
 		if ok {
-			ms = append(ms, metric{m: m, best: bestIndex(m)})
+			ms = append(ms, metric{m: m, best: slices.IndexFunc(m.Values, func(v MethodValue) bool { return m.Marked != "" && v.Method == m.Marked })})
 		}
 	}
 	if len(ms) == 0 {
@@ -110,53 +142,15 @@ func HashComparison(c Comparison, o Options) (*Figure, error) {
 	}
 	pg := &page{
 		title: "Hash methods compared",
-		note:  "points: value; bars: 95% bootstrap confidence interval; green: best method on the metric",
+		note:  "points: value; bars: 95% bootstrap confidence interval; green: the best method (none on a tie or an unranked metric)",
 		grid:  grid,
 	}
 	return pg.figure(NameHashComparison, o), nil
 }
 
-// bestIndex is the method with the best finite value, -1 when the metric has no
-// direction or no finite value. Ties go to the first.
-func bestIndex(m MetricCI) int {
-	best := -1
-	for i, v := range m.Values {
-		if !finite(v.Value) {
-			continue
-		}
-		switch {
-		case m.Better == NoBetter:
-			return -1
-		case best < 0,
-			m.Better == Lower && v.Value < m.Values[best].Value,
-			m.Better == Higher && v.Value > m.Values[best].Value:
-			best = i
-		}
-	}
-	return best
-}
-
 func comparisonPanel(m MetricCI, best int) (*plot.Plot, error) {
 	// Unit of the axis.
-	div, unit := 1.0, m.Unit
-	switch m.Quantity {
-	case Duration, Size:
-		peak := 0.0
-		for _, v := range m.Values {
-			for _, x := range []float64{v.Value, v.Hi} {
-				if finite(x) {
-					peak = math.Max(peak, math.Abs(x))
-				}
-			}
-		}
-		if m.Quantity == Duration {
-			div, unit = timeScale(peak)
-		} else {
-			div, unit = byteScale(peak)
-		}
-	case Share:
-		div, unit = 0.01, "%"
-	}
+	div, unit := AxisUnit(m)
 	title := safeText(m.Name, 30)
 	switch m.Better {
 	case Lower:
@@ -232,14 +226,24 @@ func comparisonPanel(m MetricCI, best int) (*plot.Plot, error) {
 	}
 	// Room around the points so end caps and glyphs are not clipped.
 	p.X.Min, p.X.Max = -0.5, float64(len(names))-0.5
-	if p.Y.Min == p.Y.Max {
+	fromZero := m.Quantity != Number // counts, durations, sizes and shares start at 0
+	switch {
+	case fromZero:
+		p.Y.Min = 0
+		p.Y.Max = math.Max(p.Y.Max, 0)
+		if p.Y.Max == 0 {
+			p.Y.Max = 1
+		}
+		p.Y.Max *= 1.08
+		p.Y.Tick.Marker = niceTicks{n: 6, nonNegative: true}
+	case p.Y.Min == p.Y.Max:
 		p.Y.Min -= 0.5
 		p.Y.Max += 0.5
-	} else {
+	default:
 		pad := (p.Y.Max - p.Y.Min) * 0.08
 		if p.Y.Min >= 0 && p.Y.Min-pad < 0 {
-			// A non-negative metric gets no negative tick labels (the axis still
-			// reaches a little below zero so points at zero are not cut).
+			// A non-negative ratio gets no negative tick labels (the axis still
+			// reaches a little below its lowest value so points there are not cut).
 			p.Y.Tick.Marker = niceTicks{n: 6, nonNegative: true}
 		}
 		p.Y.Min -= pad

@@ -63,7 +63,7 @@ func DelayCDF(classes []DelayClass, o Options) (*Figure, error) {
 		l.LineStyle.Width = vg.Points(1.8)
 		p.Add(l)
 		if total > 0 {
-			leg.Add(fmt.Sprintf("%s: %s packets", safeText(c.Label, 24), countText(total)), l)
+			leg.Add(fmt.Sprintf("%s: %s packets", safeText(c.Label, 24), units.FormatNumber(total)), l)
 		} else {
 			leg.Add(safeText(c.Label, 24), l)
 		}

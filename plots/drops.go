@@ -99,7 +99,7 @@ func DropsOverTime(d DropBins, o Options) (*Figure, error) {
 	// More bins than the figure has pixels for are merged (the figure then says
 	// the merged bin width).
 	tb := newTimeBins(d.Start, d.BinWidth, bins)
-	p := newPlot("", timeAxisLabel(tb.unit), "dropped packets per "+durationText(tb.width)+" bin")
+	p := newPlot("", timeAxisLabel(tb.unit), "dropped packets per "+units.FormatPs(tb.width)+" bin")
 	gridLines(p, false)
 
 	st := &stackedBins{edges: tb.edges}
@@ -126,7 +126,7 @@ func DropsOverTime(d DropBins, o Options) (*Figure, error) {
 		if ss[k].reason == knownReasons[0].name {
 			label += ", lossless" // headroom drops: a PFC sizing failure
 		}
-		leg.Add(fmt.Sprintf("%s (%s)", label, countText(ss[k].total)), swatch{st.colors[k]})
+		leg.Add(fmt.Sprintf("%s (%s)", label, units.FormatNumber(ss[k].total)), swatch{st.colors[k]})
 	}
 	p.X.Min, p.X.Max = tb.edges[0], tb.edges[tb.n]
 	p.Y.Min = 0
@@ -137,7 +137,7 @@ func DropsOverTime(d DropBins, o Options) (*Figure, error) {
 	}
 	pg := &page{
 		title:       "Drops over time by reason",
-		note:        fmt.Sprintf("%s dropped packets, stacked by reason; bin = %s", countText(total), durationText(tb.width)),
+		note:        fmt.Sprintf("%s dropped packets, stacked by reason; bin = %s", units.FormatNumber(total), units.FormatPs(tb.width)),
 		grid:        [][]*plot.Plot{{p}},
 		legend:      &leg,
 		legendTitle: "reason (drops)",

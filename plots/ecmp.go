@@ -11,6 +11,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/tracefabric/tracefabric/internal/units"
 )
 
 // DefaultMaxSets is the number of equal-cost sets an ECMP member load figure
@@ -30,16 +32,23 @@ type ECMPLoad struct {
 
 // ECMPSet is one equal-cost set of one switch. Bytes holds the bytes (or the
 // ECMPLoad.Measure) each member carried; Members names them (port or peer), one
-// per value, or is nil for members named by their index (0, 1, ...).
+// per value, or is nil for members named by their index (0, 1, ...). Name says which
+// set it is for a reader ("rack-p0-r0 uplinks"); empty, the set is "node set Set".
 type ECMPSet struct {
 	Node    string
 	Set     string
+	Name    string
 	Members []string
 	Bytes   plotter.Valuer
 }
 
-// Label is "node set".
-func (s ECMPSet) Label() string { return s.Node + " set " + s.Set }
+// Label is Name, or "node set Set".
+func (s ECMPSet) Label() string {
+	if s.Name != "" {
+		return s.Name
+	}
+	return s.Node + " set " + s.Set
+}
 
 // ECMPMemberLoad draws, for the most imbalanced equal-cost sets, each member's
 // share of the set's bytes (or Measure) in % as bars, one small panel per set on a common
@@ -127,7 +136,7 @@ func ECMPMemberLoad(l ECMPLoad, o Options) (*Figure, error) {
 		if k%cols == 0 {
 			ylabel = "share of set " + measure + " (%)"
 		}
-		p := newPlot(fmt.Sprintf("%s (max/mean %s)", s.label, trimFloat(roundSig(s.maxMean, 3))), "", ylabel)
+		p := newPlot(fmt.Sprintf("%s (max/mean %s)", s.label, units.FormatDecimal(roundSig(s.maxMean, 3))), "", ylabel)
 		gridLines(p, false)
 		n := len(s.shares)
 		bw := max(vg.Points(2), panelW/vg.Length(n)*0.7)
@@ -170,7 +179,7 @@ func ECMPMemberLoad(l ECMPLoad, o Options) (*Figure, error) {
 	}
 	note := "dashed line: uniform share (100/n %)"
 	if all > len(sets) {
-		note = fmt.Sprintf("%s most imbalanced of %s equal-cost sets, by max/mean of member %s; ", countText(float64(len(sets))), countText(float64(all)), measure) + note
+		note = fmt.Sprintf("%s most imbalanced of %s equal-cost sets, by max/mean of member %s; ", units.FormatNumber(float64(len(sets))), units.FormatNumber(float64(all)), measure) + note
 	}
 	pg := &page{
 		title: "ECMP member load: share of each set's " + measure + " per member",

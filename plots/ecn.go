@@ -123,9 +123,9 @@ func ECNMarking(m ECNMarks, o Options) (*Figure, error) {
 			o.Height = need
 		}
 		if all > n {
-			notes = append(notes, fmt.Sprintf("top %s of %s marking queues", countText(float64(n)), countText(float64(all))))
+			notes = append(notes, fmt.Sprintf("top %s of %s marking queues", units.FormatNumber(float64(n)), units.FormatNumber(float64(all))))
 		} else {
-			notes = append(notes, fmt.Sprintf("%s marking queues", countText(float64(all))))
+			notes = append(notes, fmt.Sprintf("%s marking queues", units.FormatNumber(float64(all))))
 		}
 	}
 	if markedOverTime > 0 {
@@ -145,7 +145,7 @@ func ECNMarking(m ECNMarks, o Options) (*Figure, error) {
 		p.X.Min, p.X.Max = tb.edges[0], tb.edges[tb.n]
 		p.Y.Min = 0
 		grid = append(grid, []*plot.Plot{p})
-		notes = append(notes, "bin = "+durationText(tb.width))
+		notes = append(notes, "bin = "+units.FormatPs(tb.width))
 		if len(grid) == 2 {
 			o.Height += 2.2 * vg.Inch
 		}

@@ -93,12 +93,14 @@ func sampleComparison() Comparison {
 		}
 		return m
 	}
+	cov := mk("CoV of member bytes", Number, Lower, 0.3, 0.5)
+	cov.Marked = "xor"
 	return Comparison{Metrics: []MetricCI{
-		mk("CoV of member bytes", Number, Lower, 0.3, 0.5),
+		cov,
 		mk("Jain's index", Number, Higher, 0.85, 0.1),
 		mk("max/mean", Number, Lower, 1.6, 0.3),
 		mk("polarization NMI", Number, Lower, 0.2, 0.8),
-		mk("drops", Number, Lower, 1200, 0.6),
+		mk("drops", Count, Lower, 1200, 0.6),
 		mk("p99 one-way delay", Duration, Lower, 85e6, 0.3),
 	}}
 }

@@ -32,6 +32,9 @@ type PauseGrid struct {
 	// MaxRows caps the rows drawn: the port-classes with the most paused time are
 	// kept and the figure says "top N of M". Zero: DefaultMaxPauseRows.
 	MaxRows int
+	// Total is the number of paused port-classes when Rows holds only the most paused
+	// of them (the figure then says "top N of Total"); 0: Rows are all of them.
+	Total int
 }
 
 // PauseRow is one paused port-class: the fraction of each bin, in [0, 1], during
@@ -116,7 +119,7 @@ func PFCPauseTimeline(g PauseGrid, o Options) (*Figure, error) {
 		}
 		return cmp.Compare(a.label, b.label)
 	})
-	all := len(rows)
+	all := max(len(rows), g.Total)
 	if len(rows) > maxRows {
 		rows = rows[:maxRows]
 	}
@@ -153,11 +156,11 @@ func PFCPauseTimeline(g PauseGrid, o Options) (*Figure, error) {
 		o.Height = need
 	}
 
-	note := fmt.Sprintf("%s paused port-classes", countText(float64(all)))
+	note := fmt.Sprintf("%s paused port-classes", units.FormatNumber(float64(all)))
 	if all > n {
-		note = fmt.Sprintf("top %s of %s paused port-classes, by paused time", countText(float64(n)), countText(float64(all)))
+		note = fmt.Sprintf("top %s of %s paused port-classes, by paused time", units.FormatNumber(float64(n)), units.FormatNumber(float64(all)))
 	}
-	note += "; bin = " + durationText(tb.width)
+	note += "; bin = " + units.FormatPs(tb.width)
 	pg := &page{
 		title:       "PFC pause timeline (rows: paused node:port/tc)",
 		note:        note,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/xml"
 	"errors"
+	"flag"
 	"image"
 	"image/png"
 	"io"
@@ -21,8 +22,9 @@ import (
 	"github.com/tracefabric/tracefabric/internal/units"
 )
 
-// Golden figures: go test ./plots -run TestGolden -regen rewrites
-// testdata/*_golden.png (the -regen flag is gonum.org/v1/plot/cmpimg's).
+// Golden figures: go test ./plots -run TestGolden -update rewrites
+// testdata/*_golden.png (-update, as in every package of the repository).
+var update = flag.Bool("update", false, "rewrite testdata/*_golden.png")
 
 // goldenOptions keeps the committed PNGs small.
 var goldenOptions = Options{DPI: 60}
@@ -64,7 +66,7 @@ func TestGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			golden := filepath.Join("testdata", fc.name+"_golden.png")
-			if *cmpimg.GenerateTestData {
+			if *update {
 				if err := os.WriteFile(golden, got, 0o644); err != nil {
 					t.Fatal(err)
 				}
@@ -72,7 +74,7 @@ func TestGolden(t *testing.T) {
 			}
 			want, err := os.ReadFile(golden)
 			if err != nil {
-				t.Fatalf("%v (run go test -run TestGolden -regen to create it)", err)
+				t.Fatalf("%v (run go test -run TestGolden -update to create it)", err)
 			}
 			ok, err := cmpimg.EqualApprox("png", got, want, goldenDelta)
 			if err != nil {
@@ -82,7 +84,7 @@ func TestGolden(t *testing.T) {
 				out := filepath.Join(t.TempDir(), fc.name+".png")
 				os.WriteFile(out, got, 0o644)
 				t.Errorf("%s differs from %s beyond tolerance %v; got written to %s "+
-					"(if the change is intended: go test -run TestGolden -regen)", fc.name, golden, goldenDelta, out)
+					"(if the change is intended: go test -run TestGolden -update)", fc.name, golden, goldenDelta, out)
 			}
 		})
 	}
@@ -470,6 +472,17 @@ func TestTopNNotes(t *testing.T) {
 	if !strings.HasPrefix(q.Note, "top 20 of 27 marking queues") {
 		t.Errorf("ecn note = %q", q.Note)
 	}
+	// The caller kept the 40 most paused of 54 port-classes (8 of the 40 rows of the
+	// sample are never paused and not drawn): the note says so.
+	g := samplePauses(40)
+	g.Total = 54
+	p, err := PFCPauseTimeline(g, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(p.Note, "top 32 of 54 paused port-classes") {
+		t.Errorf("pause timeline note = %q, want top 32 of 54", p.Note)
+	}
 }
 
 // Hostile or exotic node names neither break the SVG nor vanish from the PNG.
@@ -548,41 +561,6 @@ func TestNiceTicks(t *testing.T) {
 	}
 }
 
-func TestScales(t *testing.T) {
-	times := []struct {
-		span float64
-		div  float64
-		unit string
-	}{
-		{1e6, 1e3, "ns"}, {5e6, 1e6, "us"}, {1.99e9, 1e6, "us"}, {2e9, 1e9, "ms"}, {5e12, 1e9, "ms"}, {2e13, 1e12, "s"},
-	}
-	for _, tc := range times {
-		if div, unit := timeScale(tc.span); div != tc.div || unit != tc.unit {
-			t.Errorf("timeScale(%g) = %g %s, want %g %s", tc.span, div, unit, tc.div, tc.unit)
-		}
-	}
-	sizes := []struct {
-		max  float64
-		div  float64
-		unit string
-	}{{999, 1, "B"}, {1000, 1e3, "KB"}, {999999, 1e3, "KB"}, {1e6, 1e6, "MB"}, {3.2e7, 1e6, "MB"}}
-	for _, tc := range sizes {
-		if div, unit := byteScale(tc.max); div != tc.div || unit != tc.unit {
-			t.Errorf("byteScale(%g) = %g %s, want %g %s", tc.max, div, unit, tc.div, tc.unit)
-		}
-	}
-	for ps, want := range map[float64]string{1e8: "100 us", 1.5e9: "1.5 ms", 1e9: "1 ms", 2e6: "2 us", 500e3: "500 ns"} {
-		if got := durationText(ps); got != want {
-			t.Errorf("durationText(%g) = %q, want %q", ps, got, want)
-		}
-	}
-	for v, want := range map[float64]string{0: "0", 999: "999", 1000: "1,000", 1234567: "1,234,567", -4321: "-4,321", 2.5: "2.5"} {
-		if got := countText(v); got != want {
-			t.Errorf("countText(%g) = %q, want %q", v, got, want)
-		}
-	}
-}
-
 func TestDecimateKeepsExtremes(t *testing.T) {
 	xys := make(plotter.XYs, 100000)
 	for i := range xys {
@@ -611,15 +589,45 @@ func TestDecimateKeepsExtremes(t *testing.T) {
 	}
 }
 
-func TestBestIndex(t *testing.T) {
-	vals := []MethodValue{{Method: "a", Value: 3}, {Method: "b", Value: math.NaN()}, {Method: "c", Value: 1}, {Method: "d", Value: 1}}
-	for _, tc := range []struct {
-		b    Better
-		want int
-	}{{Lower, 2}, {Higher, 0}, {NoBetter, -1}} {
-		if got := bestIndex(MetricCI{Better: tc.b, Values: vals}); got != tc.want {
-			t.Errorf("better %v: best = %d, want %d", tc.b, got, tc.want)
+// Count, duration and share panels start at 0 (not below it, whatever the padding),
+// also when every value is 0; ratio panels keep their padding. Only the Marked method
+// is drawn as best.
+func TestComparisonAxes(t *testing.T) {
+	vals := func(vs ...float64) []MethodValue {
+		var out []MethodValue
+		for i, v := range vs {
+			out = append(out, MethodValue{Method: string(rune('a' + i)), Value: v, Lo: math.NaN(), Hi: math.NaN()})
 		}
+		return out
+	}
+	for _, c := range []struct {
+		m       MetricCI
+		wantMin float64
+	}{
+		{MetricCI{Name: "drops", Quantity: Count, Values: vals(0, 0, 0)}, 0},
+		{MetricCI{Name: "drops", Quantity: Count, Values: vals(5, 7, 6)}, 0},
+		{MetricCI{Name: "paused", Quantity: Duration, Values: vals(2e9, 2.1e9)}, 0},
+		{MetricCI{Name: "share", Quantity: Share, Values: vals(0.2, 0.3)}, 0},
+	} {
+		p, err := comparisonPanel(c.m, -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Y.Min != c.wantMin || !(p.Y.Max > p.Y.Min) {
+			t.Errorf("%s %v: axis [%v, %v], want it from %v", c.m.Name, c.m.Values, p.Y.Min, p.Y.Max, c.wantMin)
+		}
+	}
+	p, err := comparisonPanel(MetricCI{Name: "max/mean", Quantity: Number, Values: vals(1.2, 1.6)}, -1)
+	if err != nil || !(p.Y.Min < 1.2 && p.Y.Min > 1) {
+		t.Errorf("ratio axis from %v, want just below 1.2 (%v)", p.Y.Min, err)
+	}
+	// One unit per quantity: AxisUnit is the panel's, for the table beside it.
+	if div, unit := AxisUnit(MetricCI{Quantity: Duration, Values: vals(2.45e9, 3.3e9)}); div != 1e9 || unit != "ms" {
+		t.Errorf("AxisUnit of 2.45 and 3.3 ms: %v %s", div, unit)
+	}
+	c := Comparison{Metrics: []MetricCI{{Name: "drops", Quantity: Count, Better: Lower, Values: vals(0, 0)}}}
+	if _, err := HashComparison(c, Options{}); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -865,18 +873,18 @@ func TestTimePanels(t *testing.T) {
 	for i := range 20 {
 		xs = append(xs, 2e12+float64(i)*1e8)
 	}
-	got := timePanels(xs, 3)
+	got := timePanels(xs, 3, 0)
 	want := [][2]float64{{1e12, 1e12 + 29e8}, {2e12, 2e12 + 19e8}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("two bursts: %v, want %v", got, want)
 	}
 	// Steady activity: one panel.
-	if got := timePanels(xs[:30], 3); len(got) != 1 {
+	if got := timePanels(xs[:30], 3, 0); len(got) != 1 {
 		t.Errorf("one burst: %v", got)
 	}
 	// Four bursts, at most three panels: the two closest merge.
 	four := append(slices.Clone(xs), 5e12, 5.1e12+1e8)
-	if got := timePanels(four, 3); len(got) != 3 || got[2][0] != 5e12 {
+	if got := timePanels(four, 3, 0); len(got) != 3 || got[2][0] != 5e12 {
 		t.Errorf("four bursts: %v", got)
 	}
 
@@ -895,5 +903,27 @@ func TestTimePanels(t *testing.T) {
 	}
 	if _, err := f.Render(PNG); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Samples far apart are not joined by a line, and a lone sample gets a panel of its
+// own, Join wide on each side, where it shows as a point: two pools each busy at one
+// sample 10 ms apart are two panels, not two lines drawn across the gap.
+func TestBufferLoneSamples(t *testing.T) {
+	const period = 100 * units.Microsecond
+	a := plotter.XYs{{X: 8.9e9, Y: 3070}, {X: 19.5e9, Y: 0}}
+	b := plotter.XYs{{X: 8.9e9, Y: 0}, {X: 19.5e9, Y: 4610}}
+	f, err := BufferOccupancy(PoolOccupancy{Join: period, Series: []PoolSeries{{Node: "rack-p0-r2", Pool: "pool 0", Samples: a}, {Node: "spine-s2-0", Pool: "pool 0", Samples: b}}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(f.Note, "2 bursts") {
+		t.Errorf("note %q: want 2 bursts in 2 panels", f.Note)
+	}
+	if got := timePanels([]float64{8.9e9, 19.5e9}, 3, 10*float64(period)); len(got) != 2 {
+		t.Errorf("panels %v, want 2", got)
+	}
+	if runs := joined(plotter.XYs{{X: 0}, {X: 1e8}, {X: 3e8}, {X: 4e8}}, float64(period)); len(runs) != 2 || len(runs[0]) != 2 || len(runs[1]) != 2 {
+		t.Errorf("joined runs %v, want 2 runs of 2 (the 200 us gap is not joined)", runs)
 	}
 }

@@ -3,7 +3,6 @@ package plots
 import (
 	"image/color"
 	"math"
-	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -18,6 +17,8 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	xfont "golang.org/x/image/font"
+
+	"github.com/tracefabric/tracefabric/internal/units"
 )
 
 // Text sizes, in points.
@@ -177,27 +178,12 @@ func safeText(s string, max int) string {
 
 // ---- unit scaling for axes ----
 
-// timeScale picks the unit that shows a span of ps picoseconds with readable
-// numbers: ns below 2 us, us below 2 ms, ms below 10 s, s above.
-func timeScale(spanPS float64) (div float64, unit string) {
-	switch {
-	case spanPS < 2e6:
-		return 1e3, "ns"
-	case spanPS < 2e9:
-		return 1e6, "us"
-	case spanPS < 1e13:
-		return 1e9, "ms"
-	default:
-		return 1e12, "s"
-	}
-}
-
 // axisTimeScale picks the unit of a time axis from start to end (ps of simulated
 // time): the unit that suits the span shown (timeScale), or a larger one when the
 // labels would otherwise need more than four integer digits (a 3 ms window at 2 s
 // reads 2000 to 2003 ms, not 2000000 us).
 func axisTimeScale(start, end float64) (div float64, unit string) {
-	div, unit = timeScale(end - start)
+	div, unit = units.TimeScale(end - start)
 	for _, u := range []struct {
 		div  float64
 		unit string
@@ -213,66 +199,7 @@ func axisTimeScale(start, end float64) (div float64, unit string) {
 // first packet.
 func timeAxisLabel(unit string) string { return "time from start of run (" + unit + ")" }
 
-// byteScale picks B, KB or MB (decimal) for values up to maxBytes.
-func byteScale(maxBytes float64) (div float64, unit string) {
-	switch {
-	case maxBytes >= 1e6:
-		return 1e6, "MB"
-	case maxBytes >= 1e3:
-		return 1e3, "KB"
-	default:
-		return 1, "B"
-	}
-}
-
-// durationText formats picoseconds for titles: "100 us", "1.5 ms".
-func durationText(ps float64) string {
-	div, unit := 1.0, "ps"
-	for _, u := range []struct {
-		div  float64
-		unit string
-	}{{1e12, "s"}, {1e9, "ms"}, {1e6, "us"}, {1e3, "ns"}} {
-		if math.Abs(ps) >= u.div {
-			div, unit = u.div, u.unit
-			break
-		}
-	}
-	return trimFloat(ps/div) + " " + unit
-}
-
-// trimFloat formats v with at most 3 decimals and no trailing zeros.
-func trimFloat(v float64) string {
-	s := strconv.FormatFloat(v, 'f', 3, 64)
-	if strings.Contains(s, ".") {
-		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-	}
-	if s == "-0" {
-		return "0"
-	}
-	return s
-}
-
 func pct(f float64) float64 { return 100 * f }
 
 // finite reports whether v is a usable number.
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
-
-// countText formats a count for titles and legends: whole numbers with thousands
-// separators ("12,345"), others with up to 3 decimals.
-func countText(v float64) string {
-	if v != math.Trunc(v) || math.Abs(v) >= 1e15 {
-		return trimFloat(v)
-	}
-	s := strconv.FormatInt(int64(math.Abs(v)), 10)
-	var b strings.Builder
-	if v < 0 {
-		b.WriteByte('-')
-	}
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}

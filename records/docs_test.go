@@ -82,3 +82,31 @@ func TestDocsMatchSchemas(t *testing.T) {
 		}
 	}
 }
+
+// loadbalance.arrow's moved_in and moved_out count moves (a flow that moves twice
+// counts twice, as ecmp.Record counts them), and docs/records.md says so: their unit
+// is "moves", not "flows".
+func TestDocsMovedCountsMoves(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "docs", "records.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := regexp.MustCompile("^\\| `(moved_in|moved_out)` \\| [^|]+ \\| ([^|]+) \\| ([^|]+) \\|")
+	found := 0
+	for _, line := range strings.Split(string(data), "\n") {
+		m := row.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		found++
+		if unit := strings.TrimSpace(m[2]); unit != "moves" {
+			t.Errorf("%s: unit %q, want \"moves\"", m[1], unit)
+		}
+		if meaning := m[3]; strings.Contains(meaning, "flows moved") {
+			t.Errorf("%s: %q says flows where the column counts moves", m[1], meaning)
+		}
+	}
+	if found != 2 {
+		t.Errorf("found %d rows for moved_in and moved_out, want 2", found)
+	}
+}

@@ -31,9 +31,14 @@ type Run struct {
 	// HashMethod is the ECMP hash method of the run (the one configured, or this
 	// directory's method under --hash all).
 	HashMethod HashMethod `json:"hash_method"`
-	// Transport is "open" (every captured packet injected at its captured time) or
-	// "closed" (TCP and RoCEv2 flows re-sent by simulated senders).
+	// Transport is "open" (every captured packet injected at its captured time, whatever
+	// the fabric does: senders never slow down or retransmit) or "closed" (TCP and
+	// RoCEv2 flows re-sent by simulated senders).
 	Transport string `json:"transport"`
+	// Options are the replay's own options (the flags of replay run besides the
+	// configuration), as the run used them: enough to prepare the same replay again
+	// (replay path --run; the trace, if still there, is read again).
+	Options RunOptions `json:"options"`
 	// Config is the effective configuration (all defaults filled in) as JSON.
 	Config json.RawMessage `json:"config"`
 	// Topology summarises the simulated Clos.
@@ -41,9 +46,6 @@ type Run struct {
 	// Trace is the capture summary of `replay inspect --json` plus the replay's own
 	// trace counters intra_host and oversize, as JSON.
 	Trace json.RawMessage `json:"trace"`
-	// Inputs are how the replay read and mapped the trace (absent in runs written
-	// before they were recorded): `replay path --run` maps addresses with them.
-	Inputs *Inputs `json:"inputs,omitempty"`
 	// Simulation summarises the simulation's totals.
 	Simulation Simulation `json:"simulation"`
 	// Records maps each record file written (ports.arrow, ...) to its row count.
@@ -53,21 +55,30 @@ type Run struct {
 	Complete bool `json:"complete"`
 }
 
-// Inputs are the replay's inputs besides the configuration, as run.json records
-// them: enough to prepare the same replay again (the trace, if still there, is read
-// again).
-type Inputs struct {
-	Traces          []string `json:"traces"`            // capture files, absolute paths ("-": standard input)
-	Hosts           string   `json:"hosts"`             // host mapping: subnet, hash, or a CSV file (absolute path)
-	RackPrefix      int      `json:"rack_prefix"`       // subnet mapping's grouping prefix length
-	Speedup         float64  `json:"speedup"`           // capture time divided by this
-	Oversize        string   `json:"oversize"`          // split or drop
-	ReorderWindowNs int64    `json:"reorder_window_ns"` // in-file reordering window (0: default, < 0: off)
-	WindowStartNs   int64    `json:"window_start_ns"`   // --start: ns since the epoch if window_absolute, else after the first packet
-	WindowAbsolute  bool     `json:"window_absolute"`
+// ModeOpen is Run.Transport of an open-loop replay: every captured packet enters its
+// source host's NIC at its captured time (divided by the speedup), whatever the fabric
+// does; senders never slow down, and dropped packets are not retransmitted.
+// ModeClosed is a closed-loop replay's (docs/model.md#closed-loop-transports).
+const (
+	ModeOpen   = "open"
+	ModeClosed = "closed"
+)
+
+// RunOptions are run.json's options: how the trace was replayed, defaults filled in.
+type RunOptions struct {
+	Traces          []string `json:"traces"`             // capture files, absolute paths ("-": standard input)
+	Speedup         float64  `json:"speedup"`            // --speedup: capture time is divided by it
+	Hosts           string   `json:"hosts"`              // --hosts: subnet, hash or the CSV file's absolute path
+	RackPrefix      int      `json:"rack_prefix"`        // --rack-prefix: the subnet mapping's prefix length
+	Oversize        string   `json:"oversize"`           // --oversize: split or drop
+	MaxDrainPs      int64    `json:"max_drain_ps"`       // --max-drain: simulated time allowed after the last packet, ps
+	LB              string   `json:"lb"`                 // --lb: none or flowlet (Switch.LoadBalancingMethod)
+	Hash            string   `json:"hash"`               // the hash method the run used (--hash; this directory's under --hash all)
+	ReorderWindowNs int64    `json:"reorder_window_ns"`  // --reorder-window: in-file reordering window (0: default, < 0: off)
+	WindowStartNs   int64    `json:"window_start_ns"`    // --start: ns since the epoch if window_absolute, else after the first packet
+	WindowAbsolute  bool     `json:"window_absolute"`    // --start was a time of day, not an offset
 	WindowNs        int64    `json:"window_duration_ns"` // --duration; 0: to the end
 	MaxIdleNs       int64    `json:"max_idle_ns"`        // --max-idle; 0: idle gaps kept
-	MaxDrainPs      int64    `json:"max_drain_ps"`       // --max-drain
 }
 
 // Topology is run.json's topology summary.

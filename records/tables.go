@@ -105,8 +105,8 @@ type LoadBalanceRow struct {
 	Flowlets   int64 // flowlets started on the member (0 without flowlet balancing: LoadBalancingMethod none)
 	Packets    int64 // data packets sent through the member
 	Bytes      int64 // their frame bytes
-	MovedIn    int64 // flows moved onto this member from another one by a flowlet
-	MovedOut   int64 // flows moved from this member to another one by a flowlet
+	MovedIn    int64 // moves onto this member: a flow's packet took it after the flow's previous packet at this set took another (a flow that comes back twice counts twice)
+	MovedOut   int64 // moves off this member: a flow's packet took another member after the flow's previous packet at this set took this one
 	HashMethod HashMethod
 }
 

@@ -68,6 +68,9 @@ func (s *sim) build() error {
 				if set, err = sw.AddEqualCostSet(hops); err != nil {
 					return fmt.Errorf("%s: %w", n.Name, err)
 				}
+				if c.Nodes[n.Ports[hops[0]].Peer].Tier > n.Tier {
+					sw.RecordMembers(set) // an uplink set: flows.arrow records its member, even of one port
+				}
 				sets[key] = set
 			}
 			if err := sw.SetRoute(dst, set); err != nil {

@@ -146,9 +146,12 @@ func MapHosts(mode string, endpoints [][4]byte, g HostGrid, prefixLen int) (*Hos
 	return m, nil
 }
 
+// DefaultRackPrefix is the subnet mapping's prefix length when none is given.
+const DefaultRackPrefix = 24
+
 func (m *HostMap) bySubnet(eps [][4]byte, prefixLen int) error {
 	if prefixLen == 0 {
-		prefixLen = 24
+		prefixLen = DefaultRackPrefix
 	}
 	if prefixLen < 1 || prefixLen > 32 {
 		return fmt.Errorf("%w: --rack-prefix %d is outside 1..32", ErrHostMap, prefixLen)

@@ -95,9 +95,9 @@ func interrupted(err error) bool {
 	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
-// inputs is run.json's record of the options (paths made absolute).
-func (o *Options) inputs() *records.Inputs {
-	in := &records.Inputs{Hosts: o.Hosts, RackPrefix: o.RackPrefix, Speedup: o.Speedup, Oversize: o.Oversize,
+// runOptions is run.json's record of the options (paths made absolute).
+func (o *Options) runOptions() records.RunOptions {
+	in := records.RunOptions{Hosts: o.Hosts, RackPrefix: o.RackPrefix, Speedup: o.Speedup, Oversize: o.Oversize,
 		ReorderWindowNs: int64(o.ReorderWindow), WindowStartNs: o.Window.Start, WindowAbsolute: o.Window.Absolute,
 		WindowNs: o.Window.Duration, MaxIdleNs: int64(o.MaxIdle), MaxDrainPs: int64(o.MaxDrain)}
 	for _, t := range o.Traces {
@@ -109,9 +109,9 @@ func (o *Options) inputs() *records.Inputs {
 	return in
 }
 
-// OptionsFromInputs returns the Options that prepare the replay run.json's inputs
+// OptionsFromRun returns the Options that prepare the replay run.json's options
 // describe (Config, Version, Command and the callbacks left for the caller).
-func OptionsFromInputs(in *records.Inputs) Options {
+func OptionsFromRun(in *records.RunOptions) Options {
 	return Options{Traces: in.Traces, Hosts: in.Hosts, RackPrefix: in.RackPrefix, Speedup: in.Speedup,
 		Oversize: in.Oversize, ReorderWindow: time.Duration(in.ReorderWindowNs),
 		Window:  ingest.Window{Start: in.WindowStartNs, Absolute: in.WindowAbsolute, Duration: in.WindowNs},

@@ -28,7 +28,6 @@ type flowState struct {
 	pathChanges              int64
 	rackMember, fabricMember int16
 	lastRack, lastFabric     int16
-	seen                     bool
 	lastDeliver              units.Time
 	// Ideal schedule and sender.
 	ideal     idealState
@@ -67,12 +66,16 @@ func (s *sim) Drop(e switchmodel.DropEvent) {
 	}
 }
 
-// members records the flow's first members and counts path changes.
+// members records, per tier, the member of the first packet that passed the tier's
+// set (a packet dropped before it records none) and counts path changes.
 func (s *sim) members(f *flowState, p *switchmodel.Packet) {
-	if !f.seen {
-		f.seen = true
-		f.rackMember, f.fabricMember = p.RackMember, p.FabricMember
-	} else if (p.RackMember >= 0 && f.lastRack >= 0 && p.RackMember != f.lastRack) ||
+	if f.rackMember < 0 {
+		f.rackMember = p.RackMember
+	}
+	if f.fabricMember < 0 {
+		f.fabricMember = p.FabricMember
+	}
+	if (p.RackMember >= 0 && f.lastRack >= 0 && p.RackMember != f.lastRack) ||
 		(p.FabricMember >= 0 && f.lastFabric >= 0 && p.FabricMember != f.lastFabric) {
 		f.pathChanges++
 	}

@@ -189,9 +189,9 @@ func (s *sim) runJSON() (*records.Run, error) {
 		Delivered: k.Delivered, Dropped: map[records.DropReason]int64{},
 		CEMarked: k.CEMarked, PFCFrames: k.PFCFrames, Undrained: map[string]int64{}}
 	sim.Retransmits, sim.Timeouts = s.retransmits, s.timeouts
-	transportMode := "open"
+	transportMode := records.ModeOpen
 	if s.layer != nil {
-		transportMode = "closed"
+		transportMode = records.ModeClosed
 		sim.ControlPackets = map[records.PacketKind]records.ControlCount{}
 		gen := s.layer.Generated()
 		for c := switchmodel.Ack; c < switchmodel.NumClasses; c++ {
@@ -225,6 +225,19 @@ func (s *sim) runJSON() (*records.Run, error) {
 	}
 	rows := s.rows
 	return &records.Run{Version: s.pr.Opt.Version, SchemaVersion: records.SchemaVersion, Command: s.pr.Opt.Command,
-		Seed: uint64(s.cfg.Seed), HashMethod: hm, Transport: transportMode, Config: cfgJSON, Topology: topo, Trace: trace,
-		Inputs: s.pr.Opt.inputs(), Simulation: sim, Records: rows}, nil
+		Seed: uint64(s.cfg.Seed), HashMethod: hm, Transport: transportMode, Options: s.runOptions(),
+		Config: cfgJSON, Topology: topo, Trace: trace, Simulation: sim, Records: rows}, nil
+}
+
+// runOptions are the options the run used, defaults filled in, paths made absolute.
+func (s *sim) runOptions() records.RunOptions {
+	o := s.pr.Opt.runOptions()
+	if o.RackPrefix == 0 && s.pr.HostMap.Mode == MapSubnet {
+		o.RackPrefix = DefaultRackPrefix
+	}
+	if s.pr.Opt.Hosts == "" {
+		o.Hosts = s.pr.HostMap.Mode
+	}
+	o.LB, o.Hash = s.cfg.Switch.LoadBalancingMethod.String(), s.cfg.Switch.EcmpHashMethod.String()
+	return o
 }

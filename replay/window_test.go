@@ -180,8 +180,8 @@ func TestWindowReplay(t *testing.T) {
 			if want := ingest.FormatTime(first + 3*int64(time.Second)); t0 != want {
 				t.Errorf("t0_ts %q, want %q", t0, want)
 			}
-			if run.Inputs == nil || run.Inputs.WindowNs != int64(4*time.Second) || run.Inputs.WindowAbsolute != c.w.Absolute {
-				t.Errorf("inputs %+v", run.Inputs)
+			if run.Options.WindowNs != int64(4*time.Second) || run.Options.WindowAbsolute != c.w.Absolute {
+				t.Errorf("options %+v", run.Options)
 			}
 		})
 	}

@@ -1,6 +1,7 @@
 package switchmodel
 
 import (
+	"math"
 	"testing"
 
 	"github.com/tracefabric/tracefabric/internal/config"
@@ -272,20 +273,20 @@ func TestPFCResumeCondition(t *testing.T) {
 	pl := &s.pools[P]
 	in, e := s.ports[0], s.ports[1]
 	cell := s.cell
-	// XonThreshold = max(Xon, XoffAlpha*(PoolSize-PoolShared) - XonOffset) is evaluated
-	// at the occupancy after release: the largest whole-cell shared value x with
-	// x <= XonThreshold(x).
-	var xon int64
-	for {
-		pl.shared = xon + cell
-		if float64(xon+cell) > s.xonThreshold(pl) {
-			break
-		}
-		xon += cell
+	// The resume threshold by hand (docs/model.md#pfc-timing), from the configured
+	// numbers, not the switch's code: a port resumes when, after the release, its
+	// shared bytes x satisfy x <= max(Xon, XoffAlpha*(PoolSize - x) - XonOffset), i.e.
+	// x <= max(Xon, (XoffAlpha*PoolSize - XonOffset) / (1 + XoffAlpha)); xon is the
+	// largest whole number of cells that does. Defaults: Xon = XonOffset = 4608 B,
+	// XoffAlpha = 1/8.
+	cfg := defaultSwitch()
+	if cfg.Xon != 4608 || cfg.XonOffset != 4608 || cfg.XoffAlpha != 0.125 || cfg.Xoff != 0 {
+		t.Fatalf("the defaults changed: Xon %v XonOffset %v XoffAlpha %v Xoff %v", cfg.Xon, cfg.XonOffset, cfg.XoffAlpha, cfg.Xoff)
 	}
-	pl.shared = 0
-	if xon < int64(s.cfg.Xon) || xon > int64(float64(pl.size)*s.cfg.XoffAlpha) {
-		t.Fatalf("XonThreshold %d out of range", xon)
+	limit := math.Max(4608, (0.125*float64(pl.size)-4608)/1.125)
+	xon := int64(limit) / cell * cell
+	if xon < 4608 || xon > pl.size/8 {
+		t.Fatalf("XonThreshold %d out of range for a pool of %d B", xon, pl.size)
 	}
 	tests := []struct {
 		name             string

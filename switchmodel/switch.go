@@ -56,6 +56,7 @@ type Switch struct {
 	routes []int32   // set index by destination host index, -1 none
 	sets   [][]int32 // ports of each set, in port order
 	selSet []int     // the Selector's set id of each set (-1 for single-port sets)
+	record []bool    // whether packets routed through each set record their member (RecordMembers)
 	view   setView
 }
 
@@ -190,7 +191,17 @@ func (s *Switch) AddEqualCostSet(ports []int) (int, error) {
 	}
 	s.sets = append(s.sets, set)
 	s.selSet = append(s.selSet, id)
+	s.record = append(s.record, len(set) > 1)
 	return len(s.sets) - 1, nil
+}
+
+// RecordMembers makes packets routed through set record the member they take
+// (Packet.RackMember or FabricMember, by the switch's tier) even when the set has a
+// single port, which is then member 0. Sets of two or more ports always record it.
+// The builder marks every up-route set, so that a tier crossed through a single
+// uplink is recorded as crossed.
+func (s *Switch) RecordMembers(set int) {
+	s.record[set] = true
 }
 
 // SetRoute routes packets for destination host index dst through set.
@@ -362,6 +373,8 @@ func (s *Switch) admit(now units.Time, in *port, id PacketID, p *Packet) {
 		if m < 0 || m >= len(set) {
 			m = 0
 		}
+	}
+	if s.record[si] {
 		switch s.tier {
 		case config.TierRack:
 			p.RackMember = int16(m)

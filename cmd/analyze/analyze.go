@@ -13,7 +13,6 @@ import (
 	"github.com/tracefabric/tracefabric/cmd/internal/cli"
 	"github.com/tracefabric/tracefabric/internal/atomicfile"
 	"github.com/tracefabric/tracefabric/internal/config"
-	"github.com/tracefabric/tracefabric/internal/units"
 	"github.com/tracefabric/tracefabric/records"
 	"github.com/tracefabric/tracefabric/records/export"
 )
@@ -32,19 +31,12 @@ type options struct {
 	ctx            context.Context // cancelled by SIGINT/SIGTERM (nil: never)
 }
 
-// runInput is one run directory: what package analysis loaded, plus the few things
-// of run.json the report needs that analysis.RunInfo leaves out.
+// runInput is one run directory: what package analysis loaded, and the effective
+// configuration recorded in its run.json (as Load read it), decoded.
 type runInput struct {
-	dir  string
-	run  *analysis.Run
-	meta runMeta
-}
-
-// runMeta is what the report takes from run.json beyond analysis.RunInfo.
-type runMeta struct {
-	Command          []string
-	LosslessClasses  []int      // PfcEnabled: the classes PFC protects
-	BufferIntervalPs units.Time // BufferStatsReportInterval: buffer.arrow's sample period
+	dir string
+	run *analysis.Run
+	cfg *config.Config
 }
 
 // analyze is the whole command: find and load the runs, analyze (and compare), write
@@ -194,32 +186,11 @@ func loadRun(dir string, progress func(string, int, int)) (*runInput, error) {
 		}
 		return nil, classifyInput(err)
 	}
-	in := &runInput{dir: dir, run: run}
-	rj, err := records.ReadRun(dir)
-	if err != nil {
-		return nil, classifyInput(err)
+	cfg := new(config.Config)
+	if err := json.Unmarshal(run.Info.Config, cfg); err != nil {
+		return nil, inputError{Err: fmt.Errorf("%s: run.json config: %w", dir, err)}
 	}
-	in.meta = parseMeta(rj)
-	return in, nil
-}
-
-// parseMeta takes the lossless classes and the buffer sample period from the
-// effective configuration recorded in run.json; missing keys leave zero values.
-func parseMeta(rj *records.Run) runMeta {
-	m := runMeta{Command: rj.Command}
-	var cfg struct {
-		Switch struct {
-			PfcEnabled                []int  `json:"PfcEnabled"`
-			BufferStatsReportInterval string `json:"BufferStatsReportInterval"`
-		} `json:"Switch"`
-	}
-	if json.Unmarshal(rj.Config, &cfg) == nil {
-		m.LosslessClasses = cfg.Switch.PfcEnabled
-		if t, err := units.ParseTime(cfg.Switch.BufferStatsReportInterval); err == nil && t > 0 {
-			m.BufferIntervalPs = t
-		}
-	}
-	return m
+	return &runInput{dir: dir, run: run, cfg: cfg}, nil
 }
 
 // referenceRun is the run whose details the report shows: the one with the default

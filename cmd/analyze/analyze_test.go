@@ -100,8 +100,10 @@ func checkOutputs(t *testing.T, out string) map[string]any {
 // stableKeys are the summary.json keys issue 6 promises.
 var stableKeys = [][]string{
 	{"drops", "total"}, {"drops", "lossless"}, {"drops", "by_reason"},
-	{"pfc", "pause_intervals"}, {"pfc", "paused_ps"}, {"pfc", "storms"},
-	{"ecn", "marked"}, {"imbalance", "tiers"}, {"polarization", "nmi"}, {"headline"},
+	{"pfc", "pause_intervals"}, {"pfc", "paused_ps"}, {"pfc", "storms"}, {"pfc", "storm_count"}, {"pfc", "storm_rule"},
+	{"ecn", "marked"}, {"ecn", "delivered_ce"}, {"ecn", "delivered_ce_fraction"}, {"imbalance", "tiers"},
+	{"polarization", "ami"}, {"polarization", "ami_by_rack"}, {"polarization", "judged"}, {"polarization", "nmi"},
+	{"polarization", "nmi_normalization"}, {"delay", "p99_ps"}, {"delay", "flow_mean_p99_ps"}, {"bootstrap", "interval"}, {"headline"},
 }
 
 func checkStableKeys(t *testing.T, sum map[string]any) {
@@ -127,8 +129,18 @@ func checkStableKeys(t *testing.T, sum map[string]any) {
 		t.Error("imbalance.tiers is empty")
 	}
 	for _, v := range tiers.(map[string]any) {
+		judged, _ := lookup(v, "judged")
 		for _, k := range []string{"max_mean", "cov", "jain", "chi2_p", "idle_fraction"} {
-			number(t, v, k)
+			if judged == true {
+				number(t, v, k)
+			} else if x, ok := lookup(v, k); !ok || x != nil {
+				t.Errorf("a tier not judged has %s = %v, want null", k, x)
+			}
+		}
+		if judged != true {
+			if r, _ := lookup(v, "reason"); r == nil || r == "" {
+				t.Errorf("a tier not judged gives no reason: %v", v)
+			}
 		}
 	}
 }
@@ -186,8 +198,8 @@ func TestDemoReport(t *testing.T) {
 	// The report states the same numbers, formatted.
 	md, _ := os.ReadFile(filepath.Join(out, "report.md"))
 	head := stringsAt(t, sum, "headline")
-	if len(head) == 0 || !strings.Contains(head[0], fmtCount(sim.DroppedTotal())+" packets dropped") {
-		t.Errorf("headline does not start with the drops (%s): %q", fmtCount(sim.DroppedTotal()), head)
+	if len(head) == 0 || !strings.Contains(head[0], units.FormatCount(sim.DroppedTotal())+" packets dropped") {
+		t.Errorf("headline does not start with the drops (%s): %q", units.FormatCount(sim.DroppedTotal()), head)
 	}
 	for _, h := range head {
 		if !strings.Contains(string(md), mdEscapeForTest(h)) {
@@ -198,7 +210,7 @@ func TestDemoReport(t *testing.T) {
 		"dropped packets": sim.DroppedTotal(), "lossless drops": sim.LosslessDrops, "PFC frames": sim.PFCFrames,
 		"injected packets": sim.Injected, "delivered packets": sim.Delivered, "CE marks (at egress queues)": sim.CEMarked,
 	} {
-		row := "| " + key + " | " + fmtCount(want) + " |"
+		row := "| " + key + " | " + units.FormatCount(want) + " |"
 		if !strings.Contains(string(md), row) {
 			t.Errorf("report.md lacks the row %q", row)
 		}
@@ -329,18 +341,20 @@ func TestComparison(t *testing.T) {
 			t.Errorf("comparison.%s.drops.total interval [%v, %v]", name, lo, hi)
 		}
 		number(t, sum, "comparison", name, "drops", "lossless", "value")
+		number(t, sum, "comparison", name, "polarization", "ami", "value")
 		number(t, sum, "comparison", name, "polarization", "nmi", "value")
 		number(t, sum, "comparison", name, "pfc", "paused_ps", "value")
+		number(t, sum, "comparison", name, "ecn", "delivered_ce_fraction", "value")
 		for _, tier := range []string{"rack", "fabric"} {
 			for _, k := range []string{"max_mean", "cov", "jain", "chi2_p", "idle_fraction"} {
 				number(t, sum, "comparison", name, "imbalance", "tiers", tier, k, "value")
 			}
 		}
 	}
-	best, _ := lookup(sum, "comparison_info", "best", "polarization.nmi", "method")
+	best, _ := lookup(sum, "comparison_info", "best", "polarization.ami", "method")
 	head := strings.Join(stringsAt(t, sum, "headline"), "\n")
 	if b, _ := best.(string); b == "" || !strings.Contains(head, "Least polarized: "+b) {
-		t.Errorf("headline does not name the best hash %v:\n%s", best, head)
+		t.Errorf("headline does not name the least polarized hash %v:\n%s", best, head)
 	}
 	if !strings.Contains(head, "Best hash for the fabric tier") {
 		t.Errorf("headline has no best hash per tier:\n%s", head)
@@ -407,6 +421,16 @@ func TestQuietRun(t *testing.T) {
 	}
 	if !strings.Contains(stdout, "not drawn: drops_over_time (no drops), pfc_pause_timeline (no PFC pauses)") {
 		t.Errorf("summary does not list the figures not drawn:\n%s", stdout)
+	}
+	// Two flows (the four /24s of the trace map to the four racks of pod 0): too few to
+	// judge balance, said in the headline and the section, null in summary.json.
+	for _, want := range []string{"Too few flows (2 at the rack tier) to judge balance: every equal-cost set carried fewer than 5 flows per member."} {
+		if !strings.Contains(stdout, want) || !strings.Contains(string(md), want) {
+			t.Errorf("the summary and report.md do not say %q:\n%s\n%s", want, stdout, md)
+		}
+	}
+	if v, _ := lookup(sum, "imbalance", "tiers", "rack", "max_mean"); v != nil {
+		t.Errorf("imbalance.tiers.rack.max_mean over 2 flows is %v, want null", v)
 	}
 }
 

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -11,10 +13,11 @@ import (
 	"github.com/tracefabric/tracefabric/analysis"
 	"github.com/tracefabric/tracefabric/internal/units"
 	"github.com/tracefabric/tracefabric/plots"
+	"github.com/tracefabric/tracefabric/records"
 )
 
 // This file adapts analysis results to the plain inputs of package plots. It
-// computes nothing new: it renames, converts units (ps to units.Time) and selects.
+// computes nothing new: it renames and selects (times are units.Time on both sides).
 
 // figureSpec is one figure of the report: its name and how to draw it.
 type figureSpec struct {
@@ -24,7 +27,7 @@ type figureSpec struct {
 
 // figureSpecs lists the figures of a job in report order.
 func figureSpecs(j *job) []figureSpec {
-	s, meta := j.sum, j.inputs[j.ref].meta
+	s, cfg := j.sum, j.inputs[j.ref].cfg
 	var specs []figureSpec
 	if j.cmp != nil {
 		specs = append(specs, figureSpec{plots.NameHashComparison, func() (*plots.Figure, error) {
@@ -36,10 +39,13 @@ func figureSpecs(j *job) []figureSpec {
 			return plots.DropsOverTime(dropBins(s.Drops.Rate), plots.Options{})
 		}},
 		figureSpec{plots.NamePFCPauseTimeline, func() (*plots.Figure, error) {
-			return plots.PFCPauseTimeline(pauseGrid(s.PFC.Timeline), plots.Options{})
+			g := pauseGrid(s.PFC.Timeline)
+			g.Total = s.PFC.PausedPorts
+			return plots.PFCPauseTimeline(g, plots.Options{})
 		}},
 		figureSpec{plots.NameBufferOccupancy, func() (*plots.Figure, error) {
-			return plots.BufferOccupancy(poolOccupancy(s.Buffer, meta.BufferIntervalPs), plots.Options{})
+			f, err := plots.BufferOccupancy(poolOccupancy(s.Buffer, cfg.Switch.BufferStatsReportInterval), plots.Options{})
+			return f, unsampledQueues(err, j.inputs[j.ref].run.Queues, j.inputs[j.ref].run.Nodes, cfg.Switch.BufferStatsReportInterval)
 		}},
 		figureSpec{plots.NameECMPMemberLoad, func() (*plots.Figure, error) {
 			return plots.ECMPMemberLoad(ecmpLoad(s.Imbalance), plots.Options{})
@@ -48,19 +54,19 @@ func figureSpecs(j *job) []figureSpec {
 			return plots.ECNMarking(ecnMarks(s.ECN), plots.Options{})
 		}},
 		figureSpec{plots.NameDelayCDF, func() (*plots.Figure, error) {
-			return plots.DelayCDF(delayClasses(j.inputs[j.ref].run.Delay, meta.LosslessClasses), plots.Options{})
+			return plots.DelayCDF(delayClasses(j.inputs[j.ref].run.Delay, cfg.Switch.PfcEnabled), plots.Options{})
 		}},
 	)
 }
 
 func dropBins(r analysis.DropRate) plots.DropBins {
-	d := plots.DropBins{Start: units.Time(r.StartPs), BinWidth: units.Time(max(r.BinPs, 1))}
+	d := plots.DropBins{Start: r.StartPs, BinWidth: max(r.BinPs, 1)}
 	for i, reason := range r.Reasons {
 		c := make([]float64, len(r.Counts[i]))
 		for b, n := range r.Counts[i] {
 			c[b] = float64(n)
 		}
-		d.Reasons = append(d.Reasons, plots.ReasonCounts{Reason: reason, Counts: c})
+		d.Reasons = append(d.Reasons, plots.ReasonCounts{Reason: reason.String(), Counts: c})
 	}
 	return d
 }
@@ -69,7 +75,7 @@ func pauseGrid(t *analysis.PauseTimeline) plots.PauseGrid {
 	if t == nil {
 		return plots.PauseGrid{BinWidth: 1}
 	}
-	g := plots.PauseGrid{Start: units.Time(t.StartPs), BinWidth: units.Time(max(t.BinPs, 1)), MaxRows: max(len(t.Ports), 1)}
+	g := plots.PauseGrid{Start: t.StartPs, BinWidth: max(t.BinPs, 1), MaxRows: max(len(t.Ports), 1)}
 	for i, p := range t.Ports {
 		g.Rows = append(g.Rows, plots.PauseRow{Node: p.Node, Port: int(p.Port), TC: int(p.TC), Paused: t.Paused[i]})
 	}
@@ -85,12 +91,12 @@ func poolOccupancy(series []analysis.BufferSeries, periodPs units.Time) plots.Po
 	for _, s := range series {
 		var xy plotter.XYs
 		for b, v := range s.Ingress {
-			lo := s.StartPs + int64(b)*s.BinPs
+			lo := s.StartPs + units.Time(b)*s.BinPs
 			if len(s.TimesPs) == len(s.Ingress) {
 				lo = s.TimesPs[b]
 			}
 			hi := lo + s.BinPs
-			if periodPs > 0 && s.BinPs < int64(periodPs) && !holdsMultiple(lo, hi, int64(periodPs)) {
+			if periodPs > 0 && s.BinPs < periodPs && !holdsMultiple(lo, hi, periodPs) {
 				continue
 			}
 			xy = append(xy, plotter.XY{X: float64(lo), Y: float64(v)})
@@ -98,11 +104,14 @@ func poolOccupancy(series []analysis.BufferSeries, periodPs units.Time) plots.Po
 		po.Series = append(po.Series, plots.PoolSeries{Node: s.Node, Pool: "pool " + strconv.Itoa(int(s.Pool)), Samples: xy})
 	}
 	po.MaxSeries = max(len(po.Series), 1)
+	if len(series) > 0 { // consecutive samples are a bin or a sample period apart, whichever is longer
+		po.Join = max(series[0].BinPs, periodPs) * 3 / 2
+	}
 	return po
 }
 
 // holdsMultiple reports whether [lo, hi) contains a multiple of p (> 0).
-func holdsMultiple(lo, hi, p int64) bool {
+func holdsMultiple(lo, hi, p units.Time) bool {
 	first := (lo + p - 1) / p * p
 	return first < hi
 }
@@ -113,7 +122,7 @@ func ecmpLoad(r *analysis.ImbalanceResult) plots.ECMPLoad {
 		return l
 	}
 	for _, s := range r.Sets {
-		l.Sets = append(l.Sets, plots.ECMPSet{Node: s.Node, Set: strconv.Itoa(s.Set), Bytes: plotter.Values(s.BytesLoad)})
+		l.Sets = append(l.Sets, plots.ECMPSet{Node: s.Node, Set: strconv.Itoa(s.Set), Name: s.Label, Bytes: plotter.Values(s.BytesLoad)})
 	}
 	return l
 }
@@ -124,7 +133,7 @@ func ecnMarks(e analysis.ECNSummary) plots.ECNMarks {
 		m.Queues = append(m.Queues, plots.QueueMarks{Node: q.Node, Port: int(q.Port), TC: int(q.TC), Marked: float64(q.Marked), Packets: float64(q.TxPackets)})
 	}
 	if t := e.OverTime; t != nil && len(t.Delivered) > 0 {
-		m.Start, m.BinWidth = units.Time(t.StartPs), units.Time(max(t.BinPs, 1))
+		m.Start, m.BinWidth = t.StartPs, max(t.BinPs, 1)
 		for b := range t.Delivered {
 			m.Marked = append(m.Marked, float64(t.Marked[b]))
 			m.Packets = append(m.Packets, float64(t.Delivered[b]))
@@ -142,7 +151,7 @@ func delayClasses(cs []analysis.DelayClass, lossless []int) []plots.DelayClass {
 		}
 		dc := plots.DelayClass{Label: label}
 		for _, b := range c.Buckets {
-			dc.Buckets = append(dc.Buckets, plots.DelayBucket{Lo: units.Time(b.LoPs), Hi: units.Time(b.HiPs), Packets: float64(b.Packets)})
+			dc.Buckets = append(dc.Buckets, plots.DelayBucket{Lo: b.LoPs, Hi: b.HiPs, Packets: float64(b.Packets)})
 		}
 		out = append(out, dc)
 	}
@@ -150,8 +159,8 @@ func delayClasses(cs []analysis.DelayClass, lossless []int) []plots.DelayClass {
 }
 
 // comparisonMetrics are the panels of the hash_comparison figure, in order: per tier
-// the byte max/mean and the flow chi-square p-value, then polarization, drops, pause
-// time and the packet p99 delay. (All metrics are in summary.json and the table.)
+// the byte max/mean, then polarization (AMI), drops, CE-marked deliveries, pause time
+// and the packet p99 delay. (All metrics are in summary.json and the table.)
 func comparisonMetrics(c *analysis.Comparison) []string {
 	var ms []string
 	for _, m := range c.Metrics {
@@ -159,7 +168,7 @@ func comparisonMetrics(c *analysis.Comparison) []string {
 			ms = append(ms, m)
 		}
 	}
-	for _, m := range []string{analysis.MetricNMI, analysis.MetricDrops, analysis.MetricPausedPs, analysis.MetricP99DelayPs} {
+	for _, m := range []string{analysis.MetricAMI, analysis.MetricDrops, analysis.MetricCEFraction, analysis.MetricPausedPs, analysis.MetricP99Delay} {
 		if slices.Contains(c.Metrics, m) {
 			ms = append(ms, m)
 		}
@@ -167,30 +176,43 @@ func comparisonMetrics(c *analysis.Comparison) []string {
 	return ms
 }
 
+// metricCI is a comparison metric as the figure takes it: its quantity (so its unit),
+// direction, values with intervals, and the method marked best (none on a tie or an
+// unranked metric).
+func metricCI(c *analysis.Comparison, metric string) plots.MetricCI {
+	mc := plots.MetricCI{Name: metricLabel(metric)}
+	switch analysis.MetricDirection(metric) {
+	case analysis.LowerIsBetter:
+		mc.Better = plots.Lower
+	case analysis.HigherIsBetter:
+		mc.Better = plots.Higher
+	}
+	switch analysis.MetricUnit(metric) {
+	case "ps":
+		mc.Quantity = plots.Duration
+	case "fraction":
+		mc.Quantity = plots.Share
+	case "packets", "episodes":
+		mc.Quantity, mc.Unit = plots.Count, analysis.MetricUnit(metric)
+	}
+	if b := c.Best[metric]; b.Ranked && !b.Tie {
+		mc.Marked = b.Method
+	}
+	for _, m := range c.Methods {
+		e := c.ByMethod[m].Metrics[metric]
+		v := plots.MethodValue{Method: m, Value: e.Value, Lo: math.NaN(), Hi: math.NaN()}
+		if e.HasCI {
+			v.Lo, v.Hi = e.Lo, e.Hi
+		}
+		mc.Values = append(mc.Values, v)
+	}
+	return mc
+}
+
 func comparisonFigure(c *analysis.Comparison) plots.Comparison {
 	var pc plots.Comparison
 	for _, metric := range comparisonMetrics(c) {
-		mc := plots.MetricCI{Name: metricLabel(metric), Better: plots.Lower}
-		if analysis.HigherIsBetter(metric) {
-			mc.Better = plots.Higher
-		}
-		switch {
-		case strings.HasSuffix(metric, "_ps"):
-			mc.Quantity = plots.Duration
-		case strings.HasSuffix(metric, ".idle_fraction"):
-			mc.Quantity = plots.Share
-		case metric == analysis.MetricDrops || metric == analysis.MetricLossless:
-			mc.Unit = "packets"
-		}
-		for _, m := range c.Methods {
-			e := c.ByMethod[m].Metrics[metric]
-			v := plots.MethodValue{Method: m, Value: e.Value, Lo: math.NaN(), Hi: math.NaN()}
-			if e.HasCI {
-				v.Lo, v.Hi = e.Lo, e.Hi
-			}
-			mc.Values = append(mc.Values, v)
-		}
-		pc.Metrics = append(pc.Metrics, mc)
+		pc.Metrics = append(pc.Metrics, metricCI(c, metric))
 	}
 	return pc
 }
@@ -210,22 +232,55 @@ func metricLabel(metric string) string {
 		return tier + " " + m
 	}
 	switch metric {
+	case analysis.MetricAMI:
+		return "AMI rack vs fabric"
+	case analysis.MetricAMIByRack:
+		return "AMI within source racks"
 	case analysis.MetricNMI:
-		return "NMI rack vs fabric"
-	case "polarization.nmi_by_rack":
-		return "NMI within source racks"
+		return "NMI (I/min H) rack vs fabric"
+	case analysis.MetricNMIByRack:
+		return "NMI (I/min H) within racks"
 	case analysis.MetricDrops:
 		return "dropped packets"
 	case analysis.MetricLossless:
 		return "lossless (headroom) drops"
+	case analysis.MetricDeliveredCE:
+		return "delivered CE-marked"
+	case analysis.MetricCEFraction:
+		return "CE-marked share of delivered"
+	case analysis.MetricECNMarked:
+		return "CE marks at queues"
 	case analysis.MetricPausedPs:
 		return "PFC paused time"
 	case analysis.MetricStorms:
 		return "PFC storms"
-	case analysis.MetricP99DelayPs:
-		return "p99 one-way delay"
-	case analysis.MetricFlowP99Delay:
-		return "p99 flow mean delay"
+	case analysis.MetricP99Delay:
+		return "p99 one-way delay of packets"
+	case analysis.MetricFlowMeanP99:
+		return "p99 over flows of mean delay"
 	}
 	return metric
+}
+
+// unsampledQueues turns the buffer figure's "buffers stayed empty" into what it means
+// when switch queues did fill: they emptied between the buffer samples, taken every
+// period. err is BufferOccupancy's error, returned unchanged otherwise.
+func unsampledQueues(err error, queues []analysis.QueueCounters, nodes analysis.Nodes, period units.Time) error {
+	var nd *plots.NoDataError
+	if !errors.As(err, &nd) {
+		return err
+	}
+	var top *analysis.QueueCounters
+	for i := range queues {
+		q := &queues[i]
+		if q.Tier != records.TierHost && q.WatermarkBytes > 0 && (top == nil || q.WatermarkBytes > top.WatermarkBytes) {
+			top = q
+		}
+	}
+	if top == nil {
+		return err
+	}
+	return &plots.NoDataError{Figure: nd.Figure, Reason: fmt.Sprintf(
+		"no occupancy at the %s sampling interval (BufferStatsReportInterval): queues held packets only between samples (the largest egress queue watermark was %s, at %s)",
+		units.FormatPs(float64(period)), units.FormatBytes(float64(top.WatermarkBytes)), nodes.Port(top.PortClass))}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/tracefabric/tracefabric/analysis"
@@ -9,8 +10,9 @@ import (
 // TestMetricLabels: every comparison metric has a label that fits a figure panel
 // title (plots cuts titles at 30 characters).
 func TestMetricLabels(t *testing.T) {
-	metrics := []string{analysis.MetricNMI, analysis.MetricDrops, analysis.MetricLossless, analysis.MetricPausedPs,
-		analysis.MetricStorms, analysis.MetricP99DelayPs, analysis.MetricFlowP99Delay, "polarization.nmi_by_rack"}
+	metrics := []string{analysis.MetricAMI, analysis.MetricAMIByRack, analysis.MetricNMI, analysis.MetricNMIByRack, analysis.MetricDrops,
+		analysis.MetricLossless, analysis.MetricDeliveredCE, analysis.MetricCEFraction, analysis.MetricECNMarked, analysis.MetricPausedPs,
+		analysis.MetricStorms, analysis.MetricP99Delay, analysis.MetricFlowMeanP99}
 	for _, tier := range []string{"rack", "fabric", "spine"} {
 		for _, m := range analysis.TierMetricNames {
 			metrics = append(metrics, "imbalance.tiers."+tier+"."+m)
@@ -26,6 +28,10 @@ func TestMetricLabels(t *testing.T) {
 			t.Errorf("metrics %s and %s share the label %q", prev, m, l)
 		}
 		seen[l] = m
+	}
+	// The flow p99 says what it is: a percentile over flows of their mean delays.
+	if l := metricLabel(analysis.MetricFlowMeanP99); !strings.Contains(l, "over flows") || !strings.Contains(l, "mean delay") {
+		t.Errorf("flow p99 label %q does not say it is over flows of their mean delay", l)
 	}
 }
 

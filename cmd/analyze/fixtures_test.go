@@ -64,8 +64,8 @@ func replayInto(t testing.TB, out string, traces []string, methods ...string) {
 }
 
 var (
-	demoOnce, cmpOnce, quietOnce sync.Once
-	demoDir, cmpDir, quietDir    string
+	demoOnce, cmpOnce, quietOnce, flowletOnce sync.Once
+	demoDir, cmpDir, quietDir, flowletDir     string
 )
 
 // demoRun is a replay of the demo trace with the default configuration.
@@ -96,6 +96,30 @@ func cmpRun(t testing.TB) string {
 		t.Fatal("comparison replay failed earlier")
 	}
 	return cmpDir
+}
+
+// flowletRun is the demo trace replayed with flowlet load balancing.
+func flowletRun(t testing.TB) string {
+	flowletOnce.Do(func() {
+		cfg, _, err := config.Load("", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Switch.LoadBalancingMethod = ecmp.Flowlet
+		pr, err := replay.Prepare(replay.Options{Traces: []string{demo}, Config: cfg, Version: "test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := filepath.Join(fixtureRoot, "flowlet")
+		if _, err := pr.Run(d, ""); err != nil {
+			t.Fatal(err)
+		}
+		flowletDir = d
+	})
+	if flowletDir == "" {
+		t.Fatal("flowlet replay failed earlier")
+	}
+	return flowletDir
 }
 
 // quietRun replays a tiny trace written here: two light TCP streams between pods,

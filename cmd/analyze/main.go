@@ -1,5 +1,5 @@
 // Command analyze turns replay run directories into the answers users came for
-// (SPEC 7 and 8): report.html (self-contained), report.md, summary.json,
+// (docs/analysis.md): report.html (self-contained), report.md, summary.json,
 // plots/*.png and *.svg, and tables/*.csv. Several runs of one trace (or a directory
 // written by `replay run --hash all`) are compared side by side with bootstrap
 // confidence intervals. The work lives in analyze.go and its helpers; this file only

@@ -1,12 +1,16 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
+	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/tracefabric/tracefabric/analysis"
+	"github.com/tracefabric/tracefabric/internal/units"
 	"github.com/tracefabric/tracefabric/plots"
 	"github.com/tracefabric/tracefabric/plots/report"
 )
@@ -56,11 +60,11 @@ func headline(j *job) []string {
 	var anyLossless bool
 	for _, m := range c.Methods {
 		mm := c.ByMethod[m].Metrics
-		drops = append(drops, fmt.Sprintf("%s %s", m, fmtCount(int64(mm[analysis.MetricDrops].Value))))
+		drops = append(drops, fmt.Sprintf("%s %s", m, units.FormatCount(int64(mm[analysis.MetricDrops].Value))))
 		l := int64(mm[analysis.MetricLossless].Value)
 		anyLossless = anyLossless || l > 0
-		lossless = append(lossless, fmt.Sprintf("%s %s", m, fmtCount(l)))
-		storms = append(storms, fmt.Sprintf("%s %s", m, fmtCount(int64(mm[analysis.MetricStorms].Value))))
+		lossless = append(lossless, fmt.Sprintf("%s %s", m, units.FormatCount(l)))
+		storms = append(storms, fmt.Sprintf("%s %s", m, units.FormatCount(int64(mm[analysis.MetricStorms].Value))))
 	}
 	line := "Dropped packets per method: " + strings.Join(drops, ", ") + "; "
 	if anyLossless {
@@ -87,9 +91,9 @@ func buildReport(j *job, figs *figures, head []string) *report.Report {
 		for i, in := range j.inputs {
 			dirs[i] = in.dir
 		}
-		r.Subtitle = fmt.Sprintf("%s runs of one trace: %s", fmtCount(int64(len(dirs))), strings.Join(dirs, ", "))
+		r.Subtitle = fmt.Sprintf("%s runs of one trace: %s", units.FormatCount(int64(len(dirs))), strings.Join(dirs, ", "))
 	}
-	r.Sections = append(r.Sections, runSection(j))
+	r.Sections = append(r.Sections, runSection(j), fabricSection(j.inputs[j.ref]))
 	if j.cmp != nil {
 		r.Sections = append(r.Sections, comparisonSection(j, figs))
 	}
@@ -98,30 +102,33 @@ func buildReport(j *job, figs *figures, head []string) *report.Report {
 		ecmpSection(j, figs), ecnSection(j, figs), delaySection(j, figs))
 	return r
 }
-
 func runSection(j *job) report.Section {
-	s, info := j.sum, j.sum.Run
+	s, in := j.sum, j.inputs[j.ref]
+	info := s.Run
 	sec := report.Section{Title: "Run", ID: "run"}
 	if j.cmp != nil {
 		sec.Blocks = append(sec.Blocks, report.ParagraphBlock(fmt.Sprintf(
-			"The comparison covers every run; the sections after it detail the %s run (%s).", methodName(j.cmp, j.ref), j.inputs[j.ref].dir)))
+			"The comparison covers every run; the sections after it detail the %s run (%s).", methodName(j.cmp, j.ref), in.dir)))
 	}
+	sec.Blocks = append(sec.Blocks, report.ParagraphBlock(transportSentence(info.Transport, info.Options.Speedup)))
 	kv := []report.KV{
-		{Key: "run directory", Value: j.inputs[j.ref].dir},
+		{Key: "run directory", Value: in.dir},
 		{Key: "hash method", Value: info.Method},
 		{Key: "seed", Value: strconv.FormatUint(info.Seed, 10)},
-		{Key: "trace packets", Value: fmtCount(info.TracePackets)},
-		{Key: "trace flows", Value: fmtCount(info.TraceFlows)},
-		{Key: "injected packets", Value: fmtCount(info.Injected)},
-		{Key: "delivered packets", Value: fmtCount(info.Delivered)},
-		{Key: "dropped packets", Value: fmtCount(s.Drops.Total)},
-		{Key: "lossless drops", Value: fmtCount(s.Drops.Lossless)},
-		{Key: "undrained packets", Value: fmtCount(info.Undrained)},
-		{Key: "CE marks (at egress queues)", Value: fmtCount(info.CEMarked)},
-		{Key: "PFC frames", Value: fmtCount(info.PFCFrames)},
-		{Key: "simulated time", Value: fmtTimePs(info.SimPs)},
 	}
-	if cmd := j.inputs[j.ref].meta.Command; len(cmd) > 0 {
+	kv = append(kv, runOptionRows(in)...)
+	kv = append(kv,
+		report.KV{Key: "trace flows", Value: units.FormatCount(info.TraceFlows)},
+		report.KV{Key: "injected packets", Value: units.FormatCount(info.Injected)},
+		report.KV{Key: "delivered packets", Value: units.FormatCount(info.Delivered)},
+		report.KV{Key: "dropped packets", Value: units.FormatCount(s.Drops.Total)},
+		report.KV{Key: "lossless drops", Value: units.FormatCount(s.Drops.Lossless)},
+		report.KV{Key: "undrained packets", Value: units.FormatCount(info.Undrained)},
+		report.KV{Key: "CE marks (at egress queues)", Value: units.FormatCount(info.CEMarked)},
+		report.KV{Key: "PFC frames", Value: units.FormatCount(info.PFCFrames)},
+		report.KV{Key: "simulated time", Value: units.FormatInstantPs(info.SimPs)},
+	)
+	if cmd := info.Command; len(cmd) > 0 {
 		kv = append(kv, report.KV{Key: "command", Value: strings.Join(cmd, " ")})
 	}
 	sec.Blocks = append(sec.Blocks, report.KeyValueBlock("", kv...))
@@ -131,48 +138,63 @@ func runSection(j *job) report.Section {
 	return sec
 }
 
-// fmtMetric formats a comparison metric's value for its kind.
-func fmtMetric(metric string, v float64) string {
-	switch {
-	case strings.HasSuffix(metric, "_ps"):
-		return fmtPs(v)
-	case strings.HasSuffix(metric, ".idle_fraction"):
-		return fmtFrac(v)
-	case metric == analysis.MetricDrops || metric == analysis.MetricLossless || metric == analysis.MetricStorms:
-		return fmtCount(int64(v + 0.5))
+// metricFormat returns how the comparison table shows a metric: durations, sizes and
+// shares in the unit of its figure panel (plots.AxisUnit: one unit per quantity
+// between figure and table), counts whole, other values with three digits; and the
+// unit to name beside the metric.
+func metricFormat(c *analysis.Comparison, metric string) (format func(float64) string, unit string) {
+	mc := metricCI(c, metric)
+	switch mc.Quantity {
+	case plots.Duration, plots.Size, plots.Share:
+		div, unit := plots.AxisUnit(mc)
+		return func(v float64) string { return units.FormatFloat(v / div) }, unit
+	case plots.Count:
+		return func(v float64) string { return units.FormatCount(int64(math.Round(v))) }, ""
 	}
-	return fmtFloat(v)
+	return units.FormatFloat, ""
 }
-
 func comparisonSection(j *job, figs *figures) report.Section {
 	c := j.cmp
 	sec := report.Section{Title: "Hash methods compared", ID: "comparison"}
 	sec.Blocks = append(sec.Blocks, figs.block(plots.NameHashComparison))
 	flows := c.ByMethod[c.Methods[0]].Flows
 	sec.Blocks = append(sec.Blocks, report.ParagraphBlock(fmt.Sprintf(
-		"Values with [%g%% bootstrap interval] over the %s flows (%s replicates, seed %d, the same resampled flows for every method). Lossless drops, pause time, storms and the packet p99 delay are run-level numbers that cannot be resampled by flow: they have no interval.",
-		100*c.Level, fmtCount(int64(flows)), fmtCount(int64(c.B)), c.Seed)))
+		"Values with [%g%% %s bootstrap interval; for AMI the normal interval with the bootstrap standard error] over the %s flows (%s replicates, seed %d, the same resampled flows for every method; a replicate in which a metric is undefined is left out). Lossless drops, pause time, storms, CE marks at queues and the packet p99 delay are run-level numbers that cannot be resampled by flow: they have no interval. Imbalance comes from the member loads loadbalance.arrow measured (frame bytes), as in a single run's analysis.",
+		100*c.Level, c.Interval, units.FormatCount(int64(flows)), units.FormatCount(int64(c.B)), c.Seed)))
 	cols := append(append([]string{"metric"}, c.Methods...), "best")
 	t := report.Table{Columns: cols, Source: "tables/hash_comparison.csv"}
 	for _, metric := range c.Metrics {
-		row := []string{metricLabel(metric)}
+		f, unit := metricFormat(c, metric)
+		label := metricLabel(metric)
+		if unit != "" {
+			label += " (" + unit + ")"
+		}
+		row := []string{label}
 		for _, m := range c.Methods {
 			e := c.ByMethod[m].Metrics[metric]
-			cell := fmtMetric(metric, e.Value)
-			if e.HasCI {
-				cell += fmt.Sprintf(" [%s, %s]", fmtMetric(metric, e.Lo), fmtMetric(metric, e.Hi))
+			cell := "-"
+			if e.Defined() {
+				cell = f(e.Value)
+				if e.HasCI {
+					cell += fmt.Sprintf(" [%s, %s]", f(e.Lo), f(e.Hi))
+				}
 			}
 			row = append(row, cell)
 		}
 		b := c.Best[metric]
 		best := b.Method
-		if b.Clear {
+		switch {
+		case !b.Ranked:
+			best = "not ranked"
+		case b.Tie:
+			best = "tie"
+		case b.Clear:
 			best += " (clear)"
 		}
 		t.Rows = append(t.Rows, append(row, best))
 	}
 	sec.Blocks = append(sec.Blocks, report.TableBlock(t),
-		report.ParagraphBlock("\"clear\": the best method's interval does not overlap the runner-up's. Max/mean, CoV, Jain and idle members are byte-based, traffic-weighted over each tier's sets; the chi-square p-value tests the flow counts against uniform (higher is better)."))
+		report.ParagraphBlock("\"clear\": the 95% interval ("+c.Interval+"; for AMI, normal) of the paired difference between the best method and the runner-up (the same resampled flows in both runs) excludes 0. \"tie\": several methods share the best value, and none is best. Max/mean, CoV, Jain and idle members are byte-based, traffic-weighted over each tier's judged sets (at least 5 flows per member). The chi-square p-value tests the flow counts against uniform: it is evidence against uniformity, not a score, so it is reported and never ranked; methods are ranked on byte imbalance."))
 	return sec
 }
 
@@ -199,10 +221,10 @@ func countTable(caption, key string, m map[string]int64, total int64, n int) rep
 	t := report.Table{Caption: caption, Columns: []string{key, "drops"}, Source: "tables/drops_by.csv"}
 	keys := topKeys(m, n)
 	for _, k := range keys {
-		t.Rows = append(t.Rows, []string{k, fmtShare(m[k], total)})
+		t.Rows = append(t.Rows, []string{k, units.FormatShare(m[k], total)})
 	}
 	if nz := len(topKeys(m, len(m))); nz > len(keys) {
-		t.Note = fmt.Sprintf("top %s of %s", fmtCount(int64(len(keys))), fmtCount(int64(nz)))
+		t.Note = fmt.Sprintf("top %s of %s", units.FormatCount(int64(len(keys))), units.FormatCount(int64(nz)))
 	}
 	return t
 }
@@ -216,18 +238,18 @@ func dropsSection(j *job, figs *figures) report.Section {
 	}
 	sec.Blocks = append(sec.Blocks, figs.block(plots.NameDropsOverTime))
 	sec.Blocks = append(sec.Blocks, report.KeyValueBlock("",
-		report.KV{Key: "dropped packets", Value: fmtShare(d.Total, j.sum.Run.Injected)},
-		report.KV{Key: "dropped bytes", Value: fmtBytes(float64(d.Bytes))},
-		report.KV{Key: "lossless (headroom) drops", Value: fmtCount(d.Lossless)},
+		report.KV{Key: "dropped packets", Value: units.FormatShare(d.Total, j.sum.Run.Injected)},
+		report.KV{Key: "dropped bytes", Value: units.FormatBytes(float64(d.Bytes))},
+		report.KV{Key: "lossless (headroom) drops", Value: units.FormatCount(d.Lossless)},
 	))
 	if d.Lossless > 0 {
 		sec.Blocks = append(sec.Blocks, report.ParagraphBlock(fmt.Sprintf(
-			"%s packets of a lossless class were dropped for lack of headroom: with correctly sized headroom this never happens, so the headroom (or Xoff) of the lossless pool is undersized for this fabric.", fmtCount(d.Lossless))))
+			"%s packets of a lossless class were dropped for lack of headroom: with correctly sized headroom this never happens, so the headroom (or Xoff) of the lossless pool is undersized for this fabric.", units.FormatCount(d.Lossless))))
 	}
 	sec.Blocks = append(sec.Blocks,
-		report.TableBlock(countTable("By reason", "reason", d.ByReason, d.Total, len(d.ByReason))),
-		report.TableBlock(countTable("By tier", "tier", d.ByTier, d.Total, len(d.ByTier))),
-		report.TableBlock(countTable("By traffic class", "tc", d.ByTC, d.Total, len(d.ByTC))),
+		report.TableBlock(countTable("By reason", "reason", analysis.Named(d.ByReason), d.Total, len(d.ByReason))),
+		report.TableBlock(countTable("By tier", "tier", analysis.Named(d.ByTier), d.Total, len(d.ByTier))),
+		report.TableBlock(countTable("By traffic class", "tc", analysis.Named(d.ByTC), d.Total, len(d.ByTC))),
 		report.TableBlock(countTable("Dropping nodes", "node", d.ByNode, d.Total, j.top)),
 	)
 	if len(d.TopFlows) > 0 {
@@ -237,16 +259,15 @@ func dropsSection(j *job, figs *figures) report.Section {
 		n := min(j.top, len(d.TopFlows))
 		for _, f := range d.TopFlows[:n] {
 			t.Rows = append(t.Rows, []string{strconv.FormatInt(f.FlowID, 10), f.Src, f.Dst, protoName(f.Proto),
-				strconv.Itoa(int(f.Sport)), strconv.Itoa(int(f.Dport)), strconv.Itoa(int(f.TC)), fmtCount(f.Packets), fmtShare(f.Dropped, f.Packets)})
+				strconv.Itoa(int(f.Sport)), strconv.Itoa(int(f.Dport)), strconv.Itoa(int(f.TC)), units.FormatCount(f.Packets), units.FormatShare(f.Dropped, f.Packets)})
 		}
 		if n < len(d.TopFlows) {
-			t.Note = fmt.Sprintf("top %s of %s", fmtCount(int64(n)), fmtCount(int64(len(d.TopFlows))))
+			t.Note = fmt.Sprintf("top %s of %s", units.FormatCount(int64(n)), units.FormatCount(int64(len(d.TopFlows))))
 		}
 		sec.Blocks = append(sec.Blocks, report.TableBlock(t))
 	}
 	return sec
 }
-
 func pfcSection(j *job, figs *figures) report.Section {
 	p := j.sum.PFC
 	sec := report.Section{Title: "PFC pauses", ID: "pfc"}
@@ -256,115 +277,134 @@ func pfcSection(j *job, figs *figures) report.Section {
 	}
 	sec.Blocks = append(sec.Blocks, figs.block(plots.NamePFCPauseTimeline))
 	sec.Blocks = append(sec.Blocks, report.KeyValueBlock("",
-		report.KV{Key: "PFC events", Value: fmtCount(int64(p.Events))},
-		report.KV{Key: "pause intervals", Value: fmtCount(int64(p.PauseIntervals))},
-		report.KV{Key: "paused port-classes", Value: fmtCount(int64(p.PausedPorts))},
-		report.KV{Key: "paused time (sum over port-classes)", Value: fmtPs(float64(p.PausedPs))},
-		report.KV{Key: "longest pause", Value: fmtPs(float64(p.LongestPs))},
-		report.KV{Key: "episodes", Value: fmtCount(int64(p.Episodes))},
-		report.KV{Key: "storms", Value: fmt.Sprintf("%s (depth >= 2 or lasting >= %s)", fmtCount(int64(len(p.Storms))), fmtPs(float64(p.StormDurationPs)))},
-		report.KV{Key: "storm victim flows", Value: fmtCount(int64(p.StormVictims))},
+		report.KV{Key: "PFC events", Value: units.FormatCount(int64(p.Events))},
+		report.KV{Key: "pause intervals", Value: units.FormatCount(int64(p.PauseIntervals))},
+		report.KV{Key: "paused port-classes", Value: units.FormatCount(int64(p.PausedPorts))},
+		report.KV{Key: "paused time (sum over port-classes)", Value: units.FormatPs(float64(p.PausedPs))},
+		report.KV{Key: "longest pause", Value: units.FormatPs(float64(p.LongestPs))},
+		report.KV{Key: "episodes", Value: units.FormatCount(int64(p.Episodes))},
+		report.KV{Key: "storms", Value: fmt.Sprintf("%s (depth >= 2 or lasting >= %s)", units.FormatCount(int64(len(p.Storms))), units.FormatPs(float64(p.StormDurationPs)))},
+		report.KV{Key: "storm victim flows", Value: units.FormatCount(int64(p.StormVictims))},
 	))
 	if len(p.Storms) == 0 {
 		sec.Blocks = append(sec.Blocks, report.NoDataBlock(fmt.Sprintf(
-			"No PFC storms: no pause spread upstream and none lasted %s.", fmtPs(float64(p.StormDurationPs)))))
+			"No PFC storms: no pause spread upstream and none lasted %s.", units.FormatPs(float64(p.StormDurationPs)))))
 	} else {
 		t := report.Table{Caption: "Storms", Source: "tables/pfc_storms.csv",
 			Columns: []string{"start", "duration", "ports", "depth", "root", "tc", "victims"}}
 		n := min(j.top, len(p.Storms))
 		for _, e := range p.Storms[:n] {
-			t.Rows = append(t.Rows, []string{fmtTimePs(e.StartPs), fmtPs(float64(e.DurationPs)), fmtCount(int64(e.Ports)),
-				strconv.Itoa(e.Depth), e.Root, strconv.Itoa(int(e.TC)), fmtCount(int64(e.Victims))})
+			t.Rows = append(t.Rows, []string{units.FormatInstantPs(e.StartPs), units.FormatPs(float64(e.DurationPs)), units.FormatCount(int64(e.Ports)),
+				strconv.Itoa(e.Depth), e.Root, strconv.Itoa(int(e.TC)), units.FormatCount(int64(e.Victims))})
 		}
 		if n < len(p.Storms) {
-			t.Note = fmt.Sprintf("first %s of %s", fmtCount(int64(n)), fmtCount(int64(len(p.Storms))))
+			t.Note = fmt.Sprintf("first %s of %s", units.FormatCount(int64(n)), units.FormatCount(int64(len(p.Storms))))
 		}
-		sec.Blocks = append(sec.Blocks, report.TableBlock(t), report.ParagraphBlock(
-			"A storm is a set of overlapping pause intervals linked hop by hop (the paused node itself pausing its upstream); depth is the longest chain in hops, root the congested port whose pause started it. Victims are flows that crossed a paused port while it was paused."))
+		sec.Blocks = append(sec.Blocks, report.TableBlock(t))
 	}
+	sec.Blocks = append(sec.Blocks, report.ParagraphBlock(analysis.StormRule+" "+analysis.StormChainRule+
+		" The root is the congested port whose pause heads the deepest chain. Victims are flows that crossed a paused port while it was paused."))
 	t := report.Table{Caption: "Most paused port-classes", Source: "tables/pfc_ports.csv",
 		Columns: []string{"node:port/tc", "paused by", "intervals", "paused", "longest", "paused (% of run)"}}
 	n := min(j.top, len(p.Ports))
 	for _, pp := range p.Ports[:n] {
-		t.Rows = append(t.Rows, []string{pp.PortClass.String(), pp.Peer, fmtCount(int64(pp.Intervals)), fmtPs(float64(pp.TotalPs)),
-			fmtPs(float64(pp.LongestPs)), fmtFrac(pp.Fraction)})
+		t.Rows = append(t.Rows, []string{pp.PortName.String(), pp.Peer, units.FormatCount(int64(pp.Intervals)), units.FormatPs(float64(pp.TotalPs)),
+			units.FormatPs(float64(pp.LongestPs)), units.FormatFraction(pp.Fraction)})
 	}
 	if n < len(p.Ports) {
-		t.Note = fmt.Sprintf("top %s of %s", fmtCount(int64(n)), fmtCount(int64(len(p.Ports))))
+		t.Note = fmt.Sprintf("top %s of %s", units.FormatCount(int64(n)), units.FormatCount(int64(len(p.Ports))))
 	}
 	sec.Blocks = append(sec.Blocks, report.TableBlock(t))
 	return sec
 }
-
 func bufferSection(j *job, figs *figures) report.Section {
 	sec := report.Section{Title: "Buffer occupancy", ID: "buffer"}
 	sec.Blocks = append(sec.Blocks, figs.block(plots.NameBufferOccupancy))
 	if _, drawn := figs.drawn[plots.NameBufferOccupancy]; drawn && len(j.sum.Buffer) > 0 {
-		t := report.Table{Caption: "Peak occupancy (shared + headroom) of the busiest switches' pools, busiest switch first", Source: "tables/buffer_occupancy.csv",
+		t := report.Table{Caption: "Peak occupancy (shared + headroom) of the busiest switches' pools, highest peak first", Source: "tables/buffer_occupancy.csv",
 			Columns: []string{"switch", "pool", "peak"}}
-		for _, b := range j.sum.Buffer {
+		series := slices.Clone(j.sum.Buffer)
+		slices.SortStableFunc(series, func(a, b analysis.BufferSeries) int { return cmp.Compare(b.Peak, a.Peak) })
+		for _, b := range series {
 			if b.Peak == 0 {
 				continue
 			}
-			t.Rows = append(t.Rows, []string{b.Node, strconv.Itoa(int(b.Pool)), fmtBytes(float64(b.Peak))})
+			t.Rows = append(t.Rows, []string{b.Node, strconv.Itoa(int(b.Pool)), units.FormatBytes(float64(b.Peak))})
 		}
 		sec.Blocks = append(sec.Blocks, report.TableBlock(t))
 	}
 	return sec
 }
-
 func ecmpSection(j *job, figs *figures) report.Section {
 	s := j.sum
 	sec := report.Section{Title: "ECMP load balance", ID: "ecmp"}
 	sec.Blocks = append(sec.Blocks, figs.block(plots.NameECMPMemberLoad))
 	if s.Imbalance != nil && len(s.Imbalance.Tiers) > 0 {
 		t := report.Table{Caption: "Imbalance per tier (bytes; chi-square on flow counts)", Source: "tables/ecmp_tiers.csv",
-			Columns: []string{"tier", "sets", "max/mean", "CoV", "Jain", "idle members", "chi-square p", "worst set (max/mean)"}}
+			Columns: []string{"tier", "judged sets", "max/mean", "CoV", "Jain", "idle members", "chi-square p", "worst set (max/mean)"}}
+		var notes []string
 		for _, tier := range s.Imbalance.TierNames() {
 			ti := s.Imbalance.Tiers[tier]
-			if ti.Sets == 0 {
+			if !ti.Judged {
+				t.Rows = append(t.Rows, []string{tier.String(), fmt.Sprintf("0 of %d", ti.Unjudged), "-", "-", "-", "-", "-", "-"})
+				notes = append(notes, sentenceCase(ti.Reason)+".")
 				continue
 			}
-			t.Rows = append(t.Rows, []string{tier, fmtCount(int64(ti.Sets)), fmtFloat(ti.MaxMean), fmtFloat(ti.CoV), fmtFloat(ti.Jain),
-				fmtFrac(ti.IdleFraction), fmtFloat(ti.Chi2P), fmt.Sprintf("%s (%s)", ti.Bytes.Worst.MaxMeanSet, fmtFloat(ti.Bytes.Worst.MaxMean))})
+			t.Rows = append(t.Rows, []string{tier.String(), fmt.Sprintf("%d of %d", ti.Sets, ti.Sets+ti.Unjudged), units.FormatFloat(ti.MaxMean), units.FormatFloat(ti.CoV), units.FormatFloat(ti.Jain),
+				units.FormatFraction(ti.IdleFraction), units.FormatFloat(ti.Chi2P), fmt.Sprintf("%s (%s)", ti.Bytes.Worst.MaxMeanSet, units.FormatFloat(ti.Bytes.Worst.MaxMean))})
 		}
-		sec.Blocks = append(sec.Blocks, report.TableBlock(t), report.ParagraphBlock(
-			"Max/mean, CoV, Jain's index and idle members are means over the tier's sets weighted by their bytes (max/mean 1, CoV 0 and Jain 1 are perfect); the chi-square p-value tests whether the flows were spread uniformly (small: not uniform)."))
+		sec.Blocks = append(sec.Blocks, report.TableBlock(t), report.ParagraphBlock(fmt.Sprintf(
+			"Max/mean, CoV, Jain's index and idle members are means over the tier's judged sets weighted by their bytes (max/mean 1, CoV 0 and Jain 1 are perfect); a set is judged when it carried at least %d flows per member. The chi-square p-value tests whether the flows were spread uniformly (small: not uniform).",
+			analysis.MinFlowsPerMember)))
+		for _, n := range notes {
+			sec.Blocks = append(sec.Blocks, report.NoDataBlock(n))
+		}
 	}
-	if pol := s.Polarization; pol.Flows > 0 {
-		sec.Blocks = append(sec.Blocks, report.KeyValueBlock("Polarization (rack vs fabric member choice)",
-			report.KV{Key: "flows crossing both tiers", Value: fmtCount(int64(pol.Flows))},
-			report.KV{Key: "normalized mutual information", Value: fmtFloat(pol.NMI)},
-		), report.ParagraphBlock("NMI 0: the fabric's choice is independent of the rack's; 1: one determines the other (hash polarization: some fabric uplinks never used)."))
-	} else {
+	pol := s.Polarization
+	switch {
+	case pol.Flows == 0:
 		sec.Blocks = append(sec.Blocks, report.NoDataBlock("No flow crossed both the rack and the fabric tier: no polarization to measure."))
+	case !pol.Judged:
+		sec.Blocks = append(sec.Blocks, report.NoDataBlock(sentenceCase(pol.Reason)+"."))
+	default:
+		kv := []report.KV{
+			{Key: "flows crossing both tiers", Value: units.FormatNumber(pol.Flows)},
+			{Key: "adjusted mutual information (AMI)", Value: pol.AMIEstimate.String()},
+			{Key: "AMI within each source rack", Value: pol.AMIByRackEstimate.String()},
+			{Key: "normalized mutual information, I / min(H)", Value: units.FormatFloat(pol.NMI)},
+		}
+		sec.Blocks = append(sec.Blocks, report.KeyValueBlock("Polarization (rack vs fabric member choice)", kv...), report.ParagraphBlock(fmt.Sprintf(
+			"AMI (adjusted mutual information, Vinh, Epps and Bailey 2010, normalized by min(H)) is 0 in expectation when the fabric's choice is independent of the rack's and 1 when one determines the other (hash polarization: some fabric uplinks never used); intervals are %s 95%% bootstrap intervals over flows. Plain NMI is biased upward on finite samples and is shown only for reference.",
+			s.Bootstrap.Interval)))
 	}
 	return sec
 }
-
 func ecnSection(j *job, figs *figures) report.Section {
 	e := j.sum.ECN
 	sec := report.Section{Title: "ECN marking", ID: "ecn"}
+	if j.cmp != nil {
+		sec.Blocks = append(sec.Blocks, ecnPerMethod(j.cmp))
+	}
 	if e.Marked == 0 && e.DeliveredCE == 0 {
 		sec.Blocks = append(sec.Blocks, report.NoDataBlock("No ECN marks: no queue marked a packet CE in this run."))
 		return sec
 	}
 	sec.Blocks = append(sec.Blocks, figs.block(plots.NameECNMarking))
 	sec.Blocks = append(sec.Blocks, report.KeyValueBlock("",
-		report.KV{Key: "CE marks at egress queues", Value: fmtCount(e.Marked)},
-		report.KV{Key: "of packets sent by switch ports", Value: fmtFrac(e.Fraction)},
-		report.KV{Key: "delivered packets marked CE", Value: fmtShare(e.DeliveredCE, e.Delivered)},
-		report.KV{Key: "marking queues", Value: fmtCount(int64(len(e.Queues)))},
+		report.KV{Key: "CE marks at egress queues", Value: units.FormatCount(e.Marked)},
+		report.KV{Key: "of packets sent by switch ports", Value: units.FormatFraction(e.Fraction)},
+		report.KV{Key: "delivered packets marked CE", Value: units.FormatShare(e.DeliveredCE, e.Delivered)},
+		report.KV{Key: "marking queues", Value: units.FormatCount(int64(len(e.Queues)))},
 	))
 	if len(e.Queues) > 0 {
 		t := report.Table{Caption: "Queues marking most", Source: "tables/ecn_queues.csv",
 			Columns: []string{"node:port/tc", "tier", "sent", "marked", "fraction"}}
 		n := min(j.top, len(e.Queues))
 		for _, q := range e.Queues[:n] {
-			t.Rows = append(t.Rows, []string{q.PortClass.String(), q.Tier, fmtCount(q.TxPackets), fmtCount(q.Marked), fmtFrac(q.Fraction)})
+			t.Rows = append(t.Rows, []string{q.PortName.String(), q.Tier.String(), units.FormatCount(q.TxPackets), units.FormatCount(q.Marked), units.FormatFraction(q.Fraction)})
 		}
 		if n < len(e.Queues) {
-			t.Note = fmt.Sprintf("top %s of %s", fmtCount(int64(n)), fmtCount(int64(len(e.Queues))))
+			t.Note = fmt.Sprintf("top %s of %s", units.FormatCount(int64(n)), units.FormatCount(int64(len(e.Queues))))
 		}
 		sec.Blocks = append(sec.Blocks, report.TableBlock(t))
 	}
@@ -374,6 +414,28 @@ func ecnSection(j *job, figs *figures) report.Section {
 	return sec
 }
 
+// ecnPerMethod is the ECN table of a comparison: per method the CE marks applied at
+// egress queues and the delivered packets that arrived CE-marked, with their share of
+// the delivered packets (bootstrap interval).
+func ecnPerMethod(c *analysis.Comparison) report.Block {
+	t := report.Table{Caption: "CE marking per method", Source: "tables/hash_comparison.csv",
+		Columns: []string{"method", "CE marks at queues", "delivered CE-marked", "share of delivered"}}
+	for _, m := range c.Methods {
+		mm := c.ByMethod[m].Metrics
+		t.Rows = append(t.Rows, []string{m, analysis.FormatEstimate(analysis.MetricECNMarked, mm[analysis.MetricECNMarked]),
+			analysis.FormatEstimate(analysis.MetricDeliveredCE, mm[analysis.MetricDeliveredCE]), analysis.FormatEstimate(analysis.MetricCEFraction, mm[analysis.MetricCEFraction])})
+	}
+	return report.TableBlock(t)
+}
+
+// sentenceCase capitalizes the first letter of s.
+func sentenceCase(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
 func delaySection(j *job, figs *figures) report.Section {
 	d := j.sum.Delay
 	sec := report.Section{Title: "One-way delay", ID: "delay"}
@@ -381,7 +443,7 @@ func delaySection(j *job, figs *figures) report.Section {
 	if d.All.Packets == 0 {
 		return sec
 	}
-	lossless := j.inputs[j.ref].meta.LosslessClasses
+	lossless := j.inputs[j.ref].cfg.Switch.PfcEnabled
 	t := report.Table{Caption: "Delay percentiles per traffic class (injection to delivery)", Source: "tables/delay_cdf.csv",
 		Columns: []string{"class", "packets", "p50", "p90", "p99", "p99.9", "max (bucket edge)"}}
 	rows := append(append([]analysis.DelayCDF(nil), d.Classes...), d.All)
@@ -395,7 +457,7 @@ func delaySection(j *job, figs *figures) report.Section {
 		} else if containsInt(lossless, int(c.TC)) {
 			label += " (lossless)"
 		}
-		t.Rows = append(t.Rows, []string{label, fmtCount(c.Packets), fmtPs(c.P50Ps), fmtPs(c.P90Ps), fmtPs(c.P99Ps), fmtPs(c.P999Ps), fmtPs(c.MaxPs)})
+		t.Rows = append(t.Rows, []string{label, units.FormatCount(c.Packets), units.FormatPs(c.P50Ps), units.FormatPs(c.P90Ps), units.FormatPs(c.P99Ps), units.FormatPs(c.P999Ps), units.FormatPs(c.MaxPs)})
 	}
 	sec.Blocks = append(sec.Blocks, report.TableBlock(t))
 	return sec

@@ -31,7 +31,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		Short: "Statistics, figures and a report from replay run directories",
 		Long: `analyze reads the run directories written by 'replay run' (run.json and the Arrow
 record files) and explains what happened: drops by reason, node and time, lossless
-(headroom) drops, PFC pause intervals and storm episodes (SPEC 7), ECN marking,
+(headroom) drops, PFC pause intervals and storm episodes, ECN marking,
 one-way delay, and how evenly each ECMP set spread bytes and flows, with rack/fabric
 polarization.
 
@@ -41,8 +41,9 @@ directory written by 'replay run --hash all'), which appears only when complete:
   report.md     the same in Markdown, linking plots/*.png
   summary.json  every number the report states (stable keys: drops.total,
                 drops.lossless, drops.by_reason, pfc.pause_intervals, pfc.paused_ps,
-                pfc.storms, ecn.marked, imbalance.tiers.<tier>, polarization.nmi,
-                headline, and comparison when comparing)
+                pfc.storms, pfc.storm_count, ecn.marked, imbalance.tiers.<tier>,
+                polarization.ami, headline, and comparison when comparing);
+                undefined measures are null with judged false and a reason
   plots/        drops_over_time, pfc_pause_timeline, buffer_occupancy,
                 ecmp_member_load, delay_cdf, ecn_marking (and hash_comparison),
                 each as .png and .svg; a figure with no data is not drawn
@@ -50,8 +51,10 @@ directory written by 'replay run --hash all'), which appears only when complete:
 
 Several run directories of one trace, or one directory holding runs in
 subdirectories (replay run --hash all), are compared: per method the tier imbalance,
-polarization, drops, pause time and delay, with 95% bootstrap confidence intervals
-over flows (--bootstrap replicates, --seed).
+polarization (AMI), drops, CE marks, pause time and delay, with 95% bootstrap
+confidence intervals over flows (BCa; the AMI's: normal with the bootstrap standard
+error; --bootstrap replicates, --seed). A method is clearly ahead when the interval
+of its paired difference with the runner-up excludes 0; ties mark no method.
 
 Exit status: 0 success, 1 failure while running, 2 bad usage or input,
 130 interrupted (Ctrl-C or SIGTERM; the partial output is removed).`,

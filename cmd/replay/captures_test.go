@@ -150,7 +150,7 @@ func TestCompressedCapturesAndStdin(t *testing.T) {
 		t.Fatalf("run - (pipe): exit %d, %s", code, stderr)
 	}
 	run, err := records.ReadRun(out)
-	if err != nil || run.Simulation.Injected != 22151 || run.Inputs.Traces[0] != "-" {
+	if err != nil || run.Simulation.Injected != 22151 || run.Options.Traces[0] != "-" {
 		t.Fatalf("run - (pipe): %v %+v", err, run)
 	}
 	// Standard input redirected from a file.

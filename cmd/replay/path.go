@@ -152,7 +152,7 @@ func prepareFromRun(cmd *cobra.Command, dir string, cf *configFlags) (*config.Co
 		return nil, nil, inputError{Err: fmt.Errorf("--run %s: the run did not complete", dir)}
 	}
 	name := filepath.Join(dir, records.RunFile)
-	if run.Inputs == nil {
+	if len(run.Options.Traces) == 0 {
 		return nil, nil, inputError{Err: fmt.Errorf("%s does not record its inputs (an older replay wrote it): use --trace and the run's flags", name)}
 	}
 	cfg, _, err := config.Parse(run.Config, name, nil)
@@ -166,7 +166,7 @@ func prepareFromRun(cmd *cobra.Command, dir string, cf *configFlags) (*config.Co
 		}
 		cfg.Switch.EcmpHashMethod = m
 	}
-	opt := replay.OptionsFromInputs(run.Inputs)
+	opt := replay.OptionsFromRun(&run.Options)
 	for _, t := range opt.Traces {
 		if t == "-" {
 			return nil, nil, inputError{Err: fmt.Errorf("%s: the run read its capture from standard input; map its endpoints with --trace FILE and the run's flags", name)}

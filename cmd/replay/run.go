@@ -383,6 +383,25 @@ func printRunSummary(w io.Writer, dir string, r *records.Run) {
 			cli.Plural(c[records.KindCNP].Generated, "CNP"), cli.Plural(c[records.KindNAK].Generated, "NAK"),
 			cli.Plural(s.Retransmits, "packet"), cli.Plural(s.Timeouts, "timeout"))
 	}
+	if ni, err := records.TraceNotInjected(r.Trace); err == nil {
+		at := "at its captured time"
+		if sp := r.Options.Speedup; sp != 0 && sp != 1 {
+			at = fmt.Sprintf("at its captured time / %g", sp)
+		}
+		parts := make([]string, len(ni))
+		for i, n := range ni {
+			parts[i] = n.String()
+		}
+		switch {
+		case r.Transport == "closed" && len(ni) > 0:
+			fmt.Fprintf(w, "  not injected: %s\n", strings.Join(parts, ", "))
+		case r.Transport == "closed":
+		case len(ni) == 0:
+			fmt.Fprintf(w, "  open loop: every packet of the trace injected %s\n", at)
+		default:
+			fmt.Fprintf(w, "  open loop; not injected as captured: %s\n", strings.Join(parts, ", "))
+		}
+	}
 	if len(s.Undrained) > 0 {
 		var nodes []string
 		for n, c := range s.Undrained {

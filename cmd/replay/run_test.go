@@ -2,35 +2,80 @@ package main
 
 import (
 	"encoding/json"
+	"net/netip"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/tracefabric/tracefabric/records"
 )
 
+// TestRunDemo: the demo replay does what its trace was built to do
+// (testdata/pcaps/README.md, from the generator's scenario, not from the simulator):
+// every one of its 22,151 IPv4 packets is injected (nothing is split or intra-host);
+// every drop is an egress-limit drop of the lossy incast (TC 0, 16 senders to
+// 10.1.3.1 from t = 2 s for 400 us) at rack-p1-r3's port to that receiver; PFC pauses
+// only the lossless classes (3 and 4) and only from the lossless incast at t = 1 s;
+// no lossless packet is dropped; and the counts add up.
 func TestRunDemo(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "demo")
 	code, stdout, stderr := runCmd("run", demo, "-o", out)
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{out, "injected", "delivered", "PFC frames", "wrote run.json"} {
-		if !strings.Contains(stdout, want) {
-			t.Errorf("summary lacks %q:\n%s", want, stdout)
-		}
+	if !strings.HasPrefix(stdout, out+" [crc32WithSalt]: injected 22151 packets,") {
+		t.Errorf("summary does not say the 22,151 packets were injected:\n%s", stdout)
 	}
 	run, err := records.ReadRun(filepath.Join(out, records.RunFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !run.Complete || run.Simulation.Injected == 0 || run.Simulation.PFCFrames == 0 || run.Simulation.DroppedTotal() == 0 {
-		t.Errorf("demo run: complete %v, injected %d, pfc frames %d, drops %d; the demo must pause and drop",
-			run.Complete, run.Simulation.Injected, run.Simulation.PFCFrames, run.Simulation.DroppedTotal())
+	s := run.Simulation
+	if !run.Complete || s.Injected != 22151 {
+		t.Fatalf("complete %v, injected %d, want 22151", run.Complete, s.Injected)
 	}
-	if run.Simulation.LosslessDrops != 0 {
-		t.Errorf("%d lossless drops under Headroom auto", run.Simulation.LosslessDrops)
+	if s.Delivered+s.DroppedTotal()+s.UndrainedTotal() != s.Injected || s.UndrainedTotal() != 0 {
+		t.Errorf("delivered %d + dropped %d + undrained %d != injected %d", s.Delivered, s.DroppedTotal(), s.UndrainedTotal(), s.Injected)
+	}
+	if s.LosslessDrops != 0 || s.Dropped[records.ReasonHeadroom] != 0 {
+		t.Errorf("%d lossless drops under Headroom auto", s.LosslessDrops)
+	}
+	drops, nodes, err := records.ReadAll(records.OpenDrops(filepath.Join(out, records.DropsFile)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ports, pnodes, err := records.ReadAll(records.OpenPorts(filepath.Join(out, records.PortsFile)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	peer := map[[2]string]string{} // (node, port) -> peer
+	for _, p := range ports {
+		peer[[2]string{pnodes[p.Node], strconv.Itoa(int(p.Port))}] = pnodes[p.Peer]
+	}
+	if len(drops) == 0 || int64(len(drops)) != s.DroppedTotal() {
+		t.Fatalf("%d drop rows, run.json %d: the lossy incast must drop", len(drops), s.DroppedTotal())
+	}
+	const t2 = 2_000_000_000_000 // 2 s in ps
+	for _, d := range drops {
+		where := [2]string{nodes[d.Node], strconv.Itoa(int(d.Port))}
+		if d.Reason != records.ReasonEgressLimit || where[0] != "rack-p1-r3" || peer[where] != "host-p1-r3-h0" || d.TC != 0 ||
+			netip.AddrFrom4(d.Dst) != netip.MustParseAddr("10.1.3.1") || d.TimePs < t2 || d.TimePs > t2+10_000_000_000 {
+			t.Fatalf("drop %+v at %v (peer %s): not the lossy incast's egress-limit drop at rack-p1-r3 toward host-p1-r3-h0", d, where, peer[where])
+		}
+	}
+	pfc, _, err := records.ReadAll(records.OpenPFC(filepath.Join(out, records.PFCFile)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pfc) == 0 || s.PFCFrames == 0 {
+		t.Fatal("the lossless incast must pause")
+	}
+	for _, e := range pfc {
+		if (e.TC != 3 && e.TC != 4) || e.TimePs < t2/2 {
+			t.Fatalf("PFC event %+v: only classes 3 and 4 pause, from t = 1 s on", e)
+		}
 	}
 	// Running again over a previous run replaces it.
 	if code, _, stderr := runCmd("run", demo, "-o", out, "--json", "--seed", "2"); code != exitOK {

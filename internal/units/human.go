@@ -3,120 +3,153 @@ package units
 import (
 	"fmt"
 	"math"
-	"math/big"
 	"strconv"
 	"strings"
-	"time"
 )
 
-// Durations for people. Records and run.json keep exact numbers (picoseconds, or
-// seconds as floats); what a person reads (inspect, a run's summary, progress,
-// errors and warnings) goes through HumanSeconds, so that a 53-day span reads
-// "53 d 9 h" rather than "1281h0m0s" or "4595155966.605 ms".
+// Human formatting: the one home of the numbers that reports, figures, summaries
+// and consoles print for people. Unlike the String methods (exact spellings that
+// parse back), these round: counts get thousands separators, times and sizes three
+// significant digits in a unit that suits them, NaN prints as "-".
 
-// year is a Julian year (365.25 days), in seconds.
-const year = 365.25 * 86400
-
-// subMinute are the units of durations below a minute, largest first.
-var subMinute = []struct {
-	scale float64
-	name  string
-}{{1, "s"}, {1e-3, "ms"}, {1e-6, "us"}, {1e-9, "ns"}, {1e-12, "ps"}}
-
-// HumanSeconds formats a duration given in seconds: below a minute with 4 significant
-// digits in the largest unit that keeps the number at least 1 ("750 ps", "16.38 us",
-// "1.35 ms", "2.995 s"); then in two whole units ("4 min 30 s", "3 h 4 min",
-// "3 d 4 h"); from a year (365.25 days) on, in years with 3 significant digits
-// ("1.2 years", "4.51 years"). A negative duration prints with a minus sign
-// ("-45.1 years"); zero is "0 s".
-func HumanSeconds(s float64) string {
-	switch {
-	case math.IsNaN(s):
-		return "NaN"
-	case math.IsInf(s, 1):
-		return "forever"
-	case math.IsInf(s, -1):
-		return "-forever"
-	case s < 0:
-		return "-" + HumanSeconds(-s)
-	case s == 0:
-		return "0 s"
+// FormatCount formats an integer with thousands separators: "-1,234,567".
+func FormatCount(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
 	}
-	if r := roundSig(s, 4); r < 60 {
-		for _, u := range subMinute {
-			if r >= u.scale || u.name == "ps" {
-				return strconv.FormatFloat(roundSig(s/u.scale, 4), 'f', -1, 64) + " " + u.name
-			}
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
 		}
+		b.WriteRune(c)
 	}
+	return b.String()
+}
+
+// FormatNumber formats a whole number as FormatCount does and any other as
+// FormatDecimal: "12,345", "2.5".
+func FormatNumber(v float64) string {
+	if v != math.Trunc(v) || math.Abs(v) >= 1e15 {
+		return FormatDecimal(v)
+	}
+	return FormatCount(int64(v))
+}
+
+// FormatDecimal formats v with at most 3 decimals and no trailing zeros: "2.5", "0".
+func FormatDecimal(v float64) string {
+	s := strconv.FormatFloat(v, 'f', 3, 64)
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	if s == "-0" {
+		return "0"
+	}
+	return s
+}
+
+// FormatFloat formats a dimensionless value with three significant digits: "1.41".
+func FormatFloat(f float64) string {
+	if math.IsNaN(f) {
+		return "-"
+	}
+	return fmt.Sprintf("%.3g", f)
+}
+
+// FormatFraction formats a fraction (1 is 100%) as a percentage with three
+// significant digits: "24.8%".
+func FormatFraction(f float64) string {
+	if math.IsNaN(f) {
+		return "-"
+	}
+	return fmt.Sprintf("%.3g%%", 100*f)
+}
+
+// FormatShare is a count and its share of a total: "5,483 (24.8%)"; the count alone
+// when the total is not positive.
+func FormatShare(n, total int64) string {
+	if total <= 0 {
+		return FormatCount(n)
+	}
+	return fmt.Sprintf("%s (%s)", FormatCount(n), FormatFraction(float64(n)/float64(total)))
+}
+
+// FormatPs formats a duration in picoseconds with three significant digits in the
+// largest unit (s, ms, us, ns, ps) that keeps it at least 1: "1.21 ms".
+func FormatPs(ps float64) string {
+	a := math.Abs(ps)
 	switch {
-	case s < 3600-0.5:
-		sec := int64(math.Round(s))
-		return twoUnits(sec/60, "min", sec%60, "s")
-	case s < 86400-30:
-		min := int64(math.Round(s / 60))
-		return twoUnits(min/60, "h", min%60, "min")
-	case s < year-1800:
-		h := int64(math.Round(s / 3600))
-		return twoUnits(h/24, "d", h%24, "h")
+	case math.IsNaN(ps):
+		return "-"
+	case a >= 1e12:
+		return fmt.Sprintf("%.3g s", ps/1e12)
+	case a >= 1e9:
+		return fmt.Sprintf("%.3g ms", ps/1e9)
+	case a >= 1e6:
+		return fmt.Sprintf("%.3g us", ps/1e6)
+	case a >= 1e3:
+		return fmt.Sprintf("%.3g ns", ps/1e3)
 	}
-	y := strconv.FormatFloat(roundSig(s/year, 3), 'f', -1, 64)
-	if y == "1" {
-		return "1 year"
-	}
-	return y + " years"
+	return fmt.Sprintf("%.3g ps", ps)
 }
 
-// HumanNanos is HumanSeconds of a duration in nanoseconds (capture timestamps).
-func HumanNanos(ns int64) string { return HumanSeconds(float64(ns) / 1e9) }
-
-// Human is HumanSeconds of t.
-func (t Time) Human() string { return HumanSeconds(float64(t) / float64(Second)) }
-
-func twoUnits(a int64, an string, b int64, bn string) string {
-	if b == 0 {
-		return fmt.Sprintf("%d %s", a, an)
+// FormatInstantPs formats an instant of simulated time (ps since the start of the
+// run) as ms, to the nanosecond (more digits than a duration, so that nearby events
+// can be told apart), thousands separated: "1,000.119321 ms".
+func FormatInstantPs(ps int64) string {
+	sign := ""
+	if ps < 0 {
+		sign, ps = "-", -ps
 	}
-	return fmt.Sprintf("%d %s %d %s", a, an, b, bn)
+	ns := (ps + 500) / 1000 // rounded to the nanosecond
+	return fmt.Sprintf("%s%s.%06d ms", sign, FormatCount(ns/1e6), ns%1e6)
 }
 
-// roundSig rounds v > 0 to n significant digits.
-func roundSig(v float64, n int) float64 {
-	r, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', n, 64), 64)
-	return r
+// FormatBytes formats a size in bytes in decimal units with three significant
+// digits: "3.2 MB", "512 B".
+func FormatBytes(b float64) string {
+	a := math.Abs(b)
+	switch {
+	case math.IsNaN(b):
+		return "-"
+	case a >= 1e9:
+		return fmt.Sprintf("%.3g GB", b/1e9)
+	case a >= 1e6:
+		return fmt.Sprintf("%.3g MB", b/1e6)
+	case a >= 1e3:
+		return fmt.Sprintf("%.3g KB", b/1e3)
+	}
+	return fmt.Sprintf("%.0f B", b)
 }
 
-// ParseSpan reads a duration of capture time, in whole nanoseconds: the spellings
-// of ParseTime ("30s", "1.5ms", "500us"), Go's ("1h30m", "2h"), minutes ("10min")
-// and days ("3d", "1.5d"). Spans may be negative only where the caller allows it.
-func ParseSpan(s string) (time.Duration, error) {
-	in := strings.TrimSpace(s)
-	if d, err := time.ParseDuration(in); err == nil {
-		return d, nil
+// TimeScale picks the unit that shows times up to spanPs picoseconds with readable
+// numbers: ns below 2 us, us below 2 ms, ms below 10 s, s above. Values are shown
+// divided by div. Figures and the tables beside them use it, so that one quantity
+// has one unit in both.
+func TimeScale(spanPs float64) (div float64, unit string) {
+	switch {
+	case spanPs < 2e6:
+		return 1e3, "ns"
+	case spanPs < 2e9:
+		return 1e6, "us"
+	case spanPs < 1e13:
+		return 1e9, "ms"
+	default:
+		return 1e12, "s"
 	}
-	for _, u := range []struct {
-		suffix string
-		scale  int64
-	}{{"days", 86400e9}, {"day", 86400e9}, {"d", 86400e9}, {"min", 60e9}} {
-		if num, ok := strings.CutSuffix(in, u.suffix); ok {
-			num = strings.TrimSpace(num)
-			r, ok := new(big.Rat).SetString(num)
-			if !ok || num == "" || strings.ContainsAny(num, "eE/") {
-				break
-			}
-			r.Mul(r, new(big.Rat).SetInt64(u.scale))
-			if !r.IsInt() || !r.Num().IsInt64() {
-				return 0, fmt.Errorf("%w: %q is out of range or not a whole number of nanoseconds", ErrSyntax, s)
-			}
-			return time.Duration(r.Num().Int64()), nil
-		}
+}
+
+// ByteScale picks B, KB or MB (decimal) for values up to maxBytes.
+func ByteScale(maxBytes float64) (div float64, unit string) {
+	switch {
+	case maxBytes >= 1e6:
+		return 1e6, "MB"
+	case maxBytes >= 1e3:
+		return 1e3, "KB"
+	default:
+		return 1, "B"
 	}
-	t, err := ParseTime(in)
-	if err != nil {
-		return 0, fmt.Errorf("%w: %q is not a duration (want e.g. \"30s\", \"1.5ms\", \"2h\", \"3d\")", ErrSyntax, s)
-	}
-	if t%Nanosecond != 0 {
-		return 0, fmt.Errorf("%w: %q is not a whole number of nanoseconds", ErrSyntax, s)
-	}
-	return time.Duration(t / Nanosecond), nil
 }

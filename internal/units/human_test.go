@@ -1,68 +1,44 @@
 package units
 
 import (
+	"math"
 	"testing"
-	"time"
 )
 
-func TestHumanSeconds(t *testing.T) {
-	for _, c := range []struct {
-		s    float64
-		want string
-	}{
-		{0, "0 s"},
-		{750e-12, "750 ps"},
-		{1e-12, "1 ps"},
-		{16.379e-6, "16.38 us"},
-		{999.96e-6, "1 ms"}, // rounds up into the next unit
-		{1.35e-3, "1.35 ms"},
-		{2.995, "2.995 s"},
-		{59.99996, "1 min"},
-		{270, "4 min 30 s"},
-		{3599.7, "1 h"},
-		{3*3600 + 4*60, "3 h 4 min"},
-		{3*86400 + 4*3600, "3 d 4 h"},
-		{53*86400 + 9*3600 + 700, "53 d 9 h"},
-		{1.2 * 365.25 * 86400, "1.2 years"},
-		{365.25 * 86400, "1 year"},
-		{142449834.964568, "4.51 years"}, // web-client-508-flows-qinq.pcap's span
-		{-1422528503, "-45.1 years"},     // timestamps that go backwards
-		{-1.35e-3, "-1.35 ms"},
+func TestHumanFormats(t *testing.T) {
+	for _, c := range []struct{ got, want string }{
+		{FormatCount(0), "0"}, {FormatCount(999), "999"}, {FormatCount(1000), "1,000"}, {FormatCount(-1234567), "-1,234,567"},
+		{FormatNumber(1234567), "1,234,567"}, {FormatNumber(-4321), "-4,321"}, {FormatNumber(2.5), "2.5"},
+		{FormatDecimal(2.50049), "2.5"}, {FormatDecimal(-0.0001), "0"}, {FormatDecimal(3), "3"},
+		{FormatFloat(1.40797), "1.41"}, {FormatFloat(math.NaN()), "-"},
+		{FormatFraction(0.2476), "24.8%"}, {FormatFraction(math.NaN()), "-"},
+		{FormatShare(5483, 22151), "5,483 (24.8%)"}, {FormatShare(3, 0), "3"},
+		{FormatPs(800), "800 ps"}, {FormatPs(1_210_000_000), "1.21 ms"}, {FormatPs(16_378_560), "16.4 us"},
+		{FormatPs(-2.5e12), "-2.5 s"}, {FormatPs(math.NaN()), "-"}, {FormatPs(1e8), "100 us"}, {FormatPs(500e3), "500 ns"},
+		{FormatInstantPs(1_000_119_321_000), "1,000.119321 ms"}, {FormatInstantPs(1_000_119_320_600), "1,000.119321 ms"},
+		{FormatInstantPs(260_000_000), "0.260000 ms"}, {FormatInstantPs(-1_500_000_000), "-1.500000 ms"},
+		{FormatBytes(512), "512 B"}, {FormatBytes(3.2e6), "3.2 MB"}, {FormatBytes(236032), "236 KB"}, {FormatBytes(4.5e9), "4.5 GB"},
 	} {
-		if got := HumanSeconds(c.s); got != c.want {
-			t.Errorf("HumanSeconds(%g) = %q, want %q", c.s, got, c.want)
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
 		}
 	}
-	if got := (1350 * Microsecond).Human(); got != "1.35 ms" {
-		t.Errorf("Time.Human = %q", got)
-	}
-	if got := HumanNanos(-1500); got != "-1.5 us" {
-		t.Errorf("HumanNanos(-1500) = %q", got)
-	}
-}
-
-func TestParseSpan(t *testing.T) {
 	for _, c := range []struct {
-		in   string
-		want time.Duration
-		ok   bool
-	}{
-		{"30s", 30 * time.Second, true},
-		{"1.5ms", 1500 * time.Microsecond, true},
-		{"1h30m", 90 * time.Minute, true},
-		{"10min", 10 * time.Minute, true},
-		{"3d", 72 * time.Hour, true},
-		{"1.5 days", 36 * time.Hour, true},
-		{"0", 0, true},
-		{"-2s", -2 * time.Second, true},
-		{"1500ps", 0, false}, // not whole nanoseconds
-		{"soon", 0, false},
-		{"d", 0, false},
-		{"1e3d", 0, false},
-	} {
-		got, err := ParseSpan(c.in)
-		if (err == nil) != c.ok || (c.ok && got != c.want) {
-			t.Errorf("ParseSpan(%q) = %v, %v; want %v (ok %v)", c.in, got, err, c.want, c.ok)
+		span float64
+		div  float64
+		unit string
+	}{{1e6, 1e3, "ns"}, {5e6, 1e6, "us"}, {1.99e9, 1e6, "us"}, {2e9, 1e9, "ms"}, {5e12, 1e9, "ms"}, {2e13, 1e12, "s"}} {
+		if div, unit := TimeScale(c.span); div != c.div || unit != c.unit {
+			t.Errorf("TimeScale(%g) = %g %s, want %g %s", c.span, div, unit, c.div, c.unit)
+		}
+	}
+	for _, c := range []struct {
+		max  float64
+		div  float64
+		unit string
+	}{{999, 1, "B"}, {1000, 1e3, "KB"}, {999999, 1e3, "KB"}, {1e6, 1e6, "MB"}, {3.2e7, 1e6, "MB"}} {
+		if div, unit := ByteScale(c.max); div != c.div || unit != c.unit {
+			t.Errorf("ByteScale(%g) = %g %s, want %g %s", c.max, div, unit, c.div, c.unit)
 		}
 	}
 }

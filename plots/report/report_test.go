@@ -13,7 +13,7 @@ import (
 	"testing"
 )
 
-var regen = flag.Bool("regen", false, "rewrite testdata/report_golden.html and .md")
+var update = flag.Bool("update", false, "rewrite testdata/report_golden.html and .md")
 
 // Two small real PNGs, as fixed bytes so the golden files do not depend on the
 // Go version's PNG encoder.
@@ -82,7 +82,7 @@ func TestGoldenReports(t *testing.T) {
 	html, md := render(t, sampleReport(t))
 	for name, got := range map[string]string{"report_golden.html": html, "report_golden.md": md} {
 		path := filepath.Join("testdata", name)
-		if *regen {
+		if *update {
 			if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -90,10 +90,10 @@ func TestGoldenReports(t *testing.T) {
 		}
 		want, err := os.ReadFile(path)
 		if err != nil {
-			t.Fatalf("%v (go test -run TestGoldenReports -regen creates it)", err)
+			t.Fatalf("%v (go test -run TestGoldenReports -update creates it)", err)
 		}
 		if got != string(want) {
-			t.Errorf("%s differs from the golden file (go test -run TestGoldenReports -regen to accept)\n%s", name, got)
+			t.Errorf("%s differs from the golden file (go test -run TestGoldenReports -update to accept)\n%s", name, got)
 		}
 	}
 }

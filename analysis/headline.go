@@ -1,0 +1,168 @@
+package analysis
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/tracefabric/tracefabric/internal/units"
+	"github.com/tracefabric/tracefabric/records"
+)
+
+// headline writes the sentences at the top of the report.
+func headline(s *Summary) []string {
+	var h []string
+	d := s.Drops
+	inj := s.Run.Injected
+	if inj == 0 {
+		inj = s.Flows.Packets
+	}
+	switch {
+	case d.Total == 0:
+		h = append(h, "No packets were dropped.")
+	default:
+		line := fmt.Sprintf("%s packets dropped%s: %s.", units.FormatCount(d.Total), pctOf(d.Total, inj, " of %s injected"), byReason(d.ByReason))
+		if d.Lossless > 0 {
+			line += fmt.Sprintf(" %s lossless (headroom) drop%s: the lossless class's headroom is undersized.", units.FormatCount(d.Lossless), plural(int(d.Lossless)))
+		} else {
+			line += " No lossless (headroom) drops."
+		}
+		h = append(h, line)
+	}
+	p := s.PFC
+	switch {
+	case p.PauseIntervals == 0:
+		h = append(h, "No PFC pauses.")
+	default:
+		classes := "port-classes"
+		if p.PausedPorts == 1 {
+			classes = "port-class"
+		}
+		line := fmt.Sprintf("PFC paused %s %s in %s interval%s, %s paused in total (summed over port-classes), longest interval %s;",
+			units.FormatCount(int64(p.PausedPorts)), classes, units.FormatCount(int64(p.PauseIntervals)), plural(p.PauseIntervals), units.FormatPs(float64(p.PausedPs)), units.FormatPs(float64(p.LongestPs)))
+		if len(p.Storms) == 0 {
+			line += fmt.Sprintf(" no storms (no pause spread upstream or lasted %s).", units.FormatPs(float64(p.StormDurationPs)))
+		} else {
+			deep, long := 0, int64(0)
+			for _, e := range p.Storms {
+				deep = max(deep, e.Depth)
+				long = max(long, e.DurationPs)
+			}
+			line += fmt.Sprintf(" %s storm%s (deepest %d hop%s, longest %s), %s victim flow%s.", units.FormatCount(int64(len(p.Storms))), plural(len(p.Storms)), deep, plural(deep), units.FormatPs(float64(long)), units.FormatCount(int64(p.StormVictims)), plural(p.StormVictims))
+		}
+		h = append(h, line)
+	}
+	h = append(h, balanceLine(s.Imbalance))
+	if line := polarizationLine(s.Polarization); line != "" {
+		h = append(h, line)
+	}
+	if s.ECN.Marked == 0 && s.ECN.DeliveredCE == 0 {
+		h = append(h, "No packets were ECN-marked.")
+	} else {
+		h = append(h, fmt.Sprintf("ECN: %s mark%s at %s queue%s; %s of delivered packets arrived CE-marked.", units.FormatCount(s.ECN.Marked), plural(int(s.ECN.Marked)), units.FormatCount(int64(len(s.ECN.Queues))), plural(len(s.ECN.Queues)), pct(s.ECN.DeliveredCE, s.ECN.Delivered)))
+	}
+	if s.Delay.All.Packets > 0 {
+		h = append(h, fmt.Sprintf("One-way delay: p50 %s, p99 %s over %s delivered packets.", units.FormatPs(s.Delay.All.P50Ps), units.FormatPs(s.Delay.All.P99Ps), units.FormatCount(s.Delay.All.Packets)))
+	}
+	return h
+}
+
+// balanceLine names the worst judged equal-cost set, or says why none is judged.
+func balanceLine(imb *ImbalanceResult) string {
+	if imb == nil || len(imb.Tiers) == 0 {
+		return "No equal-cost set carried traffic: no hash imbalance to report."
+	}
+	var worst *TierImbalance
+	var flows float64
+	var few []string
+	for _, t := range imb.TierNames() {
+		ti := imb.Tiers[t]
+		flows += ti.FlowCount
+		if ti.Judged && (worst == nil || ti.Bytes.Worst.MaxMean > worst.Bytes.Worst.MaxMean) {
+			worst = ti
+		}
+		if !ti.Judged && ti.FlowCount > 0 {
+			few = append(few, fmt.Sprintf("%s at the %s tier", units.FormatNumber(ti.FlowCount), t))
+		}
+	}
+	switch {
+	case worst != nil:
+		return fmt.Sprintf("Worst ECMP imbalance at the %s tier: the busiest of %s carries %.2fx the mean member load in bytes (tier: max/mean %.2f, Jain %.3f, idle members %.0f%%, flow chi-square p = %.3g).",
+			worst.Tier, worst.Bytes.Worst.MaxMeanSet, worst.Bytes.Worst.MaxMean, worst.MaxMean, worst.Jain, 100*worst.IdleFraction, worst.Chi2P)
+	case flows == 0:
+		return "No equal-cost set carried traffic: no hash imbalance to report."
+	}
+	return fmt.Sprintf("Too few flows (%s) to judge balance: every equal-cost set carried fewer than %d flows per member.", strings.Join(few, ", "), MinFlowsPerMember)
+}
+
+// polarizationLine says how much the fabric's member choice depends on the rack's
+// (AMI with its interval), or why it is not judged.
+func polarizationLine(pol Polarization) string {
+	switch {
+	case pol.Flows == 0:
+		return ""
+	case !pol.Judged:
+		return sentenceCase(pol.Reason) + "."
+	}
+	line := fmt.Sprintf("Polarization between rack and fabric choices: AMI %s over %s flows (%s)", pol.AMIEstimate, units.FormatNumber(pol.Flows), polWord(pol.AMIEstimate))
+	if e := pol.AMIByRackEstimate; e.Defined() {
+		line += fmt.Sprintf("; within each source rack %s", e)
+	}
+	return line + "."
+}
+
+// polWord describes an AMI with its interval: polarized only when the interval lies
+// above 0 (strongly from 0.5 on), else consistent with independent choices.
+func polWord(e Estimate) string {
+	switch {
+	case e.HasCI && e.Lo <= 0 || !e.HasCI && e.Value < 0.1:
+		return "consistent with independent choices"
+	case e.Value >= 0.5:
+		return "strongly polarized: the fabric choice follows the rack choice"
+	}
+	return "partly polarized"
+}
+
+// sentenceCase capitalizes the first letter of s.
+func sentenceCase(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+func byReason(m map[records.DropReason]int64) string {
+	keys := make([]records.DropReason, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		return m[keys[i]] > m[keys[j]] || m[keys[i]] == m[keys[j]] && keys[i].String() < keys[j].String()
+	})
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %s", units.FormatCount(m[k]), k)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+func pct(a, b int64) string {
+	if b == 0 {
+		return "0%"
+	}
+	return fmt.Sprintf("%.3g%%", 100*float64(a)/float64(b))
+}
+
+func pctOf(a, b int64, tail string) string {
+	if b == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%s"+tail+")", pct(a, b), units.FormatCount(b))
+}

@@ -1,0 +1,225 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/tracefabric/tracefabric/internal/config"
+	"github.com/tracefabric/tracefabric/internal/units"
+	"github.com/tracefabric/tracefabric/plots/report"
+	"github.com/tracefabric/tracefabric/records"
+)
+
+// transportSentence says, in plain words, how the replay's senders behaved.
+func transportSentence(transport string, speedup float64) string {
+	switch transport {
+	case records.ModeOpen:
+		return fmt.Sprintf("Open loop: the replay injected every captured packet at its captured time (divided by the speedup, %s), whatever the fabric did: senders never slowed down for pauses, marks or drops, and dropped packets were not retransmitted.",
+			units.FormatDecimal(speedup))
+	case records.ModeClosed:
+		return fmt.Sprintf("Closed loop: TCP and RoCEv2 flows were re-sent by simulated senders (DCTCP or NewReno, DCQCN), each captured packet available at its captured time (divided by the speedup, %s) and sent when the sender's congestion control allowed: senders slowed down on ECN marks and CNPs, waited for pauses and retransmitted what was dropped; other traffic stayed open loop.",
+			units.FormatDecimal(speedup))
+	case "":
+		return "The run does not record how its senders behaved (no transport in run.json)."
+	}
+	return fmt.Sprintf("Transport: %s.", transport)
+}
+
+// runOptionRows are run.json's options and what did not enter the fabric as captured.
+func runOptionRows(in *runInput) []report.KV {
+	info := in.run.Info
+	o := info.Options
+	rows := []report.KV{{Key: "transport", Value: firstNonEmpty(info.Transport, "-")}}
+	if o.Hosts != "" {
+		prefix := ""
+		if o.RackPrefix > 0 {
+			prefix = fmt.Sprintf(" (/%d per rack)", o.RackPrefix)
+		}
+		rows = append(rows,
+			report.KV{Key: "speedup", Value: units.FormatDecimal(o.Speedup)},
+			report.KV{Key: "host mapping", Value: o.Hosts + prefix},
+			report.KV{Key: "oversize packets", Value: o.Oversize},
+			report.KV{Key: "drain limit after the last packet", Value: units.FormatPs(float64(o.MaxDrainPs))},
+			report.KV{Key: "load balancing", Value: o.LB})
+	}
+	rows = append(rows, report.KV{Key: "trace packets", Value: units.FormatCount(info.TracePackets)},
+		report.KV{Key: "trace IPv4 packets", Value: units.FormatCount(info.TraceIPv4)})
+	if len(info.NotInjected) == 0 {
+		rows = append(rows, report.KV{Key: "not injected as captured", Value: "none: every packet of the trace entered the fabric as captured"})
+	}
+	for _, n := range info.NotInjected {
+		key, val := "not injected: "+n.Reason, units.FormatCount(n.Packets)
+		switch n.Kind {
+		case records.NotInjectedSkipped:
+			key = "not injected: " + n.Reason + " (skipped by the reader)"
+		case records.NotInjectedIntraHost:
+			key = "not injected: intra-host (both ends on one host)"
+		case records.NotInjectedSplit:
+			key, val = "not injected as captured: oversize, split", fmt.Sprintf("%s into %s packets", units.FormatCount(n.Packets), units.FormatCount(n.Into))
+		case records.NotInjectedOversizeDrop:
+			key = "not injected: oversize, dropped at the source host"
+		}
+		rows = append(rows, report.KV{Key: key, Value: val})
+	}
+	return rows
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// fabricSection describes the simulated Clos from run.json's configuration and
+// topology: per tier the switches, their ports and speeds, oversubscription (downlink
+// to uplink bandwidth), headroom per port and pool sizes; then the buffer.
+func fabricSection(in *runInput) report.Section {
+	sec := report.Section{Title: "Fabric", ID: "fabric"}
+	cfg := in.cfg
+	count := map[records.Tier]int{}
+	for _, sw := range in.run.Info.Topology.Switches {
+		count[sw.Tier]++
+	}
+	t := report.Table{Caption: "Tiers", Columns: []string{"tier", "switches", "ports down", "ports up", "oversubscription (down:up)", "headroom per port (lossless pool)", "pools"}}
+	for _, tier := range cfg.Tiers() {
+		ports := cfg.Ports(tier)
+		down := downPorts(cfg, tier)
+		layout, err := cfg.Switch.Layout(ports)
+		headroom, pools := "-", "-"
+		if err == nil {
+			headroom = distinctSizes(layout.Headroom[:down], layout.Headroom[down:], cfg.Switch.CellSize)
+			var ps []string
+			for i, p := range cfg.Switch.Pools {
+				ps = append(ps, fmt.Sprintf("%s %s", p.Name, units.FormatBytes(float64(layout.PoolSizes[i]))))
+			}
+			pools = strings.Join(ps, ", ")
+		}
+		rt, err := records.ParseTier(tier.String())
+		n := "-"
+		if err == nil {
+			n = units.FormatCount(int64(count[rt]))
+		}
+		t.Rows = append(t.Rows, []string{tier.String(), n, portGroup(ports[:down]), portGroup(ports[down:]), oversubscription(ports[:down], ports[down:]), headroom, pools})
+	}
+	sec.Blocks = append(sec.Blocks, report.TableBlock(t))
+	var poolRows []string
+	for _, p := range cfg.Switch.Pools {
+		kind := "lossy"
+		if cfg.Switch.Lossless(slicesIndex(cfg.Switch.Pools, p.Name)) {
+			kind = "lossless"
+		}
+		poolRows = append(poolRows, fmt.Sprintf("%s (%s, %s of the buffer left after headroom, TCs %s)", p.Name, kind, p.Size, intList(p.TrafficClasses)))
+	}
+	topo := in.run.Info.Topology
+	sec.Blocks = append(sec.Blocks, report.KeyValueBlock("",
+		report.KV{Key: "hosts", Value: units.FormatCount(int64(topo.Hosts))},
+		report.KV{Key: "switch buffer", Value: fmt.Sprintf("%s (%s cells of %s)", cfg.Switch.BufferSize, units.FormatCount(int64(cfg.Switch.BufferSize/cfg.Switch.CellSize)), cfg.Switch.CellSize)},
+		report.KV{Key: "pools", Value: strings.Join(poolRows, "; ")},
+		report.KV{Key: "lossless classes (PFC)", Value: intList(cfg.Switch.PfcEnabled)},
+		report.KV{Key: "headroom setting", Value: cfg.Switch.Headroom.String()},
+		report.KV{Key: "ECMP hash, load balancing", Value: cfg.Switch.EcmpHashMethod.String() + ", " + cfg.Switch.LoadBalancingMethod.String()},
+		report.KV{Key: "fabric BDP, base RTT", Value: fmt.Sprintf("%s, %s", units.FormatBytes(float64(topo.BDPBytes)), units.FormatPs(float64(topo.BaseRTTPs)))},
+	))
+	return sec
+}
+
+// downPorts is the number of down-links of a switch of tier (config.Ports lists them
+// first).
+func downPorts(cfg *config.Config, tier config.Tier) int {
+	t := cfg.Topology
+	switch tier {
+	case config.TierRack:
+		return t.HostsPerRack
+	case config.TierFabric:
+		return t.RacksPerPod
+	case config.TierSpine:
+		return t.Pods
+	}
+	return 0
+}
+
+// portGroup is "16 x 100Gbps" for ports of one speed ("-" for none).
+func portGroup(ports []config.PortSpec) string {
+	if len(ports) == 0 {
+		return "-"
+	}
+	byRate := map[units.BitRate]int{}
+	var order []units.BitRate
+	for _, p := range ports {
+		if byRate[p.Speed] == 0 {
+			order = append(order, p.Speed)
+		}
+		byRate[p.Speed]++
+	}
+	var parts []string
+	for _, r := range order {
+		parts = append(parts, fmt.Sprintf("%d x %s", byRate[r], r))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// oversubscription is the downlink bandwidth over the uplink bandwidth, "4:1" ("-"
+// without uplinks).
+func oversubscription(down, up []config.PortSpec) string {
+	var d, u float64
+	for _, p := range down {
+		d += float64(p.Speed)
+	}
+	for _, p := range up {
+		u += float64(p.Speed)
+	}
+	if u == 0 {
+		return "- (no uplinks)"
+	}
+	return units.FormatDecimal(d/u) + ":1"
+}
+
+// distinctSizes formats the headroom of the down and up ports: one size when they
+// agree ("236,032 B (922 cells)"), else both.
+func distinctSizes(down, up []units.Bytes, cell units.Bytes) string {
+	var all []units.Bytes
+	all = append(append(all, down...), up...)
+	if len(all) == 0 {
+		return "-"
+	}
+	size := func(b units.Bytes) string {
+		return fmt.Sprintf("%s B (%s cells)", units.FormatCount(int64(b)), units.FormatCount(int64(b/max(cell, 1))))
+	}
+	same := true
+	for _, h := range all {
+		same = same && h == all[0]
+	}
+	switch {
+	case same:
+		return size(all[0])
+	case len(down) == 0:
+		return size(up[0]) + " up"
+	case len(up) == 0:
+		return size(down[0]) + " down"
+	}
+	return size(down[0]) + " down, " + size(up[0]) + " up"
+}
+
+func intList(xs []int) string {
+	if len(xs) == 0 {
+		return "none"
+	}
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = strconv.Itoa(x)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func slicesIndex(pools []config.Pool, name string) int {
+	for i, p := range pools {
+		if p.Name == name {
+			return i
+		}
+	}
+	return -1
+}

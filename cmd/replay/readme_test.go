@@ -1,0 +1,26 @@
+package main
+
+import (
+	"path/filepath"
+	"regexp"
+	"testing"
+
+	"github.com/tracefabric/tracefabric/cmd/internal/readmetest"
+)
+
+// wallTime matches the wall-time figures of the run summary, which change from run to
+// run: the README shows one run's, the comparison masks them.
+var wallTime = regexp.MustCompile(`in [0-9.]+ s wall, [0-9.]+ M packet-hops/s`)
+
+// TestREADMEExamples: the README's printed examples of replay (the run summary,
+// inspect, path) are what the commands print (go test ./cmd/replay -run
+// TestREADMEExamples -update rewrites them).
+func TestREADMEExamples(t *testing.T) {
+	readmetest.Check(t, filepath.Join("..", "..", "README.md"), "./cmd/replay", func(t *testing.T, args []string) string {
+		code, stdout, stderr := runCmd(args...)
+		if code != exitOK {
+			t.Fatalf("replay %v: exit %d: %s", args, code, stderr)
+		}
+		return stdout
+	}, func(line string) string { return wallTime.ReplaceAllString(line, "in (wall time)") }, *update)
+}
