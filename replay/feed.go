@@ -36,12 +36,8 @@ type arrival struct {
 	payload      uint16 // TCP payload bytes (closed loop)
 }
 
-// noFlow is arrival.fid of an intra-host packet, replacedFlow of a captured control
-// packet that a closed-loop run does not inject (arrival.replaced says which).
-const (
-	noFlow       = -1
-	replacedFlow = -2
-)
+// noFlow is arrival.fid of an intra-host packet.
+const noFlow = -1
 
 func (a *arrival) tuple() ingest.FiveTuple {
 	return ingest.FiveTuple{Src: a.saddr, Dst: a.daddr, SrcPort: a.sport, DstPort: a.dport, Proto: a.proto}
@@ -134,10 +130,9 @@ func (f *feed) prepare(p *ingest.Packet, a *arrival) error {
 		saddr: p.Src, daddr: p.Dst, sport: p.SrcPort, dport: p.DstPort, length: p.TotalLen,
 		proto: p.Proto, dscp: p.DSCP, ecn: p.ECN, laterFrag: p.Fragment && p.FragOffset != 0}
 	if f.closed {
-		if a.replaced = replacedKind(&f.pr.Opt.Config.Transport, p); a.replaced != notReplaced {
-			a.fid = replacedFlow
-			return nil
-		}
+		// A replaced packet still belongs to its flow: flow ids stay those of an
+		// open-loop replay of the trace, so that the two compare flow by flow.
+		a.replaced = replacedKind(&f.pr.Opt.Config.Transport, p)
 		n, _ := p.TCPPayload()
 		a.payload = uint16(n)
 	}

@@ -13,21 +13,24 @@ import (
 // and dropped). A flow's first packet creates its record.
 func (s *sim) inject(now units.Time, p *arrival) {
 	fid, src, dst := p.fid, p.src, p.dst
-	switch fid {
-	case noFlow:
+	if fid == noFlow {
 		s.trace.intraHost++
-		return
-	case replacedFlow:
-		s.trace.replaced[p.replaced]++
 		return
 	}
 	if int(fid) == len(s.flows) {
-		if err := s.newFlow(now, fid, p); err != nil {
+		s.newFlow(now, fid, p)
+	}
+	f := &s.flows[fid]
+	if p.replaced != notReplaced {
+		s.trace.replaced[p.replaced]++
+		return
+	}
+	if f.closed && !f.registered {
+		if err := s.registerSender(fid, f, p); err != nil {
 			s.setErr(err)
 			return
 		}
 	}
-	f := &s.flows[fid]
 	f.last = now
 	key := ecmp.MakeKey(p.saddr, p.daddr, p.proto, p.sport, p.dport, p.laterFrag)
 	length := int32(p.length)
@@ -38,6 +41,7 @@ func (s *sim) inject(now units.Time, p *arrival) {
 			f.packets++
 			f.bytes += int64(length)
 			f.dropped++
+			f.oversize++
 			s.trace.oversizeDropped++
 			if s.oversizeAt == nil {
 				s.oversizeAt = make([][switchmodel.NumTC]int64, s.pr.Clos.Grid.Hosts())
@@ -78,21 +82,26 @@ func (s *sim) inject(now units.Time, p *arrival) {
 	}
 }
 
-// newFlow creates the record of flow fid, whose first packet is p, and, in a
-// closed-loop run, its sender.
-func (s *sim) newFlow(now units.Time, fid int32, p *arrival) error {
+// newFlow creates the record of flow fid, whose first packet is p, and decides, in a
+// closed-loop run, whether a sender re-sends it.
+func (s *sim) newFlow(now units.Time, fid int32, p *arrival) {
 	s.flows = append(s.flows, flowState{tuple: p.tuple(), dscp: p.dscp, src: p.src, dst: p.dst, first: now,
 		rackMember: -1, fabricMember: -1, lastRack: -1, lastFabric: -1, delayMin: -1,
 		path: s.pr.Clos.Grid.pathKind(p.src, p.dst)})
-	f := &s.flows[fid]
 	if s.layer == nil {
-		return nil
+		return
 	}
-	kind, auto := flowKind(&s.cfg.Transport, p)
-	if kind == transport.Open {
-		return nil
-	}
-	f.kind, f.closed = kind, true
+	f := &s.flows[fid]
+	f.kind, f.auto = flowKind(&s.cfg.Transport, p)
+	f.closed = f.kind != transport.Open
+}
+
+// registerSender creates the sender of closed-loop flow fid at its first data packet p
+// (a flow whose captured packets are all replaced, the ACKs of a one-way transfer,
+// has none).
+func (s *sim) registerSender(fid int32, f *flowState, p *arrival) error {
+	f.registered = true
+	kind, auto := f.kind, f.auto
 	key := ecmp.MakeKey(p.saddr, p.daddr, p.proto, p.sport, p.dport, p.laterFrag)
 	rev := ecmp.MakeKey(p.daddr, p.saddr, p.proto, p.dport, p.sport, p.laterFrag)
 	return s.layer.NewFlow(fid, transport.FlowSpec{Kind: kind, AutoTCP: auto, Src: p.src, Dst: p.dst,

@@ -30,12 +30,15 @@ type flowState struct {
 	lastRack, lastFabric     int16
 	lastDeliver              units.Time
 	// Ideal schedule and sender.
-	ideal     idealState
-	size      int64 // IPv4 bytes of the flow's captured data packets
-	path      uint8 // path kind (ideal.go)
-	kind      transport.Kind
-	closed    bool  // re-sent by a closed-loop sender
-	undrained int64 // data packets left at the end
+	ideal      idealState
+	size       int64 // IPv4 bytes of the flow's captured data packets
+	path       uint8 // path kind (ideal.go)
+	kind       transport.Kind
+	closed     bool  // re-sent by a closed-loop sender
+	auto       bool  // TCP auto: the first data segment decides the sender
+	registered bool  // the sender exists (at the flow's first data packet)
+	undrained  int64 // data packets left at the end
+	oversize   int64 // packets dropped at the source host by --oversize drop
 }
 
 // Drop implements switchmodel.DropObserver.

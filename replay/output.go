@@ -8,6 +8,7 @@ import (
 	"github.com/tracefabric/tracefabric/records"
 	"github.com/tracefabric/tracefabric/switchmodel"
 	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
+	"github.com/tracefabric/tracefabric/switchmodel/transport"
 )
 
 // close writes the end-of-run files and closes every writer.
@@ -116,12 +117,18 @@ func (s *sim) writeFlows() error {
 			Packets: f.packets, Bytes: f.bytes, SizeBytes: f.size, Delivered: f.delivered, Dropped: f.dropped,
 			Undrained: f.undrained, CEMarked: f.ce, FirstPs: int64(f.first), LastPs: int64(f.last),
 			RackMember: int32(f.rackMember), FabricMember: int32(f.fabricMember), PathChanges: f.pathChanges,
-			Transport: transportOf[f.kind], IdealFctPs: int64(f.ideal.last - f.first)}
+			Transport: transportOf[f.kind]}
+		if f.size > 0 {
+			row.IdealFctPs = int64(f.ideal.last - f.first)
+		}
 		if f.delivered > 0 {
 			row.DelayMinPs, row.DelayMaxPs, row.DelayMeanPs = f.delayMin, f.delayMax, f.delaySum/f.delivered
 		}
 		if f.closed {
-			st, _ := s.layer.Stats(int32(i))
+			st, ok := s.layer.Stats(int32(i))
+			if !ok { // every captured packet of the flow was replaced: no data, no sender
+				st = transport.FlowStats{Kind: f.kind, Complete: f.oversize == 0}
+			}
 			row.Packets += st.Sent
 			row.Bytes += st.SentBytes
 			row.Retransmits, row.Timeouts, row.CongestionSignals = st.Retransmits, st.Timeouts, st.CongestionSignals
@@ -129,9 +136,9 @@ func (s *sim) writeFlows() error {
 			s.retransmits += st.Retransmits
 			s.timeouts += st.Timeouts
 			switch {
-			case st.Complete && f.dropped == 0 || st.Complete && f.packets == 0:
-				row.Completion, row.FctPs = records.CompletionComplete, int64(st.LastDelivery-st.FirstAvail)
-			case st.Complete:
+			case st.Complete && f.oversize == 0:
+				row.Completion, row.FctPs = records.CompletionComplete, max(0, int64(st.LastDelivery-st.FirstAvail))
+			case f.oversize > 0:
 				row.Completion = records.CompletionDropped // --oversize drop took part of it at the source
 			case f.undrained > 0:
 				row.Completion = records.CompletionUndrained
