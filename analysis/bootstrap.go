@@ -457,14 +457,3 @@ func finite(x []float64) []float64 {
 	return out
 }
 
-// PercentileCI returns the percentile interval of level (e.g. 0.95) of samples, which
-// it sorts in place. NaN samples are ignored; with none left it returns NaN, NaN.
-func PercentileCI(samples []float64, level float64) (lo, hi float64) {
-	s := finite(samples)
-	if len(s) == 0 {
-		return math.NaN(), math.NaN()
-	}
-	sort.Float64s(s)
-	a := (1 - level) / 2
-	return stat.Quantile(a, stat.Empirical, s, nil), stat.Quantile(1-a, stat.Empirical, s, nil)
-}

@@ -283,13 +283,3 @@ func (l *linker) describe(eps []Episode, nodes Nodes, stormDurationPs int64) {
 	}
 }
 
-// Storms returns the episodes that are storms.
-func Storms(episodes []Episode) []Episode {
-	var s []Episode
-	for _, e := range episodes {
-		if e.Storm {
-			s = append(s, e)
-		}
-	}
-	return s
-}

@@ -199,7 +199,5 @@ func axisTimeScale(start, end float64) (div float64, unit string) {
 // first packet.
 func timeAxisLabel(unit string) string { return "time from start of run (" + unit + ")" }
 
-func pct(f float64) float64 { return 100 * f }
-
 // finite reports whether v is a usable number.
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

@@ -652,3 +652,60 @@ func TestConcurrentWriters(t *testing.T) {
 		}
 	}
 }
+
+// Every enumeration's names parse back to their values, and an unknown name is an
+// error naming the enumeration.
+func TestEnumRoundTrips(t *testing.T) {
+	check := func(what string, n int, name func(int) string, parse func(string) (int, error)) {
+		t.Helper()
+		for i := 0; i < n; i++ {
+			if got, err := parse(name(i)); err != nil || got != i {
+				t.Errorf("%s %q parses as %d, %v", what, name(i), got, err)
+			}
+		}
+		if _, err := parse("nope"); err == nil || !strings.Contains(err.Error(), what) {
+			t.Errorf("%s: unknown name gave %v", what, err)
+		}
+	}
+	check("drop reason", NumDropReasons, func(i int) string { return DropReason(i).String() },
+		func(s string) (int, error) { v, err := ParseDropReason(s); return int(v), err })
+	check("tier", NumTiers, func(i int) string { return Tier(i).String() },
+		func(s string) (int, error) { v, err := ParseTier(s); return int(v), err })
+	check("PFC event", NumPFCEventKinds, func(i int) string { return PFCEventKind(i).String() },
+		func(s string) (int, error) { v, err := ParsePFCEventKind(s); return int(v), err })
+	check("fate", NumFates, func(i int) string { return Fate(i).String() },
+		func(s string) (int, error) { v, err := ParseFate(s); return int(v), err })
+	check("hash method", NumHashMethods, func(i int) string { return HashMethod(i).String() },
+		func(s string) (int, error) { v, err := ParseHashMethod(s); return int(v), err })
+	check("transport", NumTransports, func(i int) string { return Transport(i).String() },
+		func(s string) (int, error) { v, err := ParseTransport(s); return int(v), err })
+	check("packet kind", NumPacketKinds, func(i int) string { return PacketKind(i).String() },
+		func(s string) (int, error) { v, err := ParsePacketKind(s); return int(v), err })
+	check("completion", NumCompletions, func(i int) string { return Completion(i).String() },
+		func(s string) (int, error) { v, err := ParseCompletion(s); return int(v), err })
+	check("transport event", NumTransportEventKinds, func(i int) string { return TransportEventKind(i).String() },
+		func(s string) (int, error) { v, err := ParseTransportEventKind(s); return int(v), err })
+}
+
+// A reader names its file.
+func TestReaderPath(t *testing.T) {
+	dir := t.TempDir()
+	c := mk(fileCase[DelayRow]{DelayFile, NewDelayWriter, OpenDelay, genDelay})
+	path := c.write(t, dir, 3, 10)
+	r, err := OpenDelay(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if r.Path() != path {
+		t.Errorf("Path %q, want %q", r.Path(), path)
+	}
+	b, err := OpenBatches(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if b.Path() != path {
+		t.Errorf("batch reader Path %q, want %q", b.Path(), path)
+	}
+}

@@ -219,4 +219,3 @@ func (q *fifo) pop(a *arena) (PacketID, *Packet) {
 	return id, p
 }
 
-func (q *fifo) empty() bool { return q.n == 0 }

@@ -62,13 +62,6 @@ func (p Partial) Stale() bool {
 	return errors.Is(err, syscall.ESRCH)
 }
 
-// IsPartial reports whether name (a base name) is a partial directory's, of any
-// process.
-func IsPartial(name string) bool {
-	_, ok := ParsePartial(name)
-	return ok
-}
-
 // RemoveStale removes the stale partial directories of final (in final's parent,
 // hidden or not) and returns their paths. Errors are ignored: a leftover that cannot
 // be removed stays, harmless.
