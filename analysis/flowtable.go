@@ -30,11 +30,18 @@ type SetDef struct {
 // flowlets). Packets and Bytes are the flow's injected packets and IPv4 bytes, Dropped
 // its dropped packets, Delivered its delivered packets, CE those that arrived CE
 // marked, DelayMeanPs their mean one-way delay (ps; ignored when Delivered is 0).
+// Transport, Completion, SizeBytes, FctPs and IdealFctPs are flows.arrow's: the
+// flow's sender, how it ended, its captured size and, when it completed, its
+// completion time and the ideal one (docs/model.md#flow-completion).
 type FlowSample struct {
 	Rack                     NodeID
 	RackCell, FabricCell     int32
 	RackMember, FabricMember int32
 	Moved                    bool
+	Transport                records.Transport
+	Completion               records.Completion
+	SizeBytes                int64
+	FctPs, IdealFctPs        int64
 	Packets                  float64
 	Bytes                    float64
 	Dropped                  float64
@@ -70,9 +77,19 @@ type FlowTable struct {
 	ShareStart []int32
 	Shares     []CellShare
 
-	// Fingerprint identifies the flows (FNV-1a of each flow's id, packets and bytes, in
-	// order); 0 when unknown. Runs of one trace have the same.
-	Fingerprint uint64
+	// Fingerprint identifies the flows; zero when unknown (a table filled by hand).
+	Fingerprint FlowFingerprint
+}
+
+// FlowFingerprint identifies the flows of a run, each part an FNV-1a hash over the
+// flows in order: Tuple of each flow's id and 5-tuple, Start of its id and first_ps
+// (the first packet's injection time), Size of its id and size_bytes. Replays of one
+// trace have the same Tuple; the same Start unless their timing options (speedup,
+// idle gaps, window) differ; the same Size when their transport modes are the same
+// (an open-loop flow's size counts its captured pure ACKs, which closed loop
+// replaces).
+type FlowFingerprint struct {
+	Tuple, Start, Size uint64
 }
 
 // Validate checks that every cell index is inside the table.
@@ -246,9 +263,11 @@ const (
 	MetricDeliveredCE = "ecn.delivered_ce"          // delivered packets that arrived CE-marked
 	MetricCEFraction  = "ecn.delivered_ce_fraction" // their share of the delivered packets
 	MetricFlowMeanP99 = "delay.flow_mean_p99_ps"    // 99th percentile over flows of each flow's mean delay, ps
+	MetricSlowdownP50 = "fct.slowdown_p50"          // median over completed flows of fct / ideal fct
+	MetricSlowdownP99 = "fct.slowdown_p99"          // 99th percentile over completed flows of fct / ideal fct
 
 	tierMetricPrefix  = "imbalance.tiers."
-	metricsAfterTiers = 8 // FlowStat's values after the tiers'
+	metricsAfterTiers = 10 // FlowStat's values after the tiers'
 )
 
 // TierMetric is the name of a tier's metric: "imbalance.tiers.<tier>.<metric>".
@@ -259,7 +278,7 @@ func TierMetric(tier records.Tier, metric string) string {
 // FlowStatNames names the values FlowStat computes for the given tiers, in order:
 // TierMetric(tier, m) for each tier and TierMetricNames, then MetricAMI,
 // MetricAMIByRack, MetricNMI, MetricNMIByRack, MetricDrops, MetricDeliveredCE,
-// MetricCEFraction and MetricFlowMeanP99.
+// MetricCEFraction, MetricFlowMeanP99, MetricSlowdownP50 and MetricSlowdownP99.
 func FlowStatNames(tiers []records.Tier) []string {
 	var n []string
 	for _, t := range tiers {
@@ -267,7 +286,8 @@ func FlowStatNames(tiers []records.Tier) []string {
 			n = append(n, TierMetric(t, m))
 		}
 	}
-	return append(n, MetricAMI, MetricAMIByRack, MetricNMI, MetricNMIByRack, MetricDrops, MetricDeliveredCE, MetricCEFraction, MetricFlowMeanP99)
+	return append(n, MetricAMI, MetricAMIByRack, MetricNMI, MetricNMIByRack, MetricDrops, MetricDeliveredCE, MetricCEFraction, MetricFlowMeanP99,
+		MetricSlowdownP50, MetricSlowdownP99)
 }
 
 // FlowStat returns the statistic a bootstrap resamples, for use with Bootstrap.Run:
@@ -283,7 +303,10 @@ func FlowStatNames(tiers []records.Tier) []string {
 //   - drops.total and ecn.delivered_ce: the weighted sums of Dropped and CE;
 //     ecn.delivered_ce_fraction: delivered_ce over the weighted delivered packets;
 //   - delay.flow_mean_p99_ps: the empirical 99th percentile (stat.Quantile's Empirical
-//     rule) over the delivered flows, each counted w times, of each flow's mean delay.
+//     rule) over the delivered flows, each counted w times, of each flow's mean delay;
+//   - fct.slowdown_p50 and fct.slowdown_p99: the empirical median and 99th percentile
+//     over the completed flows, each counted w times, of fct_ps / ideal_fct_ps
+//     (docs/analysis.md#flow-completion).
 //
 // With every weight 1 the values are the single-run summary's. Each returned function
 // owns its scratch space.
@@ -304,23 +327,24 @@ func (ft *FlowTable) FlowStat(tiers []records.Tier) func() func(w, out []float64
 			sets = append(sets, judgedSet{t, s.Offset, s.Members})
 		}
 	}
-	// Delivered flows in delay order (ties by flow order).
-	var delayed []int32
-	var drops0, ce0, del0 float64
-	for i, f := range ft.Flows {
+	// Delivered flows in delay order, completed flows in slowdown order.
+	delayed, delays := ft.ordered(func(f *FlowSample) float64 {
 		if f.Delivered > 0 {
-			delayed = append(delayed, int32(i))
+			return f.DelayMeanPs
 		}
+		return math.NaN()
+	})
+	completed, slowdowns := ft.ordered((*FlowSample).slowdown)
+	var drops0, ce0, del0 float64
+	for _, f := range ft.Flows {
 		drops0 += f.Dropped
 		ce0 += f.CE
 		del0 += f.Delivered
 	}
-	slices.SortFunc(delayed, func(a, b int32) int {
-		if c := cmp.Compare(ft.Flows[a].DelayMeanPs, ft.Flows[b].DelayMeanPs); c != 0 {
-			return c
-		}
-		return cmp.Compare(a, b)
-	})
+	isCompleted := make([]bool, len(ft.Flows))
+	for _, i := range completed {
+		isCompleted[i] = true
+	}
 	ps := ft.newPolStat()
 	pol, cont0 := ps.layout, ps.cont0
 	dim := len(tiers)*len(TierMetricNames) + metricsAfterTiers
@@ -338,7 +362,7 @@ func (ft *FlowTable) FlowStat(tiers []records.Tier) func() func(w, out []float64
 			copy(bytes, ft.CellBytes)
 			copy(flows, ft.CellFlows)
 			copy(cont, cont0)
-			drops, ce, del, delivered := drops0, ce0, del0, float64(len(delayed))
+			drops, ce, del, delivered, complete := drops0, ce0, del0, float64(len(delayed)), float64(len(completed))
 			for i := range ft.Flows {
 				d := w[i] - 1
 				if d == 0 {
@@ -357,6 +381,9 @@ func (ft *FlowTable) FlowStat(tiers []records.Tier) func() func(w, out []float64
 				del += d * f.Delivered
 				if f.Delivered > 0 {
 					delivered += d
+				}
+				if isCompleted[i] {
+					complete += d
 				}
 			}
 			for c := range bytes { // a flow's removal can leave rounding below zero
@@ -381,7 +408,9 @@ func (ft *FlowTable) FlowStat(tiers []records.Tier) func() func(w, out []float64
 			if del > 0 {
 				out[k+6] = ce / del
 			}
-			out[k+7] = tailQuantile(0.99, delayed, ft.Flows, w, delivered)
+			out[k+7] = tailQuantile(0.99, delayed, delays, w, delivered)
+			out[k+8] = tailQuantile(0.5, completed, slowdowns, w, complete)
+			out[k+9] = tailQuantile(0.99, completed, slowdowns, w, complete)
 		}
 	}
 }
@@ -448,42 +477,61 @@ func (ft *FlowTable) PolarizationStat() func() func(w, out []float64) {
 // FlowMeanP99 is the 99th percentile over the delivered flows of each flow's mean
 // delay (FlowStat's delay.flow_mean_p99_ps with every weight 1), NaN without one.
 func (ft *FlowTable) FlowMeanP99() float64 {
-	var delayed []int32
-	w := make([]float64, len(ft.Flows))
-	for i, f := range ft.Flows {
-		w[i] = 1
+	delayed, delays := ft.ordered(func(f *FlowSample) float64 {
 		if f.Delivered > 0 {
-			delayed = append(delayed, int32(i))
+			return f.DelayMeanPs
+		}
+		return math.NaN()
+	})
+	w := make([]float64, len(ft.Flows))
+	for i := range w {
+		w[i] = 1
+	}
+	return tailQuantile(0.99, delayed, delays, w, float64(len(delayed)))
+}
+
+// ordered returns the flows whose value is defined (not NaN), in order of value (ties
+// by flow order), and their values in that order.
+func (ft *FlowTable) ordered(value func(*FlowSample) float64) (order []int32, values []float64) {
+	v := make([]float64, len(ft.Flows))
+	for i := range ft.Flows {
+		v[i] = value(&ft.Flows[i])
+		if !math.IsNaN(v[i]) {
+			order = append(order, int32(i))
 		}
 	}
-	slices.SortFunc(delayed, func(a, b int32) int {
-		if c := cmp.Compare(ft.Flows[a].DelayMeanPs, ft.Flows[b].DelayMeanPs); c != 0 {
+	slices.SortFunc(order, func(a, b int32) int {
+		if c := cmp.Compare(v[a], v[b]); c != 0 {
 			return c
 		}
 		return cmp.Compare(a, b)
 	})
-	return tailQuantile(0.99, delayed, ft.Flows, w, float64(len(delayed)))
+	values = make([]float64, len(order))
+	for k, i := range order {
+		values[k] = v[i]
+	}
+	return order, values
 }
 
 // tailQuantile is the empirical p-quantile (stat.Quantile's Empirical rule: the lowest
-// value whose cumulative weight reaches p*total) of the flows' mean delays, flow i
-// weighing w[i], where order lists the delivered flows by delay and total is their
-// summed weight; NaN when total is 0. It scans from the top, visiting only the flows
-// above the quantile (1% of them for p99), where stat.Quantile would scan them all;
-// the weights are integers, so the sums are exact and both scans agree.
-func tailQuantile(p float64, order []int32, flows []FlowSample, w []float64, total float64) float64 {
+// value whose cumulative weight reaches p*total) of values, the values of the flows
+// order lists in increasing order (values[k] is flow order[k]'s), flow i weighing
+// w[i], where total is their summed weight; NaN when total is 0. It scans from the
+// top, visiting only the flows above the quantile (1% of them for p99), where
+// stat.Quantile would scan them all; the weights are integers, so the sums are exact
+// and both scans agree.
+func tailQuantile(p float64, order []int32, values []float64, w []float64, total float64) float64 {
 	if total <= 0 || len(order) == 0 {
 		return math.NaN()
 	}
 	fidx := p * total // as stat.Quantile computes it
 	var tail float64  // weight above index k: exact, the weights are integers
 	for k := len(order) - 1; k >= 0; k-- {
-		i := order[k]
-		wk := w[i]
+		wk := w[order[k]]
 		if wk > 0 && total-tail-wk < fidx { // the cumulative weight below k misses p
-			return flows[i].DelayMeanPs
+			return values[k]
 		}
 		tail += wk
 	}
-	return flows[order[0]].DelayMeanPs
+	return values[0]
 }
