@@ -582,7 +582,7 @@ func (c *Comparison) polarizationLine() string {
 func FormatEstimate(metric string, e Estimate) string {
 	var f func(float64) string
 	switch MetricUnit(metric) {
-	case "packets", "episodes":
+	case "packets", "episodes", "intervals":
 		f = func(v float64) string { return units.FormatCount(int64(math.Round(v))) }
 	case "ps":
 		f = units.FormatPs
