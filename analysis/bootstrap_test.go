@@ -133,7 +133,7 @@ func TestFlowStatPoint(t *testing.T) {
 		ft.Flows = append(ft.Flows, FlowSample{Rack: nid("rack-" + itoa1(rack)), RackCell: int32(2*rack + x), RackMember: int32(x),
 			FabricCell: int32(4 + 2*x + y), FabricMember: int32(y), Packets: 2, Bytes: 100, Delivered: 2, CE: float64(j % 2),
 			Dropped: float64(j % 3), DelayMeanPs: delay,
-			SizeBytes: 100, IdealFctPs: 1000, FctPs: int64(1000 + 250*(j%8)), Completion: completion})
+			SizeBytes: 100, Data: true, Completion: completion, Slowdown: SlowdownOf(completion == records.CompletionComplete, int64(1000+250*(j%8)), 1000)})
 	}
 	for k := range 8 {
 		add(0, 0, 0, float64(1000+k))

@@ -205,14 +205,14 @@ func TestCompareOpenClosed(t *testing.T) {
 			f := &r.Flows.Flows[i]
 			// Open: slowdown 1 + i mod 10, flow 0 of every ten incomplete; closed: slowdown
 			// 1 + (i mod 10) / 10, all complete.
-			f.SizeBytes, f.IdealFctPs, f.Completion = 1000, 1000, records.CompletionComplete
+			f.SizeBytes, f.Data, f.Completion = 1000, true, records.CompletionComplete
 			if transport == records.ModeOpen {
-				f.FctPs = int64(1000 * (1 + i%10))
+				f.Slowdown = SlowdownOf(true, int64(1000*(1+i%10)), 1000)
 				if i%10 == 0 {
-					f.Completion, f.FctPs = records.CompletionDropped, 0
+					f.Completion, f.Slowdown = records.CompletionDropped, math.NaN()
 				}
 			} else {
-				f.FctPs = int64(1000 + 100*(i%10))
+				f.Slowdown = SlowdownOf(true, int64(1000+100*(i%10)), 1000)
 			}
 		}
 		return r

@@ -67,12 +67,34 @@ type SlowdownRow struct {
 // closed-loop flow whose captured packets were all replaced control packets) is in no
 // row.
 func FCTSlowdown(flows []FlowFCT, mtu, bdp int64) []SlowdownRow {
-	return slowdownRows(len(flows), func(i int) *FlowFCT { return &flows[i] }, mtu, bdp)
+	var p fctPoint
+	return slowdownRows(len(flows), func(i int) *fctPoint {
+		f := &flows[i]
+		p = fctPoint{size: f.SizeBytes, slowdown: SlowdownOf(f.Complete, f.FctPs, f.IdealFctPs), transport: f.Transport, noData: f.SizeBytes == 0 && f.IdealFctPs == 0}
+		return &p
+	}, mtu, bdp)
+}
+
+// SlowdownOf is a flow's slowdown fct / ideal (ps) when it completed with an ideal
+// FCT > 0, else NaN.
+func SlowdownOf(complete bool, fctPs, idealPs int64) float64 {
+	if !complete || idealPs <= 0 {
+		return math.NaN()
+	}
+	return float64(fctPs) / float64(idealPs)
+}
+
+// fctPoint is what the slowdown rows need of one flow.
+type fctPoint struct {
+	size      int64
+	slowdown  float64 // NaN unless completed
+	transport records.Transport
+	noData    bool
 }
 
 // slowdownRows is FCTSlowdown over n flows given one at a time (flow may reuse its
 // result), in one pass.
-func slowdownRows(n int, flow func(i int) *FlowFCT, mtu, bdp int64) []SlowdownRow {
+func slowdownRows(n int, flow func(i int) *fctPoint, mtu, bdp int64) []SlowdownRow {
 	buckets := FCTBuckets(mtu, bdp)
 	all := FCTBucket{Name: "all", LoByte: 0, HiByte: -1}
 	const nb = 5 // the four buckets and "all"
@@ -84,17 +106,17 @@ func slowdownRows(n int, flow func(i int) *FlowFCT, mtu, bdp int64) []SlowdownRo
 	var present [records.NumTransports]bool
 	for i := range n {
 		f := flow(i)
-		if f.SizeBytes == 0 && f.IdealFctPs == 0 || f.Transport >= records.NumTransports {
+		if f.noData || f.transport >= records.NumTransports {
 			continue
 		}
-		present[f.Transport] = true
+		present[f.transport] = true
 		b := len(buckets) - 1
-		for b > 0 && f.SizeBytes < buckets[b].LoByte {
+		for b > 0 && f.size < buckets[b].LoByte {
 			b--
 		}
-		ok := f.Complete && f.IdealFctPs > 0
-		v := float64(f.FctPs) / float64(f.IdealFctPs)
-		for _, t := range [2]int{int(f.Transport), int(records.NumTransports)} {
+		v := f.slowdown
+		ok := !math.IsNaN(v)
+		for _, t := range [2]int{int(f.transport), int(records.NumTransports)} {
 			for _, k := range [2]int{b, nb - 1} {
 				c := &cells[t][k]
 				c.flows++
@@ -174,15 +196,15 @@ func (ft *FlowTable) FCT(mtu, bdp int64) FCTSummary {
 	for c := records.Completion(0); c < records.NumCompletions; c++ {
 		s.ByCompletion[c.String()] = 0
 	}
-	var f FlowFCT
-	s.Rows = slowdownRows(len(ft.Flows), func(i int) *FlowFCT {
+	var p fctPoint
+	s.Rows = slowdownRows(len(ft.Flows), func(i int) *fctPoint {
 		fs := &ft.Flows[i]
-		f = FlowFCT{SizeBytes: fs.SizeBytes, FctPs: fs.FctPs, IdealFctPs: fs.IdealFctPs, Transport: fs.Transport, Complete: fs.Completion == records.CompletionComplete}
-		return &f
+		p = fctPoint{size: fs.SizeBytes, slowdown: fs.Slowdown, transport: fs.Transport, noData: !fs.Data}
+		return &p
 	}, mtu, bdp)
 	for i := range ft.Flows {
 		fs := &ft.Flows[i]
-		if fs.SizeBytes == 0 && fs.IdealFctPs == 0 {
+		if !fs.Data {
 			s.NoDataFlows++
 			continue
 		}
@@ -199,14 +221,6 @@ func (ft *FlowTable) FCT(mtu, bdp int64) FCTSummary {
 		s.Reason = NoCompletedFlow
 	}
 	return s
-}
-
-// slowdown is flow f's fct_ps / ideal_fct_ps, NaN unless it completed with data.
-func (f *FlowSample) slowdown() float64 {
-	if f.Completion != records.CompletionComplete || f.IdealFctPs <= 0 {
-		return math.NaN()
-	}
-	return float64(f.FctPs) / float64(f.IdealFctPs)
 }
 
 // FormatSlowdown formats a slowdown (a ratio >= 1) for people: three significant

@@ -30,9 +30,12 @@ type SetDef struct {
 // flowlets). Packets and Bytes are the flow's injected packets and IPv4 bytes, Dropped
 // its dropped packets, Delivered its delivered packets, CE those that arrived CE
 // marked, DelayMeanPs their mean one-way delay (ps; ignored when Delivered is 0).
-// Transport, Completion, SizeBytes, FctPs and IdealFctPs are flows.arrow's: the
-// flow's sender, how it ended, its captured size and, when it completed, its
-// completion time and the ideal one (docs/model.md#flow-completion).
+// Transport, Completion and SizeBytes are flows.arrow's: the flow's sender, how it
+// ended and its captured size; Data says it has data of its own (size_bytes or
+// ideal_fct_ps > 0; not a closed-loop flow whose captured packets were all replaced
+// control packets), and then Slowdown is its fct_ps / ideal_fct_ps when it completed
+// (SlowdownOf), NaN otherwise (docs/model.md#flow-completion). A flow without Data
+// (the zero value) counts in no flow-completion statistic.
 type FlowSample struct {
 	Rack                     NodeID
 	RackCell, FabricCell     int32
@@ -40,8 +43,9 @@ type FlowSample struct {
 	Moved                    bool
 	Transport                records.Transport
 	Completion               records.Completion
+	Data                     bool
 	SizeBytes                int64
-	FctPs, IdealFctPs        int64
+	Slowdown                 float64
 	Packets                  float64
 	Bytes                    float64
 	Dropped                  float64
@@ -334,7 +338,12 @@ func (ft *FlowTable) FlowStat(tiers []records.Tier) func() func(w, out []float64
 		}
 		return math.NaN()
 	})
-	completed, slowdowns := ft.ordered((*FlowSample).slowdown)
+	completed, slowdowns := ft.ordered(func(f *FlowSample) float64 {
+		if f.Data {
+			return f.Slowdown
+		}
+		return math.NaN()
+	})
 	var drops0, ce0, del0 float64
 	for _, f := range ft.Flows {
 		drops0 += f.Dropped
@@ -483,32 +492,26 @@ func (ft *FlowTable) FlowMeanP99() float64 {
 		}
 		return math.NaN()
 	})
-	w := make([]float64, len(ft.Flows))
-	for i := range w {
-		w[i] = 1
-	}
-	return tailQuantile(0.99, delayed, delays, w, float64(len(delayed)))
+	return tailQuantile(0.99, delayed, delays, nil, float64(len(delayed)))
 }
 
 // ordered returns the flows whose value is defined (not NaN), in order of value (ties
 // by flow order), and their values in that order.
 func (ft *FlowTable) ordered(value func(*FlowSample) float64) (order []int32, values []float64) {
-	v := make([]float64, len(ft.Flows))
 	for i := range ft.Flows {
-		v[i] = value(&ft.Flows[i])
-		if !math.IsNaN(v[i]) {
+		if !math.IsNaN(value(&ft.Flows[i])) {
 			order = append(order, int32(i))
 		}
 	}
 	slices.SortFunc(order, func(a, b int32) int {
-		if c := cmp.Compare(v[a], v[b]); c != 0 {
+		if c := cmp.Compare(value(&ft.Flows[a]), value(&ft.Flows[b])); c != 0 {
 			return c
 		}
 		return cmp.Compare(a, b)
 	})
 	values = make([]float64, len(order))
 	for k, i := range order {
-		values[k] = v[i]
+		values[k] = value(&ft.Flows[i])
 	}
 	return order, values
 }
@@ -516,7 +519,7 @@ func (ft *FlowTable) ordered(value func(*FlowSample) float64) (order []int32, va
 // tailQuantile is the empirical p-quantile (stat.Quantile's Empirical rule: the lowest
 // value whose cumulative weight reaches p*total) of values, the values of the flows
 // order lists in increasing order (values[k] is flow order[k]'s), flow i weighing
-// w[i], where total is their summed weight; NaN when total is 0. It scans from the
+// w[i] (nil w: every flow 1), where total is their summed weight; NaN when total is 0. It scans from the
 // top, visiting only the flows above the quantile (1% of them for p99), where
 // stat.Quantile would scan them all; the weights are integers, so the sums are exact
 // and both scans agree.
@@ -527,7 +530,10 @@ func tailQuantile(p float64, order []int32, values []float64, w []float64, total
 	fidx := p * total // as stat.Quantile computes it
 	var tail float64  // weight above index k: exact, the weights are integers
 	for k := len(order) - 1; k >= 0; k-- {
-		wk := w[order[k]]
+		wk := 1.0
+		if w != nil {
+			wk = w[order[k]]
+		}
 		if wk > 0 && total-tail-wk < fidx { // the cumulative weight below k misses p
 			return values[k]
 		}

@@ -32,7 +32,7 @@ func Load(runDir string) (*Run, error) { return LoadWith(runDir, nil) }
 // differs from run.json's (ErrRecordsMismatch). packets.arrow (replay
 // --record-packets) and transport.arrow (closed-loop runs) are optional: absent
 // unless run.json lists them. Every file is streamed once, in time linear in its rows; memory
-// holds the ports, sets, pause intervals, the per-flow table (72 bytes a flow; a
+// holds the ports, sets, pause intervals, the per-flow table (88 bytes a flow; a
 // comparison adds each flow's shares of the member loads) and fixed-size
 // aggregates, never the drops, events or packets themselves.
 //
@@ -488,8 +488,9 @@ func (l *loader) flows(path string) error {
 			return err
 		}
 		f := FlowSample{RackCell: -1, FabricCell: -1, RackMember: r.RackMember, FabricMember: r.FabricMember, Moved: r.PathChanges > 0,
-			Transport: r.Transport, Completion: r.Completion, SizeBytes: r.SizeBytes, FctPs: r.FctPs, IdealFctPs: r.IdealFctPs,
-			Packets: float64(r.Packets), Bytes: float64(r.Bytes), Dropped: float64(r.Dropped), Delivered: float64(r.Delivered),
+			Transport: r.Transport, Completion: r.Completion, SizeBytes: r.SizeBytes, Data: r.SizeBytes > 0 || r.IdealFctPs > 0,
+			Slowdown: SlowdownOf(r.Completion == records.CompletionComplete, r.FctPs, r.IdealFctPs),
+			Packets:  float64(r.Packets), Bytes: float64(r.Bytes), Dropped: float64(r.Dropped), Delivered: float64(r.Delivered),
 			CE: float64(r.CEMarked), DelayMeanPs: float64(r.DelayMeanPs)}
 		if r.SizeBytes < 0 || r.IdealFctPs < 0 || r.Completion == records.CompletionComplete && r.FctPs < 0 {
 			return fmt.Errorf("flow %d: size_bytes %d, fct_ps %d, ideal_fct_ps %d", r.FlowID, r.SizeBytes, r.FctPs, r.IdealFctPs)
