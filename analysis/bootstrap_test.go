@@ -275,6 +275,51 @@ func TestTailQuantileMatchesGonum(t *testing.T) {
 	}
 }
 
+// The grouped quantile of the slowdowns agrees with stat.Quantile on random weighted
+// samples (ties, zero weights, fewer flows than groups and more).
+func TestRankedQuantileMatchesGonum(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	for trial := 0; trial < 200; trial++ {
+		n := 1 + r.IntN(5000)
+		v := make([]float64, n)
+		w := make([]float64, n)
+		var order []int32
+		for i := range v {
+			v[i] = math.NaN()
+			if r.IntN(4) > 0 { // a quarter without a value
+				v[i] = float64(1 + r.IntN(40))
+				order = append(order, int32(i))
+			}
+			w[i] = float64(r.IntN(3))
+		}
+		sort.SliceStable(order, func(a, b int) bool { return v[order[a]] < v[order[b]] })
+		x := make([]float64, len(order))
+		wt := make([]float64, len(order))
+		var total float64
+		for k, i := range order {
+			x[k], wt[k] = v[i], w[i]
+			total += w[i]
+		}
+		q := newRankedQuantiles(n, order, x)
+		groups := make([]float64, len(q.group0))
+		for i := range v {
+			if rk := q.rank[i]; rk >= 0 {
+				groups[int(rk)/q.size] += w[i]
+			}
+		}
+		for _, p := range []float64{0.01, 0.5, 0.95, 0.99} {
+			got := q.quantile(p, groups, w, total)
+			want := math.NaN()
+			if total > 0 {
+				want = stat.Quantile(p, stat.Empirical, x, wt)
+			}
+			if got != want && !(math.IsNaN(got) && math.IsNaN(want)) {
+				t.Fatalf("trial %d (n %d) p%v: grouped %v, stat.Quantile %v", trial, n, p, got, want)
+			}
+		}
+	}
+}
+
 // The measured load of a member (loadbalance.arrow frame bytes and flows) divides
 // among the flows that crossed it: a flow that stayed on its member in proportion to
 // its frame bytes (IPv4 bytes + 18 per packet), a flow that moved (flowlets) over the

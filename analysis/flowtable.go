@@ -350,10 +350,7 @@ func (ft *FlowTable) FlowStat(tiers []records.Tier) func() func(w, out []float64
 		ce0 += f.CE
 		del0 += f.Delivered
 	}
-	isCompleted := make([]bool, len(ft.Flows))
-	for _, i := range completed {
-		isCompleted[i] = true
-	}
+	slow := newRankedQuantiles(len(ft.Flows), completed, slowdowns)
 	ps := ft.newPolStat()
 	pol, cont0 := ps.layout, ps.cont0
 	dim := len(tiers)*len(TierMetricNames) + metricsAfterTiers
@@ -364,6 +361,7 @@ func (ft *FlowTable) FlowStat(tiers []records.Tier) func() func(w, out []float64
 		ct := newContingency(pol.nx, pol.ny)
 		bb := make([][]Balance, len(tiers))
 		fb := make([][]Balance, len(tiers))
+		groups := make([]float64, len(slow.group0))
 		return func(w, out []float64) {
 			if len(out) != dim {
 				panic("analysis: FlowStat output size mismatch")
@@ -372,6 +370,7 @@ func (ft *FlowTable) FlowStat(tiers []records.Tier) func() func(w, out []float64
 			copy(flows, ft.CellFlows)
 			copy(cont, cont0)
 			drops, ce, del, delivered, complete := drops0, ce0, del0, float64(len(delayed)), float64(len(completed))
+			copy(groups, slow.group0)
 			for i := range ft.Flows {
 				d := w[i] - 1
 				if d == 0 {
@@ -391,8 +390,9 @@ func (ft *FlowTable) FlowStat(tiers []records.Tier) func() func(w, out []float64
 				if f.Delivered > 0 {
 					delivered += d
 				}
-				if isCompleted[i] {
+				if r := slow.rank[i]; r >= 0 {
 					complete += d
+					groups[int(r)/slow.size] += d
 				}
 			}
 			for c := range bytes { // a flow's removal can leave rounding below zero
@@ -418,8 +418,8 @@ func (ft *FlowTable) FlowStat(tiers []records.Tier) func() func(w, out []float64
 				out[k+6] = ce / del
 			}
 			out[k+7] = tailQuantile(0.99, delayed, delays, w, delivered)
-			out[k+8] = tailQuantile(0.5, completed, slowdowns, w, complete)
-			out[k+9] = tailQuantile(0.99, completed, slowdowns, w, complete)
+			out[k+8] = slow.quantile(0.5, groups, w, complete)
+			out[k+9] = slow.quantile(0.99, groups, w, complete)
 		}
 	}
 }
@@ -498,22 +498,80 @@ func (ft *FlowTable) FlowMeanP99() float64 {
 // ordered returns the flows whose value is defined (not NaN), in order of value (ties
 // by flow order), and their values in that order.
 func (ft *FlowTable) ordered(value func(*FlowSample) float64) (order []int32, values []float64) {
+	type kv struct {
+		v float64
+		i int32
+	}
+	var kvs []kv
 	for i := range ft.Flows {
-		if !math.IsNaN(value(&ft.Flows[i])) {
-			order = append(order, int32(i))
+		if v := value(&ft.Flows[i]); !math.IsNaN(v) {
+			kvs = append(kvs, kv{v, int32(i)})
 		}
 	}
-	slices.SortFunc(order, func(a, b int32) int {
-		if c := cmp.Compare(value(&ft.Flows[a]), value(&ft.Flows[b])); c != 0 {
+	slices.SortFunc(kvs, func(a, b kv) int {
+		if c := cmp.Compare(a.v, b.v); c != 0 {
 			return c
 		}
-		return cmp.Compare(a, b)
+		return cmp.Compare(a.i, b.i)
 	})
-	values = make([]float64, len(order))
-	for k, i := range order {
-		values[k] = value(&ft.Flows[i])
+	order, values = make([]int32, len(kvs)), make([]float64, len(kvs))
+	for k, e := range kvs {
+		order[k], values[k] = e.i, e.v
 	}
 	return order, values
+}
+
+// rankedQuantiles finds weighted empirical quantiles of per-flow values in time
+// independent of the quantile: the flows in value order are cut into groups of size
+// consecutive ranks, a replicate sums each group's weight while it visits the flows
+// (in flow order, as FlowStat does anyway), and a quantile scans the group sums and
+// then one group, not half the flows (the median) one weight lookup at a time.
+type rankedQuantiles struct {
+	order  []int32   // flows with a value, in value order (ties by flow order)
+	values []float64 // their values in that order
+	rank   []int32   // per flow, its position in order; -1 without a value
+	size   int       // ranks per group
+	group0 []float64 // per group, its flows' weight with every weight 1
+}
+
+// quantileGroups is how many groups rankedQuantiles cuts the ranks into (at most).
+const quantileGroups = 1024
+
+func newRankedQuantiles(n int, order []int32, values []float64) *rankedQuantiles {
+	q := &rankedQuantiles{order: order, values: values, rank: make([]int32, n), size: max(1, (len(order)+quantileGroups-1)/quantileGroups)}
+	for i := range q.rank {
+		q.rank[i] = -1
+	}
+	q.group0 = make([]float64, (len(order)+q.size-1)/q.size)
+	for k, i := range order {
+		q.rank[i] = int32(k)
+		q.group0[k/q.size]++
+	}
+	return q
+}
+
+// quantile is the empirical p-quantile (stat.Quantile's Empirical rule) of the values,
+// flow i weighing w[i], given the replicate's group sums and total weight; NaN when
+// the total is 0.
+func (q *rankedQuantiles) quantile(p float64, groups, w []float64, total float64) float64 {
+	if total <= 0 || len(q.order) == 0 {
+		return math.NaN()
+	}
+	fidx := p * total // as stat.Quantile computes it
+	var cum float64   // exact: the weights are integers
+	for g, gw := range groups {
+		if cum+gw < fidx {
+			cum += gw
+			continue
+		}
+		for k := g * q.size; k < min((g+1)*q.size, len(q.order)); k++ {
+			cum += w[q.order[k]]
+			if cum >= fidx {
+				return q.values[k]
+			}
+		}
+	}
+	return q.values[len(q.values)-1]
 }
 
 // tailQuantile is the empirical p-quantile (stat.Quantile's Empirical rule: the lowest
