@@ -555,6 +555,10 @@ func TestLoadClosedLoop(t *testing.T) {
 			t.Errorf("%s over time sums to %d, want %d", kind, sum, wantEvents[kind])
 		}
 	}
+	if n := tr.CNPOverTime; n == nil || !reflect.DeepEqual(n.Kinds, []string{"cnp", "rate_cut"}) || sum64(n.Counts[0]) != 2 || sum64(n.Counts[1]) != 2 ||
+		n.StartPs+units.Time(len(n.Counts[0]))*n.BinPs <= 5500 || n.StartPs > 1200 {
+		t.Errorf("CNPs over time %+v: want 2 CNPs and 2 rate cuts over [1200, 5500] ps", n)
+	}
 	cut := slices.Index(ot.Kinds, "rate_cut")
 	if b1, b2 := binOf(1500), binOf(5500); cut < 0 || b1 == b2 || ot.Counts[cut][b1] != 1 || ot.Counts[cut][b2] != 1 {
 		t.Errorf("rate cuts over time %v (start %d, bin %d)", ot.Counts[cut], ot.StartPs, ot.BinPs)
@@ -595,4 +599,11 @@ func TestLoadClosedLoop(t *testing.T) {
 	if so, _ := Analyze(open, Options{}); so.Transport != nil || open.ClosedLoop != nil || so.FCT.Complete != 2 || so.FCT.SlowdownP99 != 2 {
 		t.Errorf("open loop: transport %+v, fct %+v", so.Transport, so.FCT)
 	}
+}
+
+func sum64(xs []int64) (s int64) {
+	for _, x := range xs {
+		s += x
+	}
+	return s
 }

@@ -26,12 +26,14 @@ type TransportEvents struct {
 	events   [records.NumTransportEventKinds]int64
 	rateCuts map[int64]int64 // flow id -> rate cuts
 	fine     *fineSeries     // one row per kind
+	notify   *fineSeries     // CNPs and rate cuts alone, binned over their own span
 }
 
 // NewTransportEvents counts the events of a simulation of simPs ps, to be binned in at
 // most bins bins over their span.
 func NewTransportEvents(simPs int64, bins int) *TransportEvents {
-	return &TransportEvents{simPs: simPs, bins: max(bins, 1), rateCuts: map[int64]int64{}, fine: newFineSeries(int(records.NumTransportEventKinds), false)}
+	return &TransportEvents{simPs: simPs, bins: max(bins, 1), rateCuts: map[int64]int64{},
+		fine: newFineSeries(int(records.NumTransportEventKinds), false), notify: newFineSeries(2, false)}
 }
 
 // Add counts one event of kind k at timePs (ps) of flow flowID.
@@ -40,8 +42,12 @@ func (t *TransportEvents) Add(timePs, flowID int64, k records.TransportEventKind
 		return fmt.Errorf("transport event kind %d unknown", k)
 	}
 	t.events[k]++
-	if k == records.EventRateCut {
+	switch k {
+	case records.EventRateCut:
 		t.rateCuts[flowID]++
+		t.notify.rows[1][t.notify.index(timePs)]++
+	case records.EventCNP:
+		t.notify.rows[0][t.notify.index(timePs)]++
 	}
 	t.fine.rows[k][t.fine.index(timePs)]++
 	return nil
@@ -77,6 +83,14 @@ func (t *TransportEvents) Series() *EventSeries {
 		s.Counts = append(s.Counts, t.fine.collect(int(k), w))
 	}
 	return s
+}
+
+// Notifications bins the CNPs and rate cuts alone (Kinds "cnp", "rate_cut") over their
+// own span, which window cuts or rate increases may outlast.
+func (t *TransportEvents) Notifications() *EventSeries {
+	w := t.notify.ownWindow(t.simPs, t.bins)
+	return &EventSeries{StartPs: units.Time(w.start), BinPs: units.Time(w.width),
+		Kinds: []string{records.EventCNP.String(), records.EventRateCut.String()}, Counts: [][]int64{t.notify.collect(0, w), t.notify.collect(1, w)}}
 }
 
 // PerFlow is the distribution over a set of flows of a per-flow count: Flows in the
@@ -116,7 +130,8 @@ func (p *PerFlow) finish() {
 // TransportSummary is the closed-loop part of a Summary (nil for an open-loop run).
 //
 // Events counts transport.arrow's events by kind (every kind listed); OverTime bins
-// them. FlowsByTransport counts flows.arrow's flows by sender. CNPsPerFlow is, over
+// them, CNPOverTime bins the CNPs and rate cuts alone over their own span (figure
+// cnp_over_time). FlowsByTransport counts flows.arrow's flows by sender. CNPsPerFlow is, over
 // the DCQCN flows, the distribution of the CNPs each sender received (flows.arrow
 // congestion_signals), RateCutsPerFlow that of their rate cuts (transport.arrow);
 // ECEPerFlow is, over the TCP flows (DCTCP, NewReno), that of the ECE-marked ACKs each
@@ -135,6 +150,7 @@ type TransportSummary struct {
 	Retransmits      int64                           `json:"retransmits"`
 	Timeouts         int64                           `json:"timeouts"`
 	OverTime         *EventSeries                    `json:"over_time"`
+	CNPOverTime      *EventSeries                    `json:"cnp_over_time"`
 }
 
 // ClosedLoop is what Load keeps of a closed-loop run's transport records: the events
@@ -196,6 +212,7 @@ func (c *ClosedLoop) Summary() *TransportSummary {
 		s.Replaced[k] = v
 	}
 	s.OverTime = c.Events.Series()
+	s.CNPOverTime = c.Events.Notifications()
 	return s
 }
 

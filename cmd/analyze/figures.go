@@ -62,7 +62,7 @@ func figureSpecs(j *job) []figureSpec {
 	)
 	if _, tr := closedRun(j); tr != nil && (tr.Events["cnp"] > 0 || tr.Events["rate_cut"] > 0) {
 		specs = append(specs, figureSpec{plots.NameCNPOverTime, func() (*plots.Figure, error) {
-			return plots.CNPOverTime(cnpBins(tr.OverTime), plots.Options{})
+			return plots.CNPOverTime(cnpBins(tr.CNPOverTime), plots.Options{})
 		}})
 	}
 	return specs
@@ -154,6 +154,7 @@ func valueOrNaN(v *float64) float64 {
 	return *v
 }
 
+// cnpBins is the cnp_over_time figure's input: the CNPs and rate cuts per bin.
 func cnpBins(e *analysis.EventSeries) plots.CNPBins {
 	c := plots.CNPBins{Start: e.StartPs, BinWidth: max(e.BinPs, 1)}
 	for k, kind := range e.Kinds {
