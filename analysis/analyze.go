@@ -68,22 +68,27 @@ func (o Options) progress(stage string, done, total int) {
 // root), ecn.marked, ecn.delivered_ce, ecn.delivered_ce_fraction,
 // imbalance.tiers.<tier> (judged, max_mean, cov, jain, chi2_p, idle_fraction),
 // polarization.ami, polarization.ami_by_rack (judged, with intervals),
-// polarization.nmi, delay.p99_ps, delay.flow_mean_p99_ps, bootstrap, headline.
+// polarization.nmi, delay.p99_ps, delay.flow_mean_p99_ps, fct (slowdown_p50,
+// slowdown_p99, rows, mtu_bytes, bdp_bytes, flows, complete, by_completion),
+// transport (closed loop only, else null: events, cnps_per_flow, rate_cuts_per_flow,
+// control_packets, retransmits, timeouts, over_time), bootstrap, headline.
 // Undefined measures are null with judged false and a reason.
 type Summary struct {
-	Dir          string           `json:"dir"`
-	Run          RunInfo          `json:"run"`
-	Headline     []string         `json:"headline"`
-	Warnings     []string         `json:"warnings"`
-	Bootstrap    BootstrapInfo    `json:"bootstrap"`
-	Flows        FlowTotals       `json:"flows"`
-	Drops        DropStats        `json:"drops"`
-	PFC          PFCSummary       `json:"pfc"`
-	ECN          ECNSummary       `json:"ecn"`
-	Imbalance    *ImbalanceResult `json:"imbalance"`
-	Polarization Polarization     `json:"polarization"`
-	Delay        DelaySummary     `json:"delay"`
-	Buffer       []BufferSeries   `json:"buffer"`
+	Dir          string            `json:"dir"`
+	Run          RunInfo           `json:"run"`
+	Headline     []string          `json:"headline"`
+	Warnings     []string          `json:"warnings"`
+	Bootstrap    BootstrapInfo     `json:"bootstrap"`
+	Flows        FlowTotals        `json:"flows"`
+	Drops        DropStats         `json:"drops"`
+	PFC          PFCSummary        `json:"pfc"`
+	ECN          ECNSummary        `json:"ecn"`
+	Imbalance    *ImbalanceResult  `json:"imbalance"`
+	Polarization Polarization      `json:"polarization"`
+	Delay        DelaySummary      `json:"delay"`
+	FCT          FCTSummary        `json:"fct"`
+	Transport    *TransportSummary `json:"transport"`
+	Buffer       []BufferSeries    `json:"buffer"`
 }
 
 // PFCSummary is the PFC part of a Summary. PausedPs sums the pause intervals'
@@ -256,6 +261,10 @@ func Analyze(run *Run, opt Options) (*Summary, error) {
 	opt.progress("delay", 0, 1)
 	s.Delay = delaySummary(run.Delay)
 	s.Bootstrap = BootstrapInfo{Replicates: opt.Bootstrap, Seed: opt.Seed, Level: 0.95, Interval: IntervalMethod}
+
+	opt.progress("flow completion", 0, 1)
+	s.FCT = run.Flows.FCT(run.Info.MTUBytes, run.Info.Topology.BDPBytes)
+	s.Transport = run.ClosedLoop.Summary()
 	flowStats(run, s, opt)
 	s.Buffer = busiest(run.Buffer, run.Nodes, opt.BufferSwitches)
 	commonWindow(s.Buffer)

@@ -270,19 +270,31 @@ func BenchmarkLoadAnalyze(b *testing.B) {
 }
 
 // BenchmarkCompareBootstrap: the bootstrap of one run's 1M flows (B = 20 replicates;
-// the cost is linear in B).
+// the cost is linear in B); fct: every flow completed, so that the slowdown p50 and
+// p99 are resampled too (the p50 visits half the completed flows per replicate).
 func BenchmarkCompareBootstrap(b *testing.B) {
-	run := syntheticRun("crc32", 1_000_000, false, 1)
-	b.ReportAllocs()
-	cpu0 := cpuTime()
-	b.ResetTimer()
-	for range b.N {
-		if _, err := Compare([]*Run{run}, Options{Bootstrap: 20, Seed: 1}); err != nil {
-			b.Fatal(err)
-		}
+	for _, fct := range []bool{false, true} {
+		b.Run(fmt.Sprintf("fct=%v", fct), func(b *testing.B) {
+			run := syntheticRun("crc32", 1_000_000, false, 1)
+			if fct {
+				r := rand.New(rand.NewPCG(9, 9))
+				for i := range run.Flows.Flows {
+					f := &run.Flows.Flows[i]
+					f.Data, f.SizeBytes, f.Slowdown = true, int64(f.Bytes), 1+r.ExpFloat64()
+				}
+			}
+			b.ReportAllocs()
+			cpu0 := cpuTime()
+			b.ResetTimer()
+			for range b.N {
+				if _, err := Compare([]*Run{run}, Options{Bootstrap: 20, Seed: 1}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
+		})
 	}
-	b.StopTimer()
-	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
 }
 
 // BenchmarkEpisodes: storm episodes of 1M pause intervals.

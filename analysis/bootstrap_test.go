@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"sort"
 	"testing"
 
@@ -122,9 +123,17 @@ func TestFlowStatPoint(t *testing.T) {
 		CellFlows: []float64{6, 6, 5, 7, 10, 0, 4, 8},
 	}
 	add := func(rack, x, y int, delay float64) {
+		// Flow j: ideal 1000 ps, FCT 1000 + 250 (j mod 8) ps, so slowdown 1 + (j mod 8)/4;
+		// every fourth flow (j mod 4 = 3) did not complete.
+		j := len(ft.Flows)
+		completion := records.CompletionComplete
+		if j%4 == 3 {
+			completion = records.CompletionDropped
+		}
 		ft.Flows = append(ft.Flows, FlowSample{Rack: nid("rack-" + itoa1(rack)), RackCell: int32(2*rack + x), RackMember: int32(x),
-			FabricCell: int32(4 + 2*x + y), FabricMember: int32(y), Packets: 2, Bytes: 100, Delivered: 2, CE: float64(len(ft.Flows) % 2),
-			Dropped: float64(len(ft.Flows) % 3), DelayMeanPs: delay})
+			FabricCell: int32(4 + 2*x + y), FabricMember: int32(y), Packets: 2, Bytes: 100, Delivered: 2, CE: float64(j % 2),
+			Dropped: float64(j % 3), DelayMeanPs: delay,
+			SizeBytes: 100, Data: true, Completion: completion, Slowdown: SlowdownOf(completion == records.CompletionComplete, int64(1000+250*(j%8)), 1000)})
 	}
 	for k := range 8 {
 		add(0, 0, 0, float64(1000+k))
@@ -175,6 +184,10 @@ func TestFlowStatPoint(t *testing.T) {
 		// 32 flows, each counted once: the p99 is the 32nd smallest mean delay, the
 		// largest (rack 1's 3311).
 		MetricFlowMeanP99: 3311,
+		// 24 completed flows (j mod 8 in 0, 1, 2, 4, 5, 6, four each): slowdowns 1,
+		// 1.25, 1.5, 2, 2.25, 2.5. Empirical median: the smallest value with 12 of 24
+		// at or below it, 1.5; p99: 23.76 of 24, the largest, 2.5.
+		MetricSlowdownP50: 1.5, MetricSlowdownP99: 2.5,
 	}
 	for i, n := range names {
 		if !scalar.EqualWithinAbsOrRel(out[i], want[n], 1e-12, 1e-9) {
@@ -196,8 +209,31 @@ func TestFlowStatPoint(t *testing.T) {
 	slowest := len(ft.Flows) - 1
 	w[slowest] = 0
 	ft.FlowStat(tiers)()(w, out)
-	if got := out[len(out)-1]; got != 3310 {
+	at := func(name string) float64 { return out[slices.Index(names, name)] }
+	if got := at(MetricFlowMeanP99); got != 3310 {
 		t.Errorf("p99 without the slowest flow = %v, want 3310", got)
+	}
+	// Weights: the four flows of slowdown 2.5 (j = 6, 14, 22, 30) left out, those of
+	// slowdown 1 (j = 0, 8, 16, 24) counted three times: 28 in all, 12 at 1, then 4
+	// each at 1.25, 1.5, 2, 2.25. Median: 14 of 28, reached at 1.25 (16); p99: 27.72,
+	// the largest left, 2.25.
+	for i := range w {
+		switch i % 8 {
+		case 6:
+			w[i] = 0
+		case 0:
+			w[i] = 3
+		default:
+			w[i] = 1
+		}
+	}
+	ft.FlowStat(tiers)()(w, out)
+	if p50, p99 := at(MetricSlowdownP50), at(MetricSlowdownP99); p50 != 1.25 || p99 != 2.25 {
+		t.Errorf("weighted slowdown p50 %v, p99 %v; want 1.25 and 2.25", p50, p99)
+	}
+	// The single run's FCT summary gives the same numbers with every weight 1.
+	if s := ft.FCT(9000, 200_000); s.SlowdownP50 != 1.5 || s.SlowdownP99 != 2.5 || s.Complete != 24 || s.Flows != 32 || s.ByCompletion["dropped"] != 8 {
+		t.Errorf("FCT summary %+v", s)
 	}
 	if bad := (&FlowTable{Sets: ft.Sets, Flows: []FlowSample{{RackCell: 9, FabricCell: -1}}}).Validate(); bad == nil {
 		t.Error("Validate accepted a cell outside the table")
@@ -227,13 +263,58 @@ func TestTailQuantileMatchesGonum(t *testing.T) {
 			total += wt[k]
 		}
 		for _, p := range []float64{0.5, 0.9, 0.99, 0.999} {
-			got := tailQuantile(p, order, flows, w, total)
+			got := tailQuantile(p, order, x, w, total)
 			want := math.NaN()
 			if total > 0 {
 				want = stat.Quantile(p, stat.Empirical, x, wt)
 			}
 			if got != want && !(math.IsNaN(got) && math.IsNaN(want)) {
 				t.Fatalf("trial %d p%v: tail scan %v, stat.Quantile %v", trial, p, got, want)
+			}
+		}
+	}
+}
+
+// The grouped quantile of the slowdowns agrees with stat.Quantile on random weighted
+// samples (ties, zero weights, fewer flows than groups and more).
+func TestRankedQuantileMatchesGonum(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	for trial := 0; trial < 200; trial++ {
+		n := 1 + r.IntN(5000)
+		v := make([]float64, n)
+		w := make([]float64, n)
+		var order []int32
+		for i := range v {
+			v[i] = math.NaN()
+			if r.IntN(4) > 0 { // a quarter without a value
+				v[i] = float64(1 + r.IntN(40))
+				order = append(order, int32(i))
+			}
+			w[i] = float64(r.IntN(3))
+		}
+		sort.SliceStable(order, func(a, b int) bool { return v[order[a]] < v[order[b]] })
+		x := make([]float64, len(order))
+		wt := make([]float64, len(order))
+		var total float64
+		for k, i := range order {
+			x[k], wt[k] = v[i], w[i]
+			total += w[i]
+		}
+		q := newRankedQuantiles(n, order, x)
+		groups := make([]float64, len(q.group0))
+		for i := range v {
+			if rk := q.rank[i]; rk >= 0 {
+				groups[int(rk)/q.size] += w[i]
+			}
+		}
+		for _, p := range []float64{0.01, 0.5, 0.95, 0.99} {
+			got := q.quantile(p, groups, w, total)
+			want := math.NaN()
+			if total > 0 {
+				want = stat.Quantile(p, stat.Empirical, x, wt)
+			}
+			if got != want && !(math.IsNaN(got) && math.IsNaN(want)) {
+				t.Fatalf("trial %d (n %d) p%v: grouped %v, stat.Quantile %v", trial, n, p, got, want)
 			}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/tracefabric/tracefabric/internal/units"
@@ -24,6 +25,8 @@ const (
 	MetricStorms    = "pfc.storm_count" // storm episodes
 	MetricECNMarked = "ecn.marked"      // CE marks at egress queues (ports.arrow)
 	MetricP99Delay  = "delay.p99_ps"    // packet p99 one-way delay from delay.arrow, ps
+	// MetricPauseIntervals counts the PFC pause intervals (docs/analysis.md#pause-intervals).
+	MetricPauseIntervals = "pfc.pause_intervals"
 )
 
 // Direction is how a comparison ranks a metric.
@@ -59,18 +62,60 @@ func MetricUnit(metric string) string {
 		return "packets"
 	case metric == MetricStorms:
 		return "episodes"
+	case metric == MetricPauseIntervals:
+		return "intervals"
 	case strings.HasSuffix(metric, "_fraction"):
 		return "fraction"
 	}
 	return ""
 }
 
-// MethodMetrics is one run's row of a comparison: its metrics by name.
+// MethodMetrics is one run's row of a comparison: its metrics by name, what the run
+// was (RunTraits), its flow completion (FCT: the slowdown per transport and size
+// bucket, as a single run's summary has it) and, for a closed-loop run, its transport
+// summary.
 type MethodMetrics struct {
-	Method  string              `json:"method"`
-	Dir     string              `json:"dir"`
-	Flows   int                 `json:"flows"`
-	Metrics map[string]Estimate `json:"metrics"`
+	Method     string              `json:"method"`
+	Dir        string              `json:"dir"`
+	Flows      int                 `json:"flows"`
+	Traits     RunTraits           `json:"run"`
+	Metrics    map[string]Estimate `json:"metrics"`
+	FCT        FCTSummary          `json:"fct"`
+	ClosedLoop *TransportSummary   `json:"-"`
+}
+
+// RunTraits is what a comparison tells runs of one trace apart by: the hash method,
+// the transport mode (open or closed), the load balancing and the speedup.
+type RunTraits struct {
+	Hash      string  `json:"hash_method"`
+	Transport string  `json:"transport"`
+	LB        string  `json:"lb"`
+	Speedup   float64 `json:"speedup"`
+}
+
+func traitsOf(r *Run) RunTraits {
+	return RunTraits{Hash: r.Info.Method, Transport: r.Info.Transport, LB: r.Info.Options.LB, Speedup: r.Info.Options.Speedup}
+}
+
+// Names of the traits, as Comparison.Differs lists them.
+const (
+	TraitHash      = "hash method"
+	TraitTransport = "transport"
+	TraitLB        = "load balancing"
+	TraitSpeedup   = "speedup"
+)
+
+// value is the trait's value in words.
+func (t RunTraits) value(trait string) string {
+	switch trait {
+	case TraitHash:
+		return t.Hash
+	case TraitTransport:
+		return t.Transport
+	case TraitLB:
+		return t.LB
+	}
+	return strconv.FormatFloat(t.Speedup, 'g', -1, 64)
 }
 
 // Best says which method is best on one metric and how sure that is.
@@ -117,9 +162,13 @@ type bestJSON struct {
 	Clear      bool     `json:"clear"`
 }
 
-// Comparison is the side-by-side of several runs of one trace (one per hash method).
+// Comparison is the side-by-side of several runs of one trace (one per hash method,
+// transport, ...). By says what the run names are (NamedBy*), Differs which traits
+// (Trait*) differ between the runs.
 type Comparison struct {
 	Methods  []string                  `json:"methods"` // in the order of the runs
+	By       string                    `json:"named_by"`
+	Differs  []string                  `json:"differs"`
 	Metrics  []string                  `json:"metrics"` // metric names in display order
 	ByMethod map[string]*MethodMetrics `json:"by_method"`
 	Best     map[string]Best           `json:"best"`
@@ -158,7 +207,7 @@ func Compare(runs []*Run, opt Options) (*Comparison, error) {
 	c := &Comparison{ByMethod: map[string]*MethodMetrics{}, Best: map[string]Best{}, B: opt.Bootstrap, Seed: opt.Seed, Level: 0.95,
 		Interval: IntervalMethod, reps: map[string]*Replicates{}, repIndex: map[string]int{}}
 	var err error
-	if c.Methods, err = methodNames(runs); err != nil {
+	if c.Methods, c.By, c.Differs, err = runNames(runs); err != nil {
 		return nil, err
 	}
 	// Tiers over all runs, so every method has the same metrics.
@@ -172,7 +221,7 @@ func Compare(runs []*Run, opt Options) (*Comparison, error) {
 	}
 	slices.Sort(tiers)
 	names := FlowStatNames(tiers)
-	c.Metrics = append(append([]string{}, names...), MetricLossless, MetricPausedPs, MetricStorms, MetricECNMarked, MetricP99Delay)
+	c.Metrics = append(append([]string{}, names...), MetricLossless, MetricPauseIntervals, MetricPausedPs, MetricStorms, MetricECNMarked, MetricP99Delay)
 	for k, n := range names {
 		c.repIndex[n] = k
 	}
@@ -186,7 +235,8 @@ func Compare(runs []*Run, opt Options) (*Comparison, error) {
 		rep := bs.RunReplicates(len(r.Flows.Flows), len(names), r.Flows.FlowStat(tiers))
 		rep.Methods = intervalMethods(names)
 		c.reps[name] = rep
-		m := &MethodMetrics{Method: name, Dir: r.Dir, Flows: len(r.Flows.Flows), Metrics: map[string]Estimate{}}
+		m := &MethodMetrics{Method: name, Dir: r.Dir, Flows: len(r.Flows.Flows), Traits: traitsOf(r), Metrics: map[string]Estimate{},
+			FCT: r.Flows.FCT(r.Info.MTUBytes, r.Info.Topology.BDPBytes), ClosedLoop: r.ClosedLoop.Summary()}
 		why := undefinedReasons(r, tiers)
 		for k, e := range rep.Estimates() {
 			if !e.Defined() {
@@ -206,7 +256,10 @@ func Compare(runs []*Run, opt Options) (*Comparison, error) {
 	return c, nil
 }
 
-// comparable checks that runs replay one trace.
+// comparable checks that runs replay one trace: the same number of flows and of trace
+// packets, and the same flows (FlowFingerprint: ids and 5-tuples always; first
+// packet times when the runs' timing options agree; sizes when their transport modes
+// agree).
 func comparable(runs []*Run) error {
 	for i, r := range runs {
 		if r == nil {
@@ -219,36 +272,87 @@ func comparable(runs []*Run) error {
 			continue
 		}
 		a := runs[0]
-		if a.Flows.Fingerprint != 0 && r.Flows.Fingerprint != 0 && a.Flows.Fingerprint != r.Flows.Fingerprint {
-			return fmt.Errorf("%w: %s and %s hold different flows (flow ids, packets or bytes differ): compare replays of one trace", ErrNotComparable, a.Dir, r.Dir)
-		}
 		if len(a.Flows.Flows) != len(r.Flows.Flows) || a.Info.TracePackets != r.Info.TracePackets {
 			return fmt.Errorf("%w: %s has %d flows from %d trace packets, %s has %d from %d (compare replays of one trace)",
 				ErrNotComparable, a.Dir, len(a.Flows.Flows), a.Info.TracePackets, r.Dir, len(r.Flows.Flows), r.Info.TracePackets)
+		}
+		fa, fr := a.Flows.Fingerprint, r.Flows.Fingerprint
+		if fa == (FlowFingerprint{}) || fr == (FlowFingerprint{}) {
+			continue
+		}
+		oa, or := a.Info.Options, r.Info.Options
+		sameTiming := oa.Speedup == or.Speedup && oa.MaxIdleNs == or.MaxIdleNs && oa.WindowStartNs == or.WindowStartNs &&
+			oa.WindowAbsolute == or.WindowAbsolute && oa.WindowNs == or.WindowNs
+		switch {
+		case fa.Tuple != fr.Tuple:
+			return fmt.Errorf("%w: %s and %s hold different flows (flow ids or 5-tuples differ): compare replays of one trace", ErrNotComparable, a.Dir, r.Dir)
+		case sameTiming && fa.Start != fr.Start:
+			return fmt.Errorf("%w: %s and %s hold the same flows starting at other times (first_ps differs with the same speedup, idle gaps and window): compare replays of one trace", ErrNotComparable, a.Dir, r.Dir)
+		case a.Info.Transport == r.Info.Transport && fa.Size != fr.Size:
+			return fmt.Errorf("%w: %s and %s hold the same flows with other sizes (size_bytes differs): compare replays of one trace", ErrNotComparable, a.Dir, r.Dir)
 		}
 	}
 	return nil
 }
 
-// methodNames names runs by their hash method, or by their directory when the method
-// is unknown or repeated.
-func methodNames(runs []*Run) ([]string, error) {
-	count := map[string]int{}
-	for _, r := range runs {
-		count[r.Info.Method]++
+// What a comparison's run names are (Comparison.By).
+const (
+	NamedByHash          = "hash method"
+	NamedByTransport     = "transport"
+	NamedByHashTransport = "hash method and transport"
+	NamedByDir           = "run directory"
+)
+
+// runNames names runs by what differs between them: by their hash method when it is
+// the only difference, by their transport ("open", "closed") when that is, by both
+// ("crc32 open") when those two are; otherwise, or when such names repeat or are
+// unknown, by their directory's base name. It also returns what the names are and the
+// traits that differ.
+func runNames(runs []*Run) (names []string, by string, differs []string, err error) {
+	traits := make([]RunTraits, len(runs))
+	for i, r := range runs {
+		traits[i] = traitsOf(r)
 	}
-	var names []string
-	for _, r := range runs {
-		name := r.Info.Method
-		if name == "" || count[name] > 1 {
-			name = filepath.Base(r.Dir)
+	for _, t := range []string{TraitHash, TraitTransport, TraitLB, TraitSpeedup} {
+		for _, tr := range traits[1:] {
+			if tr.value(t) != traits[0].value(t) {
+				differs = append(differs, t)
+				break
+			}
 		}
-		if slices.Contains(names, name) {
-			return nil, fmt.Errorf("%w: two runs named %q", ErrNotComparable, name)
-		}
-		names = append(names, name)
 	}
-	return names, nil
+	name := func(i int) string { return filepath.Base(runs[i].Dir) }
+	by = NamedByDir
+	switch {
+	case slices.Equal(differs, []string{TraitHash}):
+		name, by = func(i int) string { return traits[i].Hash }, NamedByHash
+	case slices.Equal(differs, []string{TraitTransport}):
+		name, by = func(i int) string { return traits[i].Transport }, NamedByTransport
+	case slices.Equal(differs, []string{TraitHash, TraitTransport}):
+		name, by = func(i int) string { return traits[i].Hash + " " + traits[i].Transport }, NamedByHashTransport
+	}
+	if by != NamedByDir {
+		seen := map[string]bool{}
+		for i := range runs {
+			n := name(i)
+			if n == "" || n == " " || seen[n] {
+				name, by = func(i int) string { return filepath.Base(runs[i].Dir) }, NamedByDir
+				break
+			}
+			seen[n] = true
+		}
+	}
+	for i := range runs {
+		n := name(i)
+		if slices.Contains(names, n) {
+			return nil, "", nil, fmt.Errorf("%w: two runs named %q", ErrNotComparable, n)
+		}
+		names = append(names, n)
+	}
+	if differs == nil {
+		differs = []string{}
+	}
+	return names, by, differs, nil
 }
 
 // undefinedReasons says, per per-flow metric, why a run's value can be undefined.
@@ -272,6 +376,8 @@ func undefinedReasons(r *Run, tiers []records.Tier) map[string]string {
 	why[MetricNMIByRack] = why[MetricAMIByRack]
 	why[MetricCEFraction] = "no packet was delivered"
 	why[MetricFlowMeanP99] = "no packet was delivered"
+	why[MetricSlowdownP50] = NoCompletedFlow
+	why[MetricSlowdownP99] = NoCompletedFlow
 	return why
 }
 
@@ -290,6 +396,7 @@ func runLevel(r *Run, opt Options) map[string]Estimate {
 	for _, iv := range r.Intervals {
 		paused += iv.DurationPs()
 	}
+	intervals := float64(len(r.Intervals))
 	storms := 0
 	for _, e := range r.Episodes {
 		if e.Depth >= 2 || e.DurationPs >= opt.StormDurationPs {
@@ -305,11 +412,12 @@ func runLevel(r *Run, opt Options) map[string]Estimate {
 		p99 = Estimate{Value: math.NaN(), Reason: "no packet was delivered"}
 	}
 	return map[string]Estimate{
-		MetricLossless:  {Value: float64(r.Drops.Lossless)},
-		MetricPausedPs:  {Value: float64(paused)},
-		MetricStorms:    {Value: float64(storms)},
-		MetricECNMarked: {Value: float64(marked)},
-		MetricP99Delay:  p99,
+		MetricLossless:       {Value: float64(r.Drops.Lossless)},
+		MetricPauseIntervals: {Value: intervals},
+		MetricPausedPs:       {Value: float64(paused)},
+		MetricStorms:         {Value: float64(storms)},
+		MetricECNMarked:      {Value: float64(marked)},
+		MetricP99Delay:       p99,
 	}
 }
 
@@ -389,13 +497,15 @@ func (c *Comparison) headline(tiers []records.Tier) []string {
 		b := c.Best[key]
 		switch {
 		case b.Tie && len(b.Tied) == len(c.Methods):
-			h = append(h, fmt.Sprintf("The %s tier's balance is a tie: every method's byte max/mean is %s.", tiers[i], units.FormatFloat(b.Value)))
+			h = append(h, fmt.Sprintf("The %s tier's balance is a tie: every %s's byte max/mean is %s.", tiers[i], c.Noun(), units.FormatFloat(b.Value)))
 		case b.Tie:
 			h = append(h, fmt.Sprintf("The %s tier's balance: %s tie for the best byte max/mean (%s).", tiers[i], strings.Join(b.Tied, ", "), units.FormatFloat(b.Value)))
 		case b.Method == "":
 			h = append(h, fmt.Sprintf("The %s tier's balance is not judged: %s.", tiers[i], c.ByMethod[c.Methods[0]].Metrics[key].Reason))
-		default:
+		case c.By == NamedByHash:
 			h = append(h, fmt.Sprintf("Best hash for the %s tier's balance: %s (byte max/mean %s)%s.", tiers[i], b.Method, c.ByMethod[b.Method].Metrics[key], c.clearWord(key, b)))
+		default:
+			h = append(h, fmt.Sprintf("Best balance at the %s tier: %s (byte max/mean %s)%s.", tiers[i], b.Method, c.ByMethod[b.Method].Metrics[key], c.clearWord(key, b)))
 		}
 	}
 	if len(c.Methods) > 1 {
@@ -404,15 +514,31 @@ func (c *Comparison) headline(tiers []records.Tier) []string {
 	b := c.Best[MetricDrops]
 	switch {
 	case b.Tie && len(b.Tied) == len(c.Methods) && b.Value == 0:
-		h = append(h, "No method dropped a packet.")
+		h = append(h, fmt.Sprintf("No %s dropped a packet.", c.Noun()))
 	case b.Tie && len(b.Tied) == len(c.Methods):
-		h = append(h, fmt.Sprintf("Every method dropped %s packets.", units.FormatCount(int64(b.Value))))
+		h = append(h, fmt.Sprintf("Every %s dropped %s packets.", c.Noun(), units.FormatCount(int64(b.Value))))
 	case b.Tie:
 		h = append(h, fmt.Sprintf("Fewest drops: %s tie (%s packets).", strings.Join(b.Tied, ", "), units.FormatCount(int64(b.Value))))
 	case b.Method != "":
 		h = append(h, fmt.Sprintf("Fewest drops: %s (%s)%s.", b.Method, FormatEstimate(MetricDrops, c.ByMethod[b.Method].Metrics[MetricDrops]), c.clearWord(MetricDrops, b)))
 	}
+	b = c.Best[MetricSlowdownP99]
+	switch {
+	case b.Tie:
+		h = append(h, fmt.Sprintf("FCT slowdown p99: %s tie (%s).", strings.Join(b.Tied, ", "), FormatSlowdown(b.Value)))
+	case b.Method != "":
+		h = append(h, fmt.Sprintf("Lowest FCT slowdown p99: %s (%s)%s.", b.Method, c.ByMethod[b.Method].Metrics[MetricSlowdownP99], c.clearWord(MetricSlowdownP99, b)))
+	}
 	return h
+}
+
+// Noun is what the comparison calls one of its runs: "method" when they are named by
+// hash method, else "run".
+func (c *Comparison) Noun() string {
+	if c.By == NamedByHash {
+		return "method"
+	}
+	return "run"
 }
 
 // polarizationLine names the least and the most polarized methods by AMI, the most
@@ -447,7 +573,7 @@ func (c *Comparison) polarizationLine() string {
 	if d.HasCI && d.Lo > 0 {
 		return line + fmt.Sprintf(" Most polarized: %s (AMI %s; the paired 95%% %s interval of the difference with %s, %s, excludes 0).", strings.Join(most, ", "), ami(worst), method, b.Method, d)
 	}
-	return line + fmt.Sprintf(" No method is clearly the most polarized: %s reads highest (AMI %s) but the paired 95%% %s interval of the difference with %s, %s, includes 0.", strings.Join(most, ", "), ami(worst), method, b.Method, d)
+	return line + fmt.Sprintf(" No "+c.Noun()+" is clearly the most polarized: %s reads highest (AMI %s) but the paired 95%% %s interval of the difference with %s, %s, includes 0.", strings.Join(most, ", "), ami(worst), method, b.Method, d)
 }
 
 // FormatEstimate formats an estimate for a sentence: counts (drops, storms, marks) as
@@ -456,7 +582,7 @@ func (c *Comparison) polarizationLine() string {
 func FormatEstimate(metric string, e Estimate) string {
 	var f func(float64) string
 	switch MetricUnit(metric) {
-	case "packets", "episodes":
+	case "packets", "episodes", "intervals":
 		f = func(v float64) string { return units.FormatCount(int64(math.Round(v))) }
 	case "ps":
 		f = units.FormatPs

@@ -158,7 +158,7 @@ func TestCompareRefusesOtherTraces(t *testing.T) {
 		t.Errorf("no runs: err = %v", err)
 	}
 	x, y := syntheticRun("crc32", 100, true, 1), syntheticRun("xor16", 100, true, 1)
-	x.Flows.Fingerprint, y.Flows.Fingerprint = 1, 2
+	x.Flows.Fingerprint, y.Flows.Fingerprint = FlowFingerprint{1, 1, 1}, FlowFingerprint{2, 1, 1}
 	if _, err := Compare([]*Run{x, y}, Options{Bootstrap: 10}); !errors.Is(err, ErrNotComparable) {
 		t.Errorf("different flows: err = %v", err)
 	}
@@ -187,5 +187,82 @@ func TestFormatEstimate(t *testing.T) {
 		if got := FormatEstimate(c.metric, c.e); got != c.want {
 			t.Errorf("FormatEstimate(%s, %+v) = %q, want %q", c.metric, c.e, got, c.want)
 		}
+	}
+}
+
+// An open and a closed replay of one trace: named by transport, comparable although
+// their flow sizes differ (open loop counts captured pure ACKs, closed loop replaces
+// them), not when the same mode's sizes or the same timing's start times differ.
+// Slowdown p50 and p99 by hand.
+func TestCompareOpenClosed(t *testing.T) {
+	mk := func(transport string, seed uint64) *Run {
+		r := syntheticRun("crc32WithSalt", 400, false, seed)
+		r.Dir = "/out/tcp-" + transport
+		r.Info.Transport = transport
+		r.Info.Options.Speedup = 1
+		r.Flows.Fingerprint = FlowFingerprint{Tuple: 7, Start: 8, Size: 9}
+		for i := range r.Flows.Flows {
+			f := &r.Flows.Flows[i]
+			// Open: slowdown 1 + i mod 10, flow 0 of every ten incomplete; closed: slowdown
+			// 1 + (i mod 10) / 10, all complete.
+			f.SizeBytes, f.Data, f.Completion = 1000, true, records.CompletionComplete
+			if transport == records.ModeOpen {
+				f.Slowdown = SlowdownOf(true, int64(1000*(1+i%10)), 1000)
+				if i%10 == 0 {
+					f.Completion, f.Slowdown = records.CompletionDropped, math.NaN()
+				}
+			} else {
+				f.Slowdown = SlowdownOf(true, int64(1000+100*(i%10)), 1000)
+			}
+		}
+		return r
+	}
+	open, closed := mk(records.ModeOpen, 1), mk(records.ModeClosed, 2)
+	closed.Flows.Fingerprint.Size = 10
+	c, err := Compare([]*Run{open, closed}, Options{Seed: 3, Bootstrap: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(c.Methods, []string{"open", "closed"}) || c.By != NamedByTransport || !reflect.DeepEqual(c.Differs, []string{TraitTransport}) || c.Noun() != "run" {
+		t.Errorf("names %v by %q, differs %v", c.Methods, c.By, c.Differs)
+	}
+	// Open: 360 completed flows, 40 each at slowdowns 2..10: the median is the 180th
+	// smallest, 6 (40 x 5 = 200 >= 180); p99: 356.4 of 360, 10. Closed: 400 flows, 40
+	// each at 1.0..1.9: the 200th smallest is 1.4, the 396th 1.9.
+	want := map[string][2]float64{"open": {6, 10}, "closed": {1.4, 1.9}}
+	for m, w := range want {
+		p50, p99 := c.ByMethod[m].Metrics[MetricSlowdownP50], c.ByMethod[m].Metrics[MetricSlowdownP99]
+		if !near(p50.Value, w[0]) || !near(p99.Value, w[1]) || !p99.HasCI || p99.Lo > p99.Value || p99.Hi < p99.Value {
+			t.Errorf("%s slowdown p50 %v, p99 %v; want %v", m, p50, p99, w)
+		}
+		if f := c.ByMethod[m].FCT; f.SlowdownP50 != p50.Value || f.SlowdownP99 != p99.Value {
+			t.Errorf("%s: FCT summary %v/%v, comparison %v/%v", m, f.SlowdownP50, f.SlowdownP99, p50.Value, p99.Value)
+		}
+	}
+	if b := c.Best[MetricSlowdownP99]; b.Method != "closed" || !b.Clear {
+		t.Errorf("best slowdown p99 %+v", b)
+	}
+	if h := strings.Join(c.Headline, "\n"); !strings.Contains(h, "Lowest FCT slowdown p99: closed") || strings.Contains(h, "Best hash") {
+		t.Errorf("headline:\n%s", h)
+	}
+	// The same mode with other sizes, or the same timing with other start times: other
+	// flows.
+	closed.Info.Transport = records.ModeOpen
+	if _, err := Compare([]*Run{open, closed}, Options{Bootstrap: 10}); !errors.Is(err, ErrNotComparable) || !strings.Contains(err.Error(), "size_bytes") {
+		t.Errorf("same mode, other sizes: %v", err)
+	}
+	closed.Info.Transport, closed.Flows.Fingerprint.Start = records.ModeClosed, 11
+	if _, err := Compare([]*Run{open, closed}, Options{Bootstrap: 10}); !errors.Is(err, ErrNotComparable) || !strings.Contains(err.Error(), "first_ps") {
+		t.Errorf("same timing, other starts: %v", err)
+	}
+	closed.Info.Options.Speedup = 2 // other timing: starts differ by design; named by directory
+	c, err = Compare([]*Run{open, closed}, Options{Bootstrap: 10})
+	if err != nil || !reflect.DeepEqual(c.Methods, []string{"tcp-open", "tcp-closed"}) || c.By != NamedByDir ||
+		!reflect.DeepEqual(c.Differs, []string{TraitTransport, TraitSpeedup}) {
+		t.Errorf("other speedup: %v, names %v by %q, differs %v", err, c.Methods, c.By, c.Differs)
+	}
+	closed.Flows.Fingerprint.Tuple = 12
+	if _, err := Compare([]*Run{open, closed}, Options{Bootstrap: 10}); !errors.Is(err, ErrNotComparable) || !strings.Contains(err.Error(), "5-tuples") {
+		t.Errorf("other tuples: %v", err)
 	}
 }

@@ -57,13 +57,25 @@
 // histograms (DelayQuantile, NewDelayCDF); the flow mean-delay p99 is another number,
 // the 99th percentile over flows of each flow's mean delay.
 //
+// Flow completion (docs/analysis.md#flow-completion): the slowdown fct_ps /
+// ideal_fct_ps of the completed flows, per transport and size bucket ([0, MTU),
+// [MTU, BDP), [BDP, 5 BDP), >= 5 BDP, as m3), empirical quantiles (FCTSlowdown,
+// FlowTable.FCT); comparisons bootstrap its p50 and p99. Runs are comparable when
+// their flows' identities agree (FlowFingerprint), named by what differs (hash method,
+// transport).
+//
+// Closed loop (docs/analysis.md#closed-loop): transport.arrow's events by kind, per
+// flow and over time (TransportEvents, in any row order), CNPs and rate cuts per
+// DCQCN flow, ECE-marked ACKs per TCP flow, run.json's control and replaced packets
+// (ClosedLoop.Summary); nil for open-loop runs.
+//
 // # Two layers
 //
 // Pure functions on plain slices and structs, usable without any file: Imbalance,
 // SummarizeTier, ImbalanceOf; NMI, NMIFromCounts, ExpectedMI; PauseBuilder,
 // PauseIntervals, PauseStats, Episodes, Storms, VictimCounter, Victims; DropCounter,
-// TopFlows; ECNByQueue, ECNSeries; DelayQuantile, NewDelayCDF; Bootstrap, BCaCI,
-// NormalCI, FlowTable.FlowStat.
+// TopFlows; ECNByQueue, ECNSeries; DelayQuantile, NewDelayCDF; FCTSlowdown,
+// TransportEvents; Bootstrap, BCaCI, NormalCI, FlowTable.FlowStat.
 //
 // Time series (drops, pause timeline, ECN and buffer occupancy over time) are binned
 // over the span where their events happen, first to last padded by 5%, in at most

@@ -1,6 +1,8 @@
 package analysis
 
 import (
+	"fmt"
+	"math"
 	"slices"
 
 	"gonum.org/v1/gonum/stat"
@@ -61,47 +63,174 @@ type SlowdownRow struct {
 
 // FCTSlowdown summarises flows: one row per transport present (in the records'
 // order) and bucket, then the transport "all" rows, each transport's buckets followed
-// by its bucket "all".
+// by its bucket "all". A flow without data of its own (size and ideal FCT 0: a
+// closed-loop flow whose captured packets were all replaced control packets) is in no
+// row.
 func FCTSlowdown(flows []FlowFCT, mtu, bdp int64) []SlowdownRow {
+	var p fctPoint
+	return slowdownRows(len(flows), func(i int) *fctPoint {
+		f := &flows[i]
+		p = fctPoint{size: f.SizeBytes, slowdown: SlowdownOf(f.Complete, f.FctPs, f.IdealFctPs), transport: f.Transport, noData: f.SizeBytes == 0 && f.IdealFctPs == 0}
+		return &p
+	}, mtu, bdp)
+}
+
+// SlowdownOf is a flow's slowdown fct / ideal (ps) when it completed with an ideal
+// FCT > 0, else NaN.
+func SlowdownOf(complete bool, fctPs, idealPs int64) float64 {
+	if !complete || idealPs <= 0 {
+		return math.NaN()
+	}
+	return float64(fctPs) / float64(idealPs)
+}
+
+// fctPoint is what the slowdown rows need of one flow.
+type fctPoint struct {
+	size      int64
+	slowdown  float64 // NaN unless completed
+	transport records.Transport
+	noData    bool
+}
+
+// slowdownRows is FCTSlowdown over n flows given one at a time (flow may reuse its
+// result), in one pass.
+func slowdownRows(n int, flow func(i int) *fctPoint, mtu, bdp int64) []SlowdownRow {
 	buckets := FCTBuckets(mtu, bdp)
 	all := FCTBucket{Name: "all", LoByte: 0, HiByte: -1}
-	present := map[records.Transport]bool{}
-	for _, f := range flows {
-		present[f.Transport] = true
+	const nb = 5 // the four buckets and "all"
+	type cell struct {
+		flows int
+		s     []float64
 	}
-	var out []SlowdownRow
-	emit := func(name string, keep func(*FlowFCT) bool) {
-		for _, b := range append(buckets, all) {
-			row := SlowdownRow{Transport: name, FCTBucket: b}
-			var s []float64
-			for i := range flows {
-				f := &flows[i]
-				if !keep(f) || f.SizeBytes < b.LoByte || b.HiByte >= 0 && f.SizeBytes >= b.HiByte {
-					continue
-				}
-				row.Flows++
-				if f.Complete && f.IdealFctPs > 0 {
-					row.Complete++
-					s = append(s, float64(f.FctPs)/float64(f.IdealFctPs))
+	var cells [records.NumTransports + 1][nb]cell // transports, then "all"
+	var present [records.NumTransports]bool
+	for i := range n {
+		f := flow(i)
+		if f.noData || f.transport >= records.NumTransports {
+			continue
+		}
+		present[f.transport] = true
+		b := len(buckets) - 1
+		for b > 0 && f.size < buckets[b].LoByte {
+			b--
+		}
+		v := f.slowdown
+		ok := !math.IsNaN(v)
+		for _, t := range [2]int{int(f.transport), int(records.NumTransports)} {
+			for _, k := range [2]int{b, nb - 1} {
+				c := &cells[t][k]
+				c.flows++
+				if ok {
+					c.s = append(c.s, v)
 				}
 			}
-			if len(s) > 0 {
-				slices.Sort(s)
-				q := func(p float64) *float64 { v := stat.Quantile(p, stat.Empirical, s, nil); return &v }
+		}
+	}
+	var out []SlowdownRow
+	emit := func(name string, t int) {
+		for k, b := range append(buckets, all) {
+			c := &cells[t][k]
+			row := SlowdownRow{Transport: name, FCTBucket: b, Flows: c.flows, Complete: len(c.s)}
+			if len(c.s) > 0 {
+				slices.Sort(c.s)
+				q := func(p float64) *float64 { v := stat.Quantile(p, stat.Empirical, c.s, nil); return &v }
 				row.P50, row.P95, row.P99 = q(0.5), q(0.95), q(0.99)
-				m := s[len(s)-1]
+				m := c.s[len(c.s)-1]
 				row.Max = &m
 			}
 			out = append(out, row)
 		}
 	}
-	if len(present) > 1 {
+	kinds := 0
+	for _, p := range present {
+		if p {
+			kinds++
+		}
+	}
+	if kinds > 1 {
 		for t := records.Transport(0); t < records.NumTransports; t++ {
 			if present[t] {
-				emit(t.String(), func(f *FlowFCT) bool { return f.Transport == t })
+				emit(t.String(), int(t))
 			}
 		}
 	}
-	emit("all", func(*FlowFCT) bool { return true })
+	emit("all", int(records.NumTransports))
 	return out
+}
+
+// FCTSummary is the flow-completion part of a Summary (docs/analysis.md#flow-completion).
+//
+// Flows counts the flows with data of their own (size_bytes > 0); NoDataFlows the
+// others (closed loop: every captured packet of the flow was a control packet the
+// simulated receivers replaced, e.g. the ACKs of a one-way transfer), which have no
+// completion time. Complete counts the flows that completed and ByCompletion all of
+// Flows by completion (every reason listed). SlowdownP50 and SlowdownP99 are the
+// empirical quantiles of fct_ps / ideal_fct_ps over the completed flows (null, with
+// Reason, when none completed); Rows the slowdown per transport and size bucket
+// (FCTSlowdown) with the MTU and fabric BDP that bound the buckets.
+type FCTSummary struct {
+	MTUBytes     int64            `json:"mtu_bytes"`
+	BDPBytes     int64            `json:"bdp_bytes"`
+	Flows        int64            `json:"flows"`
+	NoDataFlows  int64            `json:"no_data_flows"`
+	Complete     int64            `json:"complete"`
+	ByCompletion map[string]int64 `json:"by_completion"`
+	SlowdownP50  float64          `json:"slowdown_p50"`
+	SlowdownP99  float64          `json:"slowdown_p99"`
+	Reason       string           `json:"reason,omitempty"`
+	Rows         []SlowdownRow    `json:"rows"`
+}
+
+// MarshalJSON writes undefined (NaN) measures as null.
+func (s FCTSummary) MarshalJSON() ([]byte, error) {
+	type plain FCTSummary
+	return marshalNullNaN(plain(s))
+}
+
+// NoCompletedFlow is why a slowdown is undefined.
+const NoCompletedFlow = "no flow completed"
+
+// FCT summarises the flows' completion for an MTU and a fabric BDP (bytes).
+func (ft *FlowTable) FCT(mtu, bdp int64) FCTSummary {
+	s := FCTSummary{MTUBytes: mtu, BDPBytes: bdp, ByCompletion: map[string]int64{}}
+	for c := records.Completion(0); c < records.NumCompletions; c++ {
+		s.ByCompletion[c.String()] = 0
+	}
+	var p fctPoint
+	s.Rows = slowdownRows(len(ft.Flows), func(i int) *fctPoint {
+		fs := &ft.Flows[i]
+		p = fctPoint{size: fs.SizeBytes, slowdown: fs.Slowdown, transport: fs.Transport, noData: !fs.Data}
+		return &p
+	}, mtu, bdp)
+	for i := range ft.Flows {
+		fs := &ft.Flows[i]
+		if !fs.Data {
+			s.NoDataFlows++
+			continue
+		}
+		s.Flows++
+		s.ByCompletion[fs.Completion.String()]++
+		if fs.Completion == records.CompletionComplete {
+			s.Complete++
+		}
+	}
+	s.SlowdownP50, s.SlowdownP99 = math.NaN(), math.NaN()
+	if all := s.Rows[len(s.Rows)-1]; all.P50 != nil {
+		s.SlowdownP50, s.SlowdownP99 = *all.P50, *all.P99
+	} else {
+		s.Reason = NoCompletedFlow
+	}
+	return s
+}
+
+// FormatSlowdown formats a slowdown (a ratio >= 1) for people: three significant
+// digits, "1.00", "45.9", "312"; "-" when undefined.
+func FormatSlowdown(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "-"
+	case math.Abs(v) >= 100:
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%#.3g", v)
 }

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"math"
 	"testing"
 
 	"github.com/tracefabric/tracefabric/records"
@@ -25,6 +26,9 @@ func TestFCTSlowdown(t *testing.T) {
 		fl(9000, 15, 10, records.TransportDCTCP, true),
 		// >= 5 BDP, dctcp, 1,000,000 bytes exactly: slowdown 7.
 		fl(1_000_000, 70, 10, records.TransportDCTCP, true),
+		// No data of its own (closed loop: every captured packet a replaced ACK): in no
+		// row, though complete; its transport (newreno) is then not present either.
+		fl(0, 0, 0, records.TransportNewReno, true),
 	}
 	rows := FCTSlowdown(flows, mtu, bdp)
 	find := func(tr, bucket string) SlowdownRow {
@@ -54,10 +58,23 @@ func TestFCTSlowdown(t *testing.T) {
 	if r := find("all", "all"); r.Flows != 7 || r.Complete != 6 || *r.P50 != 2 || *r.Max != 7 {
 		t.Errorf("all: %+v", r)
 	}
+	for _, r := range rows {
+		if r.Transport == "newreno" {
+			t.Errorf("a flow without data made a row: %+v", r)
+		}
+	}
 	// One transport alone: no per-transport rows, just "all".
 	for _, r := range FCTSlowdown(flows[:4], mtu, bdp) {
 		if r.Transport != "all" {
 			t.Errorf("single transport gave row %+v", r)
+		}
+	}
+}
+
+func TestFormatSlowdown(t *testing.T) {
+	for v, want := range map[float64]string{1: "1.00", 1.234: "1.23", 45.94: "45.9", 99.94: "99.9", 312.4: "312", 1500: "1500", math.NaN(): "-"} {
+		if got := FormatSlowdown(v); got != want {
+			t.Errorf("FormatSlowdown(%v) = %q, want %q", v, got, want)
 		}
 	}
 }

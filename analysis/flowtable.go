@@ -30,11 +30,22 @@ type SetDef struct {
 // flowlets). Packets and Bytes are the flow's injected packets and IPv4 bytes, Dropped
 // its dropped packets, Delivered its delivered packets, CE those that arrived CE
 // marked, DelayMeanPs their mean one-way delay (ps; ignored when Delivered is 0).
+// Transport, Completion and SizeBytes are flows.arrow's: the flow's sender, how it
+// ended and its captured size; Data says it has data of its own (size_bytes or
+// ideal_fct_ps > 0; not a closed-loop flow whose captured packets were all replaced
+// control packets), and then Slowdown is its fct_ps / ideal_fct_ps when it completed
+// (SlowdownOf), NaN otherwise (docs/model.md#flow-completion). A flow without Data
+// (the zero value) counts in no flow-completion statistic.
 type FlowSample struct {
 	Rack                     NodeID
 	RackCell, FabricCell     int32
 	RackMember, FabricMember int32
 	Moved                    bool
+	Transport                records.Transport
+	Completion               records.Completion
+	Data                     bool
+	SizeBytes                int64
+	Slowdown                 float64
 	Packets                  float64
 	Bytes                    float64
 	Dropped                  float64
@@ -70,9 +81,19 @@ type FlowTable struct {
 	ShareStart []int32
 	Shares     []CellShare
 
-	// Fingerprint identifies the flows (FNV-1a of each flow's id, packets and bytes, in
-	// order); 0 when unknown. Runs of one trace have the same.
-	Fingerprint uint64
+	// Fingerprint identifies the flows; zero when unknown (a table filled by hand).
+	Fingerprint FlowFingerprint
+}
+
+// FlowFingerprint identifies the flows of a run, each part an FNV-1a hash over the
+// flows in order: Tuple of each flow's id and 5-tuple, Start of its id and first_ps
+// (the first packet's injection time), Size of its id and size_bytes. Replays of one
+// trace have the same Tuple; the same Start unless their timing options (speedup,
+// idle gaps, window) differ; the same Size when their transport modes are the same
+// (an open-loop flow's size counts its captured pure ACKs, which closed loop
+// replaces).
+type FlowFingerprint struct {
+	Tuple, Start, Size uint64
 }
 
 // Validate checks that every cell index is inside the table.
@@ -246,9 +267,11 @@ const (
 	MetricDeliveredCE = "ecn.delivered_ce"          // delivered packets that arrived CE-marked
 	MetricCEFraction  = "ecn.delivered_ce_fraction" // their share of the delivered packets
 	MetricFlowMeanP99 = "delay.flow_mean_p99_ps"    // 99th percentile over flows of each flow's mean delay, ps
+	MetricSlowdownP50 = "fct.slowdown_p50"          // median over completed flows of fct / ideal fct
+	MetricSlowdownP99 = "fct.slowdown_p99"          // 99th percentile over completed flows of fct / ideal fct
 
 	tierMetricPrefix  = "imbalance.tiers."
-	metricsAfterTiers = 8 // FlowStat's values after the tiers'
+	metricsAfterTiers = 10 // FlowStat's values after the tiers'
 )
 
 // TierMetric is the name of a tier's metric: "imbalance.tiers.<tier>.<metric>".
@@ -259,7 +282,7 @@ func TierMetric(tier records.Tier, metric string) string {
 // FlowStatNames names the values FlowStat computes for the given tiers, in order:
 // TierMetric(tier, m) for each tier and TierMetricNames, then MetricAMI,
 // MetricAMIByRack, MetricNMI, MetricNMIByRack, MetricDrops, MetricDeliveredCE,
-// MetricCEFraction and MetricFlowMeanP99.
+// MetricCEFraction, MetricFlowMeanP99, MetricSlowdownP50 and MetricSlowdownP99.
 func FlowStatNames(tiers []records.Tier) []string {
 	var n []string
 	for _, t := range tiers {
@@ -267,7 +290,8 @@ func FlowStatNames(tiers []records.Tier) []string {
 			n = append(n, TierMetric(t, m))
 		}
 	}
-	return append(n, MetricAMI, MetricAMIByRack, MetricNMI, MetricNMIByRack, MetricDrops, MetricDeliveredCE, MetricCEFraction, MetricFlowMeanP99)
+	return append(n, MetricAMI, MetricAMIByRack, MetricNMI, MetricNMIByRack, MetricDrops, MetricDeliveredCE, MetricCEFraction, MetricFlowMeanP99,
+		MetricSlowdownP50, MetricSlowdownP99)
 }
 
 // FlowStat returns the statistic a bootstrap resamples, for use with Bootstrap.Run:
@@ -283,7 +307,10 @@ func FlowStatNames(tiers []records.Tier) []string {
 //   - drops.total and ecn.delivered_ce: the weighted sums of Dropped and CE;
 //     ecn.delivered_ce_fraction: delivered_ce over the weighted delivered packets;
 //   - delay.flow_mean_p99_ps: the empirical 99th percentile (stat.Quantile's Empirical
-//     rule) over the delivered flows, each counted w times, of each flow's mean delay.
+//     rule) over the delivered flows, each counted w times, of each flow's mean delay;
+//   - fct.slowdown_p50 and fct.slowdown_p99: the empirical median and 99th percentile
+//     over the completed flows, each counted w times, of fct_ps / ideal_fct_ps
+//     (docs/analysis.md#flow-completion).
 //
 // With every weight 1 the values are the single-run summary's. Each returned function
 // owns its scratch space.
@@ -304,23 +331,26 @@ func (ft *FlowTable) FlowStat(tiers []records.Tier) func() func(w, out []float64
 			sets = append(sets, judgedSet{t, s.Offset, s.Members})
 		}
 	}
-	// Delivered flows in delay order (ties by flow order).
-	var delayed []int32
-	var drops0, ce0, del0 float64
-	for i, f := range ft.Flows {
+	// Delivered flows in delay order, completed flows in slowdown order.
+	delayed, delays := ft.ordered(func(f *FlowSample) float64 {
 		if f.Delivered > 0 {
-			delayed = append(delayed, int32(i))
+			return f.DelayMeanPs
 		}
+		return math.NaN()
+	})
+	completed, slowdowns := ft.ordered(func(f *FlowSample) float64 {
+		if f.Data {
+			return f.Slowdown
+		}
+		return math.NaN()
+	})
+	var drops0, ce0, del0 float64
+	for _, f := range ft.Flows {
 		drops0 += f.Dropped
 		ce0 += f.CE
 		del0 += f.Delivered
 	}
-	slices.SortFunc(delayed, func(a, b int32) int {
-		if c := cmp.Compare(ft.Flows[a].DelayMeanPs, ft.Flows[b].DelayMeanPs); c != 0 {
-			return c
-		}
-		return cmp.Compare(a, b)
-	})
+	slow := newRankedQuantiles(len(ft.Flows), completed, slowdowns)
 	ps := ft.newPolStat()
 	pol, cont0 := ps.layout, ps.cont0
 	dim := len(tiers)*len(TierMetricNames) + metricsAfterTiers
@@ -331,6 +361,7 @@ func (ft *FlowTable) FlowStat(tiers []records.Tier) func() func(w, out []float64
 		ct := newContingency(pol.nx, pol.ny)
 		bb := make([][]Balance, len(tiers))
 		fb := make([][]Balance, len(tiers))
+		groups := make([]float64, len(slow.group0))
 		return func(w, out []float64) {
 			if len(out) != dim {
 				panic("analysis: FlowStat output size mismatch")
@@ -338,7 +369,8 @@ func (ft *FlowTable) FlowStat(tiers []records.Tier) func() func(w, out []float64
 			copy(bytes, ft.CellBytes)
 			copy(flows, ft.CellFlows)
 			copy(cont, cont0)
-			drops, ce, del, delivered := drops0, ce0, del0, float64(len(delayed))
+			drops, ce, del, delivered, complete := drops0, ce0, del0, float64(len(delayed)), float64(len(completed))
+			copy(groups, slow.group0)
 			for i := range ft.Flows {
 				d := w[i] - 1
 				if d == 0 {
@@ -357,6 +389,10 @@ func (ft *FlowTable) FlowStat(tiers []records.Tier) func() func(w, out []float64
 				del += d * f.Delivered
 				if f.Delivered > 0 {
 					delivered += d
+				}
+				if r := slow.rank[i]; r >= 0 {
+					complete += d
+					groups[int(r)/slow.size] += d
 				}
 			}
 			for c := range bytes { // a flow's removal can leave rounding below zero
@@ -381,7 +417,9 @@ func (ft *FlowTable) FlowStat(tiers []records.Tier) func() func(w, out []float64
 			if del > 0 {
 				out[k+6] = ce / del
 			}
-			out[k+7] = tailQuantile(0.99, delayed, ft.Flows, w, delivered)
+			out[k+7] = tailQuantile(0.99, delayed, delays, w, delivered)
+			out[k+8] = slow.quantile(0.5, groups, w, complete)
+			out[k+9] = slow.quantile(0.99, groups, w, complete)
 		}
 	}
 }
@@ -448,42 +486,116 @@ func (ft *FlowTable) PolarizationStat() func() func(w, out []float64) {
 // FlowMeanP99 is the 99th percentile over the delivered flows of each flow's mean
 // delay (FlowStat's delay.flow_mean_p99_ps with every weight 1), NaN without one.
 func (ft *FlowTable) FlowMeanP99() float64 {
-	var delayed []int32
-	w := make([]float64, len(ft.Flows))
-	for i, f := range ft.Flows {
-		w[i] = 1
+	delayed, delays := ft.ordered(func(f *FlowSample) float64 {
 		if f.Delivered > 0 {
-			delayed = append(delayed, int32(i))
+			return f.DelayMeanPs
+		}
+		return math.NaN()
+	})
+	return tailQuantile(0.99, delayed, delays, nil, float64(len(delayed)))
+}
+
+// ordered returns the flows whose value is defined (not NaN), in order of value (ties
+// by flow order), and their values in that order.
+func (ft *FlowTable) ordered(value func(*FlowSample) float64) (order []int32, values []float64) {
+	type kv struct {
+		v float64
+		i int32
+	}
+	var kvs []kv
+	for i := range ft.Flows {
+		if v := value(&ft.Flows[i]); !math.IsNaN(v) {
+			kvs = append(kvs, kv{v, int32(i)})
 		}
 	}
-	slices.SortFunc(delayed, func(a, b int32) int {
-		if c := cmp.Compare(ft.Flows[a].DelayMeanPs, ft.Flows[b].DelayMeanPs); c != 0 {
+	slices.SortFunc(kvs, func(a, b kv) int {
+		if c := cmp.Compare(a.v, b.v); c != 0 {
 			return c
 		}
-		return cmp.Compare(a, b)
+		return cmp.Compare(a.i, b.i)
 	})
-	return tailQuantile(0.99, delayed, ft.Flows, w, float64(len(delayed)))
+	order, values = make([]int32, len(kvs)), make([]float64, len(kvs))
+	for k, e := range kvs {
+		order[k], values[k] = e.i, e.v
+	}
+	return order, values
+}
+
+// rankedQuantiles finds weighted empirical quantiles of per-flow values in time
+// independent of the quantile: the flows in value order are cut into groups of size
+// consecutive ranks, a replicate sums each group's weight while it visits the flows
+// (in flow order, as FlowStat does anyway), and a quantile scans the group sums and
+// then one group, not half the flows (the median) one weight lookup at a time.
+type rankedQuantiles struct {
+	order  []int32   // flows with a value, in value order (ties by flow order)
+	values []float64 // their values in that order
+	rank   []int32   // per flow, its position in order; -1 without a value
+	size   int       // ranks per group
+	group0 []float64 // per group, its flows' weight with every weight 1
+}
+
+// quantileGroups is how many groups rankedQuantiles cuts the ranks into (at most).
+const quantileGroups = 1024
+
+func newRankedQuantiles(n int, order []int32, values []float64) *rankedQuantiles {
+	q := &rankedQuantiles{order: order, values: values, rank: make([]int32, n), size: max(1, (len(order)+quantileGroups-1)/quantileGroups)}
+	for i := range q.rank {
+		q.rank[i] = -1
+	}
+	q.group0 = make([]float64, (len(order)+q.size-1)/q.size)
+	for k, i := range order {
+		q.rank[i] = int32(k)
+		q.group0[k/q.size]++
+	}
+	return q
+}
+
+// quantile is the empirical p-quantile (stat.Quantile's Empirical rule) of the values,
+// flow i weighing w[i], given the replicate's group sums and total weight; NaN when
+// the total is 0.
+func (q *rankedQuantiles) quantile(p float64, groups, w []float64, total float64) float64 {
+	if total <= 0 || len(q.order) == 0 {
+		return math.NaN()
+	}
+	fidx := p * total // as stat.Quantile computes it
+	var cum float64   // exact: the weights are integers
+	for g, gw := range groups {
+		if cum+gw < fidx {
+			cum += gw
+			continue
+		}
+		for k := g * q.size; k < min((g+1)*q.size, len(q.order)); k++ {
+			cum += w[q.order[k]]
+			if cum >= fidx {
+				return q.values[k]
+			}
+		}
+	}
+	return q.values[len(q.values)-1]
 }
 
 // tailQuantile is the empirical p-quantile (stat.Quantile's Empirical rule: the lowest
-// value whose cumulative weight reaches p*total) of the flows' mean delays, flow i
-// weighing w[i], where order lists the delivered flows by delay and total is their
-// summed weight; NaN when total is 0. It scans from the top, visiting only the flows
-// above the quantile (1% of them for p99), where stat.Quantile would scan them all;
-// the weights are integers, so the sums are exact and both scans agree.
-func tailQuantile(p float64, order []int32, flows []FlowSample, w []float64, total float64) float64 {
+// value whose cumulative weight reaches p*total) of values, the values of the flows
+// order lists in increasing order (values[k] is flow order[k]'s), flow i weighing
+// w[i] (nil w: every flow 1), where total is their summed weight; NaN when total is 0. It scans from the
+// top, visiting only the flows above the quantile (1% of them for p99), where
+// stat.Quantile would scan them all; the weights are integers, so the sums are exact
+// and both scans agree.
+func tailQuantile(p float64, order []int32, values []float64, w []float64, total float64) float64 {
 	if total <= 0 || len(order) == 0 {
 		return math.NaN()
 	}
 	fidx := p * total // as stat.Quantile computes it
 	var tail float64  // weight above index k: exact, the weights are integers
 	for k := len(order) - 1; k >= 0; k-- {
-		i := order[k]
-		wk := w[i]
+		wk := 1.0
+		if w != nil {
+			wk = w[order[k]]
+		}
 		if wk > 0 && total-tail-wk < fidx { // the cumulative weight below k misses p
-			return flows[i].DelayMeanPs
+			return values[k]
 		}
 		tail += wk
 	}
-	return flows[order[0]].DelayMeanPs
+	return values[0]
 }

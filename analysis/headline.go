@@ -64,7 +64,73 @@ func headline(s *Summary) []string {
 	if s.Delay.All.Packets > 0 {
 		h = append(h, fmt.Sprintf("One-way delay: p50 %s, p99 %s over %s delivered packets.", units.FormatPs(s.Delay.All.P50Ps), units.FormatPs(s.Delay.All.P99Ps), units.FormatCount(s.Delay.All.Packets)))
 	}
+	if line := fctLine(s.FCT); line != "" {
+		h = append(h, line)
+	}
+	if line := closedLoopLine(s.Transport); line != "" {
+		h = append(h, line)
+	}
 	return h
+}
+
+// fctLine says how many flows completed and their slowdown, overall and in the
+// largest size bucket with completed flows; "" without flows that carried data.
+func fctLine(f FCTSummary) string {
+	if f.Flows == 0 {
+		return ""
+	}
+	line := fmt.Sprintf("Flow completion: %s of %s flows complete", units.FormatCount(f.Complete), units.FormatCount(f.Flows))
+	var why []string
+	for c := records.Completion(0); c < records.NumCompletions; c++ {
+		if n := f.ByCompletion[c.String()]; c != records.CompletionComplete && n > 0 {
+			why = append(why, fmt.Sprintf("%s %s", units.FormatCount(n), c))
+		}
+	}
+	if len(why) > 0 {
+		line += " (" + strings.Join(why, ", ") + ")"
+	}
+	if f.Complete == 0 || len(f.Rows) == 0 {
+		return line + ": no slowdown to report."
+	}
+	line += fmt.Sprintf("; slowdown p50 %s, p99 %s", FormatSlowdown(f.SlowdownP50), FormatSlowdown(f.SlowdownP99))
+	all := f.Rows[len(f.Rows)-5:] // transport "all": the four buckets, then "all"
+	for k := 3; k >= 0; k-- {
+		if r := all[k]; r.P99 != nil {
+			line += fmt.Sprintf(" (flows %s: p99 %s)", bucketWords(r.FCTBucket), FormatSlowdown(*r.P99))
+			break
+		}
+	}
+	return line + "."
+}
+
+// bucketWords names a size bucket in a sentence: "< 9 KB", "9 KB to 205 KB", ">= 1.02 MB".
+func bucketWords(b FCTBucket) string {
+	switch {
+	case b.HiByte < 0:
+		return ">= " + units.FormatBytes(float64(b.LoByte))
+	case b.LoByte == 0:
+		return "< " + units.FormatBytes(float64(b.HiByte))
+	}
+	return units.FormatBytes(float64(b.LoByte)) + " to " + units.FormatBytes(float64(b.HiByte))
+}
+
+// closedLoopLine summarises what a closed-loop run's senders did; "" for open loop.
+func closedLoopLine(t *TransportSummary) string {
+	if t == nil {
+		return ""
+	}
+	var parts []string
+	if n := t.CNPsPerFlow.Flows; n > 0 {
+		parts = append(parts, fmt.Sprintf("%s CNP%s (%s of %s DCQCN flows got any), %s rate cut%s",
+			units.FormatCount(t.Events["cnp"]), plural(int(t.Events["cnp"])), units.FormatCount(t.CNPsPerFlow.WithAny), units.FormatCount(n),
+			units.FormatCount(t.Events["rate_cut"]), plural(int(t.Events["rate_cut"]))))
+	}
+	if n := t.ECEPerFlow.Flows; n > 0 {
+		parts = append(parts, fmt.Sprintf("%s DCTCP window cut%s", units.FormatCount(t.Events["window_cut"]), plural(int(t.Events["window_cut"]))))
+	}
+	parts = append(parts, fmt.Sprintf("%s retransmitted packet%s, %s timeout%s",
+		units.FormatCount(t.Retransmits), plural(int(t.Retransmits)), units.FormatCount(t.Timeouts), plural(int(t.Timeouts))))
+	return "Closed loop: " + strings.Join(parts, "; ") + "."
 }
 
 // balanceLine names the worst judged equal-cost set, or says why none is judged.

@@ -29,9 +29,10 @@ func Load(runDir string) (*Run, error) { return LoadWith(runDir, nil) }
 // It refuses a directory without run.json, a run of another schema version
 // (records.ErrSchemaVersion) or not marked complete (records.ErrIncomplete), a missing
 // or truncated record file (records.ErrNotRecordFile), and a file whose row count
-// differs from run.json's (ErrRecordsMismatch). packets.arrow is optional (replay
-// --record-packets). Every file is streamed once, in time linear in its rows; memory
-// holds the ports, sets, pause intervals, the per-flow table (72 bytes a flow; a
+// differs from run.json's (ErrRecordsMismatch). packets.arrow (replay
+// --record-packets) and transport.arrow (closed-loop runs) are optional: absent
+// unless run.json lists them. Every file is streamed once, in time linear in its rows; memory
+// holds the ports, sets, pause intervals, the per-flow table (88 bytes a flow; a
 // comparison adds each flow's shares of the member loads) and fixed-size
 // aggregates, never the drops, events or packets themselves.
 //
@@ -64,6 +65,7 @@ func LoadWith(runDir string, progress func(stage string, done, total int)) (*Run
 		{records.LoadBalanceFile, false, l.loadBalance},
 		{records.PFCFile, false, l.pfc},
 		{records.DropsFile, false, l.drops},
+		{records.TransportFile, true, l.transport},
 		{records.FlowsFile, false, l.flows},
 		{records.DelayFile, false, l.delay},
 		{records.BufferFile, false, l.buffer},
@@ -115,7 +117,39 @@ func runInfo(m *records.Run) (RunInfo, error) {
 		return info, err
 	}
 	info.NotInjected = append([]records.NotInjected{}, ni...)
+	var cfg struct {
+		Switch struct {
+			Mtu units.Bytes
+		}
+	}
+	if len(m.Config) > 0 {
+		if err := json.Unmarshal(m.Config, &cfg); err != nil {
+			return info, fmt.Errorf("run.json config: %w", err)
+		}
+	}
+	info.MTUBytes = int64(cfg.Switch.Mtu)
 	return info, nil
+}
+
+// closedLoop returns what run.json says of a closed-loop run's transports.
+func closedLoop(m *records.Run, simPs int64) (*ClosedLoop, error) {
+	c := &ClosedLoop{Events: NewTransportEvents(simPs, TimeBins), ControlPackets: map[string]records.ControlCount{}, Replaced: map[string]int64{},
+		Retransmits: m.Simulation.Retransmits, Timeouts: m.Simulation.Timeouts}
+	for k, v := range m.Simulation.ControlPackets {
+		c.ControlPackets[k.String()] = v
+	}
+	var trace struct {
+		Replaced map[string]int64 `json:"replaced"`
+	}
+	if len(m.Trace) > 0 {
+		if err := json.Unmarshal(m.Trace, &trace); err != nil {
+			return nil, fmt.Errorf("run.json trace: %w", err)
+		}
+	}
+	for k, v := range trace.Replaced {
+		c.Replaced[k] = v
+	}
+	return c, nil
 }
 
 type portRef struct {
@@ -374,6 +408,18 @@ func (l *loader) drops(path string) error {
 	return err
 }
 
+// transport counts transport.arrow's events (a closed-loop run's).
+func (l *loader) transport(path string) error {
+	c, err := closedLoop(l.meta, l.run.Info.SimPs)
+	if err != nil {
+		return err
+	}
+	l.run.ClosedLoop = c
+	return stream(l, path, records.OpenTransport, func(r *records.TransportRow, _ []NodeID) error {
+		return c.Events.Add(r.TimePs, r.FlowID, r.Event)
+	})
+}
+
 // cell returns the table cell of member m of switch sw's up set; -1 (no cell, no
 // error) for member 0 of a switch with a single uplink, which flows.arrow records but
 // loadbalance.arrow does not (nothing to balance).
@@ -427,8 +473,9 @@ func (l *loader) flows(path string) error {
 		ft.Flows = make([]FlowSample, 0, want)
 	}
 	tot := &l.run.FlowTotals
-	fprint := fnv.New64a()
-	var fbuf [24]byte
+	cl := l.run.ClosedLoop
+	fpTuple, fpStart, fpSize := fnv.New64a(), fnv.New64a(), fnv.New64a()
+	var fbuf [32]byte
 	var fp FlowPath
 	path6 := make([]NodeID, 0, 8) // host, rack, [fabric, [spine, fabric], rack], host
 	err := stream(l, path, records.OpenFlows, func(r *records.FlowRow, nodes []NodeID) error {
@@ -441,8 +488,16 @@ func (l *loader) flows(path string) error {
 			return err
 		}
 		f := FlowSample{RackCell: -1, FabricCell: -1, RackMember: r.RackMember, FabricMember: r.FabricMember, Moved: r.PathChanges > 0,
-			Packets: float64(r.Packets), Bytes: float64(r.Bytes), Dropped: float64(r.Dropped), Delivered: float64(r.Delivered),
+			Transport: r.Transport, Completion: r.Completion, SizeBytes: r.SizeBytes, Data: r.SizeBytes > 0 || r.IdealFctPs > 0,
+			Slowdown: SlowdownOf(r.Completion == records.CompletionComplete, r.FctPs, r.IdealFctPs),
+			Packets:  float64(r.Packets), Bytes: float64(r.Bytes), Dropped: float64(r.Dropped), Delivered: float64(r.Delivered),
 			CE: float64(r.CEMarked), DelayMeanPs: float64(r.DelayMeanPs)}
+		if r.SizeBytes < 0 || r.IdealFctPs < 0 || r.Completion == records.CompletionComplete && r.FctPs < 0 {
+			return fmt.Errorf("flow %d: size_bytes %d, fct_ps %d, ideal_fct_ps %d", r.FlowID, r.SizeBytes, r.FctPs, r.IdealFctPs)
+		}
+		if cl != nil {
+			cl.AddFlow(r.FlowID, r.Transport, r.CongestionSignals)
+		}
 		if r.RackMember < -1 || r.FabricMember < -1 || (r.RackMember < 0 && r.FabricMember >= 0) {
 			return fmt.Errorf("flow %d: rack_member %d, fabric_member %d", r.FlowID, r.RackMember, r.FabricMember)
 		}
@@ -495,9 +550,16 @@ func (l *loader) flows(path string) error {
 		ft.Flows = append(ft.Flows, f)
 
 		binary.LittleEndian.PutUint64(fbuf[0:], uint64(r.FlowID))
-		binary.LittleEndian.PutUint64(fbuf[8:], uint64(r.Packets))
-		binary.LittleEndian.PutUint64(fbuf[16:], uint64(r.Bytes))
-		fprint.Write(fbuf[:])
+		copy(fbuf[8:12], r.Src[:])
+		copy(fbuf[12:16], r.Dst[:])
+		binary.LittleEndian.PutUint16(fbuf[16:], r.Sport)
+		binary.LittleEndian.PutUint16(fbuf[18:], r.Dport)
+		fbuf[20] = r.Proto
+		fpTuple.Write(fbuf[:21])
+		binary.LittleEndian.PutUint64(fbuf[8:], uint64(r.FirstPs))
+		fpStart.Write(fbuf[:16])
+		binary.LittleEndian.PutUint64(fbuf[8:], uint64(r.SizeBytes))
+		fpSize.Write(fbuf[:16])
 		tot.Flows++
 		tot.Packets += r.Packets
 		tot.Bytes += r.Bytes
@@ -533,7 +595,7 @@ func (l *loader) flows(path string) error {
 	if err != nil {
 		return err
 	}
-	ft.Fingerprint = fprint.Sum64()
+	ft.Fingerprint = FlowFingerprint{Tuple: fpTuple.Sum64(), Start: fpStart.Sum64(), Size: fpSize.Sum64()}
 	l.run.TopFlows = top.Result()
 	if victims != nil {
 		l.run.VictimIDs = victims.IDs()

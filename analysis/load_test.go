@@ -8,9 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/tracefabric/tracefabric/internal/units"
 	"github.com/tracefabric/tracefabric/records"
 )
 
@@ -52,6 +54,10 @@ type fixture struct {
 	drops, pfc, packets bool
 	complete            bool
 	lieRows             bool // run.json lists a wrong row count for flows.arrow
+	// closed: a closed-loop run: transport.arrow (rows out of time order, as DCQCN's
+	// lazily written rate changes are), its run.json counts, flows re-sent by DCQCN
+	// (flow 1) and DCTCP (flow 2) that both completed.
+	closed bool
 }
 
 func writeFixture(t *testing.T, fx fixture) string {
@@ -141,17 +147,49 @@ func writeFixture(t *testing.T, fx fixture) string {
 		}
 		return 0
 	}
+	if fx.closed {
+		write(records.TransportFile, func(p string) int64 {
+			w, err := records.NewTransportWriter(p, d)
+			must(err)
+			for _, r := range []records.TransportRow{
+				{TimePs: 1200, FlowID: 1, Node: nH1, Event: records.EventCNP},
+				{TimePs: 2400, FlowID: 1, Node: nH1, Event: records.EventCNP},
+				{TimePs: 9000, FlowID: 2, Node: nH1, Event: records.EventWindowCut, Value: 18000},
+				{TimePs: 1500, FlowID: 1, Node: nH0, Event: records.EventRateCut, Value: 50e9}, // written late: its timer was evaluated at 9000
+				{TimePs: 5500, FlowID: 1, Node: nH0, Event: records.EventRateCut, Value: 25e9},
+				{TimePs: 9800, FlowID: 1, Node: nH0, Event: records.EventRateIncrease, Value: 60e9},
+			} {
+				must(w.Append(&r))
+			}
+			must(w.Close())
+			return w.Rows()
+		})
+	}
 	write(records.FlowsFile, func(p string) int64 {
 		w, err := records.NewFlowsWriter(p, d)
 		must(err)
 		for _, r := range []records.FlowRow{
 			{FlowID: 1, Src: [4]byte{10, 0, 0, 1}, Dst: [4]byte{10, 0, 1, 1}, Proto: 17, Sport: 1000, Dport: 4791, DSCP: 26, TC: 3,
 				SrcHost: nH0, DstHost: nH1, Packets: 3, Bytes: 3000, Delivered: 3 - dropped(2), Dropped: dropped(2), FirstPs: 0, LastPs: 3000,
-				DelayMeanPs: 1500, RackMember: 1, FabricMember: 0},
+				DelayMeanPs: 1500, RackMember: 1, FabricMember: 0, SizeBytes: 3000, IdealFctPs: 2000},
 			{FlowID: 2, Src: [4]byte{10, 0, 1, 1}, Dst: [4]byte{10, 0, 0, 1}, Proto: 17, Sport: 1001, Dport: 4791, DSCP: 26, TC: 3,
 				SrcHost: nH1, DstHost: nH0, Packets: 2, Bytes: 1000, Delivered: 2 - dropped(1), Dropped: dropped(1), FirstPs: 8000, LastPs: 9000,
-				DelayMeanPs: 3000, RackMember: 0, FabricMember: 1},
+				DelayMeanPs: 3000, RackMember: 0, FabricMember: 1, SizeBytes: 1000, IdealFctPs: 1000},
 		} {
+			// Open loop: a flow completes when none of its packets dropped; closed loop,
+			// both completed, flow 1 (DCQCN) after 2 CNPs, flow 2 (DCTCP) after 3 ECE ACKs.
+			switch {
+			case fx.closed:
+				r.Transport, r.Completion = records.TransportDCQCN, records.CompletionComplete
+				r.FctPs, r.CongestionSignals = 6000, 2
+				if r.FlowID == 2 {
+					r.Transport, r.FctPs, r.CongestionSignals = records.TransportDCTCP, 1500, 3
+				}
+			case r.Dropped > 0:
+				r.Completion = records.CompletionDropped
+			default:
+				r.Completion, r.FctPs = records.CompletionComplete, 2*r.IdealFctPs
+			}
 			must(w.Append(&r))
 		}
 		must(w.Close())
@@ -209,7 +247,15 @@ func writeFixture(t *testing.T, fx fixture) string {
 		sim.LosslessDrops = 1
 	}
 	run := &records.Run{Version: "test", Seed: 1, HashMethod: records.HashCRC32, Simulation: sim, Records: rows, Complete: fx.complete,
-		Trace: json.RawMessage(`{"packets": 5, "flows": 2}`)}
+		Trace: json.RawMessage(`{"packets": 5, "flows": 2}`), Transport: records.ModeOpen, Config: json.RawMessage(`{"Switch": {"Mtu": "1500B"}}`)}
+	run.Topology.BDPBytes = 2000
+	if fx.closed {
+		run.Transport = records.ModeClosed
+		run.Trace = json.RawMessage(`{"packets": 5, "flows": 2, "replaced": {"tcp-ack": 4, "roce-ack": 0, "roce-cnp": 1}}`)
+		run.Simulation.ControlPackets = map[records.PacketKind]records.ControlCount{
+			records.KindAck: {Generated: 5, Delivered: 4, Dropped: 1}, records.KindCNP: {Generated: 2, Delivered: 2}}
+		run.Simulation.Retransmits, run.Simulation.Timeouts = 1, 0
+	}
 	must(records.WriteRun(filepath.Join(dir, records.RunFile), run))
 	return dir
 }
@@ -461,4 +507,103 @@ func TestSummaryGolden(t *testing.T) {
 	if string(got) != string(want) {
 		t.Errorf("summary differs from %s (rerun with -update after checking):\n%s", golden, got)
 	}
+}
+
+// A closed-loop run: transport.arrow's events counted by kind, per flow and over time
+// whatever their order in the file; run.json's control packets and replaced packets;
+// flow completion per transport. Expectations by hand from the fixture's rows.
+func TestLoadClosedLoop(t *testing.T) {
+	run, err := Load(writeFixture(t, fixture{complete: true, closed: true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Analyze(run, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := s.Transport
+	if tr == nil {
+		t.Fatal("no transport summary for a closed-loop run")
+	}
+	wantEvents := map[string]int64{"cnp": 2, "rate_cut": 2, "rate_increase": 1, "window_cut": 1, "fast_retransmit": 0, "timeout": 0}
+	if !reflect.DeepEqual(tr.Events, wantEvents) {
+		t.Errorf("events %v, want %v", tr.Events, wantEvents)
+	}
+	if !reflect.DeepEqual(tr.FlowsByTransport, map[string]int64{"dcqcn": 1, "dctcp": 1}) {
+		t.Errorf("flows by transport %v", tr.FlowsByTransport)
+	}
+	one := func(total int64) PerFlow {
+		return PerFlow{Flows: 1, WithAny: 1, Total: total, Mean: float64(total), Max: total}
+	}
+	if tr.CNPsPerFlow != one(2) || tr.RateCutsPerFlow != one(2) || tr.ECEPerFlow != one(3) {
+		t.Errorf("per flow: CNPs %+v, rate cuts %+v, ECE %+v", tr.CNPsPerFlow, tr.RateCutsPerFlow, tr.ECEPerFlow)
+	}
+	if tr.ControlPackets["ack"] != (records.ControlCount{Generated: 5, Delivered: 4, Dropped: 1}) || tr.ControlPackets["cnp"].Generated != 2 ||
+		tr.Replaced["tcp-ack"] != 4 || tr.Replaced["roce-cnp"] != 1 || tr.Retransmits != 1 || tr.Timeouts != 0 {
+		t.Errorf("run.json counts: control %v, replaced %v, retransmits %d, timeouts %d", tr.ControlPackets, tr.Replaced, tr.Retransmits, tr.Timeouts)
+	}
+	// Over time: every event in the bin of its own time, the late rate cut at 1500 ps
+	// included.
+	ot := tr.OverTime
+	binOf := func(ps int64) int { return int((units.Time(ps) - ot.StartPs) / ot.BinPs) }
+	for k, kind := range ot.Kinds {
+		var sum int64
+		for _, n := range ot.Counts[k] {
+			sum += n
+		}
+		if sum != wantEvents[kind] {
+			t.Errorf("%s over time sums to %d, want %d", kind, sum, wantEvents[kind])
+		}
+	}
+	if n := tr.CNPOverTime; n == nil || !reflect.DeepEqual(n.Kinds, []string{"cnp", "rate_cut"}) || sum64(n.Counts[0]) != 2 || sum64(n.Counts[1]) != 2 ||
+		n.StartPs+units.Time(len(n.Counts[0]))*n.BinPs <= 5500 || n.StartPs > 1200 {
+		t.Errorf("CNPs over time %+v: want 2 CNPs and 2 rate cuts over [1200, 5500] ps", n)
+	}
+	cut := slices.Index(ot.Kinds, "rate_cut")
+	if b1, b2 := binOf(1500), binOf(5500); cut < 0 || b1 == b2 || ot.Counts[cut][b1] != 1 || ot.Counts[cut][b2] != 1 {
+		t.Errorf("rate cuts over time %v (start %d, bin %d)", ot.Counts[cut], ot.StartPs, ot.BinPs)
+	}
+	// MTU 1500 B, BDP 2000 B: flow 2 (1000 B, DCTCP) is < MTU with slowdown 1500/1000;
+	// flow 1 (3000 B, DCQCN) is in [BDP, 5 BDP) with slowdown 6000/2000.
+	f := s.FCT
+	if f.MTUBytes != 1500 || f.BDPBytes != 2000 || f.Flows != 2 || f.Complete != 2 || f.SlowdownP50 != 1.5 || f.SlowdownP99 != 3 {
+		t.Errorf("fct %+v", f)
+	}
+	row := func(tr, bucket string) SlowdownRow {
+		for _, r := range f.Rows {
+			if r.Transport == tr && r.Name == bucket {
+				return r
+			}
+		}
+		t.Fatalf("no row %s/%s", tr, bucket)
+		return SlowdownRow{}
+	}
+	if r := row("dcqcn", "BDP to 5 BDP"); r.Complete != 1 || *r.P99 != 3 || r.LoByte != 2000 || r.HiByte != 10000 {
+		t.Errorf("dcqcn row %+v", r)
+	}
+	if r := row("dctcp", "< MTU"); r.Complete != 1 || *r.P50 != 1.5 {
+		t.Errorf("dctcp row %+v", r)
+	}
+	h := strings.Join(s.Headline, "\n")
+	for _, want := range []string{"Flow completion: 2 of 2 flows complete; slowdown p50 1.50, p99 3.00 (flows 2 KB to 10 KB: p99 3.00).",
+		"Closed loop: 2 CNPs (1 of 1 DCQCN flows got any), 2 rate cuts; 1 DCTCP window cut; 1 retransmitted packet, 0 timeouts."} {
+		if !strings.Contains(h, want) {
+			t.Errorf("headline lacks %q:\n%s", want, h)
+		}
+	}
+	// An open-loop run has no transport.arrow and no transport summary: not an error.
+	open, err := Load(writeFixture(t, fixture{complete: true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if so, _ := Analyze(open, Options{}); so.Transport != nil || open.ClosedLoop != nil || so.FCT.Complete != 2 || so.FCT.SlowdownP99 != 2 {
+		t.Errorf("open loop: transport %+v, fct %+v", so.Transport, so.FCT)
+	}
+}
+
+func sum64(xs []int64) (s int64) {
+	for _, x := range xs {
+		s += x
+	}
+	return s
 }

@@ -51,6 +51,10 @@ type Run struct {
 	// ECNOverTime is the CE fraction over time from packets.arrow, nil without it.
 	ECNOverTime *ECNSeries
 
+	// ClosedLoop holds a closed-loop run's transport records (transport.arrow and
+	// run.json's counts); nil for an open-loop run.
+	ClosedLoop *ClosedLoop
+
 	// Flows is the per-flow table (flows.arrow) that polarization and comparisons use.
 	Flows FlowTable
 	// FlowTotals sums flows.arrow.
@@ -92,7 +96,9 @@ type RunInfo struct {
 	// as recorded (for the report's fabric description; not repeated in summary.json).
 	Config   json.RawMessage  `json:"-"`
 	Topology records.Topology `json:"-"`
-	Complete bool             `json:"complete"`
+	// MTUBytes is the configuration's Switch.Mtu (bytes; 0 when unknown).
+	MTUBytes int64 `json:"-"`
+	Complete bool  `json:"complete"`
 }
 
 // DroppedTotal sums Dropped.

@@ -12,7 +12,8 @@ import (
 // Tables returns the tables behind the figures and report sections of a Summary, for
 // tables/<name>.csv: drops_over_time, drops_by, top_flows, pfc_ports, pfc_storms,
 // pfc_pause_timeline, buffer_occupancy, ecmp_member_load, ecmp_sets, ecmp_tiers,
-// delay_cdf, ecn_queues and ecn_over_time (only with per-packet records).
+// delay_cdf, ecn_queues, ecn_over_time (only with per-packet records), fct_slowdown
+// and transport_events_over_time (closed-loop runs only).
 func (s *Summary) Tables() []Table {
 	var ts []Table
 
@@ -128,6 +129,20 @@ func (s *Summary) Tables() []Table {
 	}
 	ts = append(ts, t)
 
+	ts = append(ts, SlowdownTable("fct_slowdown", nil, [][]SlowdownRow{s.FCT.Rows}))
+	if tr := s.Transport; tr != nil && tr.OverTime != nil {
+		e := tr.OverTime
+		t = Table{Name: "transport_events_over_time", Header: append([]string{"start_ps", "end_ps"}, e.Kinds...)}
+		for b := range e.Counts[0] {
+			row := []string{ft(e.StartPs + units.Time(b)*e.BinPs), ft(e.StartPs + units.Time(b+1)*e.BinPs)}
+			for k := range e.Kinds {
+				row = append(row, fi(e.Counts[k][b]))
+			}
+			t.Rows = append(t.Rows, row)
+		}
+		ts = append(ts, t)
+	}
+
 	if e := s.ECN.OverTime; e != nil {
 		t = Table{Name: "ecn_over_time", Header: []string{"start_ps", "end_ps", "delivered", "marked", "fraction"}}
 		for b := range e.Delivered {
@@ -136,6 +151,37 @@ func (s *Summary) Tables() []Table {
 		ts = append(ts, t)
 	}
 	return ts
+}
+
+// SlowdownTable is the flow completion slowdown per transport and size bucket of one
+// run (runs nil: no run column) or of several (a first column "run" naming each):
+// bucket bounds in bytes (hi_bytes empty for no bound), flows, completed flows and
+// the quantiles (empty when no flow of the bucket completed).
+func SlowdownTable(name string, runs []string, rows [][]SlowdownRow) Table {
+	t := Table{Name: name, Header: []string{"transport", "bucket", "lo_bytes", "hi_bytes", "flows", "complete", "p50", "p95", "p99", "max"}}
+	if runs != nil {
+		t.Header = append([]string{"run"}, t.Header...)
+	}
+	opt := func(v *float64) string {
+		if v == nil {
+			return ""
+		}
+		return ff(*v)
+	}
+	for i, rs := range rows {
+		for _, r := range rs {
+			hi := ""
+			if r.HiByte >= 0 {
+				hi = fi(r.HiByte)
+			}
+			row := []string{r.Transport, r.Name, fi(r.LoByte), hi, strconv.Itoa(r.Flows), strconv.Itoa(r.Complete), opt(r.P50), opt(r.P95), opt(r.P99), opt(r.Max)}
+			if runs != nil {
+				row = append([]string{runs[i]}, row...)
+			}
+			t.Rows = append(t.Rows, row)
+		}
+	}
+	return t
 }
 
 func share(x, total float64) float64 {

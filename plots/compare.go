@@ -40,8 +40,11 @@ const (
 	Higher                 // higher values are better (Jain's index)
 )
 
-// Comparison holds metrics measured for several hash methods (runs of one trace).
+// Comparison holds metrics measured for several hash methods (runs of one trace), or
+// runs of one trace that differ otherwise (Title says how; "" means "Hash methods
+// compared").
 type Comparison struct {
+	Title   string
 	Metrics []MetricCI
 }
 
@@ -140,8 +143,12 @@ func HashComparison(c Comparison, o Options) (*Figure, error) {
 		}
 		grid[k/cols][k%cols] = p
 	}
+	title := c.Title
+	if title == "" {
+		title = "Hash methods compared"
+	}
 	pg := &page{
-		title: "Hash methods compared",
+		title: title,
 		note:  "points: value; bars: 95% bootstrap confidence interval; green: the best method (none on a tie or an unranked metric)",
 		grid:  grid,
 	}

@@ -16,6 +16,9 @@
 //	hash_comparison     one panel per metric, a value per hash method with its 95% CI
 //	delay_cdf           one-way delay CDF per traffic class, log time axis
 //	ecn_marking         CE-marked fraction per queue (and over time when given)
+//	fct_slowdown        flow completion slowdown (p50, p99) per flow size bucket, log
+//	                    axis from 1, one series per transport or run
+//	cnp_over_time       closed loop: CNPs and DCQCN rate cuts per time bin
 //
 // Units. Inputs follow the project's conventions: times are picoseconds
 // (units.Time), sizes bytes, shares and fractions in [0, 1]. Figures convert for the

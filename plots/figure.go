@@ -24,6 +24,8 @@ const (
 	NameHashComparison   = "hash_comparison"
 	NameDelayCDF         = "delay_cdf"
 	NameECNMarking       = "ecn_marking"
+	NameFCTSlowdown      = "fct_slowdown"
+	NameCNPOverTime      = "cnp_over_time"
 )
 
 // ErrNoData is matched (errors.Is) by the error a figure constructor returns when

@@ -141,3 +141,25 @@ func sampleECN() ECNMarks {
 	}
 	return m
 }
+
+func sampleSlowdown() Slowdown {
+	nan := math.NaN()
+	return Slowdown{
+		Buckets: []string{"< MTU (9 KB)", "MTU to BDP", "BDP to 5 BDP", ">= 5 BDP (1.02 MB)"},
+		Series: []SlowdownSeries{
+			{Label: "open", P50: []float64{1, 1.4, 3.2, 8}, P99: []float64{2.5, 45.9, 60, 120}, Complete: []float64{200, 150, 40, 26}},
+			{Label: "dctcp", P50: []float64{1, 1.1, nan, 2.2}, P99: []float64{1.3, 3.5, nan, 4.1}, Complete: []float64{180, 160, 0, 40}},
+			{Label: "newreno", P50: []float64{nan, 1.2, nan, nan}, P99: []float64{nan, 9.5, nan, nan}, Complete: []float64{0, 24, 0, 0}},
+		},
+	}
+}
+
+func sampleCNPs() CNPBins {
+	const bins = 120
+	c := CNPBins{Start: 2 * units.Millisecond, BinWidth: 50 * units.Microsecond, CNPs: make([]float64, bins), RateCuts: make([]float64, bins)}
+	for i := range bins {
+		c.CNPs[i] = math.Round(60 * math.Exp(-math.Pow(float64(i-30)/12, 2)))
+		c.RateCuts[i] = math.Round(0.9 * c.CNPs[i])
+	}
+	return c
+}

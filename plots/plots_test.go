@@ -48,6 +48,8 @@ func figureCases() []figureCase {
 		{NameHashComparison, func(o Options) (*Figure, error) { return HashComparison(sampleComparison(), o) }},
 		{NameDelayCDF, func(o Options) (*Figure, error) { return DelayCDF(sampleDelay(), o) }},
 		{NameECNMarking, func(o Options) (*Figure, error) { return ECNMarking(sampleECN(), o) }},
+		{NameFCTSlowdown, func(o Options) (*Figure, error) { return FCTSlowdown(sampleSlowdown(), o) }},
+		{NameCNPOverTime, func(o Options) (*Figure, error) { return CNPOverTime(sampleCNPs(), o) }},
 	}
 }
 
@@ -306,6 +308,16 @@ func TestNoData(t *testing.T) {
 		{"ecn/none", NameECNMarking, "no ECN marks", func() (*Figure, error) {
 			return ECNMarking(ECNMarks{}, Options{})
 		}},
+		{"fct/none", NameFCTSlowdown, "no flow completed", func() (*Figure, error) {
+			return FCTSlowdown(Slowdown{Buckets: []string{"< MTU"}}, Options{})
+		}},
+		{"fct/nan", NameFCTSlowdown, "no flow completed", func() (*Figure, error) {
+			return FCTSlowdown(Slowdown{Buckets: []string{"< MTU"}, Series: []SlowdownSeries{
+				{Label: "open", P50: []float64{math.NaN()}, P99: []float64{math.NaN()}, Complete: []float64{0}}}}, Options{})
+		}},
+		{"cnp/zero", NameCNPOverTime, "no CNPs or rate cuts", func() (*Figure, error) {
+			return CNPOverTime(CNPBins{BinWidth: units.Microsecond, CNPs: zeroBins(4), RateCuts: zeroBins(4)}, Options{})
+		}},
 		{"ecn/zero", NameECNMarking, "no ECN marks", func() (*Figure, error) {
 			return ECNMarking(ECNMarks{Queues: []QueueMarks{{Node: "leaf0", Packets: 100}},
 				BinWidth: units.Microsecond, Marked: zeroBins(2), Packets: []float64{5, 5}}, Options{})
@@ -381,6 +393,20 @@ func TestInvalidInput(t *testing.T) {
 		}},
 		{"ecn/marked>packets", "queue leaf0:2/tc3", func() (*Figure, error) {
 			return ECNMarking(ECNMarks{Queues: []QueueMarks{{Node: "leaf0", Port: 2, TC: 3, Marked: 5, Packets: 4}}}, Options{})
+		}},
+		{"fct/ragged", `series "dctcp" has 1, 2 and 2 values for 2 buckets`, func() (*Figure, error) {
+			return FCTSlowdown(Slowdown{Buckets: []string{"a", "b"}, Series: []SlowdownSeries{
+				{Label: "dctcp", P50: []float64{1}, P99: []float64{1, 2}, Complete: []float64{1, 1}}}}, Options{})
+		}},
+		{"fct/zero", `series "open" bucket 0: slowdown 0`, func() (*Figure, error) {
+			return FCTSlowdown(Slowdown{Buckets: []string{"a"}, Series: []SlowdownSeries{
+				{Label: "open", P50: []float64{0}, P99: []float64{1}, Complete: []float64{1}}}}, Options{})
+		}},
+		{"cnp/bins", "3 CNP bins but 2 rate-cut bins", func() (*Figure, error) {
+			return CNPOverTime(CNPBins{BinWidth: 1, CNPs: []float64{1, 2, 3}, RateCuts: []float64{1, 2}}, Options{})
+		}},
+		{"cnp/negative", "bin 1: count -1", func() (*Figure, error) {
+			return CNPOverTime(CNPBins{BinWidth: 1, CNPs: []float64{1, -1}, RateCuts: []float64{0, 0}}, Options{})
 		}},
 		{"ecn/bins", "2 marked bins but 1 packet bins", func() (*Figure, error) {
 			return ECNMarking(ECNMarks{BinWidth: 1, Marked: []float64{1, 1}, Packets: []float64{2}}, Options{})

@@ -20,7 +20,7 @@ import (
 
 // allFigures are the figures of a single-run report.
 var allFigures = []string{plots.NameDropsOverTime, plots.NamePFCPauseTimeline, plots.NameBufferOccupancy,
-	plots.NameECMPMemberLoad, plots.NameECNMarking, plots.NameDelayCDF}
+	plots.NameECMPMemberLoad, plots.NameECNMarking, plots.NameDelayCDF, plots.NameFCTSlowdown}
 
 // stringsAt returns the list of strings at path of summary.json.
 func stringsAt(t *testing.T, v any, path ...string) []string {
@@ -104,6 +104,8 @@ var stableKeys = [][]string{
 	{"ecn", "marked"}, {"ecn", "delivered_ce"}, {"ecn", "delivered_ce_fraction"}, {"imbalance", "tiers"},
 	{"polarization", "ami"}, {"polarization", "ami_by_rack"}, {"polarization", "judged"}, {"polarization", "nmi"},
 	{"polarization", "nmi_normalization"}, {"delay", "p99_ps"}, {"delay", "flow_mean_p99_ps"}, {"bootstrap", "interval"}, {"headline"},
+	{"fct", "slowdown_p50"}, {"fct", "slowdown_p99"}, {"fct", "rows"}, {"fct", "by_completion"}, {"fct", "complete"}, {"fct", "flows"},
+	{"fct", "mtu_bytes"}, {"fct", "bdp_bytes"}, {"transport"},
 }
 
 func checkStableKeys(t *testing.T, sum map[string]any) {

@@ -34,7 +34,7 @@ func figureSpecs(j *job) []figureSpec {
 			return plots.HashComparison(comparisonFigure(j.cmp), plots.Options{})
 		}})
 	}
-	return append(specs,
+	specs = append(specs,
 		figureSpec{plots.NameDropsOverTime, func() (*plots.Figure, error) {
 			return plots.DropsOverTime(dropBins(s.Drops.Rate), plots.Options{})
 		}},
@@ -56,7 +56,120 @@ func figureSpecs(j *job) []figureSpec {
 		figureSpec{plots.NameDelayCDF, func() (*plots.Figure, error) {
 			return plots.DelayCDF(delayClasses(j.inputs[j.ref].run.Delay, cfg.Switch.PfcEnabled), plots.Options{})
 		}},
+		figureSpec{plots.NameFCTSlowdown, func() (*plots.Figure, error) {
+			return plots.FCTSlowdown(slowdownSeries(j), plots.Options{})
+		}},
 	)
+	if _, tr := closedRun(j); tr != nil && (tr.Events["cnp"] > 0 || tr.Events["rate_cut"] > 0) {
+		specs = append(specs, figureSpec{plots.NameCNPOverTime, func() (*plots.Figure, error) {
+			return plots.CNPOverTime(cnpBins(tr.CNPOverTime), plots.Options{})
+		}})
+	}
+	return specs
+}
+
+// closedRun is the closed-loop run the report's Closed loop section details: the
+// reference run when it is closed loop, else the first closed-loop run; -1 and nil
+// when every run is open loop.
+func closedRun(j *job) (int, *analysis.TransportSummary) {
+	if j.sum.Transport != nil {
+		return j.ref, j.sum.Transport
+	}
+	if j.cmp != nil {
+		for i, m := range j.cmp.Methods {
+			if tr := j.cmp.ByMethod[m].ClosedLoop; tr != nil {
+				return i, tr
+			}
+		}
+	}
+	return -1, nil
+}
+
+// slowdownSeries is the fct_slowdown figure's input: one series per transport of the
+// run (or its "all" rows when it has one transport); when comparing, one per run (its
+// "all" rows), named as the comparison names them.
+func slowdownSeries(j *job) plots.Slowdown {
+	var s plots.Slowdown
+	add := func(label string, rows []analysis.SlowdownRow) {
+		sr := plots.SlowdownSeries{Label: label}
+		for _, r := range rows {
+			if r.Name == "all" {
+				continue
+			}
+			if len(s.Series) == 0 {
+				s.Buckets = append(s.Buckets, bucketLabel(r.FCTBucket))
+			}
+			sr.P50 = append(sr.P50, valueOrNaN(r.P50))
+			sr.P99 = append(sr.P99, valueOrNaN(r.P99))
+			sr.Complete = append(sr.Complete, float64(r.Complete))
+		}
+		s.Series = append(s.Series, sr)
+	}
+	byTransport := func(rows []analysis.SlowdownRow) map[string][]analysis.SlowdownRow {
+		m := map[string][]analysis.SlowdownRow{}
+		for _, r := range rows {
+			m[r.Transport] = append(m[r.Transport], r)
+		}
+		return m
+	}
+	if j.cmp != nil {
+		for _, m := range j.cmp.Methods {
+			add(m, byTransport(j.cmp.ByMethod[m].FCT.Rows)["all"])
+		}
+		return s
+	}
+	rows := j.sum.FCT.Rows
+	by := byTransport(rows)
+	var order []string
+	for _, r := range rows {
+		if !slices.Contains(order, r.Transport) {
+			order = append(order, r.Transport)
+		}
+	}
+	if len(order) > 1 {
+		order = slices.DeleteFunc(order, func(t string) bool { return t == "all" })
+	}
+	for _, t := range order {
+		add(t, by[t])
+	}
+	return s
+}
+
+// bucketLabel names a size bucket for the figure's axis: "< MTU (9 KB)",
+// "MTU to BDP", "BDP to 5 BDP", ">= 5 BDP (1.02 MB)".
+func bucketLabel(b analysis.FCTBucket) string {
+	switch {
+	case b.LoByte == 0:
+		return fmt.Sprintf("%s (%s)", b.Name, units.FormatBytes(float64(b.HiByte)))
+	case b.HiByte < 0:
+		return fmt.Sprintf("%s (%s)", b.Name, units.FormatBytes(float64(b.LoByte)))
+	}
+	return b.Name
+}
+
+func valueOrNaN(v *float64) float64 {
+	if v == nil {
+		return math.NaN()
+	}
+	return *v
+}
+
+// cnpBins is the cnp_over_time figure's input: the CNPs and rate cuts per bin.
+func cnpBins(e *analysis.EventSeries) plots.CNPBins {
+	c := plots.CNPBins{Start: e.StartPs, BinWidth: max(e.BinPs, 1)}
+	for k, kind := range e.Kinds {
+		vals := make([]float64, len(e.Counts[k]))
+		for b, n := range e.Counts[k] {
+			vals[b] = float64(n)
+		}
+		switch kind {
+		case records.EventCNP.String():
+			c.CNPs = vals
+		case records.EventRateCut.String():
+			c.RateCuts = vals
+		}
+	}
+	return c
 }
 
 func dropBins(r analysis.DropRate) plots.DropBins {
@@ -168,7 +281,8 @@ func comparisonMetrics(c *analysis.Comparison) []string {
 			ms = append(ms, m)
 		}
 	}
-	for _, m := range []string{analysis.MetricAMI, analysis.MetricDrops, analysis.MetricCEFraction, analysis.MetricPausedPs, analysis.MetricP99Delay} {
+	for _, m := range []string{analysis.MetricAMI, analysis.MetricDrops, analysis.MetricCEFraction, analysis.MetricPausedPs, analysis.MetricP99Delay,
+		analysis.MetricSlowdownP50, analysis.MetricSlowdownP99} {
 		if slices.Contains(c.Metrics, m) {
 			ms = append(ms, m)
 		}
@@ -192,7 +306,7 @@ func metricCI(c *analysis.Comparison, metric string) plots.MetricCI {
 		mc.Quantity = plots.Duration
 	case "fraction":
 		mc.Quantity = plots.Share
-	case "packets", "episodes":
+	case "packets", "episodes", "intervals":
 		mc.Quantity, mc.Unit = plots.Count, analysis.MetricUnit(metric)
 	}
 	if b := c.Best[metric]; b.Ranked && !b.Tie {
@@ -210,7 +324,7 @@ func metricCI(c *analysis.Comparison, metric string) plots.MetricCI {
 }
 
 func comparisonFigure(c *analysis.Comparison) plots.Comparison {
-	var pc plots.Comparison
+	pc := plots.Comparison{Title: comparisonTitle(c)}
 	for _, metric := range comparisonMetrics(c) {
 		pc.Metrics = append(pc.Metrics, metricCI(c, metric))
 	}
@@ -258,6 +372,12 @@ func metricLabel(metric string) string {
 		return "p99 one-way delay of packets"
 	case analysis.MetricFlowMeanP99:
 		return "p99 over flows of mean delay"
+	case analysis.MetricSlowdownP50:
+		return "FCT slowdown p50"
+	case analysis.MetricSlowdownP99:
+		return "FCT slowdown p99"
+	case analysis.MetricPauseIntervals:
+		return "PFC pause intervals"
 	}
 	return metric
 }

@@ -43,7 +43,7 @@ func writeOutputs(od *outputDir, j *job) (*result, error) {
 
 	tables := j.sum.Tables()
 	if j.cmp != nil {
-		tables = append(tables, j.cmp.Table())
+		tables = append(tables, j.cmp.Table(), fctByRun(j.cmp))
 	}
 	j.progress.note("writing %d tables", len(tables))
 	if err := os.Mkdir(od.path("tables"), 0o755); err != nil {
@@ -110,7 +110,7 @@ func writeOutputs(od *outputDir, j *job) (*result, error) {
 		if j.cmp != nil {
 			name = methodName(j.cmp, i)
 		}
-		sj.Runs = append(sj.Runs, runRef{Dir: in.dir, Method: name})
+		sj.Runs = append(sj.Runs, runRef{Dir: in.dir, Method: name, Transport: in.run.Info.Transport})
 	}
 	if j.cmp != nil {
 		sj.Reference = methodName(j.cmp, j.ref)
@@ -125,6 +125,15 @@ func writeOutputs(od *outputDir, j *job) (*result, error) {
 	}
 	res.summaryJSON = data
 	return res, nil
+}
+
+// fctByRun is the table fct_slowdown_by_run: every run's slowdown rows, by run name.
+func fctByRun(c *analysis.Comparison) analysis.Table {
+	rows := make([][]analysis.SlowdownRow, len(c.Methods))
+	for i, m := range c.Methods {
+		rows[i] = c.ByMethod[m].FCT.Rows
+	}
+	return analysis.SlowdownTable("fct_slowdown_by_run", c.Methods, rows)
 }
 
 func contains(xs []string, x string) bool {

@@ -16,13 +16,17 @@ var update = flag.Bool("update", false, "rewrite README.md's analyze examples")
 
 // readmeRuns are the run directories the README's analyze examples read, made as the
 // README says: out/demo by `replay run testdata/pcaps/demo.pcap -o out/demo`, out/cmp
-// by `replay run testdata/pcaps/many-flows.pcap -o out/cmp --hash all`.
+// by `replay run testdata/pcaps/many-flows.pcap -o out/cmp --hash all`, out/tcp-open
+// and out/tcp-closed by `replay run testdata/pcaps/tcp-incast.pcap -o out/tcp-open`
+// and the same with `--transport closed`.
 var readmeRuns = map[string]struct {
-	trace string
-	all   bool
+	trace       string
+	all, closed bool
 }{
-	"out/demo": {"testdata/pcaps/demo.pcap", false},
-	"out/cmp":  {"testdata/pcaps/many-flows.pcap", true},
+	"out/demo":       {"testdata/pcaps/demo.pcap", false, false},
+	"out/cmp":        {"testdata/pcaps/many-flows.pcap", true, false},
+	"out/tcp-open":   {"testdata/pcaps/tcp-incast.pcap", false, false},
+	"out/tcp-closed": {"testdata/pcaps/tcp-incast.pcap", false, true},
 }
 
 // TestREADMEExamples: the README's printed examples of analyze are what it prints on
@@ -36,6 +40,9 @@ func TestREADMEExamples(t *testing.T) {
 				continue
 			}
 			cfg := config.Default()
+			if r.closed {
+				cfg.Transport.Mode = config.TransportClosed
+			}
 			pr, err := replay.Prepare(replay.Options{Traces: []string{r.trace}, Config: &cfg, Version: "test"})
 			if err != nil {
 				t.Fatal(err)

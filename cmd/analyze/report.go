@@ -66,13 +66,38 @@ func headline(j *job) []string {
 		lossless = append(lossless, fmt.Sprintf("%s %s", m, units.FormatCount(l)))
 		storms = append(storms, fmt.Sprintf("%s %s", m, units.FormatCount(int64(mm[analysis.MetricStorms].Value))))
 	}
-	line := "Dropped packets per method: " + strings.Join(drops, ", ") + "; "
+	line := "Dropped packets per " + c.Noun() + ": " + strings.Join(drops, ", ") + "; "
 	if anyLossless {
 		line += "lossless (headroom) drops: " + strings.Join(lossless, ", ") + "."
 	} else {
 		line += "no lossless (headroom) drops in any run."
 	}
-	h = append(h, line, "PFC storms per method: "+strings.Join(storms, ", ")+".")
+	h = append(h, line)
+	if c.By == analysis.NamedByHash {
+		h = append(h, "PFC storms per method: "+strings.Join(storms, ", ")+".")
+	} else {
+		var pfc []string
+		for _, m := range c.Methods {
+			mm := c.ByMethod[m].Metrics
+			pfc = append(pfc, fmt.Sprintf("%s %s pause intervals (%s paused), %s storms", m,
+				analysis.FormatEstimate(analysis.MetricPauseIntervals, mm[analysis.MetricPauseIntervals]),
+				analysis.FormatEstimate(analysis.MetricPausedPs, mm[analysis.MetricPausedPs]),
+				analysis.FormatEstimate(analysis.MetricStorms, mm[analysis.MetricStorms])))
+		}
+		h = append(h, "PFC per run: "+strings.Join(pfc, "; ")+".")
+	}
+	var fct []string
+	for _, m := range c.Methods {
+		f := c.ByMethod[m].FCT
+		if f.Flows == 0 {
+			continue
+		}
+		fct = append(fct, fmt.Sprintf("%s %s of %s complete, p50 %s, p99 %s", m, units.FormatCount(f.Complete), units.FormatCount(f.Flows),
+			analysis.FormatSlowdown(f.SlowdownP50), analysis.FormatSlowdown(f.SlowdownP99)))
+	}
+	if len(fct) > 0 {
+		h = append(h, "Flow completion slowdown per "+c.Noun()+": "+strings.Join(fct, "; ")+".")
+	}
 	ref := methodName(c, j.ref)
 	for _, s := range j.sum.Headline {
 		h = append(h, ref+" run: "+s)
@@ -96,6 +121,10 @@ func buildReport(j *job, figs *figures, head []string) *report.Report {
 	r.Sections = append(r.Sections, runSection(j), fabricSection(j.inputs[j.ref]))
 	if j.cmp != nil {
 		r.Sections = append(r.Sections, comparisonSection(j, figs))
+	}
+	r.Sections = append(r.Sections, fctSection(j, figs))
+	if i, _ := closedRun(j); i >= 0 {
+		r.Sections = append(r.Sections, closedLoopSection(j, figs))
 	}
 	r.Sections = append(r.Sections,
 		dropsSection(j, figs), pfcSection(j, figs), bufferSection(j, figs),
@@ -153,14 +182,44 @@ func metricFormat(c *analysis.Comparison, metric string) (format func(float64) s
 	}
 	return units.FormatFloat, ""
 }
+
+// comparisonTitle is the comparison's title: what its runs differ in.
+func comparisonTitle(c *analysis.Comparison) string {
+	switch c.By {
+	case analysis.NamedByHash:
+		return "Hash methods compared"
+	case analysis.NamedByTransport:
+		return "Open and closed loop compared"
+	}
+	return "Runs compared"
+}
+
+// runsTable says what each run of a comparison is and what differs between them.
+func runsTable(j *job) report.Block {
+	c := j.cmp
+	t := report.Table{Caption: "Runs", Columns: []string{"run", "directory", "hash method", "transport", "load balancing", "speedup"}}
+	for i, m := range c.Methods {
+		tr := c.ByMethod[m].Traits
+		t.Rows = append(t.Rows, []string{m, j.inputs[i].dir, tr.Hash, firstNonEmpty(tr.Transport, "-"), firstNonEmpty(tr.LB, "-"), units.FormatDecimal(tr.Speedup)})
+	}
+	switch {
+	case len(c.Differs) == 0:
+		t.Note = "the runs differ in nothing run.json records (named by directory)"
+	default:
+		t.Note = fmt.Sprintf("the runs differ in %s; named by %s", strings.Join(c.Differs, ", "), c.By)
+	}
+	return report.TableBlock(t)
+}
+
 func comparisonSection(j *job, figs *figures) report.Section {
 	c := j.cmp
-	sec := report.Section{Title: "Hash methods compared", ID: "comparison"}
+	sec := report.Section{Title: comparisonTitle(c), ID: "comparison"}
+	sec.Blocks = append(sec.Blocks, runsTable(j))
 	sec.Blocks = append(sec.Blocks, figs.block(plots.NameHashComparison))
 	flows := c.ByMethod[c.Methods[0]].Flows
 	sec.Blocks = append(sec.Blocks, report.ParagraphBlock(fmt.Sprintf(
-		"Values with [%g%% %s bootstrap interval; for AMI the normal interval with the bootstrap standard error] over the %s flows (%s replicates, seed %d, the same resampled flows for every method; a replicate in which a metric is undefined is left out). Lossless drops, pause time, storms, CE marks at queues and the packet p99 delay are run-level numbers that cannot be resampled by flow: they have no interval. Imbalance comes from the member loads loadbalance.arrow measured (frame bytes), as in a single run's analysis.",
-		100*c.Level, c.Interval, units.FormatCount(int64(flows)), units.FormatCount(int64(c.B)), c.Seed)))
+		"Values with [%g%% %s bootstrap interval; for AMI the normal interval with the bootstrap standard error] over the %s flows (%s replicates, seed %d, the same resampled flows for every %s; a replicate in which a metric is undefined is left out). Lossless drops, pause intervals and time, storms, CE marks at queues and the packet p99 delay are run-level numbers that cannot be resampled by flow: they have no interval. Imbalance comes from the member loads loadbalance.arrow measured (frame bytes), as in a single run's analysis. FCT slowdowns are over each run's completed flows (see Flow completion).",
+		100*c.Level, c.Interval, units.FormatCount(int64(flows)), units.FormatCount(int64(c.B)), c.Seed, c.Noun())))
 	cols := append(append([]string{"metric"}, c.Methods...), "best")
 	t := report.Table{Columns: cols, Source: "tables/hash_comparison.csv"}
 	for _, metric := range c.Metrics {
@@ -194,7 +253,7 @@ func comparisonSection(j *job, figs *figures) report.Section {
 		t.Rows = append(t.Rows, append(row, best))
 	}
 	sec.Blocks = append(sec.Blocks, report.TableBlock(t),
-		report.ParagraphBlock("\"clear\": the 95% interval ("+c.Interval+"; for AMI, normal) of the paired difference between the best method and the runner-up (the same resampled flows in both runs) excludes 0. \"tie\": several methods share the best value, and none is best. Max/mean, CoV, Jain and idle members are byte-based, traffic-weighted over each tier's judged sets (at least 5 flows per member). The chi-square p-value tests the flow counts against uniform: it is evidence against uniformity, not a score, so it is reported and never ranked; methods are ranked on byte imbalance."))
+		report.ParagraphBlock("\"clear\": the 95% interval ("+c.Interval+"; for AMI, normal) of the paired difference between the best "+c.Noun()+" and the runner-up (the same resampled flows in both runs) excludes 0. \"tie\": several "+c.Noun()+"s share the best value, and none is best. Max/mean, CoV, Jain and idle members are byte-based, traffic-weighted over each tier's judged sets (at least 5 flows per member). The chi-square p-value tests the flow counts against uniform: it is evidence against uniformity, not a score, so it is reported and never ranked; methods are ranked on byte imbalance."))
 	return sec
 }
 
@@ -271,6 +330,9 @@ func dropsSection(j *job, figs *figures) report.Section {
 func pfcSection(j *job, figs *figures) report.Section {
 	p := j.sum.PFC
 	sec := report.Section{Title: "PFC pauses", ID: "pfc"}
+	if j.cmp != nil {
+		sec.Blocks = append(sec.Blocks, pfcPerRun(j))
+	}
 	if p.PauseIntervals == 0 {
 		sec.Blocks = append(sec.Blocks, report.NoDataBlock("No PFC pauses: no port was paused in this run."))
 		return sec

@@ -37,12 +37,15 @@ type summaryJSON struct {
 }
 
 type runRef struct {
-	Dir    string `json:"dir"`
-	Method string `json:"method"`
+	Dir       string `json:"dir"`
+	Method    string `json:"method"`
+	Transport string `json:"transport"`
 }
 
 type comparisonInfo struct {
 	Methods   []string                 `json:"methods"`
+	NamedBy   string                   `json:"named_by"` // what the names are: hash method, transport, ... (analysis.NamedBy*)
+	Differs   []string                 `json:"differs"`  // what differs between the runs (analysis.Trait*)
 	Metrics   []string                 `json:"metrics"`
 	Bootstrap int                      `json:"bootstrap"`
 	Seed      uint64                   `json:"seed"`
@@ -56,13 +59,14 @@ func comparisonJSON(c *analysis.Comparison) (map[string]map[string]any, *compari
 	out := map[string]map[string]any{}
 	for _, m := range c.Methods {
 		mm := c.ByMethod[m]
-		obj := map[string]any{"dir": mm.Dir, "flows": mm.Flows}
+		obj := map[string]any{"dir": mm.Dir, "flows": mm.Flows, "run": mm.Traits}
 		for name, est := range mm.Metrics {
 			setPath(obj, strings.Split(name, "."), est)
 		}
+		setPath(obj, []string{"fct", "rows"}, mm.FCT.Rows) // as the single run's fct.rows
 		out[m] = obj
 	}
-	info := &comparisonInfo{Methods: c.Methods, Metrics: c.Metrics, Bootstrap: c.B, Seed: c.Seed, Level: c.Level, Best: c.Best, Headline: c.Headline}
+	info := &comparisonInfo{Methods: c.Methods, NamedBy: c.By, Differs: c.Differs, Metrics: c.Metrics, Bootstrap: c.B, Seed: c.Seed, Level: c.Level, Best: c.Best, Headline: c.Headline}
 	return out, info
 }
 

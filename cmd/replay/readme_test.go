@@ -8,9 +8,9 @@ import (
 	"github.com/tracefabric/tracefabric/cmd/internal/readmetest"
 )
 
-// wallTime matches the wall-time figures of the run summary, which change from run to
-// run: the README shows one run's, the comparison masks them.
-var wallTime = regexp.MustCompile(`in [0-9.]+ s wall, [0-9.]+ M packet-hops/s`)
+// wallTime matches the wall-time figures of the run summary and of export, which change
+// from run to run: the README shows one run's, the comparison masks them.
+var wallTime = regexp.MustCompile(`in [0-9.]+ s wall, [0-9.]+ M packet-hops/s|took [0-9.]+ s`)
 
 // TestREADMEExamples: the README's printed examples of replay (the run summary,
 // inspect, path) are what the commands print (go test ./cmd/replay -run
