@@ -9,7 +9,7 @@ import (
 	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
 )
 
-// The polarization invariant through the network (docs/model.md#ecmp): in the default
+// The polarization invariant through the network (docs/model.md#ecmp-hashing): in the default
 // 4 x 4 planes (4 uplinks per rack, 4 spines per fabric switch), a fabric switch that
 // uses an unsalted method computes the rack's function again, so all the up traffic
 // it receives from a rack member goes to one spine: each pod-0 fabric switch sends

@@ -273,7 +273,7 @@ func TestPFCResumeCondition(t *testing.T) {
 	pl := &s.pools[P]
 	in, e := s.ports[0], s.ports[1]
 	cell := s.cell
-	// The resume threshold by hand (docs/model.md#pfc-timing), from the configured
+	// The resume threshold by hand (docs/model.md#priority-flow-control), from the configured
 	// numbers, not the switch's code: a port resumes when, after the release, its
 	// shared bytes x satisfy x <= max(Xon, XoffAlpha*(PoolSize - x) - XonOffset), i.e.
 	// x <= max(Xon, (XoffAlpha*PoolSize - XonOffset) / (1 + XoffAlpha)); xon is the
