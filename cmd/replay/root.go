@@ -16,6 +16,7 @@ var subcommands = []func() *cobra.Command{
 	newConfigCmd,
 	newPathCmd,
 	newExportCmd,
+	newSweepCmd,
 	cli.NewVersionCmd,
 }
 
