@@ -379,10 +379,10 @@ func sweepStatus(w io.Writer, dir string, asJSON bool) error {
 			Detail string              `json:"detail,omitempty"`
 		}
 		v := struct {
-			Dir      string                     `json:"dir"`
-			Complete bool                       `json:"complete"`
+			Dir      string                      `json:"dir"`
+			Complete bool                        `json:"complete"`
 			Counts   map[records.PointStatus]int `json:"status"`
-			Points   []point                    `json:"points"`
+			Points   []point                     `json:"points"`
 		}{Dir: dir, Complete: s.Complete, Counts: s.Counts}
 		for _, p := range s.Points {
 			v.Points = append(v.Points, point{p.ID, p.Dir, p.Values, p.Status, p.Detail})
