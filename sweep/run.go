@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -90,6 +91,20 @@ func Run(pl *Plan, opt Options) (*Result, error) {
 		if opt.Run.Hosts, err = filepath.Abs(opt.Run.Hosts); err != nil {
 			return nil, err
 		}
+	}
+	// The defaults replay.Prepare fills in, so that sweep.json's inputs are those
+	// the points' run.json files record.
+	if opt.Run.Hosts == "" {
+		opt.Run.Hosts = replay.MapSubnet
+	}
+	if opt.Run.RackPrefix == 0 {
+		opt.Run.RackPrefix = 24
+	}
+	if opt.Run.Oversize == "" {
+		opt.Run.Oversize = replay.OversizeSplit
+	}
+	if opt.Run.MaxDrain == 0 {
+		opt.Run.MaxDrain = replay.DefaultMaxDrain
 	}
 	res := &Result{}
 	for _, p := range pl.Points {
@@ -195,6 +210,7 @@ func Run(pl *Plan, opt Options) (*Result, error) {
 	}
 	wg.Wait()
 	res.Took = time.Since(start)
+	slices.SortFunc(res.Ran, func(a, b *Point) int { return a.ID - b.ID })
 
 	var werr error
 	res.Sweep, werr = pl.writeEnd(opt.Dir, def)
