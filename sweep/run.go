@@ -34,6 +34,9 @@ type Options struct {
 	Jobs int
 	// Index and Of select the points k with k mod Of == Index (Of 0: all points).
 	Index, Of int
+	// Ready, when set, is called once everything is checked and prepared, before
+	// the first point runs: with the points about to run and those already done.
+	Ready func(todo, done []*Point)
 	// Event, when set, is told when a point starts, finishes or fails (from the
 	// worker goroutines, one call at a time).
 	Event func(Event)
@@ -163,6 +166,9 @@ func Run(pl *Plan, opt Options) (*Result, error) {
 	if err := pl.writeStart(opt.Dir, def, summary); err != nil {
 		cleanup()
 		return nil, err
+	}
+	if opt.Ready != nil {
+		opt.Ready(todo, res.Skipped)
 	}
 
 	start := time.Now()

@@ -202,29 +202,26 @@ func runSweep(cmd *cobra.Command, f *sweepFlags, opt replay.Options, traces []st
 	opt.Version = version
 	opt.Context = cmd.Context()
 
-	mine := len(pl.Points)
-	if f.of > 0 {
-		mine = 0
-		for _, p := range pl.Points {
-			if p.ID%f.of == f.index {
-				mine++
-			}
-		}
-	}
-	fmt.Fprintf(stderr, "%s: %s (%s)", f.file, cli.Plural(int64(len(pl.Points)), "point"), axesLine(file))
-	if f.of > 0 {
-		fmt.Fprintf(stderr, "; --index %d --of %d: %s", f.index, f.of, cli.Plural(int64(mine), "point"))
-	}
-	fmt.Fprintf(stderr, "; -j %d -> %s\n", f.jobs, out)
-
-	bar := newPointBar(stderr, int64(mine), f.quiet || f.asJSON)
+	var bar *pointBar
 	var lines []string // per point, in completion order (printed at the end with --json off)
 	so := sweep.Options{Run: opt, Dir: out, Jobs: f.jobs, Index: f.index, Of: f.of,
+		Ready: func(todo, done []*sweep.Point) {
+			// What will run, once the sweep file, every point and the trace are checked.
+			line := fmt.Sprintf("%s: %s (%s)", f.file, cli.Plural(int64(len(pl.Points)), "point"), axesLine(file))
+			if f.of > 0 {
+				line += fmt.Sprintf("; --index %d --of %d: %s", f.index, f.of, cli.Plural(int64(len(todo)+len(done)), "point"))
+			}
+			if len(done) > 0 {
+				line += fmt.Sprintf(", %d already done", len(done))
+			}
+			fmt.Fprintf(stderr, "%s; %s to run with -j %d into %s\n", line, cli.Plural(int64(len(todo)), "point"), f.jobs, out)
+			bar = newPointBar(stderr, int64(len(todo)), f.quiet || f.asJSON)
+		},
 		Event: func(e sweep.Event) {
 			bar.event(pl, e)
 			if e.Done && e.Err == nil && !f.asJSON {
 				line := pointLine(pl, e)
-				if bar.bar != nil {
+				if bar != nil && bar.bar != nil {
 					lines = append(lines, line)
 				} else {
 					fmt.Fprintln(stdout, line)
@@ -232,7 +229,9 @@ func runSweep(cmd *cobra.Command, f *sweepFlags, opt replay.Options, traces []st
 			}
 		}}
 	res, err := sweep.Run(pl, so)
-	bar.finish()
+	if bar != nil {
+		bar.finish()
+	}
 	for _, l := range lines {
 		fmt.Fprintln(stdout, l)
 	}
@@ -423,6 +422,9 @@ func sweepStatus(w io.Writer, dir string, asJSON bool) error {
 func emitK8s(cmd *cobra.Command, f *sweepFlags, traces []string) error {
 	if !cmd.Flags().Changed("of") {
 		return usageError{Err: errors.New("--emit k8s: --of N (the number of pods, the Job's completions) is required")}
+	}
+	if f.image == "" {
+		return usageError{Err: errors.New("--emit k8s: --image IMG (the container image holding replay) is required")}
 	}
 	file := f.file
 	if file == "" {
