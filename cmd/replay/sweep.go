@@ -119,8 +119,11 @@ The sweep file (-c):
 			if f.file == "" {
 				return usageError{Err: errors.New("-c SWEEP.yaml: the sweep file is required")}
 			}
-			if f.jobs < 1 {
-				return usageError{Err: fmt.Errorf("-j %d: want at least 1", f.jobs)}
+			if f.jobs < 0 {
+				return usageError{Err: fmt.Errorf("-j %d: want a number of points >= 1 (0: the number of CPUs)", f.jobs)}
+			}
+			if f.jobs == 0 {
+				f.jobs = runtime.NumCPU()
 			}
 			if fl.Changed("index") != fl.Changed("of") {
 				return usageError{Err: errors.New("--index and --of go together")}
@@ -152,9 +155,9 @@ The sweep file (-c):
 	fl := cmd.Flags()
 	fl.StringVarP(&f.file, "config", "c", "", "the sweep file (YAML: axes, and optionally config and set; see above)")
 	fl.StringVarP(&f.out, "out", "o", "", "sweep directory (default out/<sweep file name>): sweep.json and one run directory per point, p0000, p0001, ...")
-	fl.IntVarP(&f.jobs, "jobs", "j", runtime.NumCPU(), "points replayed in parallel")
+	fl.IntVarP(&f.jobs, "jobs", "j", 0, "replay `N` points in parallel (default 0: the number of CPUs)")
 	fl.IntVar(&f.index, "index", 0, "with --of N: run only the points k with k mod N == `I` (0 <= I < N)")
-	fl.IntVar(&f.of, "of", 0, "the number of processes sharing the sweep (with --index, or --emit k8s: the Job's completions)")
+	fl.IntVar(&f.of, "of", 0, "the number `N` of processes sharing the sweep (with --index, or --emit k8s: the Job's completions)")
 	fl.StringVar(&f.status, "status", "", "say which points of the sweep in `DIR` are done, incomplete or missing (exit 0 when all are done, 3 when not)")
 	fl.BoolVar(&f.asJSON, "json", false, "print sweep.json (with --status: the statuses) instead of the summary")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress bar")

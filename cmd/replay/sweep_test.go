@@ -366,7 +366,7 @@ func TestSweepErrors(t *testing.T) {
 		{"no trace", []string{"sweep", "-c", good, "-o", out}, "requires at least 1 arg"},
 		{"index alone", []string{"sweep", "-c", good, demo, "-o", out, "--index", "1"}, "--index and --of go together"},
 		{"index too big", []string{"sweep", "-c", good, demo, "-o", out, "--index", "3", "--of", "3"}, "--index 3 --of 3"},
-		{"jobs", []string{"sweep", "-c", good, demo, "-o", out, "-j", "0"}, "-j 0: want at least 1"},
+		{"jobs", []string{"sweep", "-c", good, demo, "-o", out, "-j", "-1"}, "-j -1: want a number of points >= 1"},
 		{"foreign directory", []string{"sweep", "-c", good, demo, "-o", foreign}, `not a sweep directory (it holds "notes.txt")`},
 		{"status and config", []string{"sweep", "--status", out, "-c", good}, "--status takes no --config"},
 		{"status of nothing", []string{"sweep", "--status", foreign}, "has no sweep.json"},
