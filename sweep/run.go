@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -241,7 +242,12 @@ func runPoint(pr *replay.Prepared, p *Point, dir string) (*records.Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	return d.Run(filepath.Join(dir, p.Dir()), "")
+	run, err := d.Run(filepath.Join(dir, p.Dir()), "")
+	// What the point left (its network, flow state, writers) is garbage now: collect
+	// it before the next point, whose heap would otherwise grow over it (a sweep of
+	// many points then keeps the memory of one replay per worker).
+	debug.FreeOSMemory()
+	return run, err
 }
 
 // definition is sweep.json without the trace summary, as the plan and the options
