@@ -30,21 +30,20 @@ import (
 // sweep.points[].metrics). MetricMaxMeanPrefix+tier is a tier's max/mean member
 // load in bytes (imbalance.tiers.<tier>.max_mean).
 const (
-	SweepDrops          = "drops"              // packets dropped (run.json)
-	SweepLosslessDrops  = "lossless_drops"     // lossless (headroom) drops (run.json)
-	SweepPFCFrames      = "pfc_frames"         // PFC frames sent (run.json)
-	SweepPausedPs       = "pfc_paused_ps"      // pause time summed over paused port-classes, ps (pfc.paused_ps)
-	SweepStorms         = "pfc_storms"         // PFC storm episodes (pfc.storms)
-	SweepCEMarked       = "ce_marked"          // packets marked CE (run.json)
-	SweepPolarization   = "polarization"       // rack/fabric polarization: polarization.ami when the analysis has it, else .nmi
-	SweepFCTSlowdownP50 = "fct_slowdown_p50"   // median FCT slowdown of completed flows (flows.arrow fct_ps / ideal_fct_ps)
-	SweepFCTSlowdownP95 = "fct_slowdown_p95"   // 95th percentile
-	SweepFCTSlowdownP99 = "fct_slowdown_p99"   // 99th percentile
-	SweepMaxMeanPrefix  = "max_mean_"          // + tier: imbalance.tiers.<tier>.max_mean
-	sweepSourceRun      = "run.json"           // where a metric comes from
-	sweepSourceAnalysis = "analysis"           // Load and Analyze of the point
-	sweepSourceFlows    = "flows.arrow"        // fct_ps and ideal_fct_ps
-	sweepAnyValue       = "(every other axis)" // a line of a sweep with one axis
+	SweepDrops          = "drops"            // packets dropped (run.json)
+	SweepLosslessDrops  = "lossless_drops"   // lossless (headroom) drops (run.json)
+	SweepPFCFrames      = "pfc_frames"       // PFC frames sent (run.json)
+	SweepPausedPs       = "pfc_paused_ps"    // pause time summed over paused port-classes, ps (pfc.paused_ps)
+	SweepStorms         = "pfc_storms"       // PFC storm episodes (pfc.storms)
+	SweepCEMarked       = "ce_marked"        // packets marked CE (run.json)
+	SweepPolarization   = "polarization"     // rack/fabric polarization: polarization.ami when the analysis has it, else .nmi
+	SweepFCTSlowdownP50 = "fct_slowdown_p50" // median FCT slowdown of completed flows (flows.arrow fct_ps / ideal_fct_ps)
+	SweepFCTSlowdownP95 = "fct_slowdown_p95" // 95th percentile
+	SweepFCTSlowdownP99 = "fct_slowdown_p99" // 99th percentile
+	SweepMaxMeanPrefix  = "max_mean_"        // + tier: imbalance.tiers.<tier>.max_mean
+	sweepSourceRun      = "run.json"         // where a metric comes from
+	sweepSourceAnalysis = "analysis"         // Load and Analyze of the point
+	sweepSourceFlows    = "flows.arrow"      // fct_ps and ideal_fct_ps
 )
 
 // SweepMetric describes one metric of a sweep analysis.
@@ -83,18 +82,19 @@ type SweepSeries struct {
 }
 
 // SweepAnswer answers "smallest AXIS with ZERO" (largest, for speedup) for one line
-// of the other axes: Value is the axis value as written, "" when no point of the
-// line reaches zero; Again lists larger values where the metric is not zero again
-// (a non-monotone response).
+// of the other varying axes (LineAxes at LineValues): Value is the axis value as
+// written, "" when no point of the line reaches zero; Again lists the values past it
+// where the metric is not zero again (a non-monotone response).
 type SweepAnswer struct {
-	Question string   `json:"question"`
-	Metric   string   `json:"metric"`
-	Axis     string   `json:"axis"`
-	Line     []string `json:"line"`
-	Value    string   `json:"value"`
-	X        *float64 `json:"x"`
-	Point    *int     `json:"point"`
-	Again    []string `json:"again,omitempty"`
+	Question   string   `json:"question"`
+	Metric     string   `json:"metric"`
+	Axis       string   `json:"axis"`
+	LineAxes   []string `json:"line_axes"`
+	LineValues []string `json:"line_values"`
+	Value      string   `json:"value"`
+	X          *float64 `json:"x"`
+	Point      *int     `json:"point"`
+	Again      []string `json:"again,omitempty"`
 }
 
 // SweepSummary is the analysis of a sweep (summary.json "sweep").
@@ -436,7 +436,7 @@ func sweepAnswers(s *SweepSummary) []SweepAnswer {
 		if !a.IsNumeric() {
 			continue
 		}
-		keys, groups := s.lines(ai)
+		_, groups := s.lines(ai)
 		for _, m := range s.Metrics {
 			if m.Zero == "" {
 				continue
@@ -446,8 +446,14 @@ func sweepAnswers(s *SweepSummary) []SweepAnswer {
 			if largest {
 				q = "largest " + a.Name + " with " + m.Zero
 			}
-			for g, pts := range groups {
-				ans := SweepAnswer{Question: q, Metric: m.Name, Axis: a.Name, Line: keys[g]}
+			for _, pts := range groups {
+				ans := SweepAnswer{Question: q, Metric: m.Name, Axis: a.Name, LineAxes: []string{}, LineValues: []string{}}
+				for _, i := range s.varying() {
+					if i != ai {
+						ans.LineAxes = append(ans.LineAxes, s.Axes[i].Name)
+						ans.LineValues = append(ans.LineValues, pts[0].Values[i])
+					}
+				}
 				order := pts
 				if largest {
 					order = slices.Clone(pts)
@@ -496,6 +502,9 @@ func sweepHeadline(s *SweepSummary) []string {
 		}
 	}
 	for _, g := range groups {
+		if g.answers[0].Metric == SweepStorms {
+			continue // in the answers table and summary.json, not the headline
+		}
 		out = append(out, answerSentence(s, g.question, g.answers))
 	}
 	for _, r := range []struct{ name, title, none string }{
@@ -541,9 +550,11 @@ func pointLabel(s *SweepSummary, k int) string {
 	return p.Dir + ": " + strings.Join(set, ", ")
 }
 
-// answerSentence is one question's answer over its lines: "Smallest
-// Switch.BufferSize with no drop: 128MiB (hash=crc32, hash=crc16); 96MiB
-// (hash=xor16); none up to 128MiB (hash=toeplitz)."
+// answerSentence is one question's answer over its lines, the lines grouped by
+// answer: "Smallest Switch.BufferSize with no drop: 112MiB at hash=crc16; 128MiB at
+// hash=crc32/xor16." A group that covers every combination of some values of the
+// other axes is named by those values (an axis at all its values is left out);
+// another lists its first lines.
 func answerSentence(s *SweepSummary, q string, answers []SweepAnswer) string {
 	head := strings.ToUpper(q[:1]) + q[1:] + ": "
 	var axis *records.SweepAxis
@@ -562,63 +573,107 @@ func answerSentence(s *SweepSummary, q string, answers []SweepAnswer) string {
 			extreme = i
 		}
 	}
-	if !strings.HasPrefix(q, "smallest") {
+	smallest := strings.HasPrefix(q, "smallest")
+	if !smallest {
 		limit, extreme = extreme, limit
 	}
 	text := func(a SweepAnswer) string {
-		if a.Value == "" {
-			if strings.HasPrefix(q, "smallest") {
-				return "none up to " + axis.Values[limit]
-			}
+		switch {
+		case a.Value == "" && smallest:
+			return "none up to " + axis.Values[limit]
+		case a.Value == "":
 			return "none down to " + axis.Values[limit]
 		}
-		t := a.Value
+		var notes []string
 		if a.Value == axis.Values[extreme] {
-			t += ", the " + strings.Fields(q)[0] + " swept,"
+			notes = append(notes, "the "+strings.Fields(q)[0]+" swept")
 		}
 		if len(a.Again) > 0 {
-			t += " (but not again at " + strings.Join(a.Again, ", ") + ")"
+			notes = append(notes, "but not at "+strings.Join(a.Again, ", "))
 		}
-		return t
-	}
-	if len(answers) == 1 && len(answers[0].Line) == 0 {
-		return head + strings.TrimSuffix(text(answers[0]), ",") + "."
+		if len(notes) > 0 {
+			return a.Value + " (" + strings.Join(notes, "; ") + ")"
+		}
+		return a.Value
 	}
 	type bucket struct {
 		text  string
-		lines []string
+		lines [][]string
 	}
 	var buckets []bucket
 	for _, a := range answers {
 		t := text(a)
-		line := strings.Join(a.Line, ", ")
 		i := slices.IndexFunc(buckets, func(b bucket) bool { return b.text == t })
 		if i < 0 {
 			buckets = append(buckets, bucket{text: t})
 			i = len(buckets) - 1
 		}
-		buckets[i].lines = append(buckets[i].lines, line)
+		buckets[i].lines = append(buckets[i].lines, a.LineValues)
 	}
-	if len(buckets) == 1 {
-		return head + buckets[0].text + " at every " + strings.Join(otherAxes(s, answers[0].Axis), " and ") + "."
-	}
+	names := answers[0].LineAxes
 	parts := make([]string, len(buckets))
 	for i, b := range buckets {
-		parts[i] = strings.TrimSuffix(b.text, ",") + " (at " + strings.Join(b.lines, "; at ") + ")"
+		parts[i] = b.text
+		if len(names) > 0 {
+			parts[i] += " " + s.describeLines(names, b.lines)
+		}
 	}
 	return head + strings.Join(parts, "; ") + "."
 }
 
-// otherAxes names the varying axes other than axis.
-func otherAxes(s *SweepSummary, axis string) []string {
-	var out []string
-	for _, i := range s.varying() {
-		if s.Axes[i].Name != axis {
-			out = append(out, s.Axes[i].Name)
+// andList joins names as "a", "a and b", "a, b and c".
+func andList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// describeLines names a non-empty set of lines (values of the axes names): "at every
+// hash and speedup", "at transport=closed, every hash", "at hash=crc16/xor16,
+// speedup=1", or the first three and how many more.
+func (s *SweepSummary) describeLines(names []string, lines [][]string) string {
+	all := map[string][]string{}
+	for _, a := range s.Axes {
+		all[a.Name] = a.Values
+	}
+	product := 1
+	var parts, every []string
+	for k, name := range names {
+		var vals []string
+		for _, v := range all[name] {
+			if slices.ContainsFunc(lines, func(l []string) bool { return l[k] == v }) {
+				vals = append(vals, v)
+			}
+		}
+		product *= len(vals)
+		if len(vals) == len(all[name]) {
+			every = append(every, name)
+		} else {
+			parts = append(parts, name+"="+strings.Join(vals, "/"))
 		}
 	}
-	if len(out) == 0 {
-		return []string{sweepAnyValue}
+	if product == len(lines) { // every combination of those values
+		out := "at " + strings.Join(parts, ", ")
+		switch {
+		case len(parts) == 0:
+			out = "at every " + andList(every)
+		case len(every) > 0:
+			out += ", every " + andList(every)
+		}
+		return out
+	}
+	var shown []string
+	for _, l := range lines[:min(3, len(lines))] {
+		kv := make([]string, len(l))
+		for k, v := range l {
+			kv[k] = names[k] + "=" + v
+		}
+		shown = append(shown, strings.Join(kv, ", "))
+	}
+	out := "at " + strings.Join(shown, "; at ")
+	if n := len(lines) - len(shown); n > 0 {
+		out += fmt.Sprintf(" and %d more combinations of %s", n, strings.Join(names, ", "))
 	}
 	return out
 }

@@ -40,7 +40,7 @@ func TestSweepAnswers(t *testing.T) {
 	var got []ans
 	for _, a := range s.Answers {
 		if a.Metric == SweepDrops {
-			got = append(got, ans{strings.Join(a.Line, " "), a.Value})
+			got = append(got, ans{strings.Join(a.LineAxes, " ") + "=" + strings.Join(a.LineValues, " "), a.Value})
 			if a.Question != "smallest BufferSize with no drop" {
 				t.Errorf("question %q", a.Question)
 			}
@@ -49,11 +49,11 @@ func TestSweepAnswers(t *testing.T) {
 	if !slices.Equal(got, []ans{{"hash=crc16", "32MiB"}, {"hash=xor16", ""}}) {
 		t.Errorf("answers %v", got)
 	}
-	want := "Smallest BufferSize with no drop: 32MiB (at hash=crc16); none up to 64MiB (at hash=xor16)."
+	want := "Smallest BufferSize with no drop: 32MiB at hash=crc16; none up to 64MiB at hash=xor16."
 	if s.Headline[0] != want {
 		t.Errorf("headline %q, want %q", s.Headline[0], want)
 	}
-	if want := "Smallest BufferSize with no lossless drop: 16MiB, the smallest swept, at every hash."; s.Headline[1] != want {
+	if want := "Smallest BufferSize with no lossless drop: 16MiB (the smallest swept) at every hash."; s.Headline[1] != want {
 		t.Errorf("headline %q, want %q", s.Headline[1], want)
 	}
 	if want := "Drops: from 0 (p0000: hash=crc16, BufferSize=64MiB) to 90 (p0004: hash=xor16, BufferSize=16MiB) over the 6 points."; !slices.Contains(s.Headline, want) {
@@ -83,7 +83,7 @@ func TestSweepAnswers(t *testing.T) {
 	if a := s.Answers[0]; a.Value != "32MiB" || !slices.Equal(a.Again, []string{"64MiB"}) || *a.Point != 2 || *a.X != 32<<20 {
 		t.Errorf("answer %+v", a)
 	}
-	if want := "Smallest BufferSize with no drop: 32MiB (but not again at 64MiB)."; s.Headline[0] != want {
+	if want := "Smallest BufferSize with no drop: 32MiB (but not at 64MiB)."; s.Headline[0] != want {
 		t.Errorf("headline %q, want %q", s.Headline[0], want)
 	}
 }
@@ -134,5 +134,45 @@ func TestSweepTable(t *testing.T) {
 	}
 	if !slices.Equal(tb.Rows[1], []string{"p0001", "16MiB", "9.5", ""}) || !slices.Equal(tb.Rows[2], []string{"p0002", "32MiB", "0", "0"}) {
 		t.Errorf("rows %v", tb.Rows)
+	}
+}
+
+// Lines with one answer are named by the values they share: every value of an axis
+// is left out; a group that is no product of values lists its first lines.
+func TestSweepHeadlineGroups(t *testing.T) {
+	tr := records.SweepAxis{Name: "transport", Values: []string{"open", "closed"}, Kind: records.KindCategory}
+	h3 := records.SweepAxis{Name: "hash", Values: []string{"a", "b", "c"}, Kind: records.KindCategory}
+	buf := records.SweepAxis{Name: "BufferSize", Values: []string{"16MiB", "128MiB"}, Kind: records.KindBytes, Numeric: []float64{16 << 20, 128 << 20}}
+	var points [][]string
+	for _, h := range h3.Values {
+		for _, t := range tr.Values {
+			for _, b := range buf.Values {
+				points = append(points, []string{h, t, b})
+			}
+		}
+	}
+	// Open loop drops at 16MiB, closed never; hash c drops at 128MiB open loop too.
+	drops := make([]float64, len(points))
+	for k, p := range points {
+		if p[1] == "open" && (p[2] == "16MiB" || p[0] == "c") {
+			drops[k] = 5
+		}
+	}
+	s := sweepOf([]records.SweepAxis{h3, tr, buf}, points, drops)
+	want := "Smallest BufferSize with no drop: 128MiB at hash=a/b, transport=open; 16MiB (the smallest swept) at transport=closed, every hash; none up to 128MiB at hash=c, transport=open."
+	if s.Headline[0] != want {
+		t.Errorf("headline\n%q, want\n%q", s.Headline[0], want)
+	}
+	// Not a product: (a, open) and (b, closed) share an answer.
+	for k, p := range points {
+		drops[k] = 0
+		if (p[0] == "a" && p[1] == "open" || p[0] == "b" && p[1] == "closed" || p[0] == "c") && p[2] == "16MiB" {
+			drops[k] = 1
+		}
+	}
+	s = sweepOf([]records.SweepAxis{h3, tr, buf}, points, drops)
+	want = "Smallest BufferSize with no drop: 128MiB at hash=a, transport=open; at hash=b, transport=closed; at hash=c, transport=open and 1 more combinations of hash, transport; 16MiB (the smallest swept) at hash=a, transport=closed; at hash=b, transport=open."
+	if s.Headline[0] != want {
+		t.Errorf("headline\n%q, want\n%q", s.Headline[0], want)
 	}
 }

@@ -268,11 +268,15 @@ func sweepReport(s *analysis.SweepSummary, figs []report.Block) *report.Report {
 		if a.Value != "" {
 			v = a.Value
 			if len(a.Again) > 0 {
-				v += " (not again at " + strings.Join(a.Again, ", ") + ")"
+				v += " (but not at " + strings.Join(a.Again, ", ") + ")"
 			}
 			pt = records.PointDir(*a.Point)
 		}
-		line := strings.Join(a.Line, ", ")
+		var kv []string
+		for i, name := range a.LineAxes {
+			kv = append(kv, name+"="+a.LineValues[i])
+		}
+		line := strings.Join(kv, ", ")
 		if line == "" {
 			line = "-"
 		}

@@ -81,7 +81,8 @@ func TestAnalyzeSweep(t *testing.T) {
 		Sweep    struct {
 			Answers []struct {
 				Metric, Axis, Value string
-				Line                []string
+				LineAxes            []string `json:"line_axes"`
+				LineValues          []string `json:"line_values"`
 			}
 		}
 	}
@@ -95,10 +96,10 @@ func TestAnalyzeSweep(t *testing.T) {
 	got := map[string]string{}
 	for _, a := range sum.Sweep.Answers {
 		if a.Metric == "drops" && a.Axis == "Switch.BufferSize" {
-			if len(a.Line) != 1 {
-				t.Fatalf("answer line %q", a.Line)
+			if len(a.LineAxes) != 1 || a.LineAxes[0] != "hash" || len(a.LineValues) != 1 {
+				t.Fatalf("answer line %q %q", a.LineAxes, a.LineValues)
 			}
-			got[strings.TrimPrefix(a.Line[0], "hash=")] = a.Value
+			got[a.LineValues[0]] = a.Value
 		}
 	}
 	for _, h := range hashes {
@@ -112,10 +113,22 @@ func TestAnalyzeSweep(t *testing.T) {
 			sentence = l
 		}
 	}
+	// The sentence groups the hashes by answer: "112MiB at hash=crc16; 128MiB at
+	// hash=crc32/xor16/crc32WithSalt" (first appearance order).
+	byAnswer := map[string][]string{}
+	var order []string
 	for _, h := range hashes {
-		if w := want[h]; sentence == "" || !strings.Contains(sentence, w) || !strings.Contains(sentence, "hash="+h) {
-			t.Errorf("headline %q does not say %s for hash=%s", sentence, w, h)
+		if _, ok := byAnswer[want[h]]; !ok {
+			order = append(order, want[h])
 		}
+		byAnswer[want[h]] = append(byAnswer[want[h]], h)
+	}
+	var parts []string
+	for _, w := range order {
+		parts = append(parts, w+" at hash="+strings.Join(byAnswer[w], "/"))
+	}
+	if exp := "Smallest Switch.BufferSize with no drop: " + strings.Join(parts, "; ") + "."; sentence != exp {
+		t.Errorf("headline %q, want %q", sentence, exp)
 	}
 	if !strings.Contains(stdout, sentence) {
 		t.Errorf("the printed summary lacks the headline:\n%s", stdout)
