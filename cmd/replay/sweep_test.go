@@ -168,9 +168,10 @@ func TestSweepSimulatedIndexedJob(t *testing.T) {
 			}
 			// The process's peak RSS, VmHWM, read until it exits (rusage would count
 			// this test's memory too: the child shares it until exec).
-			exited := make(chan struct{})
+			exited, polled := make(chan struct{}), make(chan struct{})
 			var hwm int64
 			go func() {
+				defer close(polled)
 				for {
 					if v := vmHWM(cmd.Process.Pid); v > hwm {
 						hwm = v
@@ -184,6 +185,7 @@ func TestSweepSimulatedIndexedJob(t *testing.T) {
 			}()
 			err := cmd.Wait()
 			close(exited)
+			<-polled
 			r := result{code: cmd.ProcessState.ExitCode(), stdout: so.String(), stderr: se.String(), maxRSS: hwm}
 			if err != nil && r.code == 0 {
 				r.code = -1
