@@ -46,7 +46,7 @@ var (
 func demoSweep(t *testing.T) (dir, file string) {
 	t.Helper()
 	demoSweepOnce.Do(func() {
-		root, err := os.MkdirTemp("", "replay-sweep-test-")
+		root, err := os.MkdirTemp(testRoot, "demo-sweep-")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -126,7 +126,7 @@ func replayBinary(t *testing.T) string {
 		t.Skip("skipping: builds the binary")
 	}
 	binOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "replay-sweep-bin-")
+		dir, err := os.MkdirTemp(testRoot, "bin-")
 		if err != nil {
 			binErr = err.Error()
 			return
