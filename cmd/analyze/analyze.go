@@ -42,6 +42,9 @@ type runInput struct {
 // analyze is the whole command: find and load the runs, analyze (and compare), write
 // the outputs atomically, print the summary.
 func analyze(o *options) error {
+	if handled, err := analyzeSweepDir(o); handled {
+		return err
+	}
 	dirs, out, err := resolveRuns(o.dirs)
 	if err != nil {
 		return err

@@ -16,6 +16,7 @@ var subcommands = []func() *cobra.Command{
 	newConfigCmd,
 	newPathCmd,
 	newExportCmd,
+	newSweepCmd,
 	cli.NewVersionCmd,
 }
 
@@ -28,7 +29,8 @@ xz or zstd) through a simulated Clos fabric of shared-buffer switches and record
 what happened.
 
 Exit status: 0 success, 1 failure while running, 2 bad usage or input,
-130 interrupted (Ctrl-C or SIGTERM; partial outputs are removed).`,
+130 interrupted (Ctrl-C or SIGTERM; partial outputs are removed), and
+3 for 'replay sweep --status' of a sweep that is not complete.`,
 	}
 	for _, mk := range subcommands {
 		root.AddCommand(mk())

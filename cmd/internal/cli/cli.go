@@ -63,10 +63,18 @@ func IsUsage(err error) bool {
 	return errors.As(err, &u)
 }
 
+// ExitCoder is an error that chooses its exit status (replay sweep --status: 3 while
+// a sweep is not complete).
+type ExitCoder interface {
+	error
+	ExitCode() int
+}
+
 // Code maps an error to the exit status: usage and input errors 2, an interrupt 130,
-// others 1.
+// an ExitCoder its own, others 1.
 func Code(err error) int {
 	var in InputError
+	var ec ExitCoder
 	switch {
 	case err == nil:
 		return ExitOK
@@ -74,6 +82,8 @@ func Code(err error) int {
 		return ExitInterrupted
 	case IsUsage(err), errors.As(err, &in):
 		return ExitUsage
+	case errors.As(err, &ec):
+		return ec.ExitCode()
 	}
 	return ExitFailure
 }

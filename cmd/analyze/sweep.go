@@ -1,0 +1,298 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/tracefabric/tracefabric/analysis"
+	"github.com/tracefabric/tracefabric/cmd/internal/cli"
+	"github.com/tracefabric/tracefabric/internal/units"
+	"github.com/tracefabric/tracefabric/plots"
+	"github.com/tracefabric/tracefabric/plots/report"
+	"github.com/tracefabric/tracefabric/records"
+)
+
+// analyzeSweepDir handles a sweep directory (one argument holding sweep.json, as
+// `replay sweep` writes it): a sweep of one categorical axis (or of one point) is the
+// comparison of its points' runs, as for `replay run --hash all`, written into
+// DIR/analysis (handled is false: o.dirs and o.out are set for the usual path); any
+// other sweep gets the sweep report (handled is true, err its result).
+func analyzeSweepDir(o *options) (handled bool, err error) {
+	if len(o.dirs) != 1 {
+		return false, nil
+	}
+	dir := o.dirs[0]
+	if _, err := os.Stat(filepath.Join(dir, records.SweepFile)); err != nil {
+		return false, nil
+	}
+	sw, err := records.ReadSweep(dir)
+	if err != nil {
+		return true, inputError{Err: err}
+	}
+	var varying []*records.SweepAxis
+	for i := range sw.Axes {
+		if len(sw.Axes[i].Values) > 1 {
+			varying = append(varying, &sw.Axes[i])
+		}
+	}
+	if len(varying) == 0 || len(varying) == 1 && !varying[0].IsNumeric() {
+		sw.Scan(dir)
+		if !sw.Complete {
+			return true, inputError{Err: fmt.Errorf("%w: %s: %d of %d points not done (replay sweep --status %s lists them)",
+				analysis.ErrSweepIncomplete, dir, len(sw.Points)-sw.Counts[records.StatusDone], len(sw.Points), dir)}
+		}
+		o.dirs = nil
+		for _, p := range sw.Points {
+			o.dirs = append(o.dirs, filepath.Join(dir, p.Dir))
+		}
+		if o.out == "" {
+			o.out = filepath.Join(dir, records.AnalysisDir)
+		}
+		return false, nil
+	}
+	return true, analyzeSweep(o, dir)
+}
+
+// sweepSummaryJSON is summary.json of a sweep: the headline, what was written, and
+// the sweep's points, metrics, series and answers.
+type sweepSummaryJSON struct {
+	Tool     string                 `json:"tool"`
+	Headline []string               `json:"headline"`
+	Figures  []string               `json:"figures"`
+	NoData   map[string]string      `json:"no_data"`
+	Tables   []string               `json:"tables"`
+	Sweep    *analysis.SweepSummary `json:"sweep"`
+}
+
+// analyzeSweep writes the sweep report of dir.
+func analyzeSweep(o *options, dir string) error {
+	out := o.out
+	if out == "" {
+		out = filepath.Join(dir, records.AnalysisDir)
+	}
+	if err := checkReplaceable(filepath.Clean(out)); err != nil {
+		return inputError{Err: err}
+	}
+	ctx := o.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	pg := newProgress(o.stderr, o.quiet || o.asJSON)
+	defer pg.done()
+	opt := o.opt
+	opt.Progress = pg.stageFunc(dir)
+	s, err := interruptible(ctx, func() (*analysis.SweepSummary, error) { return analysis.AnalyzeSweep(ctx, dir, opt) })
+	if err != nil {
+		if ctx.Err() != nil {
+			return err
+		}
+		if errors.Is(err, analysis.ErrSweepIncomplete) || errors.Is(err, records.ErrNotSweepDir) {
+			return inputError{Err: err}
+		}
+		return classifyInput(err)
+	}
+	od, err := createOutputDir(out)
+	if err != nil {
+		return classifyInput(err)
+	}
+	res, err := writeSweep(ctx, od, s, o)
+	if err == nil {
+		err = od.commit()
+	}
+	if err != nil {
+		od.abort()
+		return classifyInput(err)
+	}
+	pg.done()
+	if o.asJSON {
+		_, err := o.stdout.Write(res)
+		return err
+	}
+	fmt.Fprintf(o.stdout, "wrote %s: report.html, report.md, summary.json, sweep figures (plots/sweep_*.png, *.svg), tables/sweep.%s\n", od.d.Final(), o.tables)
+	for _, h := range s.Headline {
+		fmt.Fprintf(o.stdout, "  %s\n", h)
+	}
+	return nil
+}
+
+// writeSweep writes the sweep's table, figures, report and (last) summary.json into
+// the output directory's temporary path, and returns summary.json.
+func writeSweep(ctx context.Context, od *outputDir, s *analysis.SweepSummary, o *options) ([]byte, error) {
+	sj := &sweepSummaryJSON{Tool: "tracefabric analyze " + version, Headline: s.Headline, NoData: map[string]string{},
+		Figures: []string{}, Sweep: s}
+	if err := os.Mkdir(od.path("tables"), 0o755); err != nil {
+		return nil, err
+	}
+	tables := []analysis.Table{s.Table()}
+	if err := writeTables(od.path("tables"), tables, o.tables); err != nil {
+		return nil, err
+	}
+	sj.Tables = append(sj.Tables, tables[0].Name)
+	if err := os.Mkdir(od.path(report.FigureDir), 0o755); err != nil {
+		return nil, err
+	}
+	var figBlocks []report.Block
+	for _, m := range s.Metrics {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		fig, err := plots.Sweep(sweepFigure(s, m), plots.Options{})
+		var nd *plots.NoDataError
+		if errors.As(err, &nd) {
+			sj.NoData[nd.Figure] = nd.Reason
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		files, err := fig.Save(od.path(report.FigureDir))
+		if err != nil {
+			return nil, err
+		}
+		sj.Figures = append(sj.Figures, fig.Name)
+		caption := m.Title + " (" + m.Source + ")"
+		if m.Note != "" {
+			caption += ": " + m.Note
+		}
+		figBlocks = append(figBlocks, report.FigureBlock(report.Figure{Name: fig.Name, Title: fig.Title, Caption: caption, PNG: files.PNGData}))
+	}
+	rep := sweepReport(s, figBlocks)
+	if err := rep.Save(od.d.Temp()); err != nil {
+		return nil, err
+	}
+	data, err := json.MarshalIndent(sj, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	data = append(data, '\n')
+	return data, os.WriteFile(od.path(summaryFile), data, 0o644)
+}
+
+// sweepFigure is the figure model of one metric: a panel per axis the series use.
+func sweepFigure(s *analysis.SweepSummary, m analysis.SweepMetric) plots.SweepMetric {
+	fm := plots.SweepMetric{Name: m.Name, Title: m.Title, Unit: m.Unit}
+	panel := map[string]int{}
+	for _, ser := range s.Series {
+		if ser.Metric != m.Name {
+			continue
+		}
+		i, ok := panel[ser.Axis]
+		if !ok {
+			i = len(fm.Panels)
+			panel[ser.Axis] = i
+			pn := plots.SweepPanel{Axis: ser.Axis, LineAxes: ser.LineAxes}
+			for _, a := range s.Axes {
+				if a.Name != ser.Axis {
+					continue
+				}
+				for _, v := range a.Values {
+					pn.Labels = append(pn.Labels, v)
+				}
+				if a.IsNumeric() {
+					pn.X = append(pn.X, a.Numeric...)
+				} else {
+					for k := range a.Values {
+						pn.X = append(pn.X, float64(k))
+					}
+				}
+			}
+			fm.Panels = append(fm.Panels, pn)
+		}
+		l := plots.SweepLine{X: ser.X, Values: ser.LineValues}
+		for _, y := range ser.Y {
+			if y == nil {
+				l.Y = append(l.Y, math.NaN())
+			} else {
+				l.Y = append(l.Y, *y)
+			}
+		}
+		fm.Panels[i].Lines = append(fm.Panels[i].Lines, l)
+	}
+	return fm
+}
+
+// pointsTable is every point with its metrics, formatted for reading (the CSV
+// holds the exact values).
+func pointsTable(s *analysis.SweepSummary) report.Table {
+	t := report.Table{Caption: "every point", Columns: []string{"point"}, Source: "tables/sweep.csv"}
+	for _, a := range s.Axes {
+		t.Columns = append(t.Columns, a.Name)
+	}
+	for _, m := range s.Metrics {
+		t.Columns = append(t.Columns, m.Title)
+	}
+	for _, p := range s.Points {
+		row := append([]string{p.Dir}, p.Values...)
+		for _, m := range s.Metrics {
+			v := p.Metrics[m.Name]
+			switch {
+			case v == nil:
+				row = append(row, "-")
+			case m.Unit == "ps":
+				row = append(row, units.FormatPs(*v))
+			case *v == math.Trunc(*v) && math.Abs(*v) < 1e15:
+				row = append(row, units.FormatCount(int64(*v)))
+			default:
+				row = append(row, fmt.Sprintf("%.3g", *v))
+			}
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+// sweepReport is the report of a sweep: the answers, the points' table, a figure
+// per metric.
+func sweepReport(s *analysis.SweepSummary, figs []report.Block) *report.Report {
+	var axes []string
+	for _, a := range s.Axes {
+		axes = append(axes, fmt.Sprintf("%s (%s)", a.Name, strings.Join(a.Values, ", ")))
+	}
+	rep := &report.Report{
+		Title:    fmt.Sprintf("Sweep of %s", cli.Plural(int64(len(s.Points)), "point")),
+		Subtitle: s.Dir,
+		Headline: s.Headline,
+	}
+	intro := report.ParagraphBlock("Each point is one replay of the trace with the settings below (its run directory under " +
+		s.Dir + "). Drops, lossless drops, PFC frames and CE marks come from each point's run.json; PFC paused time, storms, " +
+		"max/mean member load per tier and polarization from the analysis of its records; FCT slowdowns (fct_ps / ideal_fct_ps " +
+		"of the completed flows) from flows.arrow. Axes: " + strings.Join(axes, "; ") + ".")
+	ans := report.Table{Columns: []string{"question", "other axes", "answer", "point"}}
+	for _, a := range s.Answers {
+		v, pt := "none", ""
+		if a.Value != "" {
+			v = a.Value
+			if len(a.Again) > 0 {
+				v += " (but not at " + strings.Join(a.Again, ", ") + ")"
+			}
+			pt = records.PointDir(*a.Point)
+		}
+		var kv []string
+		for i, name := range a.LineAxes {
+			kv = append(kv, name+"="+a.LineValues[i])
+		}
+		line := strings.Join(kv, ", ")
+		if line == "" {
+			line = "-"
+		}
+		ans.Rows = append(ans.Rows, []string{a.Question, line, v, pt})
+	}
+	sec := report.Section{Title: "Sweep", Blocks: []report.Block{intro}}
+	if len(ans.Rows) > 0 {
+		sec.Blocks = append(sec.Blocks, report.TableBlock(ans))
+	}
+	sec.Blocks = append(sec.Blocks, report.TableBlock(pointsTable(s)))
+	rep.Sections = append(rep.Sections, sec)
+	figSec := report.Section{Title: "Metrics against the axes", Blocks: figs}
+	if len(figs) == 0 {
+		figSec.Blocks = []report.Block{report.NoDataBlock("No figure: no metric has a value.")}
+	}
+	rep.Sections = append(rep.Sections, figSec)
+	return rep
+}

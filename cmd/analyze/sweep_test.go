@@ -1,0 +1,195 @@
+package main
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/tracefabric/tracefabric/records"
+	"github.com/tracefabric/tracefabric/replay"
+	"github.com/tracefabric/tracefabric/sweep"
+)
+
+// runSweep runs the sweep file src over the demo trace into dir (through package
+// sweep, as `replay sweep` does).
+func runSweep(t *testing.T, src, dir string) {
+	t.Helper()
+	f, err := sweep.Parse([]byte(src), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl, err := sweep.Expand(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sweep.Run(pl, sweep.Options{Run: replay.Options{Traces: []string{demo}, Version: "test"}, Dir: dir, Jobs: 2}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// analyze of the 12-point demo sweep (4 hashes x 3 buffer sizes) answers "smallest
+// BufferSize with no drop" for every hash as the points' own run.json say, in
+// summary.json and in the headline; tables/sweep.csv holds run.json's drops; a
+// figure per metric.
+func TestAnalyzeSweep(t *testing.T) {
+	if testing.Short() {
+		t.Skip("12 replays")
+	}
+	dir := filepath.Join(t.TempDir(), "sweep")
+	hashes := []string{"crc32", "crc16", "xor16", "crc32WithSalt"}
+	sizes := []string{"64MiB", "112MiB", "128MiB"}
+	runSweep(t, "axes:\n  hash: ["+strings.Join(hashes, ", ")+"]\n  set:\n    Switch.BufferSize: ["+strings.Join(sizes, ", ")+"]\n", dir)
+
+	// The answers from the points' run.json: per hash, the first size (they grow)
+	// whose run dropped nothing.
+	want := map[string]string{}
+	drops := map[string]int64{}
+	for k := range 12 {
+		p := records.PointDir(k)
+		run, err := records.ReadRun(filepath.Join(dir, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, size := hashes[k/3], sizes[k%3]
+		if run.HashMethod.String() != h {
+			t.Fatalf("%s: hash %s", p, run.HashMethod)
+		}
+		drops[p] = run.Simulation.DroppedTotal()
+		if _, ok := want[h]; !ok && drops[p] == 0 {
+			want[h] = size
+		}
+	}
+	distinct := map[string]bool{}
+	for _, h := range hashes {
+		distinct[want[h]] = true
+	}
+	if len(distinct) < 2 {
+		t.Fatalf("the sweep does not tell the hashes apart (answers %v): choose other sizes", want)
+	}
+
+	code, stdout, stderr := runCmd(dir, "-q")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var sum struct {
+		Headline []string
+		Figures  []string
+		Sweep    struct {
+			Answers []struct {
+				Metric, Axis, Value string
+				LineAxes            []string `json:"line_axes"`
+				LineValues          []string `json:"line_values"`
+			}
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "analysis", "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &sum); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, a := range sum.Sweep.Answers {
+		if a.Metric == "drops" && a.Axis == "Switch.BufferSize" {
+			if len(a.LineAxes) != 1 || a.LineAxes[0] != "hash" || len(a.LineValues) != 1 {
+				t.Fatalf("answer line %q %q", a.LineAxes, a.LineValues)
+			}
+			got[a.LineValues[0]] = a.Value
+		}
+	}
+	for _, h := range hashes {
+		if got[h] != want[h] {
+			t.Errorf("smallest BufferSize with no drop at hash=%s: analyze says %q, run.json says %q", h, got[h], want[h])
+		}
+	}
+	var sentence string
+	for _, l := range sum.Headline {
+		if strings.HasPrefix(l, "Smallest Switch.BufferSize with no drop: ") {
+			sentence = l
+		}
+	}
+	// The sentence groups the hashes by answer: "112MiB at hash=crc16; 128MiB at
+	// hash=crc32/xor16/crc32WithSalt" (first appearance order).
+	byAnswer := map[string][]string{}
+	var order []string
+	for _, h := range hashes {
+		if _, ok := byAnswer[want[h]]; !ok {
+			order = append(order, want[h])
+		}
+		byAnswer[want[h]] = append(byAnswer[want[h]], h)
+	}
+	var parts []string
+	for _, w := range order {
+		parts = append(parts, w+" at hash="+strings.Join(byAnswer[w], "/"))
+	}
+	if exp := "Smallest Switch.BufferSize with no drop: " + strings.Join(parts, "; ") + "."; sentence != exp {
+		t.Errorf("headline %q, want %q", sentence, exp)
+	}
+	if !strings.Contains(stdout, sentence) {
+		t.Errorf("the printed summary lacks the headline:\n%s", stdout)
+	}
+	// tables/sweep.csv: one row per point, drops as run.json says.
+	f, err := os.Open(filepath.Join(dir, "analysis", "tables", "sweep.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(f).ReadAll()
+	f.Close()
+	if err != nil || len(rows) != 13 {
+		t.Fatalf("sweep.csv: %d rows, %v", len(rows), err)
+	}
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	for _, r := range rows[1:] {
+		if r[col["drops"]] != strconv.FormatInt(drops[r[col["point"]]], 10) {
+			t.Errorf("%s: drops %s in sweep.csv, %d in run.json", r[col["point"]], r[col["drops"]], drops[r[col["point"]]])
+		}
+	}
+	for _, name := range []string{"sweep_drops", "sweep_lossless_drops", "sweep_pfc_paused_ps"} {
+		if _, err := os.Stat(filepath.Join(dir, "analysis", "plots", name+".png")); err != nil || !strings.Contains(strings.Join(sum.Figures, " "), name) {
+			t.Errorf("figure %s: %v (figures %v)", name, err, sum.Figures)
+		}
+	}
+	if html, err := os.ReadFile(filepath.Join(dir, "analysis", "report.html")); err != nil || !strings.Contains(string(html), "smallest Switch.BufferSize with no drop") {
+		t.Errorf("report.html: %v", err)
+	}
+}
+
+// A sweep of one categorical axis reads like the comparison of `replay run --hash
+// all`; an incomplete sweep is refused (exit 2) and says which points are missing.
+func TestAnalyzeSweepOfOneAxis(t *testing.T) {
+	if testing.Short() {
+		t.Skip("2 replays")
+	}
+	dir := filepath.Join(t.TempDir(), "sweep")
+	runSweep(t, "set: {Topology.Pods: 1, Topology.HostsPerRack: 32}\naxes:\n  hash: [crc32, crc32WithSalt]\n", dir)
+	if code, _, stderr := runCmd(dir, "-q"); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var sum struct {
+		Comparison map[string]any
+		Runs       []struct{ Dir, Method string }
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "analysis", "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Runs) != 2 || sum.Runs[0].Method != "crc32" || sum.Runs[1].Method != "crc32WithSalt" || sum.Comparison["crc32"] == nil {
+		t.Errorf("runs %+v, comparison of %d methods", sum.Runs, len(sum.Comparison))
+	}
+	os.RemoveAll(filepath.Join(dir, "p0001"))
+	code, _, stderr := runCmd(dir, "-q")
+	if code != exitUsage || !strings.Contains(stderr, "1 of 2 points not done") || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("incomplete sweep: exit %d, stderr %q", code, stderr)
+	}
+}

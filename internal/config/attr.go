@@ -1,0 +1,37 @@
+package config
+
+import (
+	"reflect"
+	"strings"
+)
+
+// Attribute resolves an attribute name as --set spells it ("Switch.BufferSize", or a
+// tail such as "BufferSize" or "Pools[1].Size") to its full dotted path without
+// indexes ("Switch.BufferSize", "Switch.Pools.Size") and the Go type of its value
+// (units.Bytes, units.Time, int, ...). A sweep uses it to say which attributes are
+// numeric and in which unit (docs/sweeps.md). The error (an *Error, wrapping ErrInvalid) names the
+// attribute and suggests the closest known one, as Load does.
+func Attribute(attr string) (path string, typ reflect.Type, err error) {
+	attr = strings.TrimSpace(attr)
+	fail := func(rule string) error { return &Error{Violations: []Violation{{Attr: attr, Rule: rule}}} }
+	segs, err := parseAttr(attr)
+	if err != nil {
+		return "", nil, fail(err.Error())
+	}
+	p, err := resolve(segs)
+	if err != nil {
+		return "", nil, fail(err.Error())
+	}
+	t := reflect.TypeFor[Config]()
+	for _, name := range p.names {
+		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Map {
+			t = t.Elem()
+		}
+		f, ok := fieldByName(t, name)
+		if !ok {
+			return "", nil, fail("unknown attribute")
+		}
+		t = f.Type
+	}
+	return p.String(), t, nil
+}

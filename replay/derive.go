@@ -1,0 +1,55 @@
+package replay
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/tracefabric/tracefabric/internal/config"
+	"github.com/tracefabric/tracefabric/records"
+)
+
+// Derive returns a Prepared that replays pr's trace, host mapping and Clos with
+// another configuration and speedup, without reading the trace summary again: what
+// the points of a sweep share (README, "replay sweep"). cfg must describe pr's
+// topology (the Clos and the host mapping depend on it); everything else, transport
+// mode included, may differ. A closed-loop cfg needs each TCP flow's segment size:
+// when pr was prepared open loop, Derive reads the trace once more to find them
+// (prepare the closed-loop points of a sweep from one closed-loop Prepared to read
+// it once). The result has its own Options (pr.Opt with Config and Speedup
+// replaced), so the caller may set its Command, Progress, Warn or Context; like a
+// Prepared, it is read-only once Run starts and runs in parallel with pr and other
+// derived ones.
+func (pr *Prepared) Derive(cfg *config.Config, speedup float64) (*Prepared, error) {
+	if cfg == nil {
+		return nil, inputErrf("replay: Derive: no configuration")
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.Topology != pr.Opt.Config.Topology {
+		return nil, inputErrf("replay: Derive: the configuration's topology differs from the prepared one (prepare it on its own)")
+	}
+	if !(speedup > 0) || math.IsInf(speedup, 0) {
+		return nil, inputErrf("--speedup %v must be a finite number > 0", speedup)
+	}
+	opt := pr.Opt
+	opt.Config, opt.Speedup = cfg, speedup
+	if err := checkTimeRange(&opt, pr.Summary, pr.Idle); err != nil {
+		return nil, err
+	}
+	d := &Prepared{Opt: opt, Summary: pr.Summary, Clos: pr.Clos, HostMap: pr.HostMap, T0: pr.T0, Idle: pr.Idle,
+		fileOffset: pr.fileOffset, smss: pr.smss}
+	if d.closedLoop() && d.smss == nil {
+		smss, err := segmentSizes(&d.Opt, d.Summary)
+		if err != nil {
+			return nil, fmt.Errorf("segment sizes: %w", err)
+		}
+		d.smss = smss
+	}
+	return d, nil
+}
+
+// RunOptions are the options besides the configuration that run.json records for a
+// replay with these options (run.json "options"; lb and hash, which come from the
+// configuration, left empty): traces and host file as absolute paths.
+func (o *Options) RunOptions() *records.RunOptions { r := o.runOptions(); return &r }

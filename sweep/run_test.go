@@ -1,0 +1,150 @@
+package sweep
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tracefabric/tracefabric/records"
+	"github.com/tracefabric/tracefabric/replay"
+)
+
+var demo = filepath.Join("..", "testdata", "pcaps", "demo.pcap")
+
+func plan(t *testing.T, src string) *Plan {
+	t.Helper()
+	f, err := Parse([]byte(src), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl, err := Expand(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pl
+}
+
+func ids(ps []*Point) []int {
+	var out []int
+	for _, p := range ps {
+		out = append(out, p.ID)
+	}
+	return out
+}
+
+// --index I --of N runs exactly the points k with k mod N == I; sweep.json is
+// complete once every index ran; a point whose directory is complete is not run
+// again, one that is missing is.
+func TestRunPartitionAndResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays the demo trace 7 times")
+	}
+	pl := plan(t, "axes:\n  hash: [crc16, xor16]\n  set:\n    BufferSize: [32MiB, 64MiB, 128MiB]\n")
+	dir := filepath.Join(t.TempDir(), "sw")
+	opt := Options{Run: replay.Options{Traces: []string{demo}, Version: "test"}, Dir: dir, Jobs: 2, Index: 1, Of: 2}
+	res, err := Run(pl, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(res.Ran); !slices.Equal(got, []int{1, 3, 5}) || len(res.Skipped) != 0 {
+		t.Fatalf("index 1 of 2 ran %v (skipped %v), want [1 3 5]", got, ids(res.Skipped))
+	}
+	s, err := records.ReadSweep(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Complete || s.Counts[records.StatusDone] != 3 || s.Counts[records.StatusMissing] != 3 {
+		t.Errorf("after index 1: complete %v counts %v", s.Complete, s.Counts)
+	}
+	for _, p := range s.Points {
+		_, err := os.Stat(filepath.Join(dir, p.Dir))
+		if done := p.ID%2 == 1; (err == nil) != done || (p.Status == records.StatusDone) != done {
+			t.Errorf("%s: stat %v status %s", p.Dir, err, p.Status)
+		}
+	}
+	opt.Index = 0
+	if res, err = Run(pl, opt); err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(res.Ran); !slices.Equal(got, []int{0, 2, 4}) {
+		t.Fatalf("index 0 of 2 ran %v", got)
+	}
+	if !res.Sweep.Complete {
+		t.Errorf("sweep.json after both indexes: complete false, counts %v", res.Sweep.Counts)
+	}
+	// Each point's run.json holds its settings.
+	for _, p := range pl.Points {
+		run, err := records.ReadRun(filepath.Join(dir, p.Dir()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cfg struct{ Switch struct{ BufferSize string } }
+		if err := json.Unmarshal(run.Config, &cfg); err != nil {
+			t.Fatal(err)
+		}
+		if run.HashMethod.String() != p.Values[0] || cfg.Switch.BufferSize != p.Values[1] {
+			t.Errorf("%s: run.json hash %s, buffer %s, want %v", p.Dir(), run.HashMethod, cfg.Switch.BufferSize, p.Values)
+		}
+	}
+	// Resume: remove one point, run everything: only it runs.
+	if err := os.RemoveAll(filepath.Join(dir, "p0004")); err != nil {
+		t.Fatal(err)
+	}
+	opt.Index, opt.Of = 0, 0
+	if res, err = Run(pl, opt); err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(res.Ran); !slices.Equal(got, []int{4}) || len(res.Skipped) != 5 || !res.Sweep.Complete {
+		t.Errorf("resume ran %v, skipped %v, complete %v", got, ids(res.Skipped), res.Sweep.Complete)
+	}
+}
+
+// A directory that holds something else, or another sweep, is refused before
+// anything runs; a point directory holding a run of other settings is run again.
+func TestRunRefusesOthersDirectories(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays the demo trace")
+	}
+	pl := plan(t, "set: {Topology.Pods: 1, Topology.HostsPerRack: 32}\naxes:\n  hash: [crc16, xor16]\n")
+	opt := Options{Run: replay.Options{Traces: []string{demo}, Version: "test"}, Jobs: 1}
+
+	opt.Dir = t.TempDir()
+	os.WriteFile(filepath.Join(opt.Dir, "notes.txt"), []byte("mine"), 0o644)
+	if _, err := Run(pl, opt); !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), `"notes.txt"`) {
+		t.Errorf("a directory of notes: %v", err)
+	}
+
+	opt.Dir = filepath.Join(t.TempDir(), "sw")
+	if _, err := Run(pl, opt); err != nil {
+		t.Fatal(err)
+	}
+	other := plan(t, "set: {Topology.Pods: 1, Topology.HostsPerRack: 32}\naxes:\n  hash: [crc16, crc32]\n")
+	if _, err := Run(other, opt); !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "describes another sweep (other axes)") {
+		t.Errorf("another sweep into the same directory: %v", err)
+	}
+	// p0001 replaced by p0000's run: a mismatch, run again.
+	p1 := filepath.Join(opt.Dir, "p0001")
+	os.RemoveAll(p1)
+	if err := os.CopyFS(p1, os.DirFS(filepath.Join(opt.Dir, "p0000"))); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := records.ReadSweep(opt.Dir)
+	s.Scan(opt.Dir)
+	if s.Points[1].Status != records.StatusMismatch {
+		t.Fatalf("p0001 holding p0000's run: status %s", s.Points[1].Status)
+	}
+	res, err := Run(pl, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(res.Ran); !slices.Equal(got, []int{1}) {
+		t.Errorf("ran %v, want p0001 again", got)
+	}
+	if run, err := records.ReadRun(p1); err != nil || run.HashMethod.String() != "xor16" {
+		t.Errorf("p0001 after the rerun: %v %v", run, err)
+	}
+}
