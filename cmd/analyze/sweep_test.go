@@ -11,7 +11,7 @@ import (
 
 	"github.com/tracefabric/tracefabric/records"
 	"github.com/tracefabric/tracefabric/replay"
-	"github.com/tracefabric/tracefabric/sweep"
+	"github.com/tracefabric/tracefabric/replay/sweep"
 )
 
 // runSweep runs the sweep file src over the demo trace into dir (through package

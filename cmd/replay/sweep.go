@@ -22,7 +22,7 @@ import (
 	"github.com/tracefabric/tracefabric/internal/units"
 	"github.com/tracefabric/tracefabric/records"
 	"github.com/tracefabric/tracefabric/replay"
-	"github.com/tracefabric/tracefabric/sweep"
+	"github.com/tracefabric/tracefabric/replay/sweep"
 )
 
 // exitIncomplete is the exit status of `replay sweep --status` for a sweep that is

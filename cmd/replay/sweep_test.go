@@ -542,7 +542,7 @@ func TestReplayDoesNotImportKubernetes(t *testing.T) {
 		t.Fatal(err)
 	}
 	deps := strings.Fields(string(out))
-	if !slices.Contains(deps, "go.yaml.in/yaml/v3") || !slices.Contains(deps, "github.com/tracefabric/tracefabric/sweep") {
+	if !slices.Contains(deps, "go.yaml.in/yaml/v3") || !slices.Contains(deps, "github.com/tracefabric/tracefabric/replay/sweep") {
 		t.Fatalf("go list -deps does not list what replay imports: %q", deps)
 	}
 	for _, d := range deps {

@@ -13,7 +13,7 @@ import (
 	"github.com/tracefabric/tracefabric/replay"
 )
 
-var demo = filepath.Join("..", "testdata", "pcaps", "demo.pcap")
+var demo = filepath.Join("..", "..", "testdata", "pcaps", "demo.pcap")
 
 func plan(t *testing.T, src string) *Plan {
 	t.Helper()
