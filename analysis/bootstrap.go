@@ -456,4 +456,3 @@ func finite(x []float64) []float64 {
 	}
 	return out
 }
-

@@ -282,4 +282,3 @@ func (l *linker) describe(eps []Episode, nodes Nodes, stormDurationPs int64) {
 		ep.Storm = ep.Depth >= 2 || ep.DurationPs >= stormDurationPs
 	}
 }
-

@@ -218,4 +218,3 @@ func (q *fifo) pop(a *arena) (PacketID, *Packet) {
 	q.bytes -= int64(p.Frame)
 	return id, p
 }
-
