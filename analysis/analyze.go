@@ -198,7 +198,7 @@ func (e ECNSummary) MarshalJSON() ([]byte, error) {
 
 // DelaySummary holds the delay CDF of every class and of all classes together (All,
 // from the buckets summed by edges, marked TC 255); P99Ps is All's p99 (over
-// packets). FlowMeanP99Ps is another number: the 99th percentile over the delivered
+// packets; null without deliveries). FlowMeanP99Ps is another number: the 99th percentile over the delivered
 // flows of each flow's mean one-way delay (flows.arrow; FlowStat), null without
 // deliveries.
 type DelaySummary struct {
@@ -216,6 +216,8 @@ func (d DelaySummary) MarshalJSON() ([]byte, error) {
 
 // BootstrapInfo says how the summary's intervals were computed: Replicates
 // resamples of the flows (seeded with Seed) and the Interval method at Level.
+// Interval is the method of every interval of a single run's summary (the AMI's:
+// IntervalNormal).
 type BootstrapInfo struct {
 	Replicates int     `json:"replicates"`
 	Seed       uint64  `json:"seed"`
@@ -260,7 +262,9 @@ func Analyze(run *Run, opt Options) (*Summary, error) {
 
 	opt.progress("delay", 0, 1)
 	s.Delay = delaySummary(run.Delay)
-	s.Bootstrap = BootstrapInfo{Replicates: opt.Bootstrap, Seed: opt.Seed, Level: 0.95, Interval: IntervalMethod}
+	// A run alone resamples only the polarization measures, whose interval is the
+	// normal one (IntervalOf).
+	s.Bootstrap = BootstrapInfo{Replicates: opt.Bootstrap, Seed: opt.Seed, Level: 0.95, Interval: IntervalOf(MetricAMI)}
 
 	opt.progress("flow completion", 0, 1)
 	s.FCT = run.Flows.FCT(run.Info.MTUBytes, run.Info.Topology.BDPBytes)
@@ -349,6 +353,9 @@ func delaySummary(classes []DelayClass) DelaySummary {
 	})
 	d.All = NewDelayCDF(255, all)
 	d.P99Ps = d.All.P99Ps
+	if d.All.Packets == 0 {
+		d.P99Ps = math.NaN() // undefined: null, as in a comparison
+	}
 	return d
 }
 
@@ -425,6 +432,14 @@ func crossCheck(run *Run, s *Summary) []string {
 	}
 	if run.Info.Dropped != nil && run.Info.LosslessDrops != s.Drops.Lossless {
 		w = append(w, fmt.Sprintf("drops.arrow holds %d headroom drops, run.json says %d lossless drops", s.Drops.Lossless, run.Info.LosslessDrops))
+	}
+	if run.ClosedLoop != nil {
+		for k := range records.PacketKind(records.NumPacketKinds) {
+			cc, ok := run.ClosedLoop.ControlPackets[k.String()]
+			if n := s.Drops.Control[k]; (ok || n != 0) && cc.Dropped != n {
+				w = append(w, fmt.Sprintf("drops.arrow holds %d dropped %s packets, run.json says %d", n, k, cc.Dropped))
+			}
+		}
 	}
 	if run.PortsPausedPs != 0 && run.PortsPausedPs != s.PFC.PausedPs {
 		w = append(w, fmt.Sprintf("pause intervals total %d ps, ports.arrow paused_ps sums to %d ps", s.PFC.PausedPs, run.PortsPausedPs))

@@ -173,7 +173,8 @@ const JackknifeGroups = 100
 
 // poissonTable maps a uniform 16-bit value to a Poisson(1) count: entry u is the
 // smallest k with u < 65536 P(Poisson(1) <= k), rounded, so the probabilities are
-// exact to 2^-16 (counts above 7, of probability 1e-6 together, are not drawn). One
+// exact to 2^-16 (the largest count drawn is 8, on one entry in 65,536; counts
+// above 8, of probability 1.1e-6 together, are not drawn). One
 // 64-bit draw gives four weights, each a single lookup: the bootstrap's weights cost
 // less than its statistic.
 var poissonTable = func() *[1 << 16]uint8 {
@@ -324,7 +325,7 @@ func (r *Replicates) Estimates() []Estimate {
 	est := make([]Estimate, r.Dim)
 	for k := range r.Dim {
 		reps, jack := r.column(k)
-		est[k] = intervalOf(r.method(k), r.Point[k], reps, jack, r.Level)
+		est[k] = intervalOf(r.method(k), r.Point[k], reps, jack, r.Level, true)
 	}
 	return est
 }
@@ -342,10 +343,13 @@ func (r *Replicates) Difference(o *Replicates, k int) Estimate {
 	for i := range ja {
 		ja[i] -= jb[i]
 	}
-	return intervalOf(r.method(k), r.Point[k]-o.Point[k], a, ja, r.Level)
+	return intervalOf(r.method(k), r.Point[k]-o.Point[k], a, ja, r.Level, false)
 }
 
-func intervalOf(method string, point float64, reps, jack []float64, level float64) Estimate {
+// intervalOf is the Estimate of point with its interval by method; capped caps a
+// normal interval's upper end at 1 (the adjusted mutual information's maximum; not
+// for a difference of two, which ranges wider).
+func intervalOf(method string, point float64, reps, jack []float64, level float64, capped bool) Estimate {
 	e := Estimate{Value: point}
 	if !e.Defined() {
 		return e
@@ -357,7 +361,9 @@ func intervalOf(method string, point float64, reps, jack []float64, level float6
 		return e
 	case IntervalNormal:
 		lo, hi, ok = NormalCI(reps, point, level)
-		hi = min(hi, max(1, point)) // the adjusted mutual information is at most 1
+		if capped {
+			hi = min(hi, max(1, point)) // the adjusted mutual information is at most 1
+		}
 	default:
 		lo, hi, ok = BCaCI(reps, jack, point, level)
 	}

@@ -287,3 +287,23 @@ func TestAMIIntervalCoverage(t *testing.T) {
 		}
 	}
 }
+
+// The AMI's normal interval is capped at 1 (its maximum), a difference of two AMIs
+// is not: AMI 1 (sd 0) minus AMI -0.1 (replicates -0.3, -0.1, 0.1) is 1.1 with
+// the paired interval 1.1 -+ 1.96 x 0.2 (sample sd), [0.708, 1.492].
+func TestAMIDifferenceNotCapped(t *testing.T) {
+	a := &Replicates{Dim: 1, Point: []float64{1}, Values: []float64{1, 1, 1}, Level: 0.95, Methods: []string{IntervalNormal}}
+	b := &Replicates{Dim: 1, Point: []float64{-0.1}, Values: []float64{-0.3, -0.1, 0.1}, Level: 0.95, Methods: []string{IntervalNormal}}
+	d := a.Difference(b, 0)
+	z := 1.959963984540054
+	if !d.HasCI || math.Abs(d.Value-1.1) > 1e-12 || math.Abs(d.Lo-(1.1-z*0.2)) > 1e-9 || math.Abs(d.Hi-(1.1+z*0.2)) > 1e-9 {
+		t.Errorf("difference %+v, want 1.1 [%v, %v]", d, 1.1-z*0.2, 1.1+z*0.2)
+	}
+	if e := b.Estimates()[0]; !e.HasCI || e.Hi > 1 {
+		t.Errorf("AMI %+v", e)
+	}
+	c := &Replicates{Dim: 1, Point: []float64{0.9}, Values: []float64{0.5, 0.9, 1.3}, Level: 0.95, Methods: []string{IntervalNormal}}
+	if e := c.Estimates()[0]; e.Hi != 1 {
+		t.Errorf("AMI 0.9 with sd 0.4: interval %+v, want its upper end capped at 1", e)
+	}
+}

@@ -175,8 +175,11 @@ type Comparison struct {
 	B        int                       `json:"bootstrap"`
 	Seed     uint64                    `json:"seed"`
 	Level    float64                   `json:"level"`
-	Interval string                    `json:"interval"` // IntervalMethod
-	Headline []string                  `json:"headline"`
+	Interval string                    `json:"interval"` // IntervalMethod, the default
+	// IntervalBy names the metrics whose interval is not Interval: the polarization
+	// measures' (IntervalOf) and the run-level metrics' (IntervalNone).
+	IntervalBy map[string]string `json:"interval_by_metric"`
+	Headline   []string          `json:"headline"`
 
 	reps     map[string]*Replicates // per method
 	repIndex map[string]int         // metric -> index in a replicate
@@ -224,6 +227,15 @@ func Compare(runs []*Run, opt Options) (*Comparison, error) {
 	c.Metrics = append(append([]string{}, names...), MetricLossless, MetricPauseIntervals, MetricPausedPs, MetricStorms, MetricECNMarked, MetricP99Delay)
 	for k, n := range names {
 		c.repIndex[n] = k
+	}
+	c.IntervalBy = map[string]string{}
+	for _, m := range c.Metrics {
+		switch _, resampled := c.repIndex[m]; {
+		case !resampled:
+			c.IntervalBy[m] = IntervalNone
+		case IntervalOf(m) != c.Interval:
+			c.IntervalBy[m] = IntervalOf(m)
+		}
 	}
 	for i, r := range runs {
 		name := c.Methods[i]
@@ -408,8 +420,8 @@ func runLevel(r *Run, opt Options) map[string]Estimate {
 		marked += q.ECNMarked
 	}
 	p99 := Estimate{Value: delaySummary(r.Delay).P99Ps}
-	if delaySummary(r.Delay).All.Packets == 0 {
-		p99 = Estimate{Value: math.NaN(), Reason: "no packet was delivered"}
+	if math.IsNaN(p99.Value) {
+		p99.Reason = "no packet was delivered"
 	}
 	return map[string]Estimate{
 		MetricLossless:       {Value: float64(r.Drops.Lossless)},

@@ -51,6 +51,14 @@ func TestCompare(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Which interval each metric got: BCa by default, normal for AMI, none for the
+	// unresampled NMI and the run-level numbers.
+	for m, want := range map[string]string{MetricAMI: "normal", MetricAMIByRack: "normal", MetricNMI: "none",
+		MetricLossless: "none", MetricPausedPs: "none", MetricP99Delay: "none", MetricDrops: ""} {
+		if got := c.IntervalBy[m]; got != want || c.Interval != "BCa" {
+			t.Errorf("%s: interval %q (default %q), want %q", m, got, c.Interval, want)
+		}
+	}
 	pol := c.ByMethod["crc32"].Metrics[MetricAMI]
 	salt := c.ByMethod["crc32WithSalt"].Metrics[MetricAMI]
 	if !near(pol.Value, 1) || math.Abs(salt.Value) > 0.01 {

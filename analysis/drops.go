@@ -11,7 +11,8 @@ import (
 )
 
 // Drop is one dropped packet (a drops.arrow row): when (ps), where, which class, why,
-// which flow and its IPv4 size in bytes. A drop for reason headroom is a lossless
+// which flow, its IP size in bytes and its kind (data, or a closed-loop receiver's
+// ack, cnp or nak). A drop for reason headroom is a lossless
 // drop: a lossless packet found its ingress port's headroom full, which correctly
 // sized headroom never lets happen, so every such drop is a buffer-sizing failure and
 // is reported apart.
@@ -24,6 +25,7 @@ type Drop struct {
 	Reason records.DropReason
 	FlowID int64
 	Bytes  int64
+	Kind   records.PacketKind
 }
 
 // DropRate is the drop count over time: Counts[r][b] drops of Reasons[r] in bin b,
@@ -38,8 +40,11 @@ type DropRate struct {
 	Total   []int64              `json:"total"`
 }
 
-// DropStats is the drop summary of a run. ByNode is keyed by node name. Lossless
-// counts the headroom drops.
+// DropStats is the drop summary of a run: the data packets dropped (captured packets,
+// closed-loop senders' segments), like run.json's dropped and flows.arrow's dropped.
+// ByNode is keyed by node name. Lossless counts the headroom drops. Control counts
+// the closed-loop control packets (ack, cnp, nak) dropped, which no other number
+// includes.
 type DropStats struct {
 	Total    int64                        `json:"total"`
 	Bytes    int64                        `json:"bytes"`
@@ -50,6 +55,7 @@ type DropStats struct {
 	ByTC     map[uint8]int64              `json:"by_tc"`
 	Rate     DropRate                     `json:"rate"`
 	TopFlows []FlowDrops                  `json:"top_flows"`
+	Control  map[records.PacketKind]int64 `json:"control"`
 }
 
 // DropCounter accumulates drops one at a time (memory independent of the number of
@@ -73,11 +79,16 @@ func NewDropCounter(nodes Nodes, simPs int64, bins int) *DropCounter {
 	c.s.ByReason = map[records.DropReason]int64{}
 	c.s.ByTier = map[records.Tier]int64{}
 	c.s.ByTC = map[uint8]int64{}
+	c.s.Control = map[records.PacketKind]int64{}
 	return c
 }
 
-// Add counts one drop.
+// Add counts one drop: a control packet's only in Control.
 func (c *DropCounter) Add(d Drop) {
+	if d.Kind != records.KindData {
+		c.s.Control[d.Kind]++
+		return
+	}
 	c.s.Total++
 	c.s.Bytes += d.Bytes
 	if d.Reason == records.ReasonHeadroom {

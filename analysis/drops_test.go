@@ -24,6 +24,11 @@ func TestDropCounter(t *testing.T) {
 		}
 		c.Add(d)
 	}
+	// Closed-loop control packets dropped, one long before the burst: counted in
+	// Control only (not in the totals, reasons, nodes or the time bins).
+	for _, k := range []records.PacketKind{records.KindAck, records.KindCNP, records.KindAck, records.KindAck, records.KindCNP} {
+		c.Add(Drop{TimePs: 1000, Node: rack, Tier: records.TierRack, Reason: records.ReasonPoolFull, FlowID: 3, Bytes: 64, Kind: k})
+	}
 	got := c.Result()
 	total := make([]int64, 109)
 	counts := [][]int64{make([]int64, 109), make([]int64, 109), make([]int64, 109)}
@@ -39,6 +44,7 @@ func TestDropCounter(t *testing.T) {
 		ByTC:     map[uint8]int64{3: 25, 0: 75},
 		Rate: DropRate{StartPs: at - 5_000_000, BinPs: 1_000_000, Reasons: []records.DropReason{records.ReasonEgressLimit, records.ReasonHeadroom, records.ReasonPoolFull},
 			Counts: counts, Total: total},
+		Control: map[records.PacketKind]int64{records.KindAck: 3, records.KindCNP: 2},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("DropCounter\n got %+v\nwant %+v", got, want)

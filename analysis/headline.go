@@ -29,6 +29,9 @@ func headline(s *Summary) []string {
 		}
 		h = append(h, line)
 	}
+	if c := controlDrops(d.Control); c != "" {
+		h[len(h)-1] += " Closed-loop control packets dropped too (not counted above): " + c + "."
+	}
 	p := s.PFC
 	switch {
 	case p.PauseIntervals == 0:
@@ -231,4 +234,15 @@ func pctOf(a, b int64, tail string) string {
 		return ""
 	}
 	return fmt.Sprintf(" (%s"+tail+")", pct(a, b), units.FormatCount(b))
+}
+
+// controlDrops is "3 ACKs, 1 CNP" ("" when none was dropped).
+func controlDrops(m map[records.PacketKind]int64) string {
+	var parts []string
+	for k := range records.PacketKind(records.NumPacketKinds) {
+		if n := m[k]; n > 0 && k != records.KindData {
+			parts = append(parts, fmt.Sprintf("%s %s%s", units.FormatCount(n), strings.ToUpper(k.String()), plural(int(n))))
+		}
+	}
+	return strings.Join(parts, ", ")
 }

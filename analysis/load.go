@@ -401,7 +401,7 @@ func (l *loader) drops(path string) error {
 		if err != nil {
 			return err
 		}
-		c.Add(Drop{TimePs: r.TimePs, Node: n, Tier: r.Tier, Port: r.Port, TC: r.TC, Reason: r.Reason, FlowID: r.FlowID, Bytes: int64(r.Bytes)})
+		c.Add(Drop{TimePs: r.TimePs, Node: n, Tier: r.Tier, Port: r.Port, TC: r.TC, Reason: r.Reason, FlowID: r.FlowID, Bytes: int64(r.Bytes), Kind: r.Kind})
 		return nil
 	})
 	l.run.Drops = c.Result()

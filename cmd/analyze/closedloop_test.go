@@ -243,3 +243,69 @@ func jsonOf(t *testing.T, v any) string {
 }
 
 func formatCount(n int64) string { return units.FormatCount(n) }
+
+// A closed-loop run whose receivers' ACKs are dropped too (tcp-incast at 4x speed in
+// 5 MiB of buffer): drops.total is the data packets dropped, as run.json and
+// flows.arrow count them, the same alone and in a comparison; drops.control holds
+// the ACKs, as drops.arrow's kind column (counted here) and run.json's control
+// packets say; no consistency warning; the headline names them.
+func TestClosedLoopControlDrops(t *testing.T) {
+	cfg, _, err := config.Load("", []string{"Transport.Mode=closed", "BufferSize=5MiB"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, err := replay.Prepare(replay.Options{Traces: []string{filepath.Join("..", "..", "testdata", "pcaps", "tcp-incast.pcap")}, Config: cfg, Speedup: 4, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "closed5")
+	if _, err := pr.Run(dir, ""); err != nil {
+		t.Fatal(err)
+	}
+	rows, _, err := records.ReadAll(records.OpenDrops(filepath.Join(dir, records.DropsFile)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	byKind := map[records.PacketKind]int64{}
+	for _, r := range rows {
+		byKind[r.Kind]++
+	}
+	rj := readRunJSON(t, dir)
+	if byKind[records.KindAck] == 0 || byKind[records.KindAck] != rj.Simulation.ControlPackets[records.KindAck].Dropped {
+		t.Fatalf("drops.arrow holds %d ACK drops, run.json %d: the scenario needs some", byKind[records.KindAck], rj.Simulation.ControlPackets[records.KindAck].Dropped)
+	}
+	if byKind[records.KindData] != rj.Simulation.DroppedTotal() {
+		t.Fatalf("drops.arrow holds %d data drops, run.json %d", byKind[records.KindData], rj.Simulation.DroppedTotal())
+	}
+	out := filepath.Join(t.TempDir(), "alone")
+	code, stdout, stderr := runCmd(dir, "-o", out, "-q", "--bootstrap", "100")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	sum := readJSON(t, filepath.Join(out, "summary.json"))
+	if got := number(t, sum, "drops", "total"); got != float64(byKind[records.KindData]) {
+		t.Errorf("drops.total %v, want the %d data drops", got, byKind[records.KindData])
+	}
+	if got := number(t, sum, "drops", "control", "ack"); got != float64(byKind[records.KindAck]) {
+		t.Errorf("drops.control.ack %v, want %d", got, byKind[records.KindAck])
+	}
+	if w := stringsAt(t, sum, "warnings"); len(w) != 0 {
+		t.Errorf("warnings: %v", w)
+	}
+	if want := formatCount(byKind[records.KindAck]) + " ACK"; !strings.Contains(stdout, "Closed-loop control packets dropped too (not counted above): "+want) {
+		t.Errorf("headline does not name the %s drops:\n%s", want, stdout)
+	}
+	open, _ := openClosedRuns(t, "tcp-incast.pcap")
+	cmpOut := filepath.Join(t.TempDir(), "cmp")
+	if code, _, stderr := runCmd(open, dir, "-o", cmpOut, "-q", "--bootstrap", "100"); code != exitOK {
+		t.Fatalf("comparison: exit %d: %s", code, stderr)
+	}
+	cmp := readJSON(t, filepath.Join(cmpOut, "summary.json"))
+	names := stringsAt(t, cmp, "comparison_info", "methods")
+	if len(names) != 2 {
+		t.Fatalf("runs named %v", names)
+	}
+	if got := number(t, cmp, "comparison", names[1], "drops", "total", "value"); got != float64(byKind[records.KindData]) {
+		t.Errorf("drops.total in the comparison %v, alone %d", got, byKind[records.KindData])
+	}
+}

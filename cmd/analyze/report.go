@@ -436,7 +436,7 @@ func ecmpSection(j *job, figs *figures) report.Section {
 			{Key: "normalized mutual information, I / min(H)", Value: units.FormatFloat(pol.NMI)},
 		}
 		sec.Blocks = append(sec.Blocks, report.KeyValueBlock("Polarization (rack vs fabric member choice)", kv...), report.ParagraphBlock(fmt.Sprintf(
-			"AMI (adjusted mutual information, Vinh, Epps and Bailey 2010, normalized by min(H)) is 0 in expectation when the fabric's choice is independent of the rack's and 1 when one determines the other (hash polarization: some fabric uplinks never used); intervals are %s 95%% bootstrap intervals over flows. Plain NMI is biased upward on finite samples and is shown only for reference.",
+			"AMI (adjusted mutual information, Vinh, Epps and Bailey 2010, normalized by min(H)) is 0 in expectation when the fabric's choice is independent of the rack's and 1 when one determines the other (hash polarization: some fabric uplinks never used); intervals are %s 95%% bootstrap intervals over flows (the estimate plus or minus 1.96 bootstrap standard errors, capped at 1: see docs/analysis.md#comparisons for why not BCa). Plain NMI is biased upward on finite samples and is shown only for reference.",
 			s.Bootstrap.Interval)))
 	}
 	return sec

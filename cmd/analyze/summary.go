@@ -43,15 +43,17 @@ type runRef struct {
 }
 
 type comparisonInfo struct {
-	Methods   []string                 `json:"methods"`
-	NamedBy   string                   `json:"named_by"` // what the names are: hash method, transport, ... (analysis.NamedBy*)
-	Differs   []string                 `json:"differs"`  // what differs between the runs (analysis.Trait*)
-	Metrics   []string                 `json:"metrics"`
-	Bootstrap int                      `json:"bootstrap"`
-	Seed      uint64                   `json:"seed"`
-	Level     float64                  `json:"level"`
-	Best      map[string]analysis.Best `json:"best"`
-	Headline  []string                 `json:"headline"`
+	Methods    []string                 `json:"methods"`
+	NamedBy    string                   `json:"named_by"` // what the names are: hash method, transport, ... (analysis.NamedBy*)
+	Differs    []string                 `json:"differs"`  // what differs between the runs (analysis.Trait*)
+	Metrics    []string                 `json:"metrics"`
+	Bootstrap  int                      `json:"bootstrap"`
+	Seed       uint64                   `json:"seed"`
+	Level      float64                  `json:"level"`
+	Interval   string                   `json:"interval"`           // the default interval method (BCa)
+	IntervalBy map[string]string        `json:"interval_by_metric"` // metrics whose interval is another
+	Best       map[string]analysis.Best `json:"best"`
+	Headline   []string                 `json:"headline"`
 }
 
 // comparisonJSON nests each method's metrics by the dots of their names.
@@ -66,7 +68,8 @@ func comparisonJSON(c *analysis.Comparison) (map[string]map[string]any, *compari
 		setPath(obj, []string{"fct", "rows"}, mm.FCT.Rows) // as the single run's fct.rows
 		out[m] = obj
 	}
-	info := &comparisonInfo{Methods: c.Methods, NamedBy: c.By, Differs: c.Differs, Metrics: c.Metrics, Bootstrap: c.B, Seed: c.Seed, Level: c.Level, Best: c.Best, Headline: c.Headline}
+	info := &comparisonInfo{Methods: c.Methods, NamedBy: c.By, Differs: c.Differs, Metrics: c.Metrics, Bootstrap: c.B, Seed: c.Seed, Level: c.Level,
+		Interval: c.Interval, IntervalBy: c.IntervalBy, Best: c.Best, Headline: c.Headline}
 	return out, info
 }
 

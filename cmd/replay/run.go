@@ -377,10 +377,16 @@ func printRunSummary(w io.Writer, dir string, r *records.Run) {
 		for _, n := range tr.Replaced {
 			replaced += n
 		}
-		c := s.ControlPackets
+		sent := func(k records.PacketKind, name string) string {
+			c := s.ControlPackets[k]
+			if c.Dropped > 0 {
+				return fmt.Sprintf("%s (%d dropped)", cli.Plural(c.Generated, name), c.Dropped)
+			}
+			return cli.Plural(c.Generated, name)
+		}
 		fmt.Fprintf(w, "  closed loop: %s replaced; receivers sent %s, %s, %s; senders retransmitted %s, %s\n",
-			cli.Plural(replaced, "captured control packet"), cli.Plural(c[records.KindAck].Generated, "ACK"),
-			cli.Plural(c[records.KindCNP].Generated, "CNP"), cli.Plural(c[records.KindNAK].Generated, "NAK"),
+			cli.Plural(replaced, "captured control packet"), sent(records.KindAck, "ACK"),
+			sent(records.KindCNP, "CNP"), sent(records.KindNAK, "NAK"),
 			cli.Plural(s.Retransmits, "packet"), cli.Plural(s.Timeouts, "timeout"))
 	}
 	if ni, err := records.TraceNotInjected(r.Trace); err == nil {
