@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"net/netip"
 	"os"
 	"path/filepath"
 	"sort"
@@ -467,7 +466,7 @@ func (l *loader) flows(path string) error {
 		tot.Undrained += r.Undrained
 		tot.CEMarked += r.CEMarked
 		if r.Dropped > 0 {
-			top.Add(FlowDrops{FlowID: r.FlowID, Src: netip.AddrFrom4(r.Src).String(), Dst: netip.AddrFrom4(r.Dst).String(),
+			top.Add(FlowDrops{FlowID: r.FlowID, Src: r.Src.String(), Dst: r.Dst.String(),
 				Proto: r.Proto, Sport: r.Sport, Dport: r.Dport, TC: r.TC, Packets: r.Packets, Bytes: r.Bytes, Dropped: r.Dropped})
 		}
 		if victims == nil {

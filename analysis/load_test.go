@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tracefabric/tracefabric/internal/ipaddr"
 	"github.com/tracefabric/tracefabric/records"
 )
 
@@ -143,10 +144,10 @@ func writeFixture(t *testing.T, fx fixture) string {
 		w, err := records.NewFlowsWriter(p, d)
 		must(err)
 		for _, r := range []records.FlowRow{
-			{FlowID: 1, Src: [4]byte{10, 0, 0, 1}, Dst: [4]byte{10, 0, 1, 1}, Proto: 17, Sport: 1000, Dport: 4791, DSCP: 26, TC: 3,
+			{FlowID: 1, Src: ipaddr.MustParse("10.0.0.1"), Dst: ipaddr.MustParse("10.0.1.1"), Proto: 17, Sport: 1000, Dport: 4791, DSCP: 26, TC: 3,
 				SrcHost: nH0, DstHost: nH1, Packets: 3, Bytes: 3000, Delivered: 3 - dropped(2), Dropped: dropped(2), FirstPs: 0, LastPs: 3000,
 				DelayMeanPs: 1500, RackMember: 1, FabricMember: 0},
-			{FlowID: 2, Src: [4]byte{10, 0, 1, 1}, Dst: [4]byte{10, 0, 0, 1}, Proto: 17, Sport: 1001, Dport: 4791, DSCP: 26, TC: 3,
+			{FlowID: 2, Src: ipaddr.MustParse("10.0.1.1"), Dst: ipaddr.MustParse("10.0.0.1"), Proto: 17, Sport: 1001, Dport: 4791, DSCP: 26, TC: 3,
 				SrcHost: nH1, DstHost: nH0, Packets: 2, Bytes: 1000, Delivered: 2 - dropped(1), Dropped: dropped(1), FirstPs: 8000, LastPs: 9000,
 				DelayMeanPs: 3000, RackMember: 0, FabricMember: 1},
 		} {

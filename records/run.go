@@ -59,7 +59,9 @@ type Run struct {
 type Inputs struct {
 	Traces          []string `json:"traces"`            // capture files, absolute paths ("-": standard input)
 	Hosts           string   `json:"hosts"`             // host mapping: subnet, hash, or a CSV file (absolute path)
-	RackPrefix      int      `json:"rack_prefix"`       // subnet mapping's grouping prefix length
+	RackPrefix      int      `json:"rack_prefix"`       // subnet mapping's grouping prefix length (IPv4)
+	RackPrefix6     int      `json:"rack_prefix6"`      // subnet mapping's grouping prefix length (IPv6)
+	Family          string   `json:"family"`            // --family: ipv4, ipv6 or all ("" in runs before IPv6: all)
 	Speedup         float64  `json:"speedup"`           // capture time divided by this
 	Oversize        string   `json:"oversize"`          // split or drop
 	ReorderWindowNs int64    `json:"reorder_window_ns"` // in-file reordering window (0: default, < 0: off)

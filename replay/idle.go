@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tracefabric/tracefabric/ingest"
+	"github.com/tracefabric/tracefabric/internal/ipaddr"
 	"github.com/tracefabric/tracefabric/internal/units"
 	"github.com/tracefabric/tracefabric/records"
 )
@@ -97,7 +98,8 @@ func interrupted(err error) bool {
 
 // inputs is run.json's record of the options (paths made absolute).
 func (o *Options) inputs() *records.Inputs {
-	in := &records.Inputs{Hosts: o.Hosts, RackPrefix: o.RackPrefix, Speedup: o.Speedup, Oversize: o.Oversize,
+	in := &records.Inputs{Hosts: o.Hosts, RackPrefix: o.RackPrefix, RackPrefix6: o.RackPrefix6, Family: o.Family.String(),
+		Speedup: o.Speedup, Oversize: o.Oversize,
 		ReorderWindowNs: int64(o.ReorderWindow), WindowStartNs: o.Window.Start, WindowAbsolute: o.Window.Absolute,
 		WindowNs: o.Window.Duration, MaxIdleNs: int64(o.MaxIdle), MaxDrainPs: int64(o.MaxDrain)}
 	for _, t := range o.Traces {
@@ -112,7 +114,8 @@ func (o *Options) inputs() *records.Inputs {
 // OptionsFromInputs returns the Options that prepare the replay run.json's inputs
 // describe (Config, Version, Command and the callbacks left for the caller).
 func OptionsFromInputs(in *records.Inputs) Options {
-	return Options{Traces: in.Traces, Hosts: in.Hosts, RackPrefix: in.RackPrefix, Speedup: in.Speedup,
+	fam, _ := ipaddr.ParseFamily(in.Family) // "" (runs before IPv6) and "all": both families
+	return Options{Traces: in.Traces, Hosts: in.Hosts, RackPrefix: in.RackPrefix, RackPrefix6: in.RackPrefix6, Family: fam, Speedup: in.Speedup,
 		Oversize: in.Oversize, ReorderWindow: time.Duration(in.ReorderWindowNs),
 		Window:  ingest.Window{Start: in.WindowStartNs, Absolute: in.WindowAbsolute, Duration: in.WindowNs},
 		MaxIdle: time.Duration(in.MaxIdleNs), MaxDrain: units.Time(in.MaxDrainPs)}

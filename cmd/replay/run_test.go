@@ -116,7 +116,7 @@ func TestRunBadInput(t *testing.T) {
 		{"bad RFC 3339 --start", []string{"run", demo, "-o", filepath.Join(dir, "j"), "--start", "2024-13-01T00:00:00Z"}, []string{"not an RFC 3339 time"}},
 		{"zero --duration", []string{"run", demo, "-o", filepath.Join(dir, "j"), "--duration", "0s"}, []string{"--duration"}},
 		{"zero --max-idle", []string{"run", demo, "-o", filepath.Join(dir, "j"), "--max-idle", "0"}, []string{"--max-idle"}},
-		{"window past the end", []string{"run", demo, "-o", filepath.Join(dir, "j"), "--start", "1h"}, []string{"no IPv4 unicast packets to replay", "outside the window"}},
+		{"window past the end", []string{"run", demo, "-o", filepath.Join(dir, "j"), "--start", "1h"}, []string{"no IP unicast packets to replay", "outside the window"}},
 		{"CSV without every endpoint", []string{"run", demo, "-o", filepath.Join(dir, "i"), "--hosts", hostsCSV}, []string{"few.csv"}},
 		{"no trace", []string{"run"}, []string{"arg"}},
 	}

@@ -29,7 +29,7 @@ func TestIngestAgrees(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if sum.Packets != st.Packets || sum.IPv4Packets != st.Packets || sum.NonIPv4Packets != 0 ||
+			if sum.Packets != st.Packets || sum.IPPackets() != st.Packets || sum.NonIPPackets != 0 ||
 				sum.Bytes != st.Bytes || sum.Flows != int64(st.Flows) ||
 				sum.First != st.First.UnixNano() || sum.Last != st.Last.UnixNano() ||
 				sum.FirstTS != st.First.UTC().Format("2006-01-02T15:04:05.000000000Z07:00") {

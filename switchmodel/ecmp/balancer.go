@@ -63,8 +63,7 @@ type setInfo struct {
 // records. It is not safe for concurrent use (one simulation event loop owns it).
 type Balancer struct {
 	cfg     Config
-	tab     *keyTable
-	c       uint32
+	fn      affine // the method's affine form with the switch's salt
 	flowlet bool
 	exact   bool
 	// wideHash: the method's hash has 32 good bits and also indexes the flows.
@@ -89,7 +88,7 @@ const initialIndexBits = 8
 // key; the set is mixed in.
 func (b *Balancer) indexHash(h uint32, set int, key *Key) uint32 {
 	if !b.wideHash {
-		h = methodTable[CRC32].hash(0, key)
+		h = crcIndex.hash(key)
 	}
 	return h ^ uint32(set)*0x9E3779B1
 }
@@ -133,11 +132,9 @@ func NewBalancer(cfg Config) (*Balancer, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	tab, c := cfg.Method.hasher(cfg.Salt)
 	return &Balancer{
 		cfg:      cfg,
-		tab:      tab,
-		c:        c,
+		fn:       cfg.Method.hasher(cfg.Salt),
 		flowlet:  cfg.LoadBalancing == Flowlet,
 		exact:    cfg.FlowTableSize == 0,
 		wideHash: cfg.Method == CRC32 || cfg.Method == CRC32WithSalt || cfg.Method == Toeplitz,
@@ -176,7 +173,7 @@ func (b *Balancer) Sets() int { return len(b.sets) }
 func (b *Balancer) Members(set int) int { return b.sets[set].n }
 
 // HashOf returns the configured method's hash of key with the switch's salt.
-func (b *Balancer) HashOf(key *Key) uint32 { return b.cfg.Method.finalize(b.tab.hash(b.c, key)) }
+func (b *Balancer) HashOf(key *Key) uint32 { return b.cfg.Method.finalize(b.fn.hash(key)) }
 
 // Select returns the member (0..n-1) of the set that a packet of key takes and
 // accounts it in the records. now is the packet's time at this switch (non-decreasing
@@ -188,7 +185,7 @@ func (b *Balancer) HashOf(key *Key) uint32 { return b.cfg.Method.finalize(b.tab.
 // already seen, Select does not allocate.
 func (b *Balancer) Select(now units.Time, set int, key *Key, tc uint8, bytes int, view MemberView) (member int) {
 	s := &b.sets[set]
-	h := b.cfg.Method.finalize(b.tab.hash(b.c, key))
+	h := b.cfg.Method.finalize(b.fn.hash(key))
 	base := int(fastmod(h, s.m, uint32(s.n)))
 
 	f := &b.flows[b.lookup(b.indexHash(h, set, key), set, key, s.words)]
