@@ -45,6 +45,9 @@ func (f Family) String() string {
 	return fmt.Sprintf("Family(%d)", uint8(f))
 }
 
+// Valid reports whether f is IPv4 or IPv6.
+func (f Family) Valid() bool { return f == IPv4 || f == IPv6 }
+
 // Index is 0 for IPv4 and 1 for IPv6 (arrays per family).
 func (f Family) Index() int { return int(f) - 1 }
 
