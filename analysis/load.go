@@ -95,9 +95,12 @@ func runInfo(m *records.Run) RunInfo {
 	var trace struct {
 		Packets int64 `json:"packets"`
 		Flows   int64 `json:"flows"`
+		IPv4    int64 `json:"ipv4_packets"`
+		IPv6    int64 `json:"ipv6_packets"`
 	}
 	if len(m.Trace) > 0 && json.Unmarshal(m.Trace, &trace) == nil {
 		info.TracePackets, info.TraceFlows = trace.Packets, trace.Flows
+		info.TraceIPv4, info.TraceIPv6 = trace.IPv4, trace.IPv6
 	}
 	return info
 }

@@ -208,7 +208,7 @@ func writeFixture(t *testing.T, fx fixture) string {
 		sim.LosslessDrops = 1
 	}
 	run := &records.Run{Version: "test", Seed: 1, HashMethod: records.HashCRC32, Simulation: sim, Records: rows, Complete: fx.complete,
-		Trace: json.RawMessage(`{"packets": 5, "flows": 2}`)}
+		Trace: json.RawMessage(`{"packets": 5, "flows": 2, "ipv4_packets": 3, "ipv6_packets": 2}`)}
 	must(records.WriteRun(filepath.Join(dir, records.RunFile), run))
 	return dir
 }

@@ -72,7 +72,11 @@ type RunInfo struct {
 	Undrained     int64            `json:"undrained"`
 	TracePackets  int64            `json:"trace_packets"`
 	TraceFlows    int64            `json:"trace_flows"`
-	Complete      bool             `json:"complete"`
+	// TraceIPv4 and TraceIPv6 are the trace's packets of each family (run.json
+	// trace.ipv4_packets, trace.ipv6_packets): the family mix.
+	TraceIPv4 int64 `json:"trace_ipv4_packets"`
+	TraceIPv6 int64 `json:"trace_ipv6_packets"`
+	Complete  bool  `json:"complete"`
 }
 
 // DroppedTotal sums Dropped.

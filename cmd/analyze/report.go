@@ -112,6 +112,7 @@ func runSection(j *job) report.Section {
 		{Key: "seed", Value: strconv.FormatUint(info.Seed, 10)},
 		{Key: "trace packets", Value: fmtCount(info.TracePackets)},
 		{Key: "trace flows", Value: fmtCount(info.TraceFlows)},
+		{Key: "trace families", Value: familyMix(info)},
 		{Key: "injected packets", Value: fmtCount(info.Injected)},
 		{Key: "delivered packets", Value: fmtCount(info.Delivered)},
 		{Key: "dropped packets", Value: fmtCount(s.Drops.Total)},
@@ -408,4 +409,14 @@ func containsInt(xs []int, x int) bool {
 		}
 	}
 	return false
+}
+
+// familyMix says how the trace's IP packets split between IPv4 and IPv6.
+func familyMix(info analysis.RunInfo) string {
+	ip := info.TraceIPv4 + info.TraceIPv6
+	if ip == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("IPv4 %s (%s), IPv6 %s (%s)", fmtCount(info.TraceIPv4), fmtFrac(float64(info.TraceIPv4)/float64(ip)),
+		fmtCount(info.TraceIPv6), fmtFrac(float64(info.TraceIPv6)/float64(ip)))
 }
