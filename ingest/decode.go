@@ -168,13 +168,30 @@ func decodeIPv4(frame []byte, off int, wireLen uint32, p *Packet) Reason {
 	p.Proto = ip[9]
 	p.Fragment = ff&0x2000 != 0 || fragOff != 0
 	p.FragOffset = fragOff
-	p.Src = ipaddr.From4([4]byte(ip[12:16]))
-	p.Dst = ipaddr.From4([4]byte(ip[16:20]))
-	end := len(ip)
-	if tl < end {
-		end = tl // Ethernet padding is not payload
+	p.Src = ipaddr.FromUint32(binary.BigEndian.Uint32(ip[12:16]))
+	p.Dst = ipaddr.FromUint32(binary.BigEndian.Uint32(ip[16:20]))
+	p.SrcPort, p.DstPort = 0, 0
+	p.TCPDataOffset, p.TCPFlags = 0, 0
+	p.UDPPayload0, p.HasUDPPayload0 = 0, false
+	if fragOff == 0 && (p.Proto == 6 || p.Proto == 17) {
+		// transport, written out: the IPv4 hot path saves the call.
+		end := len(ip)
+		if tl < end {
+			end = tl // Ethernet padding is not payload
+		}
+		if hl+4 <= end {
+			p.SrcPort = binary.BigEndian.Uint16(ip[hl : hl+2])
+			p.DstPort = binary.BigEndian.Uint16(ip[hl+2 : hl+4])
+		}
+		switch {
+		case p.Proto == 6 && hl+14 <= end:
+			if doff := ip[hl+12] >> 4; doff >= 5 {
+				p.TCPDataOffset, p.TCPFlags = doff, ip[hl+13]
+			}
+		case p.Proto == 17 && hl+9 <= end:
+			p.UDPPayload0, p.HasUDPPayload0 = ip[hl+8], true
+		}
 	}
-	transport(ip, hl, end, fragOff == 0, p)
 	return OK
 }
 
@@ -215,8 +232,8 @@ func decodeIPv6(frame []byte, off int, p *Packet) Reason {
 	p.TotalLen = 40 + uint32(pl)
 	p.DSCP = tc >> 2
 	p.ECN = tc & 3
-	p.Src = ipaddr.From16([16]byte(ip[8:24]))
-	p.Dst = ipaddr.From16([16]byte(ip[24:40]))
+	p.Src = ipaddr.FromSlice16(ip[8:24])
+	p.Dst = ipaddr.FromSlice16(ip[24:40])
 	p.Fragment, p.FragOffset = false, 0
 	end := min(len(ip), 40+pl) // Ethernet padding is not payload
 	nh, at := ip[6], 40

@@ -94,8 +94,8 @@
 // stream cut short loses the compression block it ends in (bzip2 and xz decode whole
 // blocks: up to 900 kB for bzip2, and the whole file for a single-block xz, which is
 // then an error for want of any packet). No input makes the package panic; memory per open file is
-// bounded by about 2.5 MiB of buffers plus the reorder window's packets (88 bytes
-// each).
+// bounded by about 2.5 MiB of buffers plus the reorder window's packets (48 bytes
+// each, and 56 more for an IPv6 packet's addresses).
 //
 // # Performance
 //

@@ -123,6 +123,7 @@ type source struct {
 	window   int64 // ns; < 0: off
 	verify   bool  // Options.InOrder: no reorder buffer, and a late packet is an error
 	pend     sortBuf
+	scratch  Packet // the packet being decoded, before it joins pend
 	maxSeen  int64
 	haveSeen bool
 	lastOut  int64
@@ -392,9 +393,10 @@ func (s *source) nextPacket(p *Packet) (bool, error) {
 	}
 	for {
 		if s.pend.len() > 0 {
-			front := s.pend.front()
-			if s.eof || (front.Timestamp <= s.maxSeen && uint64(s.maxSeen)-uint64(front.Timestamp) >= uint64(s.window)) {
+			front := s.pend.frontTS()
+			if s.eof || (front <= s.maxSeen && uint64(s.maxSeen)-uint64(front) >= uint64(s.window)) {
 				s.pend.popInto(p)
+				p.FileIndex = s.index
 				s.lastOut, s.haveOut = p.Timestamp, true
 				s.stats.count(p.Src.Family(), 1)
 				return true, nil
@@ -404,8 +406,7 @@ func (s *source) nextPacket(p *Packet) (bool, error) {
 			s.finishLate()
 			return false, nil
 		}
-		// Decode straight into the buffer's free slot.
-		q := s.pend.slot()
+		q := &s.scratch
 		ok, err := s.record(q)
 		if err != nil {
 			return false, err
@@ -425,7 +426,7 @@ func (s *source) nextPacket(p *Packet) (bool, error) {
 		if !s.haveSeen || q.Timestamp > s.maxSeen {
 			s.maxSeen, s.haveSeen = q.Timestamp, true
 		}
-		s.pend.commit()
+		s.pend.push(q)
 	}
 }
 

@@ -1,7 +1,6 @@
 package ingest
 
 import (
-	"encoding/binary"
 	"fmt"
 	"io"
 	"strconv"
@@ -117,10 +116,8 @@ type FileSummary struct {
 type flowKey struct{ a, b uint64 }
 
 func keyOf(p *Packet) flowKey {
-	src, dst := p.Src.As4(), p.Dst.As4()
 	return flowKey{
-		a: uint64(src[0])<<56 | uint64(src[1])<<48 | uint64(src[2])<<40 | uint64(src[3])<<32 |
-			uint64(dst[0])<<24 | uint64(dst[1])<<16 | uint64(dst[2])<<8 | uint64(dst[3]),
+		a: uint64(p.Src.Uint32())<<32 | uint64(p.Dst.Uint32()),
 		b: uint64(p.SrcPort)<<32 | uint64(p.DstPort)<<16 | uint64(p.Proto),
 	}
 }
@@ -189,12 +186,9 @@ func (s *flowSet) grow() {
 type flowKey6 struct{ s0, s1, d0, d1, pp uint64 }
 
 func keyOf6(p *Packet) flowKey6 {
-	src, dst := p.Src.As16(), p.Dst.As16()
-	return flowKey6{
-		s0: binary.BigEndian.Uint64(src[0:8]), s1: binary.BigEndian.Uint64(src[8:16]),
-		d0: binary.BigEndian.Uint64(dst[0:8]), d1: binary.BigEndian.Uint64(dst[8:16]),
-		pp: 1<<63 | uint64(p.SrcPort)<<32 | uint64(p.DstPort)<<16 | uint64(p.Proto),
-	}
+	s0, s1 := p.Src.Words()
+	d0, d1 := p.Dst.Words()
+	return flowKey6{s0: s0, s1: s1, d0: d0, d1: d1, pp: 1<<63 | uint64(p.SrcPort)<<32 | uint64(p.DstPort)<<16 | uint64(p.Proto)}
 }
 
 // flowSet6 is flowSet for IPv6 keys (no zero key).
@@ -245,8 +239,7 @@ type acc struct {
 	// endpoints maps each address to whether it is an endpoint of a unicast packet.
 	endpoints map[ipaddr.Addr]bool
 	dscp      [2][64]int64 // per family (ipaddr.Family.Index)
-	ecn       [2][4]int64
-	fam       [2]int64 // packets per family
+	ecn       [2][4]int64  // per family; its sum is the family's packets
 	bytes     int64
 	n         int64
 	first     int64
@@ -262,18 +255,16 @@ func newAcc() *acc {
 	return &acc{endpoints: make(map[ipaddr.Addr]bool)}
 }
 
-// insert adds p's flow to the flow set of its family and reports whether it is new.
-func (a *acc) insert(p *Packet) bool {
-	if p.Src.Is6() {
-		return a.flows6.insert(keyOf6(p))
-	}
-	return a.flows.insert(keyOf(p))
-}
-
 // add counts p and reports whether its flow is new to this accumulator.
 func (a *acc) add(p *Packet) bool {
 	a.count(p)
-	if !a.insert(p) {
+	var added bool
+	if p.Src.Is6() {
+		added = a.flows6.insert(keyOf6(p))
+	} else {
+		added = a.flows.insert(keyOf(p))
+	}
+	if !added {
 		return false
 	}
 	if p.Multicast() {
@@ -316,7 +307,7 @@ func (a *acc) fill(s *Summary, c *Counts) {
 	for _, f := range ipaddr.Families {
 		i := f.Index()
 		fs := s.ByFamily.Of(f)
-		fs.Packets = a.fam[i]
+		fs.Packets = a.ecn[i][0] + a.ecn[i][1] + a.ecn[i][2] + a.ecn[i][3]
 		fs.DSCP, fs.ECN = histograms(&a.dscp[i], &a.ecn[i])
 		for d, n := range a.dscp[i] {
 			dscp[d] += n
@@ -473,7 +464,6 @@ func (a *acc) count(p *Packet) {
 	a.n++
 	a.last = p.Timestamp
 	f := p.Src.Family().Index() & 1
-	a.fam[f]++
 	a.dscp[f][p.DSCP&63]++
 	a.ecn[f][p.ECN&3]++
 	a.bytes += int64(p.TotalLen)

@@ -21,7 +21,7 @@ const (
 	feedBatches = 4
 )
 
-// arrival is a trace packet prepared for injection: 80 bytes.
+// arrival is a trace packet prepared for injection: 96 bytes.
 type arrival struct {
 	at           units.Time // injection time
 	traceIndex   int64

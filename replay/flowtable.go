@@ -1,10 +1,6 @@
 package replay
 
-import (
-	"encoding/binary"
-
-	"github.com/tracefabric/tracefabric/ingest"
-)
+import "github.com/tracefabric/tracefabric/ingest"
 
 // flowTable maps 5-tuples to flow ids: open addressing with linear probing over
 // slots that hold the packed tuple inline (one cache line visit per lookup), at most
@@ -31,12 +27,11 @@ type packed struct{ a, b, c, d, e uint64 }
 func packTuple(p *ingest.Packet) packed {
 	pp := uint64(p.SrcPort)<<24 | uint64(p.DstPort)<<8 | uint64(p.Proto)
 	if p.Src.Is6() {
-		s, d := p.Src.As16(), p.Dst.As16()
-		return packed{a: binary.BigEndian.Uint64(s[0:8]), c: binary.BigEndian.Uint64(s[8:16]),
-			d: binary.BigEndian.Uint64(d[0:8]), e: binary.BigEndian.Uint64(d[8:16]), b: 1<<63 | pp}
+		s0, s1 := p.Src.Words()
+		d0, d1 := p.Dst.Words()
+		return packed{a: s0, c: s1, d: d0, e: d1, b: 1<<63 | pp}
 	}
-	s, d := p.Src.As4(), p.Dst.As4()
-	return packed{a: uint64(binary.BigEndian.Uint32(s[:]))<<32 | uint64(binary.BigEndian.Uint32(d[:])), b: pp}
+	return packed{a: uint64(p.Src.Uint32())<<32 | uint64(p.Dst.Uint32()), b: pp}
 }
 
 func (t *flowTable) home(k packed) int {
