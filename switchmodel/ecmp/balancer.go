@@ -48,7 +48,6 @@ type flowState struct {
 	bits int32  // offset of the flow's visited-member bitset in Balancer.bits
 	set  int32  // the flow's set
 	hx   uint32 // index hash (flowHash)
-	key  Key
 }
 
 type setInfo struct {
@@ -75,8 +74,11 @@ type Balancer struct {
 	bits     []uint64
 	// flows is an open-addressing (linear probing) table of the flows' states, at
 	// most half full; a flow's probe starts at slot(hx). One random access finds a
-	// flow and its state together.
-	flows  []flowState
+	// flow's state.
+	flows []flowState
+	// keys[i] is the key of the flow in flows[i], apart so that a flowState stays 32
+	// bytes with the 40-byte Key: a probe reads the key only when hx and set match.
+	keys   []Key
 	nflows int
 	shift  uint32 // 32 - log2(len(flows))
 }
@@ -121,7 +123,7 @@ func (b *Balancer) lookup(hx uint32, set int, key *Key, words int) int {
 		if !f.used {
 			return b.newFlow(i, hx, set, key, words)
 		}
-		if f.hx == hx && f.key == *key && f.set == int32(set) {
+		if f.hx == hx && f.set == int32(set) && b.keys[i].Equal(key) {
 			return i
 		}
 	}
@@ -140,6 +142,7 @@ func NewBalancer(cfg Config) (*Balancer, error) {
 		wideHash: cfg.Method == CRC32 || cfg.Method == CRC32WithSalt || cfg.Method == Toeplitz,
 		tableM:   fastmodM(uint32(cfg.FlowTableSize)),
 		flows:    make([]flowState, 1<<initialIndexBits),
+		keys:     make([]Key, 1<<initialIndexBits),
 		shift:    32 - initialIndexBits,
 	}, nil
 }
@@ -236,7 +239,8 @@ func (b *Balancer) Select(now units.Time, set int, key *Key, tc uint8, bytes int
 // newFlow creates the state of a flow seen for the first time in the free slot i and
 // returns its slot (this allocates as the tables grow).
 func (b *Balancer) newFlow(i int, hx uint32, set int, key *Key, words int) int {
-	b.flows[i] = flowState{entry: entry{used: true}, prev: -1, bits: int32(len(b.bits)), set: int32(set), hx: hx, key: *key}
+	b.flows[i] = flowState{entry: entry{used: true}, prev: -1, bits: int32(len(b.bits)), set: int32(set), hx: hx}
+	b.keys[i] = *key
 	for range words {
 		b.bits = append(b.bits, 0)
 	}
@@ -249,8 +253,9 @@ func (b *Balancer) newFlow(i int, hx uint32, set int, key *Key, words int) int {
 // grow doubles the flow table, moves every flow and returns the new slot of the flow
 // in slot i.
 func (b *Balancer) grow(i int) int {
-	old := b.flows
+	old, oldKeys := b.flows, b.keys
 	b.flows = make([]flowState, 2*len(old))
+	b.keys = make([]Key, 2*len(old))
 	b.shift--
 	mask := len(b.flows) - 1
 	at := -1
@@ -262,7 +267,7 @@ func (b *Balancer) grow(i int) int {
 		for b.flows[j].used {
 			j = (j + 1) & mask
 		}
-		b.flows[j] = old[k]
+		b.flows[j], b.keys[j] = old[k], oldKeys[k]
 		if k == i {
 			at = j
 		}

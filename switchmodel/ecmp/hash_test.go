@@ -290,12 +290,16 @@ func TestHashFixedKeys(t *testing.T) {
 func TestHashMatchesNaive(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for n := range 6000 {
-		k := Key{v6: n%2 == 1}
-		for i := range k.Bytes() {
-			k.b[i] = byte(r.Uint32())
+		b := make([]byte, KeyLen+(KeyLen6-KeyLen)*(n%2))
+		for i := range b {
+			b[i] = byte(r.Uint32())
 		}
 		if r.IntN(4) == 0 { // exercise the Toeplitz input without ports too
-			clear(k.b[k.Len()-4 : k.Len()])
+			clear(b[len(b)-4:])
+		}
+		k := keyOf(b, len(b) == KeyLen6)
+		if !bytes.Equal(k.Bytes(), b) {
+			t.Fatalf("keyOf(% x).Bytes() = % x", b, k.Bytes())
 		}
 		salt := r.Uint32()
 		for _, m := range AllMethods {
@@ -337,7 +341,7 @@ func TestMakeKey(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			k := MakeKey(src, dst, tt.proto, 0x1234, 0xABCD, tt.nonFF)
 			want := []byte{10, 0, 1, 5, 10, 1, 2, 7, tt.proto, byte(tt.sp >> 8), byte(tt.sp), byte(tt.dp >> 8), byte(tt.dp)}
-			if !bytes.Equal(k.Bytes(), want) || k.IPv6() || k.b != [KeyLen6]byte(append(want, make([]byte, 24)...)) {
+			if !bytes.Equal(k.Bytes(), want) || k.IPv6() || k != keyOf(want, false) || k.Len() != KeyLen {
 				t.Fatalf("MakeKey = % x, want % x", k.Bytes(), want)
 			}
 			if k.Src() != netip.AddrFrom4(src) || k.Dst() != netip.AddrFrom4(dst) || k.Proto() != tt.proto || k.SrcPort() != tt.sp || k.DstPort() != tt.dp {
@@ -395,4 +399,15 @@ func TestFmix32KnownValues(t *testing.T) {
 	if got := fmix32(1); got != 0x514e28b7 {
 		t.Errorf("fmix32(1) = %#x, want 0x514e28b7", got)
 	}
+}
+
+// keyOf builds the key of the given bytes (13 for IPv4, 37 for IPv6) byte by byte, independently of
+// MakeKey and MakeKey6.
+func keyOf(b []byte, v6 bool) Key {
+	var k Key
+	copy(k.b[:], b)
+	if v6 {
+		k.b[v6Flag] = 1
+	}
+	return k
 }

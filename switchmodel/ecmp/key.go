@@ -1,6 +1,9 @@
 package ecmp
 
-import "net/netip"
+import (
+	"encoding/binary"
+	"net/netip"
+)
 
 // Key lengths in bytes: the 13-byte IPv4 key and the 37-byte IPv6 key.
 const (
@@ -17,9 +20,16 @@ const (
 // Build it with MakeKey or MakeKey6 so the port rule is applied. Key is comparable
 // and can be used as a map key; the zero Key is the IPv4 key of 13 zero bytes.
 type Key struct {
-	b  [KeyLen6]byte // the key's bytes; an IPv4 key's bytes 13.. are 0
-	v6 bool
+	// b holds the key's bytes (an IPv4 key's bytes 13.. are 0), then 0 in 37 and 38
+	// and the family flag in 39 (1 for IPv6): 40 bytes, so Equal compares five
+	// words and the hash reads bytes by plain loads.
+	b [keySize]byte
 }
+
+const (
+	keySize = 40
+	v6Flag  = keySize - 1 // index of the family flag in Key.b
+)
 
 // Protocol numbers whose ports enter the key.
 const (
@@ -47,7 +57,7 @@ func MakeKey(src, dst [4]byte, proto uint8, sport, dport uint16, nonFirstFragmen
 // upper-layer protocol (the Next Header that ends the extension headers) and its
 // ports, under MakeKey's port rule.
 func MakeKey6(src, dst [16]byte, proto uint8, sport, dport uint16, nonFirstFragment bool) Key {
-	k := Key{v6: true}
+	var k Key
 	copy(k.b[0:16], src[:])
 	copy(k.b[16:32], dst[:])
 	k.b[32] = proto
@@ -55,15 +65,27 @@ func MakeKey6(src, dst [16]byte, proto uint8, sport, dport uint16, nonFirstFragm
 		k.b[33], k.b[34] = byte(sport>>8), byte(sport)
 		k.b[35], k.b[36] = byte(dport>>8), byte(dport)
 	}
+	k.b[v6Flag] = 1
 	return k
 }
 
+// Equal reports whether k and o are the same key (k == o, in five word comparisons
+// where == on the 40-byte array calls runtime.memequal).
+func (k *Key) Equal(o *Key) bool {
+	le := binary.LittleEndian
+	return le.Uint64(k.b[0:8]) == le.Uint64(o.b[0:8]) &&
+		le.Uint64(k.b[8:16]) == le.Uint64(o.b[8:16]) &&
+		le.Uint64(k.b[16:24]) == le.Uint64(o.b[16:24]) &&
+		le.Uint64(k.b[24:32]) == le.Uint64(o.b[24:32]) &&
+		le.Uint64(k.b[32:40]) == le.Uint64(o.b[32:40])
+}
+
 // IPv6 reports whether k is an IPv6 key.
-func (k *Key) IPv6() bool { return k.v6 }
+func (k *Key) IPv6() bool { return k.b[v6Flag] != 0 }
 
 // Len is the key's length in bytes: KeyLen or KeyLen6.
 func (k *Key) Len() int {
-	if k.v6 {
+	if k.IPv6() {
 		return KeyLen6
 	}
 	return KeyLen
@@ -74,7 +96,7 @@ func (k *Key) Bytes() []byte { return k.b[:k.Len()] }
 
 // addrLen is the length of one address in the key.
 func (k *Key) addrLen() int {
-	if k.v6 {
+	if k.IPv6() {
 		return 16
 	}
 	return 4
@@ -82,7 +104,7 @@ func (k *Key) addrLen() int {
 
 // Src returns the source address.
 func (k *Key) Src() netip.Addr {
-	if k.v6 {
+	if k.IPv6() {
 		return netip.AddrFrom16([16]byte(k.b[0:16]))
 	}
 	return netip.AddrFrom4([4]byte(k.b[0:4]))
@@ -90,7 +112,7 @@ func (k *Key) Src() netip.Addr {
 
 // Dst returns the destination address.
 func (k *Key) Dst() netip.Addr {
-	if k.v6 {
+	if k.IPv6() {
 		return netip.AddrFrom16([16]byte(k.b[16:32]))
 	}
 	return netip.AddrFrom4([4]byte(k.b[4:8]))

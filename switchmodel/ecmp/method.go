@@ -95,8 +95,22 @@ func (m *Method) Type() string { return "hashMethod" }
 // below 1<<16. It panics if m is not one of the six methods (a caller bug: names are
 // checked by ParseMethod and NewBalancer). It does not allocate.
 func (m Method) Hash(salt uint32, k *Key) uint32 {
-	a := m.hasher(salt)
-	return m.finalize(a.hash(k))
+	if !m.Valid() {
+		panic(fmt.Sprintf("ecmp: invalid Method(%d)", uint8(m)))
+	}
+	a := &methodFn[m]
+	if k.IPv6() {
+		c := a.c6
+		if m == CRC32WithSalt {
+			c = crc32Tail.saltConst(salt, saltedLen6)
+		}
+		return m.finalize(a.t6.hash(c, k))
+	}
+	c := a.c4
+	if m == CRC32WithSalt {
+		c = crc32Tail.saltConst(salt, saltedLen)
+	}
+	return m.finalize(a.t4.hash(c, k))
 }
 
 // finalize is the method's output stage: CRC32WithSalt passes the salted CRC through
