@@ -98,8 +98,10 @@
 //
 // Choices depend only on the configuration, the call sequence and the view; there is
 // no randomness and no map iteration. Select does not allocate for a flow already
-// seen (a new flow may grow the flow tables). It keeps per flow about 40 bytes plus a
-// bitset of the members the flow used, so memory grows with the number of distinct
-// flows (the exact accounting of Flows needs it even with a hashed flow table).
+// seen (a new flow may grow the flow tables). It keeps per flow slot 72 bytes (a
+// 32-byte state and the 40-byte key of either family; the table is at most half
+// full) plus a bitset of the members the flow used, so memory grows with the number
+// of distinct flows (the exact accounting of Flows needs it even with a hashed flow
+// table).
 // A Balancer is owned by one simulation goroutine; it is not safe for concurrent use.
 package ecmp
