@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/tracefabric/tracefabric/internal/ipaddr"
 	"github.com/tracefabric/tracefabric/records"
 )
 
@@ -123,7 +124,7 @@ func writeBenchRun(tb testing.TB, dir string, nFlows, nEvents int) {
 		for c.rackOf[dst] == c.rackOf[src] && r.IntN(8) != 0 {
 			dst = c.hosts[r.IntN(len(c.hosts))]
 		}
-		f := records.FlowRow{FlowID: int64(i), Src: [4]byte{10, 0, byte(src >> 8), byte(src)}, Dst: [4]byte{10, 0, byte(dst >> 8), byte(dst)},
+		f := records.FlowRow{FlowID: int64(i), Src: ipaddr.From4([4]byte{10, 0, byte(src >> 8), byte(src)}), Dst: ipaddr.From4([4]byte{10, 0, byte(dst >> 8), byte(dst)}),
 			Proto: 17, Sport: uint16(r.IntN(65536)), Dport: 4791, DSCP: 26, TC: 3, SrcHost: src, DstHost: dst,
 			Packets: 10, Bytes: int64(1000 + r.IntN(100000)), FirstPs: r.Int64N(simPs), RackMember: -1, FabricMember: -1}
 		f.LastPs = min(simPs, f.FirstPs+r.Int64N(simPs/100))

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"net/netip"
 	"os"
 	"path/filepath"
 	"sort"
@@ -106,11 +105,13 @@ func runInfo(m *records.Run) (RunInfo, error) {
 	}
 	var trace struct {
 		Packets int64 `json:"packets"`
-		IPv4    int64 `json:"ipv4_packets"`
 		Flows   int64 `json:"flows"`
+		IPv4    int64 `json:"ipv4_packets"`
+		IPv6    int64 `json:"ipv6_packets"`
 	}
 	if len(m.Trace) > 0 && json.Unmarshal(m.Trace, &trace) == nil {
-		info.TracePackets, info.TraceIPv4, info.TraceFlows = trace.Packets, trace.IPv4, trace.Flows
+		info.TracePackets, info.TraceFlows = trace.Packets, trace.Flows
+		info.TraceIPv4, info.TraceIPv6 = trace.IPv4, trace.IPv6
 	}
 	ni, err := records.TraceNotInjected(m.Trace)
 	if err != nil {
@@ -475,7 +476,7 @@ func (l *loader) flows(path string) error {
 	tot := &l.run.FlowTotals
 	cl := l.run.ClosedLoop
 	fpTuple, fpStart, fpSize := fnv.New64a(), fnv.New64a(), fnv.New64a()
-	var fbuf [32]byte
+	var fbuf [64]byte
 	var fp FlowPath
 	path6 := make([]NodeID, 0, 8) // host, rack, [fabric, [spine, fabric], rack], host
 	err := stream(l, path, records.OpenFlows, func(r *records.FlowRow, nodes []NodeID) error {
@@ -550,12 +551,14 @@ func (l *loader) flows(path string) error {
 		ft.Flows = append(ft.Flows, f)
 
 		binary.LittleEndian.PutUint64(fbuf[0:], uint64(r.FlowID))
-		copy(fbuf[8:12], r.Src[:])
-		copy(fbuf[12:16], r.Dst[:])
-		binary.LittleEndian.PutUint16(fbuf[16:], r.Sport)
-		binary.LittleEndian.PutUint16(fbuf[18:], r.Dport)
-		fbuf[20] = r.Proto
-		fpTuple.Write(fbuf[:21])
+		sa, da := r.Src.As16(), r.Dst.As16()
+		copy(fbuf[8:24], sa[:])
+		copy(fbuf[24:40], da[:])
+		fbuf[40], fbuf[41] = byte(r.Src.Family()), byte(r.Dst.Family())
+		binary.LittleEndian.PutUint16(fbuf[42:], r.Sport)
+		binary.LittleEndian.PutUint16(fbuf[44:], r.Dport)
+		fbuf[46] = r.Proto
+		fpTuple.Write(fbuf[:47])
 		binary.LittleEndian.PutUint64(fbuf[8:], uint64(r.FirstPs))
 		fpStart.Write(fbuf[:16])
 		binary.LittleEndian.PutUint64(fbuf[8:], uint64(r.SizeBytes))
@@ -568,7 +571,7 @@ func (l *loader) flows(path string) error {
 		tot.Undrained += r.Undrained
 		tot.CEMarked += r.CEMarked
 		if r.Dropped > 0 {
-			top.Add(FlowDrops{FlowID: r.FlowID, Src: netip.AddrFrom4(r.Src).String(), Dst: netip.AddrFrom4(r.Dst).String(),
+			top.Add(FlowDrops{FlowID: r.FlowID, Src: r.Src.String(), Dst: r.Dst.String(),
 				Proto: r.Proto, Sport: r.Sport, Dport: r.Dport, TC: r.TC, Packets: r.Packets, Bytes: r.Bytes, Dropped: r.Dropped})
 		}
 		if victims == nil {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tracefabric/tracefabric/internal/ipaddr"
 	"github.com/tracefabric/tracefabric/internal/units"
 	"github.com/tracefabric/tracefabric/records"
 )
@@ -169,10 +170,10 @@ func writeFixture(t *testing.T, fx fixture) string {
 		w, err := records.NewFlowsWriter(p, d)
 		must(err)
 		for _, r := range []records.FlowRow{
-			{FlowID: 1, Src: [4]byte{10, 0, 0, 1}, Dst: [4]byte{10, 0, 1, 1}, Proto: 17, Sport: 1000, Dport: 4791, DSCP: 26, TC: 3,
+			{FlowID: 1, Src: ipaddr.MustParse("10.0.0.1"), Dst: ipaddr.MustParse("10.0.1.1"), Proto: 17, Sport: 1000, Dport: 4791, DSCP: 26, TC: 3,
 				SrcHost: nH0, DstHost: nH1, Packets: 3, Bytes: 3000, Delivered: 3 - dropped(2), Dropped: dropped(2), FirstPs: 0, LastPs: 3000,
 				DelayMeanPs: 1500, RackMember: 1, FabricMember: 0, SizeBytes: 3000, IdealFctPs: 2000},
-			{FlowID: 2, Src: [4]byte{10, 0, 1, 1}, Dst: [4]byte{10, 0, 0, 1}, Proto: 17, Sport: 1001, Dport: 4791, DSCP: 26, TC: 3,
+			{FlowID: 2, Src: ipaddr.MustParse("10.0.1.1"), Dst: ipaddr.MustParse("10.0.0.1"), Proto: 17, Sport: 1001, Dport: 4791, DSCP: 26, TC: 3,
 				SrcHost: nH1, DstHost: nH0, Packets: 2, Bytes: 1000, Delivered: 2 - dropped(1), Dropped: dropped(1), FirstPs: 8000, LastPs: 9000,
 				DelayMeanPs: 3000, RackMember: 0, FabricMember: 1, SizeBytes: 1000, IdealFctPs: 1000},
 		} {
@@ -247,11 +248,11 @@ func writeFixture(t *testing.T, fx fixture) string {
 		sim.LosslessDrops = 1
 	}
 	run := &records.Run{Version: "test", Seed: 1, HashMethod: records.HashCRC32, Simulation: sim, Records: rows, Complete: fx.complete,
-		Trace: json.RawMessage(`{"packets": 5, "flows": 2}`), Transport: records.ModeOpen, Config: json.RawMessage(`{"Switch": {"Mtu": "1500B"}}`)}
+		Trace: json.RawMessage(`{"packets": 5, "flows": 2, "ipv4_packets": 3, "ipv6_packets": 2}`), Transport: records.ModeOpen, Config: json.RawMessage(`{"Switch": {"Mtu": "1500B"}}`)}
 	run.Topology.BDPBytes = 2000
 	if fx.closed {
 		run.Transport = records.ModeClosed
-		run.Trace = json.RawMessage(`{"packets": 5, "flows": 2, "replaced": {"tcp-ack": 4, "roce-ack": 0, "roce-cnp": 1}}`)
+		run.Trace = json.RawMessage(`{"packets": 5, "flows": 2, "ipv4_packets": 3, "ipv6_packets": 2, "replaced": {"tcp-ack": 4, "roce-ack": 0, "roce-cnp": 1}}`)
 		run.Simulation.ControlPackets = map[records.PacketKind]records.ControlCount{
 			records.KindAck: {Generated: 5, Delivered: 4, Dropped: 1}, records.KindCNP: {Generated: 2, Delivered: 2}}
 		run.Simulation.Retransmits, run.Simulation.Timeouts = 1, 0

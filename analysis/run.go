@@ -83,9 +83,12 @@ type RunInfo struct {
 	Undrained     int64                        `json:"undrained"`
 	TracePackets  int64                        `json:"trace_packets"`
 	TraceFlows    int64                        `json:"trace_flows"`
-	// TraceIPv4 counts the trace's IPv4 packets; NotInjected lists, by reason, the
-	// trace packets that did not enter the fabric as captured (records.TraceNotInjected).
+	// TraceIPv4 and TraceIPv6 are the trace's packets of each family (run.json
+	// trace.ipv4_packets, trace.ipv6_packets): the family mix. NotInjected lists, by
+	// reason, the trace packets that did not enter the fabric as captured
+	// (records.TraceNotInjected).
 	TraceIPv4   int64                 `json:"trace_ipv4_packets"`
+	TraceIPv6   int64                 `json:"trace_ipv6_packets"`
 	NotInjected []records.NotInjected `json:"not_injected"`
 	// Transport is how senders behaved (records.ModeOpen: every packet re-injected
 	// at its captured time); Options the replay's options; Command its command line.

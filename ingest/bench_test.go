@@ -198,7 +198,7 @@ func BenchmarkDecodeSummarize(b *testing.B) {
 			i--
 			continue
 		}
-		a.add(&p, keyOf(&p))
+		a.add(&p)
 	}
 	el, cpu := time.Since(start), cpuTime()-cpu0
 	b.StopTimer()

@@ -3,6 +3,8 @@ package ingest
 import (
 	"encoding/binary"
 	"fmt"
+
+	"github.com/tracefabric/tracefabric/internal/ipaddr"
 )
 
 // LinkType is a pcap/pcapng LINKTYPE_ value (the full 16 bits; gopacket v1.1.19's
@@ -17,7 +19,7 @@ const (
 	LinkLoop      LinkType = 108 // OpenBSD loopback: 4-byte address family, network byte order
 	LinkLinuxSLL  LinkType = 113 // Linux cooked capture v1 (16-byte header)
 	LinkIPv4      LinkType = 228 // raw IPv4
-	LinkIPv6      LinkType = 229 // raw IPv6 (always skipped as ipv6)
+	LinkIPv6      LinkType = 229 // raw IPv6
 	LinkLinuxSLL2 LinkType = 276 // Linux cooked capture v2 (20-byte header)
 )
 
@@ -49,14 +51,15 @@ const (
 //
 // frame is the captured bytes (it may be shorter than the frame on the wire);
 // wireLen is the frame's original length, used only when the IPv4 total length is 0
-// (TSO/GRO captures). Decode fills p's IPv4 fields and CapLen and leaves Timestamp,
-// Index and FileIndex alone. It returns OK for an IPv4 packet and otherwise the
-// reason the frame is skipped; p is then unspecified. Decode never retains frame
+// (TSO/GRO captures). Decode fills p's IP fields and CapLen and leaves Timestamp,
+// Index and FileIndex alone. It returns OK for an IPv4 or IPv6 packet and otherwise
+// the reason the frame is skipped; p is then unspecified. Decode never retains frame
 // and never allocates.
 //
-// Only the outer IPv4 header counts: IPv4 inside GRE, VXLAN, MPLS or ICMP errors is
-// not looked at. MPLS (0x8847) is "other-ethertype". The fixed 20-byte IPv4 header
-// must be captured; options cut by the snaplen only lose the ports.
+// Only the outer IP header counts: IP inside GRE, VXLAN, MPLS, ICMP errors, IPv6 in
+// IPv4 (protocol 41) or IPv4 in IPv6 is not looked at. MPLS (0x8847) is
+// "other-ethertype". The fixed IP header (20 bytes for IPv4, 40 for IPv6) must be
+// captured; options or extension headers cut by the snaplen only lose the ports.
 func Decode(link LinkType, frame []byte, wireLen uint32, p *Packet) Reason {
 	switch link {
 	case LinkEthernet:
@@ -76,13 +79,13 @@ func Decode(link LinkType, frame []byte, wireLen uint32, p *Packet) Reason {
 		return decodeEther(frame, binary.BigEndian.Uint16(frame[0:2]), 20, wireLen, p)
 	case LinkRaw:
 		if len(frame) > 0 && frame[0]>>4 == 6 {
-			return SkipIPv6
+			return decodeIPv6(frame, 0, p)
 		}
 		return decodeIPv4(frame, 0, wireLen, p)
 	case LinkIPv4:
 		return decodeIPv4(frame, 0, wireLen, p)
 	case LinkIPv6:
-		return SkipIPv6
+		return decodeIPv6(frame, 0, p)
 	case LinkNull, LinkLoop:
 		if len(frame) < 4 {
 			return SkipOtherEtherType
@@ -97,7 +100,7 @@ func Decode(link LinkType, frame []byte, wireLen uint32, p *Packet) Reason {
 		case 2: // AF_INET everywhere
 			return decodeIPv4(frame, 4, wireLen, p)
 		case 10, 24, 28, 30: // AF_INET6: Linux, NetBSD/OpenBSD, FreeBSD, Darwin
-			return SkipIPv6
+			return decodeIPv6(frame, 4, p)
 		}
 		return SkipOtherEtherType
 	}
@@ -119,7 +122,7 @@ func decodeEther(frame []byte, et uint16, off int, wireLen uint32, p *Packet) Re
 	case etherIPv4:
 		return decodeIPv4(frame, off, wireLen, p)
 	case etherIPv6:
-		return SkipIPv6
+		return decodeIPv6(frame, off, p)
 	case etherARP:
 		return SkipARP
 	}
@@ -158,19 +161,20 @@ func decodeIPv4(frame []byte, off int, wireLen uint32, p *Packet) Reason {
 	ff := binary.BigEndian.Uint16(ip[6:8])
 	fragOff := (ff & 0x1FFF) << 3
 	p.CapLen = uint32(len(frame))
-	p.TotalLen = uint16(tl)
+	p.TotalLen = uint32(tl)
+	p.HeaderLen = uint32(hl)
 	p.DSCP = ip[1] >> 2
 	p.ECN = ip[1] & 3
 	p.Proto = ip[9]
 	p.Fragment = ff&0x2000 != 0 || fragOff != 0
 	p.FragOffset = fragOff
-	p.Src = [4]byte(ip[12:16])
-	p.Dst = [4]byte(ip[16:20])
+	p.Src = ipaddr.FromUint32(binary.BigEndian.Uint32(ip[12:16]))
+	p.Dst = ipaddr.FromUint32(binary.BigEndian.Uint32(ip[16:20]))
 	p.SrcPort, p.DstPort = 0, 0
-	p.IHL = uint8(hl / 4)
 	p.TCPDataOffset, p.TCPFlags = 0, 0
 	p.UDPPayload0, p.HasUDPPayload0 = 0, false
 	if fragOff == 0 && (p.Proto == 6 || p.Proto == 17) {
+		// transport, written out: the IPv4 hot path saves the call.
 		end := len(ip)
 		if tl < end {
 			end = tl // Ethernet padding is not payload
@@ -189,4 +193,118 @@ func decodeIPv4(frame []byte, off int, wireLen uint32, p *Packet) Reason {
 		}
 	}
 	return OK
+}
+
+// IPv6 extension headers that the walk follows (docs/model.md#ipv6).
+const (
+	ipv6HopByHop = 0
+	ipv6Routing  = 43
+	ipv6Fragment = 44
+	ipv6AH       = 51
+	ipv6DstOpts  = 60
+)
+
+// decodeIPv6 decodes the IPv6 header at frame[off:] and walks its extension headers
+// to the upper-layer protocol: Hop-by-Hop Options, Routing and Destination Options
+// ((Hdr Ext Len + 1) * 8 bytes), Fragment (8 bytes; a non-first fragment ends the
+// walk with its Next Header and no ports) and Authentication ((Payload Len + 2) * 4
+// bytes). Any other Next Header (TCP, UDP, ICMPv6, ESP 50, No Next Header 59, an
+// unknown value) ends the walk as the packet's protocol. A header that runs past the
+// captured bytes (or past the Payload Length) ends the walk with its own type as the
+// protocol and no ports, as an IPv4 header whose L4 ports were cut.
+func decodeIPv6(frame []byte, off int, p *Packet) Reason {
+	ip := frame[off:]
+	if len(ip) == 0 {
+		return SkipTruncatedIPv6
+	}
+	if ip[0]>>4 != 6 {
+		return SkipBadIPv6
+	}
+	if len(ip) < 40 {
+		return SkipTruncatedIPv6
+	}
+	pl := int(binary.BigEndian.Uint16(ip[4:6]))
+	if pl == 0 {
+		return SkipBadIPv6 // a jumbogram (RFC 2675): the length is in a Hop-by-Hop option
+	}
+	tc := ip[0]<<4 | ip[1]>>4
+	p.CapLen = uint32(len(frame))
+	p.TotalLen = 40 + uint32(pl)
+	p.DSCP = tc >> 2
+	p.ECN = tc & 3
+	p.Src = ipaddr.FromSlice16(ip[8:24])
+	p.Dst = ipaddr.FromSlice16(ip[24:40])
+	p.Fragment, p.FragOffset = false, 0
+	end := min(len(ip), 40+pl) // Ethernet padding is not payload
+	nh, at := ip[6], 40
+	first := true // not a non-first fragment
+walk:
+	for {
+		var n int // the extension header's length
+		switch nh {
+		case ipv6HopByHop, ipv6Routing, ipv6DstOpts:
+			if at+2 > end {
+				break walk
+			}
+			n = (int(ip[at+1]) + 1) * 8
+		case ipv6AH:
+			if at+2 > end {
+				break walk
+			}
+			n = (int(ip[at+1]) + 2) * 4
+		case ipv6Fragment:
+			if at+8 > end {
+				break walk
+			}
+			fo := binary.BigEndian.Uint16(ip[at+2 : at+4])
+			p.FragOffset = fo &^ 7
+			p.Fragment = p.Fragment || fo&1 != 0 || p.FragOffset != 0
+			n = 8
+			if p.FragOffset != 0 {
+				first = false
+			}
+		default:
+			break walk
+		}
+		if at+n > end {
+			break walk
+		}
+		nh = ip[at]
+		at += n
+		if !first {
+			break
+		}
+	}
+	p.Proto = nh
+	p.HeaderLen = uint32(at)
+	if at > end {
+		at = end
+	}
+	transport(ip, at, end, first, p)
+	return OK
+}
+
+// transport fills p's port and TCP/UDP fields from the upper-layer header at ip[hl:]
+// of a packet of protocol p.Proto whose bytes end at end (the captured bytes or the
+// IP length, whichever is shorter): none for other protocols and for non-first
+// fragments (first false), and what the capture kept otherwise.
+func transport(ip []byte, hl, end int, first bool, p *Packet) {
+	p.SrcPort, p.DstPort = 0, 0
+	p.TCPDataOffset, p.TCPFlags = 0, 0
+	p.UDPPayload0, p.HasUDPPayload0 = 0, false
+	if !first || p.Proto != 6 && p.Proto != 17 {
+		return
+	}
+	if hl+4 <= end {
+		p.SrcPort = binary.BigEndian.Uint16(ip[hl : hl+2])
+		p.DstPort = binary.BigEndian.Uint16(ip[hl+2 : hl+4])
+	}
+	switch {
+	case p.Proto == 6 && hl+14 <= end:
+		if doff := ip[hl+12] >> 4; doff >= 5 {
+			p.TCPDataOffset, p.TCPFlags = doff, ip[hl+13]
+		}
+	case p.Proto == 17 && hl+9 <= end:
+		p.UDPPayload0, p.HasUDPPayload0 = ip[hl+8], true
+	}
 }

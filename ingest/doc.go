@@ -1,5 +1,5 @@
 // Package ingest reads packet captures and turns them into a time-ordered stream
-// of IPv4 Packet values for the replay.
+// of IP (IPv4 and IPv6) Packet values for the replay.
 //
 // # Files
 //
@@ -17,29 +17,47 @@
 //
 // # Decoding
 //
-// Link types: Ethernet (1) with 802.1Q/802.1ad tags at any depth, raw IP (101, 228),
-// Linux cooked SLL (113) and SLL2 (276), BSD loopback NULL (0) and LOOP (108).
-// Only the OUTER IPv4 header counts: tunnels (GRE, VXLAN, IP-in-IP), MPLS payloads
-// and ICMP-quoted headers are not looked into, as a switch hashes on the outer
-// header. Every other record is skipped and counted by Reason: "ipv6", "arp",
-// "other-ethertype" (LLC, LLDP, MPLS, ..., or a link header cut by the snaplen),
-// "unsupported-linktype", "truncated-ipv4-header" (fewer than 20 bytes of IPv4
-// header captured), "bad-ipv4-header" (version != 4, IHL < 5, total length shorter
-// than the header). These rules reproduce tshark's counts on the real captures in
-// ../shared/pcaps (see expected_test.go).
+// Link types: Ethernet (1) with 802.1Q/802.1ad tags at any depth, raw IP (101: IPv4
+// or IPv6 by the version nibble; 228 IPv4; 229 IPv6), Linux cooked SLL (113) and SLL2
+// (276), BSD loopback NULL (0) and LOOP (108) with the address families 2 (IPv4) and
+// 10, 24, 28, 30 (IPv6). EtherType 0x0800 is IPv4 and 0x86DD IPv6, after any VLAN
+// tags. Only the OUTER IP header counts: tunnels (GRE, VXLAN, IP-in-IP, IPv6 in IPv4
+// and the reverse), MPLS payloads and ICMP-quoted headers are not looked into, as a
+// switch hashes on the outer header. Every other record is skipped and counted by
+// Reason: "arp", "other-ethertype" (LLC, LLDP, MPLS, ..., or a link header cut by the
+// snaplen), "unsupported-linktype", "truncated-ipv4-header" (fewer than 20 bytes of
+// IPv4 header captured), "bad-ipv4-header" (version != 4, IHL < 5, total length
+// shorter than the header), "truncated-ipv6-header" (fewer than the 40 bytes of the
+// fixed IPv6 header captured), "bad-ipv6-header" (version != 6, or a Payload Length
+// of 0: a jumbogram). These rules reproduce tshark's counts on the real captures in
+// ../shared/pcaps (expected_test.go for IPv4, expected6_test.go for IPv6).
 //
-// IPv4 packets to a multicast group (224.0.0.0/4) or to the limited broadcast
-// address 255.255.255.255 (IGMP, SSDP, mDNS, NetBIOS, DHCP) are delivered like any
-// IPv4 packet, and Packet.Multicast says which they are: a data-center fabric model
-// has no multicast routing, so a replay skips them (reason "multicast"), and
-// Summarize counts them under that reason while keeping them in its IPv4 counts and
-// histograms.
+// IPv6 (docs/model.md#ipv6): DSCP and ECN come from the Traffic Class as from the
+// IPv4 ToS byte; Packet.TotalLen is 40 + Payload Length. The upper-layer protocol and
+// ports are found by walking the extension headers Hop-by-Hop (0), Routing (43),
+// Fragment (44), Destination Options (60) and Authentication (51); a non-first
+// fragment ends the walk with no ports, and ESP (50), No Next Header (59) or any other
+// value ends it as the protocol. A chain that runs past the captured bytes (or the
+// Payload Length) ends the walk with no ports; only a cut fixed header skips the
+// packet. Packet.HeaderLen is where the upper-layer header starts (IHL*4 for IPv4).
+//
+// Addresses of both families are ipaddr.Addr values: 16 bytes (IPv4 as IPv4-mapped)
+// and a family, comparable and pointer-free (internal/ipaddr). Options.Family keeps
+// one family; the other's packets are counted "family-filtered".
+//
+// IP packets to a multicast group (224.0.0.0/4, ff00::/8) or to the limited broadcast
+// address 255.255.255.255 (IGMP, SSDP, mDNS, NetBIOS, DHCP, MLD, neighbor discovery)
+// are delivered like any IP packet, and Packet.Multicast says which they are: a
+// data-center fabric model has no multicast routing, so a replay skips them (reason
+// "multicast"), and Summarize counts them under that reason while keeping them in its
+// IP counts and histograms.
 //
 // # Units
 //
 // Timestamps are int64 nanoseconds since the Unix epoch (UTC); sizes are bytes;
-// Packet.TotalLen is the IPv4 total length from the header, so a snaplen-truncated
-// capture keeps each packet's real size, and Packet.CapLen is what was captured.
+// Packet.TotalLen is the IPv4 total length or 40 + the IPv6 Payload Length from the
+// header, so a snaplen-truncated capture keeps each packet's real size, and
+// Packet.CapLen is what was captured.
 // Ports are 0 for protocols other than TCP and UDP, for non-first fragments and when
 // the capture cut the first 4 bytes of the L4 header off. Packet.Index counts ALL
 // records of its file from 0 (tshark's frame number minus one).
@@ -57,7 +75,7 @@
 // file turns out not to be in order.
 //
 // Options.Window keeps a time window of the merged capture, [start, start+duration),
-// with the start an offset from the first IPv4 packet or an absolute time; the IPv4
+// with the start an offset from the first IP packet or an absolute time; the IP
 // packets outside it are counted "out-of-window" in their files and skipped.
 //
 // # Errors
@@ -77,7 +95,7 @@
 // blocks: up to 900 kB for bzip2, and the whole file for a single-block xz, which is
 // then an error for want of any packet). No input makes the package panic; memory per open file is
 // bounded by about 2.5 MiB of buffers plus the reorder window's packets (48 bytes
-// each).
+// each, and 56 more for an IPv6 packet's addresses).
 //
 // # Performance
 //

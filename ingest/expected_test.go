@@ -82,23 +82,27 @@ func TestExpectedCaptures(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if s.IPv4Packets != row.ipv4 {
-				t.Errorf("ipv4 packets = %d, want %d", s.IPv4Packets, row.ipv4)
+			v4 := &s.ByFamily.IPv4
+			if s.IPv4Packets != row.ipv4 || v4.Packets != row.ipv4 {
+				t.Errorf("ipv4 packets = %d (by_family %d), want %d", s.IPv4Packets, v4.Packets, row.ipv4)
 			}
-			if s.Flows != row.flows {
-				t.Errorf("flows = %d, want %d", s.Flows, row.flows)
+			if v4.Flows != row.flows {
+				t.Errorf("ipv4 flows = %d, want %d", v4.Flows, row.flows)
 			}
-			if got := histogram(s.DSCP, 64); got != row.dscp {
-				t.Errorf("dscp = %s, want %s", got, row.dscp)
+			if got := histogram(v4.DSCP, 64); got != row.dscp {
+				t.Errorf("ipv4 dscp = %s, want %s", got, row.dscp)
 			}
-			if got := histogram(s.ECN, 4); got != row.ecn {
-				t.Errorf("ecn = %s, want %s", got, row.ecn)
+			if got := histogram(v4.ECN, 4); got != row.ecn {
+				t.Errorf("ipv4 ecn = %s, want %s", got, row.ecn)
 			}
-			if s.NonIPv4Packets != row.nonIPv4 {
-				t.Errorf("non-ipv4 packets = %d, want %d (skipped %v)", s.NonIPv4Packets, row.nonIPv4, s.Skipped)
+			// Every non-IPv4 frame is IPv6 or not IP (expected6_test.go checks the
+			// IPv6 side against tshark).
+			if s.IPv6Packets+s.NonIPPackets != row.nonIPv4 {
+				t.Errorf("ipv6 %d + non-ip %d packets = %d, want %d non-ipv4 (skipped %v)",
+					s.IPv6Packets, s.NonIPPackets, s.IPv6Packets+s.NonIPPackets, row.nonIPv4, s.Skipped)
 			}
-			if s.Packets != s.IPv4Packets+s.NonIPv4Packets {
-				t.Errorf("packets %d != ipv4 %d + non-ipv4 %d", s.Packets, s.IPv4Packets, s.NonIPv4Packets)
+			if s.Packets != s.IPv4Packets+s.IPv6Packets+s.NonIPPackets {
+				t.Errorf("packets %d != ipv4 %d + ipv6 %d + non-ip %d", s.Packets, s.IPv4Packets, s.IPv6Packets, s.NonIPPackets)
 			}
 			if len(warns) > 0 {
 				t.Errorf("unexpected warnings: %q", warns)
@@ -111,9 +115,9 @@ func TestExpectedCaptures(t *testing.T) {
 				t.Fatal(err)
 			}
 			late := d.Skipped[SkipOutOfOrder.String()]
-			if d.IPv4Packets+late != row.ipv4 || d.NonIPv4Packets != row.nonIPv4 {
-				t.Errorf("default window: ipv4 %d + out-of-order %d, non-ipv4 %d; want %d and %d",
-					d.IPv4Packets, late, d.NonIPv4Packets, row.ipv4, row.nonIPv4)
+			if d.IPv4Packets+d.IPv6Packets+late != s.IPv4Packets+s.IPv6Packets || d.NonIPPackets != s.NonIPPackets {
+				t.Errorf("default window: ip %d + out-of-order %d, non-ip %d; want %d and %d",
+					d.IPPackets(), late, d.NonIPPackets, s.IPPackets(), s.NonIPPackets)
 			}
 			if late > 0 && !strings.HasPrefix(row.file, "edge-") {
 				t.Errorf("default window: %d packets out of order", late)

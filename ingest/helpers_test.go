@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"encoding/binary"
 	"net"
+	"net/netip"
 	"testing"
 	"time"
 
@@ -360,4 +361,117 @@ func (b *ngb) spb(frame []byte, wire int) *ngb {
 		wire = len(frame)
 	}
 	return b.block(ngSPB, append(b.order().AppendUint32(nil, uint32(wire)), frame...))
+}
+
+// v6Spec describes an IPv6 packet built byte by byte (ipv6Packet), extension headers
+// included.
+type v6Spec struct {
+	src, dst     string // default 2001:db8::1 and 2001:db8:1::2
+	tc           uint8  // Traffic Class
+	flow         uint32 // Flow Label (20 bits)
+	exts         []v6Ext
+	proto        uint8 // the upper-layer protocol after the extension headers
+	sport, dport uint16
+	tcpFlags     uint8 // default SYN
+	doff         uint8 // TCP data offset, default 5
+	payload      int   // bytes after the upper-layer header
+	plen         int   // Payload Length written; 0: the real one
+}
+
+// v6Ext is one extension header: Hop-by-Hop (0), Routing (43), Destination Options
+// (60) of n bytes (a multiple of 8; default 8), Authentication (51) of n bytes (a
+// multiple of 4; default 12), Fragment (44) with its offset in bytes and M flag, or
+// any other type of n bytes written with the Hdr Ext Len rule of options headers.
+type v6Ext struct {
+	typ  uint8
+	n    int
+	off  uint16 // Fragment: offset in bytes (a multiple of 8)
+	more bool   // Fragment: M flag
+}
+
+// ipv6Packet serializes s: the 40-byte fixed header, the extension headers, then a
+// TCP (6: 20 bytes or doff*4), UDP (17: 8 bytes), ICMPv6 (58: echo request, 8 bytes)
+// or other (8 zero bytes) upper-layer header and s.payload zero bytes.
+func ipv6Packet(s v6Spec) []byte {
+	if s.src == "" {
+		s.src = "2001:db8::1"
+	}
+	if s.dst == "" {
+		s.dst = "2001:db8:1::2"
+	}
+	if s.doff == 0 {
+		s.doff = 5
+	}
+	if s.tcpFlags == 0 {
+		s.tcpFlags = 0x02
+	}
+	src, dst := netip.MustParseAddr(s.src).As16(), netip.MustParseAddr(s.dst).As16()
+	var body []byte
+	for i, e := range s.exts {
+		next := s.proto
+		if i+1 < len(s.exts) {
+			next = s.exts[i+1].typ
+		}
+		switch e.typ {
+		case 44:
+			fo := e.off &^ 7
+			if e.more {
+				fo |= 1
+			}
+			body = append(body, next, 0, byte(fo>>8), byte(fo), 0, 0, 0x12, 0x34)
+		case 51:
+			n := e.n
+			if n == 0 {
+				n = 12
+			}
+			h := make([]byte, n)
+			h[0], h[1] = next, byte(n/4-2)
+			body = append(body, h...)
+		default:
+			n := e.n
+			if n == 0 {
+				n = 8
+			}
+			h := make([]byte, n)
+			h[0], h[1] = next, byte(n/8-1)
+			if n >= 4 {
+				h[2], h[3] = 1, byte(n-4) // a PadN option over the rest
+			}
+			body = append(body, h...)
+		}
+	}
+	switch s.proto {
+	case 6:
+		h := make([]byte, 4*int(s.doff))
+		binary.BigEndian.PutUint16(h[0:], s.sport)
+		binary.BigEndian.PutUint16(h[2:], s.dport)
+		h[12], h[13] = s.doff<<4, s.tcpFlags
+		body = append(body, h...)
+	case 17:
+		h := make([]byte, 8)
+		binary.BigEndian.PutUint16(h[0:], s.sport)
+		binary.BigEndian.PutUint16(h[2:], s.dport)
+		binary.BigEndian.PutUint16(h[4:], uint16(8+s.payload))
+		body = append(body, h...)
+	case 58:
+		body = append(body, 128, 0, 0, 0, 0, 1, 0, 1)
+	default:
+		body = append(body, make([]byte, 8)...)
+	}
+	body = append(body, make([]byte, s.payload)...)
+	first := s.proto
+	if len(s.exts) > 0 {
+		first = s.exts[0].typ
+	}
+	plen := s.plen
+	if plen == 0 {
+		plen = len(body)
+	}
+	h := make([]byte, 40, 40+len(body))
+	binary.BigEndian.PutUint32(h[0:], 6<<28|uint32(s.tc)<<20|s.flow&0xFFFFF)
+	binary.BigEndian.PutUint16(h[4:], uint16(plen))
+	h[6], h[7] = first, 64
+	copy(h[8:24], src[:])
+	copy(h[24:40], dst[:])
+	return append(h, body...)
 }

@@ -7,6 +7,8 @@ import (
 	"math"
 	"os"
 	"time"
+
+	"github.com/tracefabric/tracefabric/internal/ipaddr"
 )
 
 // DefaultReorderWindow is the reorder window used when Options.ReorderWindow is 0.
@@ -34,11 +36,15 @@ type Options struct {
 	Stdin *os.File
 	// Context, when not nil, stops Summarize (with the context's error) once done.
 	Context context.Context
-	// Window, when not zero, keeps only the IPv4 packets of a time window of the
+	// Window, when not zero, keeps only the IP packets of a time window of the
 	// merged capture; the others are counted "out-of-window" and skipped.
 	Window Window
+	// Family, when not 0, keeps only the IP packets of that family (--family); the
+	// others are counted "family-filtered" and skipped, before reordering and the
+	// window (a relative window starts at the first packet of the family kept).
+	Family ipaddr.Family
 	// InOrder, when not nil, tells per file (in the order of the paths) that an earlier
-	// pass found its IPv4 packets in timestamp order (FileStats.InOrder, or
+	// pass found its IP packets in timestamp order (FileStats.InOrder, or
 	// FileSummary.InOrder from Summarize). Such a file is read without its reorder
 	// buffer, which gives the same packets in the same order with less work and
 	// memory; a packet earlier than the one before it then means the file changed
@@ -49,7 +55,7 @@ type Options struct {
 // Window is a time window of a merged capture: packets in [start, start+Duration).
 type Window struct {
 	// Start is where the window begins: nanoseconds since the Unix epoch when
-	// Absolute, otherwise an offset in nanoseconds from the first IPv4 packet of the
+	// Absolute, otherwise an offset in nanoseconds from the first IP packet of the
 	// merged capture (0: from the first packet).
 	Start    int64
 	Absolute bool
@@ -61,7 +67,8 @@ type Window struct {
 // IsZero reports whether w selects the whole capture.
 func (w Window) IsZero() bool { return w == Window{} }
 
-// Reader streams the IPv4 packets of several capture files merged by timestamp.
+// Reader streams the IP packets (IPv4 and IPv6) of several capture files merged by
+// timestamp.
 // Ties between files go to the file listed first. It is not safe for concurrent use.
 type Reader struct {
 	srcs  []*source
@@ -117,7 +124,7 @@ func newReaderFrom(names []string, data [][]byte, opt Options) (*Reader, error) 
 	return r, nil
 }
 
-// Next stores the next IPv4 packet in timestamp order in *p and returns true, or
+// Next stores the next IP packet in timestamp order in *p and returns true, or
 // returns false at the end of all files. A corrupt file stops the reader with an
 // error (a *FileError wrapping ErrCorrupt) that names the file and the packet index
 // or byte offset; Next then keeps returning that error.
@@ -148,7 +155,7 @@ func (r *Reader) inWindow(p *Packet) bool {
 		return true
 	}
 	st := &r.srcs[p.FileIndex].stats
-	st.IPv4--
+	st.count(p.Src.Family(), -1)
 	st.Skipped[SkipOutOfWindow]++
 	return false
 }

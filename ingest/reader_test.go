@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/google/gopacket/layers"
+
+	"github.com/tracefabric/tracefabric/internal/ipaddr"
 )
 
 func udpTo(t testing.TB, dst string, dport uint16, tos uint8) []byte {
@@ -81,7 +83,7 @@ func TestFormats(t *testing.T) {
 			if pkts[0].Index != 0 || pkts[1].Index != 2 {
 				t.Errorf("indexes %d %d, want 0 2 (the ARP record counts)", pkts[0].Index, pkts[1].Index)
 			}
-			if pkts[1].Dst != [4]byte{10, 0, 0, 3} || pkts[1].DstPort != 2 || pkts[1].DSCP != 1 {
+			if pkts[1].Dst != ipaddr.MustParse("10.0.0.3") || pkts[1].DstPort != 2 || pkts[1].DSCP != 1 {
 				t.Errorf("second packet %+v", pkts[1])
 			}
 			fs := r.Files()[0]
@@ -116,7 +118,7 @@ func TestLinkTypesInFiles(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(pkts) != 1 || pkts[0].Tuple() != (FiveTuple{[4]byte{1, 2, 3, 4}, [4]byte{5, 6, 7, 8}, 7, 4791, 17}) || pkts[0].DSCP != 26 || pkts[0].ECN != 2 {
+			if len(pkts) != 1 || pkts[0].Tuple() != (FiveTuple{ipaddr.MustParse("1.2.3.4"), ipaddr.MustParse("5.6.7.8"), 7, 4791, 17}) || pkts[0].DSCP != 26 || pkts[0].ECN != 2 {
 				t.Fatalf("packets %+v", pkts)
 			}
 			if lt := r.Files()[0].LinkTypes; !reflect.DeepEqual(lt, []LinkType{c.link}) {
@@ -134,8 +136,8 @@ func TestPcapngMixedInterfaces(t *testing.T) {
 	b.shb().idb(LinkEthernet, 65535, 9).idb(LinkLinuxSLL2, 128, 6)
 	b.epb(0, uint64(at(0).Add(7).UnixNano()), etherFrame(t, nil, layers.EthernetTypeIPv4, ip), 0)
 	b.epb(1, uint64(at(3).UnixMicro()), sll2(0x0800, ip), 0)
-	b.epb(0, uint64(at(4).Add(9).UnixNano()), etherFrame(t, nil, layers.EthernetTypeIPv6, make([]byte, 40)), 0)
-	b.block(5, make([]byte, 20)) // interface statistics: skipped
+	b.epb(0, uint64(at(4).Add(9).UnixNano()), etherFrame(t, nil, layers.EthernetTypeIPv6, make([]byte, 40)), 0) // version 0: bad-ipv6-header
+	b.block(5, make([]byte, 20))                                                                                // interface statistics: skipped
 	b.epb(1, uint64(at(5).UnixMicro()), sll2(0x0806, make([]byte, 28)), 0)
 	b.block(0x00000BAD, make([]byte, 9))                      // custom block: skipped
 	b.spb(etherFrame(t, nil, layers.EthernetTypeIPv4, ip), 0) // simple packet: interface 0, previous timestamp
@@ -151,7 +153,7 @@ func TestPcapngMixedInterfaces(t *testing.T) {
 	if !reflect.DeepEqual(fs.LinkTypes, []LinkType{LinkEthernet, LinkLinuxSLL2}) || !reflect.DeepEqual(fs.Resolutions, []string{"ns", "us"}) {
 		t.Errorf("link types %v, resolutions %v", fs.LinkTypes, fs.Resolutions)
 	}
-	if fs.Skipped[SkipIPv6] != 1 || fs.Skipped[SkipARP] != 1 {
+	if fs.Skipped[SkipBadIPv6] != 1 || fs.Skipped[SkipARP] != 1 {
 		t.Errorf("counts %+v", fs.Counts)
 	}
 }
@@ -289,7 +291,7 @@ func TestPcapngSections(t *testing.T) {
 	if err != nil || len(warns) > 0 {
 		t.Fatal(err, warns)
 	}
-	if len(pkts) != 2 || pkts[1].Timestamp != at(2).UnixNano() || pkts[1].Src != [4]byte{1, 2, 3, 4} {
+	if len(pkts) != 2 || pkts[1].Timestamp != at(2).UnixNano() || pkts[1].Src != ipaddr.MustParse("1.2.3.4") {
 		t.Fatalf("packets %+v", pkts)
 	}
 	if lt := r.Files()[0].LinkTypes; !reflect.DeepEqual(lt, []LinkType{LinkEthernet, LinkLinuxSLL2}) {

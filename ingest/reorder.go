@@ -3,6 +3,8 @@ package ingest
 import (
 	"sort"
 	"sync"
+
+	"github.com/tracefabric/tracefabric/internal/ipaddr"
 )
 
 // The reorder buffer must hold every packet of the last reorder window: a packet
@@ -13,7 +15,8 @@ import (
 // fixed-size chunks rather than one ring that doubles: growing adds a chunk
 // without copying, the chunks emptied at the front are reused at the back (no
 // allocation in steady state, however long the trace), and the buffer's memory is
-// the packets in one window plus a chunk, not up to twice that plus the copies.
+// the packets in one window plus a chunk, not up to twice that plus the copies. The
+// packets are kept compact (held), 48 bytes each.
 
 const (
 	chunkShift = 12 // 4096 packets (192 KiB) a chunk
@@ -21,7 +24,39 @@ const (
 	chunkMask  = chunkLen - 1
 )
 
-type chunk [chunkLen]Packet
+// held is a Packet as the reorder buffer keeps it: 48 bytes, the size of an IPv4
+// Packet before IPv6 support. The buffer holds every packet of the last reorder
+// window (about a million at 3.2 Tb/s: 48 MB), and a whole Packet (104 bytes, its two
+// addresses 24 bytes each) would make it twice as heavy. An IPv4 packet's addresses
+// fit inline; an IPv6 packet's addresses and header length go to the buffer's side
+// table (sortBuf.v6) and addr holds its slot there. The file index is the source's:
+// not kept.
+type held struct {
+	ts, index        int64
+	capLen, totalLen uint32
+	addr             uint64 // IPv4: src << 32 | dst (ipaddr.Addr.Uint32); IPv6: the side table slot
+	hdr              uint16 // HeaderLen of an IPv4 packet (20..60)
+	sport, dport     uint16
+	fragOff          uint16
+	proto, dscp, ecn uint8
+	flags            uint8 // heldFragment | heldUDP0 | heldIPv6
+	doff, tcpFlags   uint8
+	udp0             uint8
+}
+
+const (
+	heldFragment = 1 << iota // Packet.Fragment
+	heldUDP0                 // Packet.HasUDPPayload0
+	heldIPv6                 // addr is a slot of sortBuf.v6
+)
+
+// v6Held is the part of an IPv6 packet that held has no room for.
+type v6Held struct {
+	src, dst  ipaddr.Addr
+	headerLen uint32
+}
+
+type chunk [chunkLen]held
 
 // chunks recycles reorder-buffer chunks between files, readers and passes. A pool
 // of many small objects (rather than one big ring) is shared by all Ps: a pass on
@@ -31,28 +66,43 @@ var chunks sync.Pool // of *chunk
 
 // sortBuf holds the packets of one file that wait for the reorder window, sorted by
 // timestamp (ties keep file order), in a queue of chunks. Captures are nearly
-// sorted, so a packet is usually written in place at the back (slot, commit) with
-// no copy; a late one is inserted by binary search, shifting the few packets after
-// it.
+// sorted, so a packet is usually written at the back (push); a late one is inserted
+// by binary search, shifting the few packets after it.
 type sortBuf struct {
 	cs    []*chunk // cs[0] holds the front
 	head  int      // index of the front in cs[0]
 	n     int      // packets held
 	spare []*chunk // emptied chunks, reused before the pool
+	v6    []v6Held // IPv6 addresses of the packets held (and free slots)
+	free  []uint32 // free slots of v6
 }
 
 func (b *sortBuf) len() int { return b.n }
 
-func (b *sortBuf) at(i int) *Packet {
+func (b *sortBuf) at(i int) *held {
 	j := b.head + i
 	return &b.cs[j>>chunkShift][j&chunkMask]
 }
 
-func (b *sortBuf) front() *Packet { return &b.cs[0][b.head] }
+// frontTS is the timestamp of the front packet.
+func (b *sortBuf) frontTS() int64 { return b.cs[0][b.head].ts }
 
-// popInto moves the front packet into *p.
+// popInto moves the front packet into *p (all but FileIndex, which the caller sets).
 func (b *sortBuf) popInto(p *Packet) {
-	*p = b.cs[0][b.head]
+	h := &b.cs[0][b.head]
+	p.Timestamp, p.Index, p.CapLen, p.TotalLen = h.ts, h.index, h.capLen, h.totalLen
+	p.SrcPort, p.DstPort, p.FragOffset = h.sport, h.dport, h.fragOff
+	p.Proto, p.DSCP, p.ECN = h.proto, h.dscp, h.ecn
+	p.Fragment, p.HasUDPPayload0 = h.flags&heldFragment != 0, h.flags&heldUDP0 != 0
+	p.TCPDataOffset, p.TCPFlags, p.UDPPayload0 = h.doff, h.tcpFlags, h.udp0
+	if h.flags&heldIPv6 == 0 {
+		p.Src, p.Dst = ipaddr.FromUint32(uint32(h.addr>>32)), ipaddr.FromUint32(uint32(h.addr))
+		p.HeaderLen = uint32(h.hdr)
+	} else {
+		v := &b.v6[h.addr]
+		p.Src, p.Dst, p.HeaderLen = v.src, v.dst, v.headerLen
+		b.free = append(b.free, uint32(h.addr))
+	}
 	b.n--
 	b.head++
 	if b.head == chunkLen {
@@ -67,28 +117,49 @@ func (b *sortBuf) popInto(p *Packet) {
 	}
 }
 
-// slot returns the free slot after the back; fill it and call commit.
-func (b *sortBuf) slot() *Packet {
+// push adds p to the buffer, in order (after the packets with its timestamp).
+func (b *sortBuf) push(p *Packet) {
 	if b.head+b.n == len(b.cs)<<chunkShift {
 		b.grow()
 	}
-	return b.at(b.n)
-}
-
-// commit adds the packet written into slot() to the buffer, in order.
-func (b *sortBuf) commit() {
-	s := b.at(b.n)
-	if b.n == 0 || b.at(b.n-1).Timestamp <= s.Timestamp {
+	// Field by field, straight into the slot (a composite literal is built aside
+	// and copied).
+	h := b.at(b.n)
+	h.ts, h.index, h.capLen, h.totalLen = p.Timestamp, p.Index, p.CapLen, p.TotalLen
+	h.sport, h.dport, h.fragOff = p.SrcPort, p.DstPort, p.FragOffset
+	h.proto, h.dscp, h.ecn = p.Proto, p.DSCP, p.ECN
+	h.doff, h.tcpFlags, h.udp0 = p.TCPDataOffset, p.TCPFlags, p.UDPPayload0
+	h.flags, h.hdr = 0, 0
+	if p.Fragment {
+		h.flags |= heldFragment
+	}
+	if p.HasUDPPayload0 {
+		h.flags |= heldUDP0
+	}
+	if p.Src.Is6() {
+		var slot uint32
+		if k := len(b.free); k > 0 {
+			slot, b.free = b.free[k-1], b.free[:k-1]
+		} else {
+			slot = uint32(len(b.v6))
+			b.v6 = append(b.v6, v6Held{})
+		}
+		b.v6[slot] = v6Held{src: p.Src, dst: p.Dst, headerLen: p.HeaderLen}
+		h.addr, h.flags = uint64(slot), h.flags|heldIPv6
+	} else {
+		h.addr, h.hdr = uint64(p.Src.Uint32())<<32|uint64(p.Dst.Uint32()), uint16(p.HeaderLen)
+	}
+	if b.n == 0 || b.at(b.n-1).ts <= h.ts {
 		b.n++
 		return
 	}
-	p := *s
-	// First packet strictly later than p: p goes after its equals.
-	i := sort.Search(b.n, func(k int) bool { return b.at(k).Timestamp > p.Timestamp })
+	x := *h
+	// First packet strictly later than x: x goes after its equals.
+	i := sort.Search(b.n, func(k int) bool { return b.at(k).ts > x.ts })
 	for k := b.n; k > i; k-- {
 		*b.at(k) = *b.at(k - 1)
 	}
-	*b.at(i) = p
+	*b.at(i) = x
 	b.n++
 }
 
@@ -118,4 +189,5 @@ func (b *sortBuf) release() {
 	clear(b.cs)
 	clear(b.spare)
 	b.cs, b.spare, b.head, b.n = b.cs[:0], b.spare[:0], 0, 0
+	b.v6, b.free = b.v6[:0], b.free[:0]
 }

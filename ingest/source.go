@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/gopacket/pcapgo"
 
+	"github.com/tracefabric/tracefabric/internal/ipaddr"
 	"github.com/tracefabric/tracefabric/internal/units"
 )
 
@@ -89,18 +90,19 @@ type FileStats struct {
 	Counts
 	// Truncated is true when the file ended inside a record (reported as a warning).
 	Truncated bool
-	// InOrder is true while no IPv4 packet read so far had a timestamp earlier than
-	// the IPv4 packet before it in the file, i.e. the reorder window changed nothing.
+	// InOrder is true while no IP packet read so far had a timestamp earlier than
+	// the IP packet before it in the file, i.e. the reorder window changed nothing.
 	InOrder bool
 }
 
-// source reads the records of one file, decodes them and reorders the IPv4 packets
+// source reads the records of one file, decodes them and reorders the IP packets
 // within the reorder window.
 type source struct {
 	stats  FileStats
 	index  int // FileIndex
 	warn   func(string)
-	strict bool // Options.Strict: a truncated file is an error
+	strict bool          // Options.Strict: a truncated file is an error
+	family ipaddr.Family // Options.Family: the family kept (0: both)
 
 	in       io.Reader
 	close    func() error
@@ -114,13 +116,14 @@ type source struct {
 	next   int64 // index of the next record
 	lastTS int64 // timestamp of the previous record (for SPBs without one)
 	eof    bool
-	lastV4 int64 // timestamp of the previous IPv4 packet (for InOrder)
-	haveV4 bool
+	lastIP int64 // timestamp of the previous IP packet (for InOrder)
+	haveIP bool
 
 	// Reordering.
 	window   int64 // ns; < 0: off
 	verify   bool  // Options.InOrder: no reorder buffer, and a late packet is an error
 	pend     sortBuf
+	scratch  Packet // the packet being decoded, before it joins pend
 	maxSeen  int64
 	haveSeen bool
 	lastOut  int64
@@ -176,7 +179,7 @@ func openSource(path string, index int, window int64, verify bool, opt *Options)
 // newSource reads the capture header from in; name is used in messages.
 func newSource(name string, in io.Reader, index int, window int64, opt *Options) (*source, error) {
 	s := &source{stats: FileStats{Path: name, InOrder: true}, index: index, warn: opt.Warn, strict: opt.Strict,
-		in: in, window: window, close: func() error { return nil }}
+		family: opt.Family, in: in, window: window, close: func() error { return nil }}
 	if err := s.init(); err != nil {
 		if s.closeDec != nil {
 			s.closeDec()
@@ -300,7 +303,8 @@ func (s *source) truncatedAt(index, off int64) error {
 }
 
 // record reads and decodes the next record into p. It returns false at the end
-// of the file; non-IPv4 records are counted and skipped.
+// of the file; non-IP records, and IP packets of a family Options.Family leaves out,
+// are counted and skipped.
 func (s *source) record(p *Packet) (bool, error) {
 	for !s.eof {
 		var (
@@ -359,17 +363,21 @@ func (s *source) record(p *Packet) (bool, error) {
 			s.stats.Skipped[r]++
 			continue
 		}
+		if s.family != 0 && p.Src.Family() != s.family {
+			s.stats.Skipped[SkipFamilyFiltered]++
+			continue
+		}
 		p.Timestamp, p.Index, p.FileIndex = ts, idx, s.index
-		if s.haveV4 && ts < s.lastV4 {
+		if s.haveIP && ts < s.lastIP {
 			s.stats.InOrder = false
 		}
-		s.lastV4, s.haveV4 = ts, true
+		s.lastIP, s.haveIP = ts, true
 		return true, nil
 	}
 	return false, nil
 }
 
-// nextPacket returns the next IPv4 packet of the file in timestamp order (within
+// nextPacket returns the next IP packet of the file in timestamp order (within
 // the reorder window).
 func (s *source) nextPacket(p *Packet) (bool, error) {
 	if s.window < 0 {
@@ -379,17 +387,18 @@ func (s *source) nextPacket(p *Packet) (bool, error) {
 				s.eof = true
 				return false, fmt.Errorf("%s: packet %d is earlier than the packet before it, but an earlier pass found the file in timestamp order: the file changed while it was being read", displayName(s.stats.Path), p.Index)
 			}
-			s.stats.IPv4++
+			s.stats.count(p.Src.Family(), 1)
 		}
 		return ok, err
 	}
 	for {
 		if s.pend.len() > 0 {
-			front := s.pend.front()
-			if s.eof || (front.Timestamp <= s.maxSeen && uint64(s.maxSeen)-uint64(front.Timestamp) >= uint64(s.window)) {
+			front := s.pend.frontTS()
+			if s.eof || (front <= s.maxSeen && uint64(s.maxSeen)-uint64(front) >= uint64(s.window)) {
 				s.pend.popInto(p)
+				p.FileIndex = s.index
 				s.lastOut, s.haveOut = p.Timestamp, true
-				s.stats.IPv4++
+				s.stats.count(p.Src.Family(), 1)
 				return true, nil
 			}
 		} else if s.eof {
@@ -397,8 +406,7 @@ func (s *source) nextPacket(p *Packet) (bool, error) {
 			s.finishLate()
 			return false, nil
 		}
-		// Decode straight into the buffer's free slot.
-		q := s.pend.slot()
+		q := &s.scratch
 		ok, err := s.record(q)
 		if err != nil {
 			return false, err
@@ -418,7 +426,7 @@ func (s *source) nextPacket(p *Packet) (bool, error) {
 		if !s.haveSeen || q.Timestamp > s.maxSeen {
 			s.maxSeen, s.haveSeen = q.Timestamp, true
 		}
-		s.pend.commit()
+		s.pend.push(q)
 	}
 }
 

@@ -8,44 +8,50 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/tracefabric/tracefabric/internal/ipaddr"
 	"github.com/tracefabric/tracefabric/internal/units"
 )
 
 // Summary is the trace summary printed by `replay inspect` (--json prints it with
-// encoding/json; the keys below are the contract of issue 2).
+// encoding/json; the keys below are the contract of issues 2 and 16).
 //
-// Counting rules: packets = ipv4_packets + non_ipv4_packets + skipped["out-of-order"]
-// + skipped["out-of-window"]; non_ipv4_packets is the sum of the decoding reasons
-// (ipv6, arp, other-ethertype, unsupported-linktype, truncated-ipv4-header,
-// bad-ipv4-header). skipped["multicast"] counts the IPv4 packets to a multicast or
-// broadcast destination: they are among ipv4_packets (the summary describes the whole
-// capture) and a replay does not inject them. Flows, endpoints, dscp, ecn, first_ts,
-// last_ts and bytes cover the delivered IPv4 packets, multicast included. ECN keys are
-// always "0".."3"; DSCP keys are the code points seen; skipped lists every reason.
+// Counting rules: packets = ipv4_packets + ipv6_packets + non_ip_packets +
+// skipped["out-of-order"] + skipped["out-of-window"] + skipped["family-filtered"];
+// non_ip_packets is the sum of the decoding reasons (arp, other-ethertype,
+// unsupported-linktype, truncated-ipv4-header, bad-ipv4-header,
+// truncated-ipv6-header, bad-ipv6-header). skipped["multicast"] counts the IP packets
+// to a multicast or broadcast destination: they are among ipv4_packets and
+// ipv6_packets (the summary describes the whole capture) and a replay does not inject
+// them. Flows, endpoints, dscp, ecn, first_ts, last_ts and bytes cover the delivered
+// IP packets of both families, multicast included; by_family splits packets, flows,
+// dscp and ecn by family. ECN keys are always "0".."3"; DSCP keys are the code points
+// seen; skipped lists every reason.
 type Summary struct {
-	Packets        int64            `json:"packets"`
-	IPv4Packets    int64            `json:"ipv4_packets"`
-	NonIPv4Packets int64            `json:"non_ipv4_packets"`
-	Skipped        map[string]int64 `json:"skipped"`
-	Flows          int64            `json:"flows"`     // distinct directional FiveTuples
-	Endpoints      int64            `json:"endpoints"` // distinct IPv4 addresses (source or destination)
-	DSCP           map[string]int64 `json:"dscp"`
-	ECN            map[string]int64 `json:"ecn"`
-	FirstTS        string           `json:"first_ts"` // RFC 3339 UTC, 9 fraction digits; "" without IPv4 packets
-	LastTS         string           `json:"last_ts"`
-	DurationS      float64          `json:"duration_s"`    // last_ts - first_ts in seconds
-	Bytes          int64            `json:"bytes"`         // sum of IPv4 total lengths
-	MeanRateBps    float64          `json:"mean_rate_bps"` // bytes*8/duration_s; 0 when the duration is 0
-	Files          []FileSummary    `json:"files,omitempty"`
+	Packets      int64            `json:"packets"`
+	IPv4Packets  int64            `json:"ipv4_packets"`
+	IPv6Packets  int64            `json:"ipv6_packets"`
+	NonIPPackets int64            `json:"non_ip_packets"`
+	Skipped      map[string]int64 `json:"skipped"`
+	Flows        int64            `json:"flows"`     // distinct directional FiveTuples
+	Endpoints    int64            `json:"endpoints"` // distinct IP addresses (source or destination)
+	DSCP         map[string]int64 `json:"dscp"`
+	ECN          map[string]int64 `json:"ecn"`
+	ByFamily     ByFamily         `json:"by_family"`
+	FirstTS      string           `json:"first_ts"` // RFC 3339 UTC, 9 fraction digits; "" without IP packets
+	LastTS       string           `json:"last_ts"`
+	DurationS    float64          `json:"duration_s"`    // last_ts - first_ts in seconds
+	Bytes        int64            `json:"bytes"`         // sum of the packets' sizes L (IPv4 total length, 40 + IPv6 payload length)
+	MeanRateBps  float64          `json:"mean_rate_bps"` // bytes*8/duration_s; 0 when the duration is 0
+	Files        []FileSummary    `json:"files,omitempty"`
 	// Window is the time window read (Options.Window), absent without one.
 	Window *WindowSummary `json:"window,omitempty"`
 
 	// First and Last are FirstTS and LastTS in ns since the epoch (valid when
-	// IPv4Packets > 0).
+	// IPPackets() > 0).
 	First int64 `json:"-"`
 	Last  int64 `json:"-"`
-	// Unicast counts the IPv4 packets that are not multicast or broadcast: those a
-	// replay injects (IPv4Packets - Skipped["multicast"]). FirstUnicast and
+	// Unicast counts the IP packets that are not multicast or broadcast: those a
+	// replay injects (IPPackets() - Skipped["multicast"]). FirstUnicast and
 	// LastUnicast are the first and last one's timestamps (valid when Unicast > 0).
 	Unicast                   int64 `json:"-"`
 	FirstUnicast, LastUnicast int64 `json:"-"`
@@ -54,11 +60,37 @@ type Summary struct {
 	MaxUnicast int64 `json:"-"`
 	// UnicastFlows counts the flows of the unicast packets (Flows counts all).
 	UnicastFlows int64 `json:"-"`
-	// EndpointAddrs lists the distinct IPv4 addresses of the unicast packets (their
+	// EndpointAddrs lists the distinct IP addresses of the unicast packets (their
 	// sources and destinations), in no particular order: the endpoints a replay maps
 	// onto hosts. Not in the JSON; Endpoints counts multicast groups as well.
-	EndpointAddrs [][4]byte `json:"-"`
+	EndpointAddrs []ipaddr.Addr `json:"-"`
 }
+
+// ByFamily is a summary's by_family: the packets, flows and DSCP and ECN histograms
+// of each address family.
+type ByFamily struct {
+	IPv4 FamilySummary `json:"ipv4"`
+	IPv6 FamilySummary `json:"ipv6"`
+}
+
+// Of returns family f's summary.
+func (b *ByFamily) Of(f ipaddr.Family) *FamilySummary {
+	if f == ipaddr.IPv6 {
+		return &b.IPv6
+	}
+	return &b.IPv4
+}
+
+// FamilySummary is one family's part of a summary (ByFamily).
+type FamilySummary struct {
+	Packets int64            `json:"packets"`
+	Flows   int64            `json:"flows"` // distinct directional FiveTuples of the family
+	DSCP    map[string]int64 `json:"dscp"`
+	ECN     map[string]int64 `json:"ecn"`
+}
+
+// IPPackets is the number of IP packets of both families, IPv4Packets + IPv6Packets.
+func (s *Summary) IPPackets() int64 { return s.IPv4Packets + s.IPv6Packets }
 
 // WindowSummary is the time window a summary covers: [start_ts, end_ts) in RFC 3339
 // UTC with 9 fraction digits; end_ts is "" for a window to the end of the capture.
@@ -74,19 +106,18 @@ type FileSummary struct {
 	Format       string   `json:"format"`        // "pcap" or "pcapng", "+gzip", "+bzip2", "+xz" or "+zstd" when compressed
 	LinkTypes    []string `json:"linktypes"`     // e.g. ["ETHERNET(1)", "LINUX_SLL(113)"]
 	TSResolution string   `json:"ts_resolution"` // "us", "ns", or a list like "ns,us" for mixed pcapng
-	// InOrder is true when the file's IPv4 packets are in timestamp order: the
+	// InOrder is true when the file's IP packets are in timestamp order: the
 	// reorder window had nothing to do (pass it on as Options.InOrder).
 	InOrder bool `json:"in_order"`
 }
 
-// flowKey packs a FiveTuple into 16 bytes without padding, so the map hashes it
-// as plain memory.
+// flowKey packs an IPv4 FiveTuple into 16 bytes without padding, so the map hashes
+// it as plain memory.
 type flowKey struct{ a, b uint64 }
 
 func keyOf(p *Packet) flowKey {
 	return flowKey{
-		a: uint64(p.Src[0])<<56 | uint64(p.Src[1])<<48 | uint64(p.Src[2])<<40 | uint64(p.Src[3])<<32 |
-			uint64(p.Dst[0])<<24 | uint64(p.Dst[1])<<16 | uint64(p.Dst[2])<<8 | uint64(p.Dst[3]),
+		a: uint64(p.Src.Uint32())<<32 | uint64(p.Dst.Uint32()),
 		b: uint64(p.SrcPort)<<32 | uint64(p.DstPort)<<16 | uint64(p.Proto),
 	}
 }
@@ -149,13 +180,66 @@ func (s *flowSet) grow() {
 	}
 }
 
+// flowKey6 packs an IPv6 FiveTuple into 40 bytes: the two addresses in four words,
+// ports and protocol in the fifth, which is never 0 (bit 63 set), so the zero key
+// marks an empty slot.
+type flowKey6 struct{ s0, s1, d0, d1, pp uint64 }
+
+func keyOf6(p *Packet) flowKey6 {
+	s0, s1 := p.Src.Words()
+	d0, d1 := p.Dst.Words()
+	return flowKey6{s0: s0, s1: s1, d0: d0, d1: d1, pp: 1<<63 | uint64(p.SrcPort)<<32 | uint64(p.DstPort)<<16 | uint64(p.Proto)}
+}
+
+// flowSet6 is flowSet for IPv6 keys (no zero key).
+type flowSet6 struct {
+	slots []flowKey6
+	n     int
+}
+
+// insert adds k and reports whether it was new.
+func (s *flowSet6) insert(k flowKey6) bool {
+	if 4*(s.n+1) > 3*len(s.slots) {
+		s.grow()
+	}
+	mask := uint64(len(s.slots) - 1)
+	h := (k.s0^k.d1)*0x9E3779B97F4A7C15 ^ (k.s1^k.d0)*0xC2B2AE3D27D4EB4F ^ k.pp*0x165667B19E3779F9
+	i := (h ^ h>>29) & mask
+	for {
+		switch s.slots[i] {
+		case k:
+			return false
+		case flowKey6{}:
+			s.slots[i] = k
+			s.n++
+			return true
+		}
+		i = (i + 1) & mask
+	}
+}
+
+func (s *flowSet6) grow() {
+	old := s.slots
+	size := 2 * len(old)
+	if size == 0 {
+		size = 256
+	}
+	s.slots, s.n = make([]flowKey6, size), 0
+	for _, k := range old {
+		if k != (flowKey6{}) {
+			s.insert(k)
+		}
+	}
+}
+
 // acc accumulates one summary.
 type acc struct {
-	flows flowSet
+	flows  flowSet  // IPv4
+	flows6 flowSet6 // IPv6
 	// endpoints maps each address to whether it is an endpoint of a unicast packet.
-	endpoints map[[4]byte]bool
-	dscp      [64]int64
-	ecn       [4]int64
+	endpoints map[ipaddr.Addr]bool
+	dscp      [2][64]int64 // per family (ipaddr.Family.Index)
+	ecn       [2][4]int64  // per family; its sum is the family's packets
 	bytes     int64
 	n         int64
 	first     int64
@@ -168,13 +252,19 @@ type acc struct {
 }
 
 func newAcc() *acc {
-	return &acc{endpoints: make(map[[4]byte]bool)}
+	return &acc{endpoints: make(map[ipaddr.Addr]bool)}
 }
 
 // add counts p and reports whether its flow is new to this accumulator.
-func (a *acc) add(p *Packet, k flowKey) bool {
+func (a *acc) add(p *Packet) bool {
 	a.count(p)
-	if !a.flows.insert(k) {
+	var added bool
+	if p.Src.Is6() {
+		added = a.flows6.insert(keyOf6(p))
+	} else {
+		added = a.flows.insert(keyOf(p))
+	}
+	if !added {
 		return false
 	}
 	if p.Multicast() {
@@ -195,16 +285,16 @@ func (a *acc) add(p *Packet, k flowKey) bool {
 
 func (a *acc) fill(s *Summary, c *Counts) {
 	s.Packets = c.Records
-	s.IPv4Packets = c.IPv4
-	s.NonIPv4Packets = c.NonIPv4()
+	s.IPv4Packets, s.IPv6Packets = c.IPv4, c.IPv6
+	s.NonIPPackets = c.NonIP()
 	s.Skipped = make(map[string]int64)
 	for _, r := range SkipReasons() {
 		s.Skipped[r.String()] = c.Skipped[r]
 	}
 	s.Skipped[SkipMulticast.String()] = a.multicast
-	s.Flows = int64(a.flows.len())
+	s.Flows = int64(a.flows.len() + a.flows6.n)
 	s.Endpoints = int64(len(a.endpoints))
-	s.EndpointAddrs = make([][4]byte, 0, len(a.endpoints))
+	s.EndpointAddrs = make([]ipaddr.Addr, 0, len(a.endpoints))
 	for e, unicast := range a.endpoints {
 		if unicast {
 			s.EndpointAddrs = append(s.EndpointAddrs, e)
@@ -212,16 +302,22 @@ func (a *acc) fill(s *Summary, c *Counts) {
 	}
 	s.Unicast, s.UnicastFlows = a.n-a.multicast, a.uflows
 	s.FirstUnicast, s.LastUnicast, s.MaxUnicast = a.ufirst, a.ulast, a.umax
-	s.DSCP = make(map[string]int64)
-	for d, n := range a.dscp {
-		if n > 0 {
-			s.DSCP[strconv.Itoa(d)] = n
+	var dscp [64]int64
+	var ecn [4]int64
+	for _, f := range ipaddr.Families {
+		i := f.Index()
+		fs := s.ByFamily.Of(f)
+		fs.Packets = a.ecn[i][0] + a.ecn[i][1] + a.ecn[i][2] + a.ecn[i][3]
+		fs.DSCP, fs.ECN = histograms(&a.dscp[i], &a.ecn[i])
+		for d, n := range a.dscp[i] {
+			dscp[d] += n
+		}
+		for e, n := range a.ecn[i] {
+			ecn[e] += n
 		}
 	}
-	s.ECN = make(map[string]int64)
-	for e, n := range a.ecn {
-		s.ECN[strconv.Itoa(e)] = n
-	}
+	s.ByFamily.IPv4.Flows, s.ByFamily.IPv6.Flows = int64(a.flows.len()), int64(a.flows6.n)
+	s.DSCP, s.ECN = histograms(&dscp, &ecn)
 	s.Bytes = a.bytes
 	if a.n > 0 {
 		s.First, s.Last = a.first, a.last
@@ -231,6 +327,21 @@ func (a *acc) fill(s *Summary, c *Counts) {
 			s.MeanRateBps = float64(a.bytes) * 8 / s.DurationS
 		}
 	}
+}
+
+// histograms returns the JSON maps of a DSCP and an ECN histogram: DSCP values seen,
+// and every ECN codepoint.
+func histograms(dscp *[64]int64, ecn *[4]int64) (d, e map[string]int64) {
+	d, e = make(map[string]int64), make(map[string]int64)
+	for v, n := range dscp {
+		if n > 0 {
+			d[strconv.Itoa(v)] = n
+		}
+	}
+	for v, n := range ecn {
+		e[strconv.Itoa(v)] = n
+	}
+	return d, e
 }
 
 // Summarize streams the files through a Reader with opt and returns the summary of
@@ -292,12 +403,11 @@ func summarize(paths []string, opt Options) (_ *Summary, inOrder bool, _ error) 
 		if !ok {
 			break
 		}
-		k := keyOf(&p)
-		newFlow := files[p.FileIndex].add(&p, k)
+		newFlow := files[p.FileIndex].add(&p)
 		if total != files[0] {
 			// A flow already known to its file is known to the total.
 			if newFlow {
-				total.add(&p, k)
+				total.add(&p)
 			} else {
 				total.count(&p)
 			}
@@ -353,8 +463,9 @@ func (a *acc) count(p *Packet) {
 	}
 	a.n++
 	a.last = p.Timestamp
-	a.dscp[p.DSCP&63]++
-	a.ecn[p.ECN&3]++
+	f := p.Src.Family().Index() & 1
+	a.dscp[f][p.DSCP&63]++
+	a.ecn[f][p.ECN&3]++
 	a.bytes += int64(p.TotalLen)
 }
 
@@ -384,14 +495,15 @@ func (s *Summary) WriteText(w io.Writer) error {
 
 func (s *Summary) writeRows(w io.Writer, ind string) {
 	fmt.Fprintf(w, "%spackets\t%d\n", ind, s.Packets)
-	fmt.Fprintf(w, "%sIPv4 packets\t%d\n", ind, s.IPv4Packets)
-	fmt.Fprintf(w, "%snon-IPv4 packets\t%d\n", ind, s.NonIPv4Packets)
+	fmt.Fprintf(w, "%sIPv4 packets\t%d (%s)\n", ind, s.IPv4Packets, plural(s.ByFamily.IPv4.Flows, "flow"))
+	fmt.Fprintf(w, "%sIPv6 packets\t%d (%s)\n", ind, s.IPv6Packets, plural(s.ByFamily.IPv6.Flows, "flow"))
+	fmt.Fprintf(w, "%snon-IP packets\t%d\n", ind, s.NonIPPackets)
 	var sk []string
 	for _, r := range SkipReasons() {
 		if n := s.Skipped[r.String()]; n > 0 {
 			note := ""
 			if r == SkipMulticast {
-				note = " (IPv4, not replayed)"
+				note = " (IP, not replayed)"
 			}
 			sk = append(sk, fmt.Sprintf("%s %d%s", r, n, note))
 		}
@@ -405,14 +517,14 @@ func (s *Summary) writeRows(w io.Writer, ind string) {
 	var ds []string
 	for d := 0; d < 64; d++ {
 		if n := s.DSCP[strconv.Itoa(d)]; n > 0 {
-			ds = append(ds, fmt.Sprintf("%d: %d (%s)", d, n, pct(n, s.IPv4Packets)))
+			ds = append(ds, fmt.Sprintf("%d: %d (%s)", d, n, pct(n, s.IPPackets())))
 		}
 	}
 	fmt.Fprintf(w, "%sDSCP\t%s\n", ind, strings.Join(ds, ", "))
 	var es []string
 	for e := 0; e < 4; e++ {
 		if n := s.ECN[strconv.Itoa(e)]; n > 0 {
-			es = append(es, fmt.Sprintf("%s %d (%s)", ecnNames[e], n, pct(n, s.IPv4Packets)))
+			es = append(es, fmt.Sprintf("%s %d (%s)", ecnNames[e], n, pct(n, s.IPPackets())))
 		}
 	}
 	fmt.Fprintf(w, "%sECN\t%s\n", ind, strings.Join(es, ", "))
@@ -434,7 +546,7 @@ func (s *Summary) writeRows(w io.Writer, ind string) {
 // whose last packet is earlier than its first (timestamps going backwards across
 // files or interfaces, with reordering off) said as such.
 func (s *Summary) duration() string {
-	if s.IPv4Packets == 0 {
+	if s.IPPackets() == 0 {
 		return "-"
 	}
 	d := units.HumanNanos(s.Last - s.First)
@@ -474,6 +586,14 @@ func rate(bps float64) string {
 		return fmt.Sprintf("%.3f kbit/s", bps/1e3)
 	}
 	return fmt.Sprintf("%.0f bit/s", bps)
+}
+
+// plural writes a count with its noun: "1 flow", "2 flows".
+func plural(n int64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 func yesNo(b bool) string {

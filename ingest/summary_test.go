@@ -5,11 +5,14 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/google/gopacket/layers"
+
+	"github.com/tracefabric/tracefabric/internal/ipaddr"
 )
 
 func writeTemp(t *testing.T, name string, data []byte) string {
@@ -48,7 +51,8 @@ func TestSummarizeTwoFiles(t *testing.T) {
 	}
 	check("packets", s.Packets, int64(6))
 	check("ipv4", s.IPv4Packets, int64(5))
-	check("non-ipv4", s.NonIPv4Packets, int64(1))
+	check("ipv6", s.IPv6Packets, int64(0))
+	check("non-ip", s.NonIPPackets, int64(1))
 	check("flows", s.Flows, int64(3))
 	check("endpoints", s.Endpoints, int64(3))
 	check("dscp", s.DSCP, map[string]int64{"0": 1, "26": 3, "46": 1})
@@ -96,7 +100,7 @@ func TestSummaryJSONKeys(t *testing.T) {
 		sort.Strings(k)
 		return strings.Join(k, " ")
 	}
-	top := "bytes dscp duration_s ecn endpoints files first_ts flows ipv4_packets last_ts mean_rate_bps non_ipv4_packets packets skipped"
+	top := "by_family bytes dscp duration_s ecn endpoints files first_ts flows ipv4_packets ipv6_packets last_ts mean_rate_bps non_ip_packets packets skipped"
 	if got := keys(m); got != top {
 		t.Errorf("keys %q, want %q", got, top)
 	}
@@ -104,14 +108,29 @@ func TestSummaryJSONKeys(t *testing.T) {
 	if err := json.Unmarshal(m["files"], &files); err != nil || len(files) != 1 {
 		t.Fatal(err, files)
 	}
-	perFile := "bytes dscp duration_s ecn endpoints first_ts flows format in_order ipv4_packets last_ts linktypes mean_rate_bps non_ipv4_packets packets path skipped ts_resolution"
+	perFile := "by_family bytes dscp duration_s ecn endpoints first_ts flows format in_order ipv4_packets ipv6_packets last_ts linktypes mean_rate_bps non_ip_packets packets path skipped ts_resolution"
 	if got := keys(files[0]); got != perFile {
 		t.Errorf("per-file keys %q, want %q", got, perFile)
 	}
 	var skipped map[string]int64
 	json.Unmarshal(m["skipped"], &skipped)
-	if len(skipped) != len(SkipReasons()) || skipped["ipv6"] != 1 || skipped["arp"] != 1 {
+	if len(skipped) != len(SkipReasons()) || skipped["arp"] != 1 || skipped["family-filtered"] != 0 {
 		t.Errorf("skipped %v", skipped)
+	}
+	if _, ok := skipped["ipv6"]; ok {
+		t.Errorf("skipped has the reason ipv6, which IPv6 support removed: %v", skipped)
+	}
+	var byFamily map[string]map[string]json.RawMessage
+	if err := json.Unmarshal(m["by_family"], &byFamily); err != nil {
+		t.Fatal(err)
+	}
+	for _, fam := range []string{"ipv4", "ipv6"} {
+		if got := keys(byFamily[fam]); got != "dscp ecn flows packets" {
+			t.Errorf("by_family.%s keys %q, want %q", fam, got, "dscp ecn flows packets")
+		}
+	}
+	if len(byFamily) != 2 || string(byFamily["ipv6"]["packets"]) != "1" || string(byFamily["ipv4"]["packets"]) != "5" {
+		t.Errorf("by_family %s", m["by_family"])
 	}
 }
 
@@ -125,7 +144,7 @@ func TestSummarizeEmpty(t *testing.T) {
 		t.Errorf("%+v", s)
 	}
 	var b strings.Builder
-	if err := s.WriteText(&b); err != nil || !strings.Contains(b.String(), "first             -") {
+	if err := s.WriteText(&b); err != nil || !strings.Contains(b.String(), "first            -") {
 		t.Errorf("text %q %v", b.String(), err)
 	}
 }
@@ -186,12 +205,9 @@ func TestSummarizeSkipsTheReorderBufferOnlyWhenItMay(t *testing.T) {
 		{"truncated jitter", []string{truncJitter, sorted}, []bool{false, true}, 1},
 	}
 	norm := func(s *Summary) {
-		sort.Slice(s.EndpointAddrs, func(i, j int) bool { return string(s.EndpointAddrs[i][:]) < string(s.EndpointAddrs[j][:]) })
+		slices.SortFunc(s.EndpointAddrs, ipaddr.Addr.Compare)
 		for i := range s.Files {
-			norm := &s.Files[i].Summary
-			sort.Slice(norm.EndpointAddrs, func(a, b int) bool {
-				return string(norm.EndpointAddrs[a][:]) < string(norm.EndpointAddrs[b][:])
-			})
+			slices.SortFunc(s.Files[i].EndpointAddrs, ipaddr.Addr.Compare)
 		}
 	}
 	for _, c := range cases {

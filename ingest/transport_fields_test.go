@@ -60,8 +60,8 @@ func TestDecodeTransportFields(t *testing.T) {
 			if r := Decode(LinkEthernet, frame, uint32(wire), &p); r != OK {
 				t.Fatalf("reason %v", r)
 			}
-			if p.IHL != 5 || p.TCPFlags != c.flags || p.TCPDataOffset != c.doff {
-				t.Errorf("IHL %d flags %#x data offset %d, want 5, %#x, %d", p.IHL, p.TCPFlags, p.TCPDataOffset, c.flags, c.doff)
+			if p.HeaderLen != 20 || p.TCPFlags != c.flags || p.TCPDataOffset != c.doff {
+				t.Errorf("header length %d flags %#x data offset %d, want 20, %#x, %d", p.HeaderLen, p.TCPFlags, p.TCPDataOffset, c.flags, c.doff)
 			}
 			if n, known := p.TCPPayload(); n != c.payload || known != c.known {
 				t.Errorf("TCPPayload = %d, %v; want %d, %v", n, known, c.payload, c.known)

@@ -8,12 +8,16 @@ import (
 	"github.com/google/gopacket/layers"
 )
 
-// Multicast and broadcast destinations are IPv4 packets that a replay skips: the
-// summary counts them among the IPv4 packets and under skipped["multicast"], and
-// leaves their groups (and sources that send nothing else) out of EndpointAddrs.
+// Multicast and broadcast destinations are IP packets that a replay skips: the
+// summary counts them among the IPv4 or IPv6 packets and under skipped["multicast"],
+// and leaves their groups (and sources that send nothing else) out of EndpointAddrs.
+// IPv6 multicast is ff00::/8.
 func TestMulticastSummary(t *testing.T) {
 	udp := func(src, dst string) []byte {
 		return ether(t, ipSpec{src: src, dst: dst, proto: layers.IPProtocolUDP, sport: 1, dport: 2})
+	}
+	udp6 := func(src, dst string) []byte {
+		return etherFrame(t, nil, layers.EthernetTypeIPv6, ipv6Packet(v6Spec{src: src, dst: dst, proto: 17, sport: 1, dport: 2}))
 	}
 	recs := []rec{
 		{ts: at(0), frame: udp("10.0.0.9", "224.0.0.22")},      // IGMP-like report: the first packet
@@ -24,38 +28,44 @@ func TestMulticastSummary(t *testing.T) {
 		{ts: at(5), frame: udp("10.0.0.2", "239.0.0.1")},       // multicast: the last packet
 		{ts: at(6), frame: udp("10.0.0.2", "223.255.255.255")}, // not multicast (class C)
 		{ts: at(7), frame: udp("10.0.0.2", "240.0.0.1")},       // reserved, not multicast
+		{ts: at(8), frame: udp6("fd00::1", "ff02::16")},        // MLD-like report
+		{ts: at(9), frame: udp6("fd00::1", "fd00::2")},         // unicast
+		{ts: at(10), frame: udp6("fd00::2", "ff3e::8000:1")},   // SSM group
+		{ts: at(11), frame: udp6("fd00::2", "fe80::1")},        // link-local unicast: the last one
+		{ts: at(12), frame: udp6("fd00::2", "fe80::ff00:1")},   // ff in the middle: unicast
+		{ts: at(13), frame: udp6("fd00::9", "ff01::1")},        // node-local multicast: the last packet
 	}
 	s, err := Summarize([]string{writeTemp(t, "m.pcap", pcapFile(t, LinkEthernet, false, 65535, recs...))}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.IPv4Packets != 8 || s.Skipped["multicast"] != 4 || s.Unicast != 4 || s.NonIPv4Packets != 0 {
-		t.Errorf("ipv4 %d, multicast %d, unicast %d, non-ipv4 %d; want 8, 4, 4, 0", s.IPv4Packets, s.Skipped["multicast"], s.Unicast, s.NonIPv4Packets)
+	if s.IPv4Packets != 8 || s.IPv6Packets != 6 || s.Skipped["multicast"] != 7 || s.Unicast != 7 || s.NonIPPackets != 0 {
+		t.Errorf("ipv4 %d, ipv6 %d, multicast %d, unicast %d, non-ip %d; want 8, 6, 7, 7, 0",
+			s.IPv4Packets, s.IPv6Packets, s.Skipped["multicast"], s.Unicast, s.NonIPPackets)
 	}
-	if s.FirstUnicast != at(1).UnixNano() || s.LastUnicast != at(7).UnixNano() {
+	if s.FirstUnicast != at(1).UnixNano() || s.LastUnicast != at(12).UnixNano() {
 		t.Errorf("unicast first %d last %d", s.FirstUnicast, s.LastUnicast)
 	}
 	var eps []string
 	for _, a := range s.EndpointAddrs {
-		eps = append(eps, netipString(a))
+		eps = append(eps, a.String())
 	}
 	slices.Sort(eps)
-	// 10.0.0.9 sends only multicast; the groups are not hosts.
-	if want := []string{"10.0.0.1", "10.0.0.2", "10.0.1.1", "223.255.255.255", "240.0.0.1"}; !slices.Equal(eps, want) {
+	// 10.0.0.9 and fd00::9 send only multicast; the groups are not hosts.
+	if want := []string{"10.0.0.1", "10.0.0.2", "10.0.1.1", "223.255.255.255", "240.0.0.1",
+		"fd00::1", "fd00::2", "fe80::1", "fe80::ff00:1"}; !slices.Equal(eps, want) {
 		t.Errorf("endpoints to map %v, want %v", eps, want)
 	}
-	if s.Flows != 8 || s.UnicastFlows != 4 {
-		t.Errorf("flows %d (unicast %d), want 8 (4)", s.Flows, s.UnicastFlows)
+	if s.Flows != 14 || s.UnicastFlows != 7 || s.ByFamily.IPv6.Flows != 6 {
+		t.Errorf("flows %d (unicast %d, ipv6 %d), want 14 (7, 6)", s.Flows, s.UnicastFlows, s.ByFamily.IPv6.Flows)
 	}
-	if s.Endpoints != 10 {
-		t.Errorf("endpoints %d, want 10 (groups and multicast-only sources included)", s.Endpoints)
+	if s.Endpoints != 18 {
+		t.Errorf("endpoints %d, want 18 (groups and multicast-only sources included)", s.Endpoints)
 	}
-	if f := s.Files[0]; f.Skipped["multicast"] != 4 || f.IPv4Packets != 8 {
+	if f := s.Files[0]; f.Skipped["multicast"] != 7 || f.IPv4Packets != 8 || f.IPv6Packets != 6 {
 		t.Errorf("per file: %+v", f.Skipped)
 	}
 }
-
-func netipString(a [4]byte) string { return (&Packet{Src: a}).SrcAddr().String() }
 
 // A window keeps the packets in [start, start+duration) of the merged capture: a
 // start relative to the first IPv4 packet or absolute, and counts the others
@@ -98,11 +108,11 @@ func TestWindow(t *testing.T) {
 				t.Errorf("packets at %v us, want %v", got, c.want)
 			}
 			fs := r.Files()
-			if fs[0].Skipped[SkipOutOfWindow] != c.outA || fs[0].IPv4+fs[0].Skipped[SkipOutOfWindow] != 5 {
+			if fs[0].Skipped[SkipOutOfWindow] != c.outA || fs[0].IPv4+fs[0].Skipped[SkipOutOfWindow] != 5 || fs[0].IPv6 != 0 {
 				t.Errorf("file a: out-of-window %d, ipv4 %d; want %d and 5 in all", fs[0].Skipped[SkipOutOfWindow], fs[0].IPv4, c.outA)
 			}
 			tot := r.Total()
-			if tot.IPv4 != int64(len(c.want)) || tot.Skipped[SkipOutOfWindow] != 10-int64(len(c.want)) || tot.NonIPv4() != 0 {
+			if tot.IPv4 != int64(len(c.want)) || tot.Skipped[SkipOutOfWindow] != 10-int64(len(c.want)) || tot.NonIP() != 0 {
 				t.Errorf("total ipv4 %d, out-of-window %d", tot.IPv4, tot.Skipped[SkipOutOfWindow])
 			}
 			lo, hi, ok := r.WindowBounds()
@@ -132,8 +142,8 @@ func TestNegativeDuration(t *testing.T) {
 	}
 	var b strings.Builder
 	s.WriteText(&b)
-	if !strings.Contains(b.String(), "duration          -2 s (negative: the last packet is earlier than the first; timestamps go backwards)") ||
-		!strings.Contains(b.String(), "mean rate         -\n") || s.DurationS != -2 {
+	if !strings.Contains(b.String(), "duration         -2 s (negative: the last packet is earlier than the first; timestamps go backwards)") ||
+		!strings.Contains(b.String(), "mean rate        -\n") || s.DurationS != -2 {
 		t.Errorf("%s", b.String())
 	}
 }

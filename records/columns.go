@@ -2,13 +2,14 @@ package records
 
 import (
 	"fmt"
-	"net/netip"
 	"strconv"
 	"strings"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/memory"
+
+	"github.com/tracefabric/tracefabric/internal/ipaddr"
 )
 
 // A column describes one column of a record file: its Arrow field and how a row
@@ -430,20 +431,20 @@ func (s *stringsBuf) load(a arrow.Array) error {
 	return nil
 }
 
-// ---- IPv4 addresses as dotted quads ----
+// ---- IP addresses as text: IPv4 dotted quads, IPv6 in RFC 5952 ----
 
-type ipv4Codec[R any] struct {
-	f func(*R) *[4]byte
+type addrCodec[R any] struct {
+	f func(*R) *ipaddr.Addr
 	stringsBuf
 }
 
-func ipv4Column[R any](name string, f func(*R) *[4]byte) column[R] {
+func addrColumn[R any](name string, f func(*R) *ipaddr.Addr) column[R] {
 	return column[R]{name: name, typ: arrow.BinaryTypes.String, codec: func(*env) codec[R] {
-		return &ipv4Codec[R]{f: f}
+		return &addrCodec[R]{f: f}
 	}}
 }
 
-// decimalOctets[x] is x in decimal: formatting an address is four appends.
+// decimalOctets[x] is x in decimal: formatting an IPv4 address is four appends.
 var decimalOctets = func() (t [256]string) {
 	for i := range t {
 		t[i] = strconv.Itoa(i)
@@ -451,25 +452,50 @@ var decimalOctets = func() (t [256]string) {
 	return t
 }()
 
-func (c *ipv4Codec[R]) put(r *R) error {
+func (c *addrCodec[R]) put(r *R) error {
 	a := c.f(r)
-	c.data = append(c.data, decimalOctets[a[0]]...)
-	for _, x := range a[1:] {
-		c.data = append(c.data, '.')
-		c.data = append(c.data, decimalOctets[x]...)
-	}
+	switch {
+	case a.Is4():
+		b := a.As4()
+		c.data = append(c.data, decimalOctets[b[0]]...)
+		for _, x := range b[1:] {
+			c.data = append(c.data, '.')
+			c.data = append(c.data, decimalOctets[x]...)
+		}
+	case a.Is6():
+		c.data = a.AppendTo(c.data)
+	} // the zero Addr (no address) is the empty string
 	c.end()
 	return nil
 }
 
-func (c *ipv4Codec[R]) get(i int, r *R) error {
+func (c *addrCodec[R]) get(i int, r *R) error {
 	s := c.a.Value(i)
-	addr, err := netip.ParseAddr(s)
-	if err != nil || !addr.Is4() || c.a.IsNull(i) {
-		return fmt.Errorf("address %q is not an IPv4 dotted quad", s)
+	if s == "" && !c.a.IsNull(i) {
+		*c.f(r) = ipaddr.Addr{}
+		return nil
 	}
-	*c.f(r) = addr.As4()
+	addr, err := ipaddr.ParseAddr(s)
+	if err != nil || c.a.IsNull(i) {
+		return fmt.Errorf("address %q is neither an IPv4 dotted quad nor an IPv6 address", s)
+	}
+	*c.f(r) = addr
 	return nil
+}
+
+// ---- the address family of a row's source address: ipv4, ipv6 ----
+
+var familyNames = []string{"ipv4", "ipv6"}
+
+// familyColumn is a write-only dictionary column of the family of the row's address
+// (readers take the family from the address; a row without one says ipv4).
+func familyColumn[R any](name string, f func(*R) *ipaddr.Addr) column[R] {
+	return dictColumn(name, "address family", nil, func(r *R) uint8 {
+		if f(r).Is6() {
+			return 1
+		}
+		return 0
+	}, familyNames)
 }
 
 // ---- paths: node names joined by " > " ----

@@ -65,7 +65,7 @@ func TestDocsMatchSchemas(t *testing.T) {
 	}
 
 	for column, names := range map[string][]string{"reason": reasonNames[:], "event": pfcEventNames[:],
-		"tier": tierNames[:], "fate": fateNames[:], "hash_method": hashMethodNames[:]} {
+		"tier": tierNames[:], "fate": fateNames[:], "hash_method": hashMethodNames[:], "family": familyNames} {
 		enumRow := regexp.MustCompile("^\\| [a-zA-Z ]+\\(`" + column + "`\\) \\| ([^|]+) \\|")
 		found := false
 		for _, line := range strings.Split(string(data), "\n") {

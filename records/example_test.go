@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/tracefabric/tracefabric/internal/ipaddr"
 	"github.com/tracefabric/tracefabric/records"
 )
 
@@ -27,7 +28,7 @@ func ExampleNewDropsWriter() {
 	}
 	row := records.DropRow{ // reuse one row value: Append copies what it needs
 		TimePs: 1_250_000, Node: 2, Tier: records.TierRack, Port: 1, TC: 0,
-		Reason: records.ReasonEgressLimit, FlowID: 7, Src: [4]byte{10, 0, 0, 1}, Dst: [4]byte{10, 0, 0, 2},
+		Reason: records.ReasonEgressLimit, FlowID: 7, Src: ipaddr.MustParse("10.0.0.1"), Dst: ipaddr.MustParse("10.0.0.2"),
 		Proto: 17, Sport: 4791, Dport: 4791, Bytes: 1500, TraceIndex: 41,
 	}
 	for i := range 3 {
@@ -63,7 +64,9 @@ func ExampleOpenDrops() {
 	path := filepath.Join(tmp, records.DropsFile)
 	w, _ := records.NewDropsWriter(path, records.Dictionaries{Nodes: []string{"host-p0-r0-h0", "rack-p0-r0"}})
 	w.Append(&records.DropRow{TimePs: 5_000_000, Node: 1, Tier: records.TierRack, Reason: records.ReasonHeadroom,
-		Src: [4]byte{10, 0, 0, 1}, Dst: [4]byte{10, 0, 1, 1}, Proto: 6, Sport: 80, Dport: 5555, Bytes: 9000})
+		Src: ipaddr.MustParse("10.0.0.1"), Dst: ipaddr.MustParse("10.0.1.1"), Proto: 6, Sport: 80, Dport: 5555, Bytes: 9000})
+	w.Append(&records.DropRow{TimePs: 6_000_000, Node: 1, Tier: records.TierRack, Reason: records.ReasonHeadroom,
+		Src: ipaddr.MustParse("2001:db8:0:0:1::1"), Dst: ipaddr.MustParse("2001:db8::2"), Proto: 17, Sport: 49152, Dport: 4791, Bytes: 4160})
 	w.Close()
 
 	rd, err := records.OpenDrops(path)
@@ -81,7 +84,8 @@ func ExampleOpenDrops() {
 		fmt.Println(err)
 	}
 	// Output:
-	// 5000000 ps rack-p0-r0 headroom [10 0 0 1] -> [10 0 1 1] 9000 bytes
+	// 5000000 ps rack-p0-r0 headroom 10.0.0.1 -> 10.0.1.1 9000 bytes
+	// 6000000 ps rack-p0-r0 headroom 2001:db8::1:0:0:1 -> 2001:db8::2 4160 bytes
 }
 
 // ReadAll reads a small file whole; packet paths come back as node indices.

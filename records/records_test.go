@@ -15,6 +15,8 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/ipc"
 	"github.com/apache/arrow/go/v17/arrow/memory"
+
+	"github.com/tracefabric/tracefabric/internal/ipaddr"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/schemas.golden")
@@ -24,7 +26,14 @@ var testNodes = Dictionaries{Nodes: []string{
 	"fabric-p0-f0", "fabric-p1-f0", "spine-s0-0",
 }}
 
-func ip(i int) [4]byte { return [4]byte{10, byte(i >> 16), byte(i >> 8), byte(i)} }
+// ip is an IPv4 address, or with v6 an IPv6 address in 2001:db8::/32 (RFC 5952 text
+// with the zero run in the middle: 2001:db8::1:0:0:a0b).
+func ip(i int, v6 bool) ipaddr.Addr {
+	if v6 {
+		return ipaddr.From16([16]byte{0x20, 0x01, 0x0d, 0xb8, 9: 1, 14: byte(i >> 8), 15: byte(i)})
+	}
+	return ipaddr.From4([4]byte{10, byte(i >> 16), byte(i >> 8), byte(i)})
+}
 
 // Row generators: deterministic rows that visit every enumeration value, node and
 // edge case (nulls, -1, empty counters) as i goes.
@@ -42,7 +51,7 @@ func genPort(i int) PortRow {
 
 func genDrop(i int) DropRow {
 	return DropRow{TimePs: int64(i) * 1_000_003, Node: int32(i % 8), Tier: Tier(i % int(NumTiers)), Port: int32(i % 33),
-		TC: uint8(i % 8), Reason: DropReason(i % int(NumDropReasons)), FlowID: int64(i / 3), Src: ip(i), Dst: ip(255 - i%256),
+		TC: uint8(i % 8), Reason: DropReason(i % int(NumDropReasons)), FlowID: int64(i / 3), Src: ip(i, i%3 == 0), Dst: ip(255-i%256, i%3 == 0),
 		Proto: []uint8{6, 17, 1}[i%3], Sport: uint16(i * 7), Dport: uint16(65535 - i), Bytes: int32(64 + i%9000),
 		TraceIndex: int64(i) * 2}
 }
@@ -64,7 +73,7 @@ func genLoadBalance(i int) LoadBalanceRow {
 }
 
 func genFlow(i int) FlowRow {
-	r := FlowRow{FlowID: int64(i), Src: ip(i), Dst: ip(i + 1), Proto: 17, Sport: uint16(49152 + i), Dport: 4791,
+	r := FlowRow{FlowID: int64(i), Src: ip(i, i%3 == 1), Dst: ip(i+1, i%3 == 1), Proto: 17, Sport: uint16(49152 + i), Dport: 4791,
 		DSCP: uint8(i % 64), TC: uint8(i%64) >> 3, SrcHost: int32(i % 3), DstHost: int32((i + 1) % 3),
 		Packets: int64(i%5) + 1, Bytes: int64(i%5+1) * 1000, FirstPs: int64(i) * 1000, LastPs: int64(i)*1000 + 500,
 		RackMember: int32(i%5) - 1, FabricMember: int32(i%4) - 1, PathChanges: int64(i % 3)}
@@ -300,6 +309,8 @@ func expectedDictionary(file, column string) []string {
 		return transportNames[:]
 	case "completion":
 		return completionNames[:]
+	case "family":
+		return familyNames
 	}
 	return testNodes.Nodes
 }

@@ -69,7 +69,9 @@ type RunOptions struct {
 	Traces          []string `json:"traces"`             // capture files, absolute paths ("-": standard input)
 	Speedup         float64  `json:"speedup"`            // --speedup: capture time is divided by it
 	Hosts           string   `json:"hosts"`              // --hosts: subnet, hash or the CSV file's absolute path
-	RackPrefix      int      `json:"rack_prefix"`        // --rack-prefix: the subnet mapping's prefix length
+	RackPrefix      int      `json:"rack_prefix"`        // --rack-prefix: the subnet mapping's IPv4 prefix length
+	RackPrefix6     int      `json:"rack_prefix6"`       // --rack-prefix6: the subnet mapping's IPv6 prefix length
+	Family          string   `json:"family"`             // --family: ipv4, ipv6 or all
 	Oversize        string   `json:"oversize"`           // --oversize: split or drop
 	MaxDrainPs      int64    `json:"max_drain_ps"`       // --max-drain: simulated time allowed after the last packet, ps
 	LB              string   `json:"lb"`                 // --lb: none or flowlet (Switch.LoadBalancingMethod)

@@ -5,11 +5,14 @@ import (
 	"strconv"
 
 	"github.com/apache/arrow/go/v17/arrow"
+
+	"github.com/tracefabric/tracefabric/internal/ipaddr"
 )
 
 // The row structs: one per record file. Node, peer and host fields are indices into
 // the node dictionary (Dictionaries.Nodes for writers, Reader.Nodes for readers);
-// addresses are IPv4 in network byte order; times are picoseconds of simulated time.
+// addresses are IPv4 or IPv6 (ipaddr.Addr, written as text: dotted quads and RFC 5952);
+// times are picoseconds of simulated time.
 
 // PortRow is one row of ports.arrow: the counters of one (node, port, tc) at the end
 // of the run. Every port of every node (host NICs included, tier host) has a row for
@@ -50,18 +53,18 @@ func (r *PortRow) DropsTotal() int64 {
 
 // DropRow is one row of drops.arrow: one dropped packet.
 type DropRow struct {
-	TimePs     int64      // when the packet was dropped
-	Node       int32      // the dropping node
-	Tier       Tier       // its tier
-	Port       int32      // the port the drop is charged to (see PortRow.Drops)
-	TC         uint8      // the packet's traffic class
-	Reason     DropReason // why
-	FlowID     int64      // the packet's flow (flows.arrow flow_id)
-	Src, Dst   [4]byte
-	Proto      uint8
-	Sport      uint16 // L4 ports; 0 for protocols other than TCP/UDP and non-first fragments
+	TimePs     int64       // when the packet was dropped
+	Node       int32       // the dropping node
+	Tier       Tier        // its tier
+	Port       int32       // the port the drop is charged to (see PortRow.Drops)
+	TC         uint8       // the packet's traffic class
+	Reason     DropReason  // why
+	FlowID     int64       // the packet's flow (flows.arrow flow_id)
+	Src, Dst   ipaddr.Addr // IPv4 or IPv6
+	Proto      uint8       // IPv6: the upper-layer protocol
+	Sport      uint16      // L4 ports; 0 for protocols other than TCP/UDP and non-first fragments
 	Dport      uint16
-	Bytes      int32 // the packet's IPv4 total length
+	Bytes      int32 // the packet's size L (IPv4 total length, 40 + IPv6 payload length)
 	TraceIndex int64 // the packet's index in the merged capture (0-based); split pieces share it; -1 for control packets
 	// Kind is data or a transport's control packet (ack, cnp, nak); a control
 	// packet's FlowID is the data flow it belongs to, its addresses and ports its own
@@ -113,8 +116,8 @@ type LoadBalanceRow struct {
 // FlowRow is one row of flows.arrow: one 5-tuple flow of the replayed trace.
 type FlowRow struct {
 	FlowID           int64
-	Src, Dst         [4]byte
-	Proto            uint8
+	Src, Dst         ipaddr.Addr // IPv4 or IPv6; the family column is theirs
+	Proto            uint8       // IPv6: the upper-layer protocol
 	Sport, Dport     uint16
 	DSCP             uint8 // of the flow's first packet
 	TC               uint8 // DSCP >> 3
@@ -262,8 +265,8 @@ var dropsTable = &table[DropRow]{name: DropsFile, cols: []column[DropRow]{
 	u8("tc", func(r *DropRow) *uint8 { return &r.TC }),
 	enumColumn("reason", "drop reason", reasonNames[:], func(r *DropRow) *DropReason { return &r.Reason }),
 	i64("flow_id", func(r *DropRow) *int64 { return &r.FlowID }),
-	ipv4Column("src", func(r *DropRow) *[4]byte { return &r.Src }),
-	ipv4Column("dst", func(r *DropRow) *[4]byte { return &r.Dst }),
+	addrColumn("src", func(r *DropRow) *ipaddr.Addr { return &r.Src }),
+	addrColumn("dst", func(r *DropRow) *ipaddr.Addr { return &r.Dst }),
 	u8("proto", func(r *DropRow) *uint8 { return &r.Proto }),
 	u16("sport", func(r *DropRow) *uint16 { return &r.Sport }),
 	u16("dport", func(r *DropRow) *uint16 { return &r.Dport }),
@@ -312,8 +315,9 @@ func noDelay(r *FlowRow) bool { return r.Delivered <= 0 }
 
 var flowsTable = &table[FlowRow]{name: FlowsFile, cols: []column[FlowRow]{
 	i64("flow_id", func(r *FlowRow) *int64 { return &r.FlowID }),
-	ipv4Column("src", func(r *FlowRow) *[4]byte { return &r.Src }),
-	ipv4Column("dst", func(r *FlowRow) *[4]byte { return &r.Dst }),
+	addrColumn("src", func(r *FlowRow) *ipaddr.Addr { return &r.Src }),
+	addrColumn("dst", func(r *FlowRow) *ipaddr.Addr { return &r.Dst }),
+	familyColumn("family", func(r *FlowRow) *ipaddr.Addr { return &r.Src }),
 	u8("proto", func(r *FlowRow) *uint8 { return &r.Proto }),
 	u16("sport", func(r *FlowRow) *uint16 { return &r.Sport }),
 	u16("dport", func(r *FlowRow) *uint16 { return &r.Dport }),

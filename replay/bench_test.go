@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tracefabric/tracefabric/ingest"
+	"github.com/tracefabric/tracefabric/internal/ipaddr"
 	"github.com/tracefabric/tracefabric/internal/tracegen"
 )
 
@@ -129,15 +130,24 @@ func reportCPU(b *testing.B, cpu0 time.Duration, pkts, hops int64) {
 	b.ReportMetric(float64(hops)/c, "hops/cpu-s")
 }
 
-// TestFlowTable checks the injector's flow index against a map: random tuples with
-// many repeats and collisions in the low bits, through several growths.
+// TestFlowTable checks the injector's flow index against a map: random tuples of
+// both families with many repeats and collisions in the low bits, through several
+// growths.
 func TestFlowTable(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	var ft flowTable
 	ref := map[ingest.FiveTuple]int32{}
 	for i := 0; i < 200_000; i++ {
-		p := ingest.Packet{Src: [4]byte{10, 0, byte(rng.IntN(4)), byte(rng.IntN(256))}, Dst: [4]byte{10, 1, 0, byte(rng.IntN(64))},
+		src, dst := [4]byte{10, 0, byte(rng.IntN(4)), byte(rng.IntN(256))}, [4]byte{10, 1, 0, byte(rng.IntN(64))}
+		p := ingest.Packet{Src: ipaddr.From4(src), Dst: ipaddr.From4(dst),
 			SrcPort: uint16(rng.IntN(8)), DstPort: 4791, Proto: uint8(6 + 11*rng.IntN(2))}
+		switch rng.IntN(4) {
+		case 0: // IPv6: the same bytes in 2001:db8::/96
+			p.Src = ipaddr.From16([16]byte{0x20, 0x01, 0x0d, 0xb8, 12: src[0], 13: src[1], 14: src[2], 15: src[3]})
+			p.Dst = ipaddr.From16([16]byte{0x20, 0x01, 0x0d, 0xb8, 12: dst[0], 13: dst[1], 14: dst[2], 15: dst[3]})
+		case 1: // IPv4-mapped IPv6: not the IPv4 flow of the same bytes
+			p.Src, p.Dst = ipaddr.From16(p.Src.As16()), ipaddr.From16(p.Dst.As16())
+		}
 		fid, slot := ft.find(&p)
 		want, ok := ref[p.Tuple()]
 		switch {
@@ -156,7 +166,7 @@ func TestFlowTable(t *testing.T) {
 }
 
 // TestSummaryEndpoints: the endpoints Prepare maps (ingest.Summary.EndpointAddrs) are
-// exactly the distinct IPv4 addresses of the replayed packets, on the testdata traces,
+// exactly the distinct IP addresses of the replayed packets, on the testdata traces,
 // several files together, and the real captures when present.
 func TestSummaryEndpoints(t *testing.T) {
 	td := func(n string) string { return repoPath(t, "testdata/pcaps/"+n) }
@@ -182,7 +192,7 @@ func TestSummaryEndpoints(t *testing.T) {
 				continue
 			}
 			eps := want.EndpointAddrs
-			seen, all := map[[4]byte]bool{}, map[[4]byte]bool{} // unicast endpoints, all addresses
+			seen, all := map[ipaddr.Addr]bool{}, map[ipaddr.Addr]bool{} // unicast endpoints, all addresses
 			r, err := ingest.Open(paths, opt)
 			if err != nil {
 				t.Fatal(err)

@@ -3,6 +3,7 @@ package replay
 import (
 	"cmp"
 	"encoding/json"
+	"net/netip"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -61,18 +62,26 @@ func readPackets(t *testing.T, dir string) []records.PacketRow {
 
 // In an empty fabric a short TCP flow (within the initial window) and a RoCEv2 flow
 // (DCQCN starts at line rate) are never held back by their senders: closed-loop
-// delivery times equal open loop's to the picosecond. The TCP flow has captured pure
-// ACKs going back, which closed loop replaces by its receiver's own.
+// delivery times equal open loop's to the picosecond. The TCP flows, one IPv4 and one
+// IPv6 (its data and ACKs hashed with 37-byte keys, its SMSS from the IPv6 payload),
+// have captured pure ACKs going back, which closed loop replaces by its receiver's
+// own.
 func TestClosedLoopEqualsOpenLoopWhenEmpty(t *testing.T) {
 	var pkts []tracegen.Packet
 	a, b := addr("10.0.0.1"), addr("10.1.2.1")
 	c, d := addr("10.0.1.1"), addr("10.1.3.1")
-	for i := 0; i < 8; i++ { // 8 TCP segments, some back to back, some spaced
-		at := units.Time(i/2) * 5 * units.Microsecond
-		pkts = append(pkts, tracegen.Packet{Time: at + units.Time(i%2), Src: a, Dst: b, Proto: layers.IPProtocolTCP,
-			SrcPort: 40000, DstPort: 80, ECN: tracegen.ECT0, Length: 1500, Seq: uint32(i * 1460)})
-		pkts = append(pkts, tracegen.Packet{Time: at + 2*units.Microsecond, Src: b, Dst: a, Proto: layers.IPProtocolTCP,
-			SrcPort: 80, DstPort: 40000, Length: 40, TCPFlags: tracegen.TCPAck})
+	e, f := addr("fd00:0:0:2::1"), addr("fd00:0:1:1::1")
+	for _, fl := range []struct {
+		src, dst netip.Addr
+		hdr      int // IP + TCP header bytes: a pure ACK's size
+	}{{a, b, 40}, {e, f, 60}} {
+		for i := 0; i < 8; i++ { // 8 TCP segments, some back to back, some spaced
+			at := units.Time(i/2) * 5 * units.Microsecond
+			pkts = append(pkts, tracegen.Packet{Time: at + units.Time(i%2), Src: fl.src, Dst: fl.dst, Proto: layers.IPProtocolTCP,
+				SrcPort: 40000, DstPort: 80, ECN: tracegen.ECT0, Length: 1500, Seq: uint32(i * (1500 - fl.hdr))})
+			pkts = append(pkts, tracegen.Packet{Time: at + 2*units.Microsecond, Src: fl.dst, Dst: fl.src, Proto: layers.IPProtocolTCP,
+				SrcPort: 80, DstPort: 40000, Length: fl.hdr, TCPFlags: tracegen.TCPAck})
+		}
 	}
 	for i := 0; i < 30; i++ { // a RoCE burst: 30 packets captured 200 ns apart
 		pkts = append(pkts, tracegen.Packet{Time: 1*units.Microsecond + units.Time(i)*200*units.Nanosecond, Src: c, Dst: d,
@@ -88,8 +97,23 @@ func TestClosedLoopEqualsOpenLoopWhenEmpty(t *testing.T) {
 			}
 		}
 		run, dir := runTraceAbs(t, trace, opt)
-		if closed && (run.Transport != "closed" || run.Simulation.ControlPackets[records.KindAck].Generated != 38) {
+		if closed && (run.Transport != "closed" || run.Simulation.ControlPackets[records.KindAck].Generated != 46) {
 			t.Errorf("closed run: transport %q, control %v", run.Transport, run.Simulation.ControlPackets)
+		}
+		if closed {
+			seen := 0
+			for _, fl := range readFlows(t, dir) {
+				if !fl.Src.Is6() || fl.Dport != 80 { // the IPv6 data direction (its ACKs are a flow with no data)
+					continue
+				}
+				seen++
+				if fl.Transport != records.TransportDCTCP || fl.SizeBytes != 8*1500 || fl.Completion != records.CompletionComplete {
+					t.Errorf("IPv6 TCP flow: %v, %d bytes, %v; want dctcp, 12000, complete", fl.Transport, fl.SizeBytes, fl.Completion)
+				}
+			}
+			if seen != 1 {
+				t.Errorf("%d IPv6 data flows, want 1", seen)
+			}
 		}
 		out := map[int64]int64{}
 		for _, p := range readPackets(t, dir) {
@@ -98,7 +122,7 @@ func TestClosedLoopEqualsOpenLoopWhenEmpty(t *testing.T) {
 		return out
 	}
 	open, closed := deliveries(false), deliveries(true)
-	if len(open) != 46 || len(closed) != 38 { // 8 + 8 ACKs + 30 open; 8 + 30 closed
+	if len(open) != 62 || len(closed) != 46 { // 2 x (8 + 8 ACKs) + 30 open; 2 x 8 + 30 closed
 		t.Fatalf("%d open and %d closed deliveries", len(open), len(closed))
 	}
 	for ti, at := range closed {
@@ -112,7 +136,7 @@ func TestClosedLoopEqualsOpenLoopWhenEmpty(t *testing.T) {
 // complete flow's FCT is never below its ideal, and closed-loop flows complete
 // (nothing is lost for good).
 func TestCommittedTracesFCT(t *testing.T) {
-	for _, name := range []string{"demo", "incast", "many-flows", "tcp-incast"} {
+	for _, name := range []string{"demo", "incast", "many-flows", "tcp-incast", "ipv6", "mixed"} {
 		for _, closed := range []bool{false, true} {
 			t.Run(name+map[bool]string{false: "/open", true: "/closed"}[closed], func(t *testing.T) {
 				var mut func(*Options)

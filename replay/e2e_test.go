@@ -27,7 +27,7 @@ func writeTrace(t *testing.T, pkts []tracegen.Packet) string {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	enc, err := tracegen.NewEncoder(tracegen.DefaultSnaplen)
+	enc, err := tracegen.NewEncoder(tracegen.Snaplen6) // IPv6 headers fit too
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/tracefabric/tracefabric/ingest"
+	"github.com/tracefabric/tracefabric/internal/ipaddr"
 	"github.com/tracefabric/tracefabric/internal/units"
 )
 
@@ -20,20 +21,20 @@ const (
 	feedBatches = 4
 )
 
-// arrival is a trace packet prepared for injection: 56 bytes.
+// arrival is a trace packet prepared for injection: 96 bytes.
 type arrival struct {
 	at           units.Time // injection time
 	traceIndex   int64
-	fid          int32 // flow id; noFlow when source and destination map to one host
-	src, dst     int32 // host indices
-	saddr, daddr [4]byte
+	fid          int32  // flow id; noFlow when source and destination map to one host
+	src, dst     int32  // host indices
+	length       uint32 // packet size L (IPv4 total length, 40 + IPv6 payload length)
+	saddr, daddr ipaddr.Addr
 	sport, dport uint16
-	length       uint16 // IPv4 total length
 	proto        uint8
 	dscp, ecn    uint8
 	laterFrag    bool   // a non-first fragment: no ports in the ECMP key
 	replaced     uint8  // closed loop: a captured control packet not injected (replacedTCPAck, ...)
-	payload      uint16 // TCP payload bytes (closed loop)
+	payload      uint32 // TCP payload bytes (closed loop)
 }
 
 // noFlow is arrival.fid of an intra-host packet.
@@ -134,7 +135,7 @@ func (f *feed) prepare(p *ingest.Packet, a *arrival) error {
 		// open-loop replay of the trace, so that the two compare flow by flow.
 		a.replaced = replacedKind(&f.pr.Opt.Config.Transport, p)
 		n, _ := p.TCPPayload()
-		a.payload = uint16(n)
+		a.payload = uint32(n)
 	}
 	fid, slot := f.flows.find(p)
 	if fid >= 0 {

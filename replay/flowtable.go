@@ -14,27 +14,35 @@ type flowTable struct {
 
 // flowSlot holds a packed tuple and its flow id + 1 (0: empty).
 type flowSlot struct {
-	a, b uint64
-	fid  int32
+	k   packed
+	fid int32
 }
 
-// packTuple packs a packet's 5-tuple into two words.
-func packTuple(p *ingest.Packet) (a, b uint64) {
-	a = uint64(p.Src[0])<<56 | uint64(p.Src[1])<<48 | uint64(p.Src[2])<<40 | uint64(p.Src[3])<<32 |
-		uint64(p.Dst[0])<<24 | uint64(p.Dst[1])<<16 | uint64(p.Dst[2])<<8 | uint64(p.Dst[3])
-	b = uint64(p.SrcPort)<<24 | uint64(p.DstPort)<<8 | uint64(p.Proto)
-	return a, b
+// packed is a 5-tuple of either family in words: for IPv4 the two addresses in a,
+// ports and protocol in b (c and d 0); for IPv6 the source in a and c, the
+// destination in d and e, ports and protocol in b with bit 63 set.
+type packed struct{ a, b, c, d, e uint64 }
+
+// packTuple packs a packet's 5-tuple.
+func packTuple(p *ingest.Packet) packed {
+	pp := uint64(p.SrcPort)<<24 | uint64(p.DstPort)<<8 | uint64(p.Proto)
+	if p.Src.Is6() {
+		s0, s1 := p.Src.Words()
+		d0, d1 := p.Dst.Words()
+		return packed{a: s0, c: s1, d: d0, e: d1, b: 1<<63 | pp}
+	}
+	return packed{a: uint64(p.Src.Uint32())<<32 | uint64(p.Dst.Uint32()), b: pp}
 }
 
-func (t *flowTable) home(a, b uint64) int {
-	h := a*0x9E3779B97F4A7C15 ^ (b+0x632BE59BD9B4E019)*0xC2B2AE3D27D4EB4F
+func (t *flowTable) home(k packed) int {
+	h := (k.a^k.d)*0x9E3779B97F4A7C15 ^ (k.b+0x632BE59BD9B4E019)*0xC2B2AE3D27D4EB4F ^ (k.c^k.e)*0x165667B19E3779F9
 	return int((h ^ h>>31) >> t.shift)
 }
 
 // find returns the packet's flow id, or -1 and the empty slot where insert puts it.
 func (t *flowTable) find(p *ingest.Packet) (fid int32, slot int) {
-	a, b := packTuple(p)
-	if t.last.fid != 0 && t.last.a == a && t.last.b == b {
+	k := packTuple(p)
+	if t.last.fid != 0 && t.last.k == k {
 		return t.last.fid - 1, -1
 	}
 	if t.slots == nil {
@@ -42,12 +50,12 @@ func (t *flowTable) find(p *ingest.Packet) (fid int32, slot int) {
 		t.shift = 64 - 10
 	}
 	mask := len(t.slots) - 1
-	for i := t.home(a, b); ; i = (i + 1) & mask {
+	for i := t.home(k); ; i = (i + 1) & mask {
 		s := &t.slots[i]
 		if s.fid == 0 {
 			return -1, i
 		}
-		if s.a == a && s.b == b {
+		if s.k == k {
 			t.last = *s
 			return s.fid - 1, i
 		}
@@ -56,27 +64,27 @@ func (t *flowTable) find(p *ingest.Packet) (fid int32, slot int) {
 
 // insert adds the packet's flow as fid at the slot find returned.
 func (t *flowTable) insert(slot int, p *ingest.Packet, fid int32) {
-	a, b := packTuple(p)
+	k := packTuple(p)
 	if 2*(t.n+1) > len(t.slots) {
 		old := t.slots
 		t.slots = make([]flowSlot, 2*len(old))
 		t.shift--
 		for _, s := range old {
 			if s.fid != 0 {
-				t.slots[t.free(s.a, s.b)] = s
+				t.slots[t.free(s.k)] = s
 			}
 		}
-		slot = t.free(a, b)
+		slot = t.free(k)
 	}
-	t.slots[slot] = flowSlot{a: a, b: b, fid: fid + 1}
+	t.slots[slot] = flowSlot{k: k, fid: fid + 1}
 	t.n++
 	t.last = t.slots[slot]
 }
 
-// free returns the first empty slot of a's and b's probe sequence.
-func (t *flowTable) free(a, b uint64) int {
+// free returns the first empty slot of k's probe sequence.
+func (t *flowTable) free(k packed) int {
 	mask := len(t.slots) - 1
-	i := t.home(a, b)
+	i := t.home(k)
 	for t.slots[i].fid != 0 {
 		i = (i + 1) & mask
 	}

@@ -2,7 +2,6 @@ package replay
 
 import (
 	"bufio"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -11,6 +10,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/tracefabric/tracefabric/internal/ipaddr"
 )
 
 // HostGrid is the shape of the fabric's host layer: Pods x RacksPerPod racks of
@@ -55,15 +56,16 @@ const (
 // ErrHostMap is wrapped by every host-mapping error.
 var ErrHostMap = errors.New("host mapping")
 
-// HostMap assigns every IPv4 endpoint of a trace to a host of the fabric.
+// HostMap assigns every endpoint (IPv4 or IPv6 address) of a trace to a host of the
+// fabric.
 type HostMap struct {
 	Grid   HostGrid
 	Mode   string // "subnet", "hash" or the CSV file's path
-	byAddr map[[4]byte]int32
+	byAddr map[ipaddr.Addr]int32
 }
 
 // Host returns the host of addr; ok is false for an address the map does not know.
-func (m *HostMap) Host(addr [4]byte) (int32, bool) {
+func (m *HostMap) Host(addr ipaddr.Addr) (int32, bool) {
 	id, ok := m.byAddr[addr]
 	return id, ok
 }
@@ -71,53 +73,59 @@ func (m *HostMap) Host(addr [4]byte) (int32, bool) {
 // Len is the number of mapped endpoints.
 func (m *HostMap) Len() int { return len(m.byAddr) }
 
-// Endpoints lists the mapped endpoints in numeric order with their hosts.
-func (m *HostMap) Endpoints() (addrs [][4]byte, hosts []int32) {
+// Endpoints lists the mapped endpoints in numeric order (IPv4 first) with their
+// hosts.
+func (m *HostMap) Endpoints() (addrs []ipaddr.Addr, hosts []int32) {
 	for a := range m.byAddr {
 		addrs = append(addrs, a)
 	}
-	slices.SortFunc(addrs, func(a, b [4]byte) int {
-		return int(int64(binary.BigEndian.Uint32(a[:])) - int64(binary.BigEndian.Uint32(b[:])))
-	})
+	slices.SortFunc(addrs, ipaddr.Addr.Compare)
 	for _, a := range addrs {
 		hosts = append(hosts, m.byAddr[a])
 	}
 	return addrs, hosts
 }
 
-// MapHosts maps endpoints onto the grid. mode is "subnet" (default when empty),
-// "hash", or the path of a CSV file of "cidr,host-name" lines. prefixLen is the
-// subnet mode's grouping prefix (24 by default, flag --rack-prefix).
+// Default grouping prefixes of the subnet mapping (--rack-prefix, --rack-prefix6).
+const (
+	DefaultRackPrefix  = 24
+	DefaultRackPrefix6 = 64
+)
+
+// MapHosts maps endpoints onto the grid (docs/model.md#host-mapping). mode is
+// "subnet" (default when empty), "hash", or the path of a CSV file of
+// "cidr,host-name" lines. prefixLen and prefixLen6 are the subnet mode's grouping
+// prefixes for IPv4 and IPv6 endpoints (0: 24 and 64; flags --rack-prefix and
+// --rack-prefix6).
 //
-// subnet: distinct endpoints sorted numerically are grouped by their /prefixLen;
-// group i goes to rack i mod Racks (racks in name order: pod, then rack) and its
+// subnet: distinct endpoints sorted numerically, IPv4 before IPv6, are grouped by
+// their /prefixLen (IPv4) or /prefixLen6 (IPv6); group i, counted over both
+// families, goes to rack i mod Racks (racks in name order: pod, then rack) and its
 // endpoints take that rack's hosts in order, continuing after any group placed there
 // before. A rack that would receive more endpoints than HostsPerRack is an error.
 //
-// hash: endpoint a goes to host crc32IEEE(a's 4 bytes, big-endian) mod Hosts; several
-// endpoints may share a host (their packets to each other are intra-host).
+// hash: endpoint a goes to host crc32IEEE(a's 4 or 16 bytes, big-endian) mod Hosts;
+// several endpoints may share a host (their packets to each other are intra-host).
 //
-// CSV: each endpoint goes to the host of the longest matching prefix; an endpoint no
-// line matches is an error naming it.
-func MapHosts(mode string, endpoints [][4]byte, g HostGrid, prefixLen int) (*HostMap, error) {
+// CSV: each endpoint goes to the host of the longest matching prefix of its family
+// (IPv4 or IPv6 CIDRs); an endpoint no line matches is an error naming it.
+func MapHosts(mode string, endpoints []ipaddr.Addr, g HostGrid, prefixLen, prefixLen6 int) (*HostMap, error) {
 	if g.Hosts() <= 0 {
 		return nil, fmt.Errorf("%w: the topology has no hosts", ErrHostMap)
 	}
 	if mode == "" {
 		mode = MapSubnet
 	}
-	m := &HostMap{Grid: g, Mode: mode, byAddr: make(map[[4]byte]int32, len(endpoints))}
+	m := &HostMap{Grid: g, Mode: mode, byAddr: make(map[ipaddr.Addr]int32, len(endpoints))}
 	eps := slices.Clone(endpoints)
-	slices.SortFunc(eps, func(a, b [4]byte) int {
-		return int(int64(binary.BigEndian.Uint32(a[:])) - int64(binary.BigEndian.Uint32(b[:])))
-	})
+	slices.SortFunc(eps, ipaddr.Addr.Compare)
 	eps = slices.Compact(eps)
 	switch mode {
 	case MapSubnet:
-		return m, m.bySubnet(eps, prefixLen)
+		return m, m.bySubnet(eps, prefixLen, prefixLen6)
 	case MapHash:
 		for _, a := range eps {
-			m.byAddr[a] = int32(crc32.ChecksumIEEE(a[:]) % uint32(g.Hosts()))
+			m.byAddr[a] = int32(crc32.ChecksumIEEE(a.Bytes()) % uint32(g.Hosts()))
 		}
 		return m, nil
 	}
@@ -131,7 +139,7 @@ func MapHosts(mode string, endpoints [][4]byte, g HostGrid, prefixLen int) (*Hos
 		return nil, err
 	}
 	for _, a := range eps {
-		addr := netip.AddrFrom4(a)
+		addr := a.Netip()
 		best := -1
 		for i, r := range rules {
 			if r.prefix.Contains(addr) && (best < 0 || r.prefix.Bits() > rules[best].prefix.Bits()) {
@@ -146,24 +154,31 @@ func MapHosts(mode string, endpoints [][4]byte, g HostGrid, prefixLen int) (*Hos
 	return m, nil
 }
 
-// DefaultRackPrefix is the subnet mapping's prefix length when none is given.
-const DefaultRackPrefix = 24
-
-func (m *HostMap) bySubnet(eps [][4]byte, prefixLen int) error {
+func (m *HostMap) bySubnet(eps []ipaddr.Addr, prefixLen, prefixLen6 int) error {
 	if prefixLen == 0 {
 		prefixLen = DefaultRackPrefix
+	}
+	if prefixLen6 == 0 {
+		prefixLen6 = DefaultRackPrefix6
 	}
 	if prefixLen < 1 || prefixLen > 32 {
 		return fmt.Errorf("%w: --rack-prefix %d is outside 1..32", ErrHostMap, prefixLen)
 	}
+	if prefixLen6 < 1 || prefixLen6 > 128 {
+		return fmt.Errorf("%w: --rack-prefix6 %d is outside 1..128", ErrHostMap, prefixLen6)
+	}
 	g := m.Grid
-	mask := ^uint32(0) << (32 - prefixLen)
 	used := make([]int, g.Racks())   // hosts taken per rack
 	wanted := make([]int, g.Racks()) // endpoints the rack would receive
-	group, prev := -1, uint32(0)
-	for i, a := range eps {
-		v := binary.BigEndian.Uint32(a[:]) & mask
-		if i == 0 || v != prev {
+	group, prev := -1, ipaddr.Addr{}
+	var fams [3]bool // families present
+	for _, a := range eps {
+		bits := prefixLen
+		if a.Is6() {
+			bits = prefixLen6
+		}
+		fams[a.Family()] = true
+		if v := a.Masked(bits); group < 0 || v != prev {
 			group++
 			prev = v
 		}
@@ -176,9 +191,16 @@ func (m *HostMap) bySubnet(eps [][4]byte, prefixLen int) error {
 	}
 	for rack, n := range wanted {
 		if n > g.HostsPerRack {
-			return fmt.Errorf("%w: %d endpoints in %d /%d subnets; rack %s would receive %d endpoints but has %d hosts "+
-				"(%d hosts in all): use a bigger topology (Topology.HostsPerRack, RacksPerPod or Pods), a longer --rack-prefix, or --hosts hash",
-				ErrHostMap, len(eps), group+1, prefixLen, rackName(g, rack), n, g.HostsPerRack, g.Hosts())
+			subnets, longer := fmt.Sprintf("/%d subnets", prefixLen), "--rack-prefix"
+			switch {
+			case fams[ipaddr.IPv4] && fams[ipaddr.IPv6]:
+				subnets, longer = fmt.Sprintf("subnets (IPv4 /%d, IPv6 /%d)", prefixLen, prefixLen6), "--rack-prefix or --rack-prefix6"
+			case fams[ipaddr.IPv6]:
+				subnets, longer = fmt.Sprintf("/%d subnets", prefixLen6), "--rack-prefix6"
+			}
+			return fmt.Errorf("%w: %d endpoints in %d %s; rack %s would receive %d endpoints but has %d hosts "+
+				"(%d hosts in all): use a bigger topology (Topology.HostsPerRack, RacksPerPod or Pods), a longer %s, or --hosts hash",
+				ErrHostMap, len(eps), group+1, subnets, rackName(g, rack), n, g.HostsPerRack, g.Hosts(), longer)
 		}
 	}
 	return nil
@@ -214,13 +236,10 @@ func parseHostCSV(path string, r io.Reader, g HostGrid) ([]hostRule, error) {
 		p, err := netip.ParsePrefix(cidr)
 		if err != nil {
 			a, aerr := netip.ParseAddr(cidr)
-			if aerr != nil {
-				return nil, fmt.Errorf("%w: %s:%d: %q is not an IPv4 CIDR or address", ErrHostMap, path, line, cidr)
+			if aerr != nil || a.Zone() != "" {
+				return nil, fmt.Errorf("%w: %s:%d: %q is not an IPv4 or IPv6 CIDR or address", ErrHostMap, path, line, cidr)
 			}
 			p = netip.PrefixFrom(a, a.BitLen())
-		}
-		if !p.Addr().Is4() {
-			return nil, fmt.Errorf("%w: %s:%d: %q is not IPv4", ErrHostMap, path, line, cidr)
 		}
 		id, ok := g.HostID(host)
 		if !ok {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tracefabric/tracefabric/ingest"
+	"github.com/tracefabric/tracefabric/internal/ipaddr"
 	"github.com/tracefabric/tracefabric/internal/units"
 	"github.com/tracefabric/tracefabric/records"
 )
@@ -95,16 +96,30 @@ func interrupted(err error) bool {
 	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
-// runOptions is run.json's record of the options (paths made absolute).
+// runOptions is run.json's record of the options (defaults filled in, paths made
+// absolute; LB and Hash, from the configuration, left to the caller).
 func (o *Options) runOptions() records.RunOptions {
-	in := records.RunOptions{Hosts: o.Hosts, RackPrefix: o.RackPrefix, Speedup: o.Speedup, Oversize: o.Oversize,
+	in := records.RunOptions{Hosts: o.Hosts, RackPrefix: o.RackPrefix, RackPrefix6: o.RackPrefix6, Family: o.Family.String(),
+		Speedup: o.Speedup, Oversize: o.Oversize,
 		ReorderWindowNs: int64(o.ReorderWindow), WindowStartNs: o.Window.Start, WindowAbsolute: o.Window.Absolute,
 		WindowNs: o.Window.Duration, MaxIdleNs: int64(o.MaxIdle), MaxDrainPs: int64(o.MaxDrain)}
 	for _, t := range o.Traces {
 		in.Traces = append(in.Traces, absPath(t))
 	}
-	if in.Hosts != "" && in.Hosts != MapSubnet && in.Hosts != MapHash {
+	switch in.Hosts {
+	case "":
+		in.Hosts = MapSubnet
+	case MapSubnet, MapHash:
+	default:
 		in.Hosts = absPath(in.Hosts)
+	}
+	if in.Hosts == MapSubnet {
+		if in.RackPrefix == 0 {
+			in.RackPrefix = DefaultRackPrefix
+		}
+		if in.RackPrefix6 == 0 {
+			in.RackPrefix6 = DefaultRackPrefix6
+		}
 	}
 	return in
 }
@@ -112,7 +127,8 @@ func (o *Options) runOptions() records.RunOptions {
 // OptionsFromRun returns the Options that prepare the replay run.json's options
 // describe (Config, Version, Command and the callbacks left for the caller).
 func OptionsFromRun(in *records.RunOptions) Options {
-	return Options{Traces: in.Traces, Hosts: in.Hosts, RackPrefix: in.RackPrefix, Speedup: in.Speedup,
+	fam, _ := ipaddr.ParseFamily(in.Family) // "" (runs before IPv6) and "all": both families
+	return Options{Traces: in.Traces, Hosts: in.Hosts, RackPrefix: in.RackPrefix, RackPrefix6: in.RackPrefix6, Family: fam, Speedup: in.Speedup,
 		Oversize: in.Oversize, ReorderWindow: time.Duration(in.ReorderWindowNs),
 		Window:  ingest.Window{Start: in.WindowStartNs, Absolute: in.WindowAbsolute, Duration: in.WindowNs},
 		MaxIdle: time.Duration(in.MaxIdleNs), MaxDrain: units.Time(in.MaxDrainPs)}

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"github.com/tracefabric/tracefabric/internal/ipaddr"
 	"github.com/tracefabric/tracefabric/internal/units"
 	"github.com/tracefabric/tracefabric/records"
 	"github.com/tracefabric/tracefabric/switchmodel"
@@ -32,7 +33,6 @@ func (s *sim) inject(now units.Time, p *arrival) {
 		}
 	}
 	f.last = now
-	key := ecmp.MakeKey(p.saddr, p.daddr, p.proto, p.sport, p.dport, p.laterFrag)
 	length := int32(p.length)
 	traceIndex := p.traceIndex
 	if length > s.mtu {
@@ -71,7 +71,7 @@ func (s *sim) inject(now units.Time, p *arrival) {
 		id, pk := s.net.NewPacket()
 		pk.FlowID = int64(fid)
 		pk.TraceIndex = traceIndex
-		pk.Key = key
+		pk.Key = f.key
 		pk.Src, pk.Dst = src, dst
 		pk.DSCP = p.dscp
 		pk.ECN = p.ecn
@@ -82,12 +82,15 @@ func (s *sim) inject(now units.Time, p *arrival) {
 	}
 }
 
-// newFlow creates the record of flow fid, whose first packet is p, and decides, in a
-// closed-loop run, whether a sender re-sends it.
+// newFlow creates the record of flow fid, whose first packet is p, with its ECMP
+// key in the network's key table (every packet of the flow has that key: a flow's
+// 5-tuple has ports 0 where the key would zero them), and decides, in a closed-loop
+// run, whether a sender re-sends it.
 func (s *sim) newFlow(now units.Time, fid int32, p *arrival) {
+	key := flowKey(p.saddr, p.daddr, p.proto, p.sport, p.dport, p.laterFrag)
 	s.flows = append(s.flows, flowState{tuple: p.tuple(), dscp: p.dscp, src: p.src, dst: p.dst, first: now,
 		rackMember: -1, fabricMember: -1, lastRack: -1, lastFabric: -1, delayMin: -1,
-		path: s.pr.Clos.Grid.pathKind(p.src, p.dst)})
+		path: s.pr.Clos.Grid.pathKind(p.src, p.dst), key: s.net.AddKey(key)})
 	if s.layer == nil {
 		return
 	}
@@ -102,10 +105,19 @@ func (s *sim) newFlow(now units.Time, fid int32, p *arrival) {
 func (s *sim) registerSender(fid int32, f *flowState, p *arrival) error {
 	f.registered = true
 	kind, auto := f.kind, f.auto
-	key := ecmp.MakeKey(p.saddr, p.daddr, p.proto, p.sport, p.dport, p.laterFrag)
-	rev := ecmp.MakeKey(p.daddr, p.saddr, p.proto, p.dport, p.sport, p.laterFrag)
+	key := flowKey(p.saddr, p.daddr, p.proto, p.sport, p.dport, p.laterFrag)
+	rev := flowKey(p.daddr, p.saddr, p.proto, p.dport, p.sport, p.laterFrag)
 	return s.layer.NewFlow(fid, transport.FlowSpec{Kind: kind, AutoTCP: auto, Src: p.src, Dst: p.dst,
-		Key: key, Reverse: rev, SMSS: s.pr.smss[f.tuple]})
+		Key: key, Reverse: rev, SMSS: s.pr.smss[f.tuple], IPv6: p.saddr.Is6()})
+}
+
+// flowKey is the ECMP key of a packet from src to dst (docs/model.md#ecmp-hashing):
+// 13 bytes for IPv4, 37 for IPv6.
+func flowKey(src, dst ipaddr.Addr, proto uint8, sport, dport uint16, laterFrag bool) ecmp.Key {
+	if src.Is6() {
+		return ecmp.MakeKey6(src.As16(), dst.As16(), proto, sport, dport, laterFrag)
+	}
+	return ecmp.MakeKey(src.As4(), dst.As4(), proto, sport, dport, laterFrag)
 }
 
 func (s *sim) writeOversizeDrop(now units.Time, f *flowState, fid int32, p *arrival, length int32, ti int64) {

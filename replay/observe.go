@@ -19,7 +19,7 @@ type flowState struct {
 	packets, bytes int64
 	first, last    units.Time
 	dropped        int64
-	tuple          ingest.FiveTuple
+	key            switchmodel.KeyID // the flow's ECMP key in the network's key table
 	dscp           uint8
 	// Deliveries.
 	delivered, ce            int64
@@ -31,7 +31,7 @@ type flowState struct {
 	lastDeliver              units.Time
 	// Ideal schedule and sender.
 	ideal      idealState
-	size       int64 // IPv4 bytes of the flow's captured data packets
+	size       int64 // bytes (L) of the flow's captured data packets
 	path       uint8 // path kind (ideal.go)
 	kind       transport.Kind
 	closed     bool  // re-sent by a closed-loop sender
@@ -39,6 +39,7 @@ type flowState struct {
 	registered bool  // the sender exists (at the flow's first data packet)
 	undrained  int64 // data packets left at the end
 	oversize   int64 // packets dropped at the source host by --oversize drop
+	tuple      ingest.FiveTuple
 }
 
 // Drop implements switchmodel.DropObserver.
@@ -49,11 +50,11 @@ func (s *sim) Drop(e switchmodel.DropEvent) {
 	}
 	p := e.Packet
 	f := &s.flows[p.FlowID]
-	k := &p.Key
+	k := s.net.Key(p.Key)
 	r := &s.dropRow
 	*r = records.DropRow{TimePs: int64(e.Time), Node: e.Node, Tier: s.tier[e.Node], Port: e.Port, TC: e.TC,
-		Reason: reasonOf[e.Reason], FlowID: p.FlowID, Src: f.tuple.Src, Dst: f.tuple.Dst, Proto: k[8],
-		Sport: uint16(k[9])<<8 | uint16(k[10]), Dport: uint16(k[11])<<8 | uint16(k[12]), Bytes: p.Length, TraceIndex: p.TraceIndex,
+		Reason: reasonOf[e.Reason], FlowID: p.FlowID, Src: f.tuple.Src, Dst: f.tuple.Dst, Proto: k.Proto(),
+		Sport: k.SrcPort(), Dport: k.DstPort(), Bytes: p.Length, TraceIndex: p.TraceIndex,
 		Kind: kindOf[p.Class]}
 	if p.Class.Control() {
 		// A receiver's ACK, CNP or NAK: its addresses are the data's reversed.

@@ -239,12 +239,6 @@ func (s *sim) runJSON() (*records.Run, error) {
 // runOptions are the options the run used, defaults filled in, paths made absolute.
 func (s *sim) runOptions() records.RunOptions {
 	o := s.pr.Opt.runOptions()
-	if o.RackPrefix == 0 && s.pr.HostMap.Mode == MapSubnet {
-		o.RackPrefix = DefaultRackPrefix
-	}
-	if s.pr.Opt.Hosts == "" {
-		o.Hosts = s.pr.HostMap.Mode
-	}
 	o.LB, o.Hash = s.cfg.Switch.LoadBalancingMethod.String(), s.cfg.Switch.EcmpHashMethod.String()
 	return o
 }

@@ -5,7 +5,7 @@ import (
 	"net/netip"
 
 	"github.com/tracefabric/tracefabric/internal/config"
-	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
+	"github.com/tracefabric/tracefabric/internal/ipaddr"
 )
 
 // PathHop is one forwarding step of a flow's path (`replay path`): the node that
@@ -25,22 +25,26 @@ type PathHop struct {
 // host with cfg's hash method and salts (the show load-balance of a real switch).
 // Under LoadBalancingMethod flowlet the hops are the hash choices, which is where a
 // flowlet starts looking among equally loaded members; the simulated path can differ.
+//
+// src and dst are both IPv4 or both IPv6 (an IPv4-mapped IPv6 address is IPv6); the
+// key is the family's (docs/model.md#ecmp-hashing).
 func (c *Clos) FlowPath(cfg *config.Config, hm *HostMap, src, dst netip.Addr, proto uint8, sport, dport uint16) ([]PathHop, error) {
-	if !src.Is4() || !dst.Is4() {
-		return nil, inputErrf("%s -> %s: IPv4 addresses only", src, dst)
+	sa, da := ipaddr.FromNetip(src), ipaddr.FromNetip(dst)
+	if !sa.IsValid() || sa.Family() != da.Family() {
+		return nil, inputErrf("%s -> %s: the two addresses must be of one family (both IPv4 or both IPv6)", src, dst)
 	}
-	s, ok := hm.Host(src.As4())
+	s, ok := hm.Host(sa)
 	if !ok {
 		return nil, inputErrf("%s is not an endpoint of the host mapping", src)
 	}
-	d, ok := hm.Host(dst.As4())
+	d, ok := hm.Host(da)
 	if !ok {
 		return nil, inputErrf("%s is not an endpoint of the host mapping", dst)
 	}
 	if s == d {
 		return nil, inputErrf("%s and %s map to the same host %s (intra-host traffic is not simulated)", src, dst, c.Nodes[s].Name)
 	}
-	key := ecmp.MakeKey(src.As4(), dst.As4(), proto, sport, dport, false)
+	key := flowKey(sa, da, proto, sport, dport, false)
 	var hops []PathHop
 	node := int(s)
 	for node != int(d) {

@@ -1,9 +1,12 @@
 package replay
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/tracefabric/tracefabric/internal/config"
+	"github.com/tracefabric/tracefabric/internal/ipaddr"
 	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
 )
 
@@ -14,11 +17,11 @@ func TestFlowPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Nine /24 groups: 10.0.0.x on rack-p0-r0, 10.0.4.x (group 4) on rack-p1-r0.
-	var eps [][4]byte
+	var eps []ipaddr.Addr
 	for g := 0; g < 5; g++ {
-		eps = append(eps, [4]byte{10, 0, byte(g), 1})
+		eps = append(eps, ipaddr.From4([4]byte{10, 0, byte(g), 1}))
 	}
-	hm, err := MapHosts(MapSubnet, eps, c.Grid, 24)
+	hm, err := MapHosts(MapSubnet, eps, c.Grid, 24, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,5 +61,55 @@ func TestFlowPath(t *testing.T) {
 	}
 	if _, err := c.FlowPath(&cfg, hm, src, src, 6, 1, 2); err == nil {
 		t.Error("intra-host path accepted")
+	}
+}
+
+// TestFlowPathIPv6: an IPv6 flow's hops hash its 37-byte key (ecmp.MakeKey6) with each
+// switch's method and salt; the two addresses must be of one family.
+func TestFlowPathIPv6(t *testing.T) {
+	cfg := config.Default()
+	c, err := NewClos(cfg.Topology)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Five /64 groups: 2001:db8:0:0::/64 on rack-p0-r0, 2001:db8:0:4::/64 on rack-p1-r0.
+	var eps []ipaddr.Addr
+	for g := 0; g < 5; g++ {
+		eps = append(eps, ipaddr.From16([16]byte{0x20, 0x01, 0x0d, 0xb8, 6: 0, 7: byte(g), 15: 1}))
+	}
+	eps = append(eps, ipaddr.MustParse("10.0.0.1"))
+	hm, err := MapHosts(MapSubnet, eps, c.Grid, 24, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, dst := addr("2001:db8::1"), addr("2001:db8:0:4::1")
+	for _, m := range ecmp.AllMethods {
+		cfg.Switch.EcmpHashMethod = m
+		hops, err := c.FlowPath(&cfg, hm, src, dst, 6, 49152, 443)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// 10.0.0.1 is group 0 (rack-p0-r0, h0): the IPv6 groups follow, so
+		// 2001:db8::/64 is group 1 (rack-p0-r1) and 2001:db8:0:4::/64 group 5 (rack-p1-r1).
+		if len(hops) != 6 || hops[0].Node != "host-p0-r1-h0" || hops[5].Next != "host-p1-r1-h0" {
+			t.Fatalf("%v: hops %+v", m, hops)
+		}
+		key := ecmp.MakeKey6(src.As16(), dst.As16(), 6, 49152, 443, false)
+		for _, h := range hops {
+			if h.SetSize < 2 {
+				continue
+			}
+			ec := cfg.ECMP(h.Node)
+			want := m.Hash(ec.Salt, &key)
+			if h.Member != int(want%uint32(h.SetSize)) || h.Hash != fmt.Sprintf("0x%08x", want) {
+				t.Errorf("%v %s: member %d hash %s, want member %d of hash %#08x", m, h.Node, h.Member, h.Hash, want%uint32(h.SetSize), want)
+			}
+		}
+	}
+	if _, err := c.FlowPath(&cfg, hm, addr("10.0.0.1"), dst, 6, 1, 2); err == nil || !strings.Contains(err.Error(), "one family") {
+		t.Errorf("mixed families: err = %v", err)
+	}
+	if _, err := c.FlowPath(&cfg, hm, src, addr("2001:db8:0:9::1"), 6, 1, 2); err == nil {
+		t.Error("unknown IPv6 endpoint accepted")
 	}
 }

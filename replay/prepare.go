@@ -13,6 +13,7 @@ import (
 
 	"github.com/tracefabric/tracefabric/ingest"
 	"github.com/tracefabric/tracefabric/internal/config"
+	"github.com/tracefabric/tracefabric/internal/ipaddr"
 	"github.com/tracefabric/tracefabric/internal/units"
 	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
 )
@@ -50,8 +51,12 @@ type Options struct {
 	Config *config.Config
 	// Hosts is the host mapping: "subnet" (default), "hash" or a CSV file (SPEC 5).
 	Hosts string
-	// RackPrefix is the subnet mapping's grouping prefix length (default 24).
-	RackPrefix int
+	// RackPrefix and RackPrefix6 are the subnet mapping's grouping prefix lengths for
+	// IPv4 and IPv6 endpoints (0: 24 and 64).
+	RackPrefix, RackPrefix6 int
+	// Family, when not 0, replays only the packets of that address family (--family);
+	// the others are counted family-filtered.
+	Family ipaddr.Family
 	// Speedup divides capture time: a packet captured at t enters at (t-t0)/Speedup.
 	// Default 1; must be > 0.
 	Speedup float64
@@ -90,7 +95,7 @@ type Options struct {
 type Progress struct {
 	Method   string     // hash method of this run
 	Injected int64      // trace packets injected so far
-	Total    int64      // trace packets to replay (unicast IPv4 in the window)
+	Total    int64      // trace packets to replay (unicast IP packets of the family in the window)
 	SimTime  units.Time // simulated time
 	Done     bool
 }
@@ -145,7 +150,7 @@ func (o *Options) defaults() error {
 
 func (o *Options) ingestOptions() ingest.Options {
 	return ingest.Options{ReorderWindow: o.ReorderWindow, Warn: o.Warn, Strict: o.Strict, Stdin: o.Stdin,
-		Window: o.Window, Context: o.Context}
+		Window: o.Window, Context: o.Context, Family: o.Family}
 }
 
 // Prepare reads the traces once (the summary and the endpoints together), builds the
@@ -188,7 +193,7 @@ func prepare(opt Options, forRun bool) (*Prepared, error) {
 	if err != nil {
 		return nil, inputErrf("%w", err)
 	}
-	hm, err := MapHosts(opt.Hosts, sum.EndpointAddrs, clos.Grid, opt.RackPrefix)
+	hm, err := MapHosts(opt.Hosts, sum.EndpointAddrs, clos.Grid, opt.RackPrefix, opt.RackPrefix6)
 	if err != nil {
 		return nil, inputErrf("%w", err)
 	}
@@ -233,7 +238,7 @@ func traceJSON(s *ingest.Summary, t *traceCounts, idle IdleStats, t0 int64) (jso
 }
 
 type traceCounts struct {
-	replayed        int64 // trace IPv4 packets read during the run
+	replayed        int64 // trace IP packets read during the run
 	intraHost       int64
 	oversize        int64 // trace packets longer than the MTU
 	oversizePieces  int64 // packets they were split into
@@ -289,16 +294,19 @@ func checkTimeRange(opt *Options, sum *ingest.Summary, idle IdleStats) error {
 
 // nothingToReplay says why a summary has no packet to replay.
 func nothingToReplay(s *ingest.Summary) string {
-	msg := "no IPv4 unicast packets to replay"
+	msg := "no IP unicast packets to replay"
 	var why []string
+	if n := s.Skipped[ingest.SkipFamilyFiltered.String()]; n > 0 {
+		why = append(why, plural(n, "packet")+" of the family --family leaves out")
+	}
 	if n := s.Skipped[ingest.SkipMulticast.String()]; n > 0 {
 		why = append(why, plural(n, "multicast or broadcast packet"))
 	}
 	if n := s.Skipped[ingest.SkipOutOfWindow.String()]; n > 0 {
 		why = append(why, plural(n, "packet")+" outside the window (--start, --duration)")
 	}
-	if n := s.NonIPv4Packets; n > 0 {
-		why = append(why, plural(n, "non-IPv4 packet"))
+	if n := s.NonIPPackets; n > 0 {
+		why = append(why, plural(n, "non-IP packet"))
 	}
 	if len(why) > 0 {
 		msg += " (" + strings.Join(why, ", ") + ")"

@@ -15,7 +15,7 @@ import (
 // replay with either.
 func TestRealPcapsRefusedReplay(t *testing.T) {
 	dir := realPcaps(t)
-	want := expectedIPv4(t, dir)
+	want := expectedIP(t, dir)
 	at := func(s string) int64 {
 		ts, err := time.Parse(time.RFC3339, s)
 		if err != nil {
@@ -43,17 +43,18 @@ func TestRealPcapsRefusedReplay(t *testing.T) {
 			o.Window = ingest.Window{Start: at("2015-03-31T17:00:00Z"), Absolute: true, Duration: int64(time.Hour)}
 		}, 11, 0},
 		// Interfaces with different timestamp resolutions: 2015, 2061 and 1969. With
-		// reordering off all 155 IPv4 packets replay (time never goes backwards; the
-		// 1969 ones enter at the latest time so far); the 59 of its Ethernet interface
-		// go from one address to itself (intra-host), the 96 of its SLL interface
-		// (1969) enter the fabric.
+		// reordering off all 155 IPv4 and 4 IPv6 packets replay (time never goes
+		// backwards; the 1969 ones enter at the latest time so far); the 59 IPv4
+		// packets of its Ethernet interface go from one address to itself
+		// (intra-host), the 96 IPv4 and 4 IPv6 packets of its SLL interface (1969)
+		// enter the fabric.
 		{"max-idle", "edge-pcapng-ether-sll-mixed-tsresol.pcapng", func(o *Options) {
 			o.MaxIdle, o.ReorderWindow = time.Second, -1
-		}, 155, 1},
+		}, 159, 1},
 		{"window", "edge-pcapng-ether-sll-mixed-tsresol.pcapng", func(o *Options) {
 			o.Window = ingest.Window{Start: at("1969-12-31T00:00:00Z"), Absolute: true, Duration: int64(48 * time.Hour)}
 			o.ReorderWindow = -1
-		}, 96, 0},
+		}, 100, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.file+" "+tc.name, func(t *testing.T) {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/tracefabric/tracefabric/ingest"
 	"github.com/tracefabric/tracefabric/internal/config"
+	"github.com/tracefabric/tracefabric/internal/ipaddr"
 	"github.com/tracefabric/tracefabric/internal/units"
 	"github.com/tracefabric/tracefabric/records"
 )
@@ -33,26 +34,32 @@ func realPcaps(t *testing.T) string {
 	return dir
 }
 
-// expectedIPv4 reads expected.tsv's ipv4_packets column (tshark's count).
-func expectedIPv4(t *testing.T, dir string) map[string]int64 {
+// expectedIP reads tshark's counts of each capture's IPv4 packets (expected.tsv's
+// ipv4_packets) and IPv6 packets (ingest/testdata/tshark-ipv6.tsv, see the script
+// beside it).
+func expectedIP(t *testing.T, dir string) map[string][2]int64 {
 	t.Helper()
-	f, err := os.Open(filepath.Join(dir, "expected.tsv"))
-	if err != nil {
-		t.Fatalf("expected.tsv: %v", err)
-	}
-	defer f.Close()
-	out := map[string]int64{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		cols := strings.Split(sc.Text(), "\t")
-		if len(cols) < 2 || cols[0] == "file" {
-			continue
-		}
-		n, err := strconv.ParseInt(cols[1], 10, 64)
+	out := map[string][2]int64{}
+	for fam, path := range []string{filepath.Join(dir, "expected.tsv"), repoPath(t, "ingest/testdata/tshark-ipv6.tsv")} {
+		f, err := os.Open(path)
 		if err != nil {
-			t.Fatalf("expected.tsv: %q: %v", sc.Text(), err)
+			t.Fatalf("%s: %v", path, err)
 		}
-		out[cols[0]] = n
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			cols := strings.Split(sc.Text(), "\t")
+			if len(cols) < 2 || cols[0] == "file" || strings.HasPrefix(cols[0], "#") {
+				continue
+			}
+			n, err := strconv.ParseInt(cols[1], 10, 64)
+			if err != nil {
+				t.Fatalf("%s: %q: %v", path, sc.Text(), err)
+			}
+			c := out[cols[0]]
+			c[fam] = n
+			out[cols[0]] = c
+		}
+		f.Close()
 	}
 	return out
 }
@@ -62,6 +69,7 @@ type traceSection struct {
 	Packets     int64            `json:"packets"`
 	Skipped     map[string]int64 `json:"skipped"`
 	IPv4Packets int64            `json:"ipv4_packets"`
+	IPv6Packets int64            `json:"ipv6_packets"`
 	Flows       int64            `json:"flows"`
 	DurationS   float64          `json:"duration_s"`
 	DSCP        map[string]int64 `json:"dscp"`
@@ -80,11 +88,12 @@ type traceSection struct {
 }
 
 // unicastSpan reads the capture as the run did (window included) and returns the
-// number of IPv4 packets, of multicast ones, and the first and last timestamp of the
-// others (the packets a replay injects).
-func unicastSpan(t *testing.T, opt *Options) (ipv4, multicast, first, last int64) {
+// number of IPv4 and IPv6 packets, of multicast ones (IPv4 224.0.0.0/4 and
+// 255.255.255.255, IPv6 ff00::/8), and the first and last timestamp of the others
+// (the packets a replay injects).
+func unicastSpan(t *testing.T, opt *Options) (ipv4, ipv6, multicast, first, last int64) {
 	t.Helper()
-	r, err := ingest.Open(opt.Traces, ingest.Options{Window: opt.Window, ReorderWindow: opt.ReorderWindow})
+	r, err := ingest.Open(opt.Traces, ingest.Options{Window: opt.Window, ReorderWindow: opt.ReorderWindow, Family: opt.Family})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,12 +107,17 @@ func unicastSpan(t *testing.T, opt *Options) (ipv4, multicast, first, last int64
 		if !ok {
 			return
 		}
-		ipv4++
-		if p.Dst[0] >= 224 && p.Dst[0] <= 239 || p.Dst == [4]byte{255, 255, 255, 255} {
+		d4, d16 := p.Dst.As4(), p.Dst.As16()
+		if p.Dst.Is6() {
+			ipv6++
+		} else {
+			ipv4++
+		}
+		if p.Dst.Is4() && (d4[0] >= 224 && d4[0] <= 239 || d4 == [4]byte{255, 255, 255, 255}) || p.Dst.Is6() && d16[0] == 0xff {
 			multicast++
 			continue
 		}
-		if ipv4 == multicast+1 {
+		if ipv4+ipv6 == multicast+1 {
 			first = p.Timestamp
 		}
 		last = p.Timestamp
@@ -149,21 +163,23 @@ func replayReal(t *testing.T, path string, mutate func(*Options)) *realRun {
 }
 
 // check asserts what holds for every run of a real capture.
-func (r *realRun) check(t *testing.T, wantIPv4 int64, speedup float64) {
+func (r *realRun) check(t *testing.T, want [2]int64, speedup float64) {
 	t.Helper()
 	s := &r.run.Simulation
 	tr := &r.trace
 	if !r.run.Complete {
 		t.Error("run.json: complete is false")
 	}
-	// The trace: tshark's IPv4 count (of the window), all of it replayed but the
-	// multicast and broadcast packets; every packet is replayed or skipped for a reason.
-	ipv4, multicast, first, last := unicastSpan(t, &r.opt)
-	if r.opt.Window.IsZero() && ipv4 != wantIPv4 {
-		t.Errorf("the capture has %d IPv4 packets; tshark counts %d", ipv4, wantIPv4)
+	// The trace: tshark's IPv4 and IPv6 counts (of the window), all of it replayed
+	// but the multicast and broadcast packets; every packet is replayed or skipped for
+	// a reason.
+	ipv4, ipv6, multicast, first, last := unicastSpan(t, &r.opt)
+	if r.opt.Window.IsZero() && r.opt.Family == 0 && (ipv4 != want[0] || ipv6 != want[1]) {
+		t.Errorf("the capture has %d IPv4 and %d IPv6 packets; tshark counts %d and %d", ipv4, ipv6, want[0], want[1])
 	}
-	if tr.IPv4Packets != ipv4 || tr.Skipped["multicast"] != multicast || tr.Replayed != ipv4-multicast {
-		t.Errorf("trace: ipv4_packets %d, multicast %d, replayed %d; want %d, %d, %d", tr.IPv4Packets, tr.Skipped["multicast"], tr.Replayed, ipv4, multicast, ipv4-multicast)
+	if tr.IPv4Packets != ipv4 || tr.IPv6Packets != ipv6 || tr.Skipped["multicast"] != multicast || tr.Replayed != ipv4+ipv6-multicast {
+		t.Errorf("trace: ipv4_packets %d, ipv6_packets %d, multicast %d, replayed %d; want %d, %d, %d, %d",
+			tr.IPv4Packets, tr.IPv6Packets, tr.Skipped["multicast"], tr.Replayed, ipv4, ipv6, multicast, ipv4+ipv6-multicast)
 	}
 	var skipped int64
 	for _, n := range tr.Skipped {
@@ -172,7 +188,7 @@ func (r *realRun) check(t *testing.T, wantIPv4 int64, speedup float64) {
 	if tr.Packets != tr.Replayed+skipped {
 		t.Errorf("trace: %d packets, %d replayed + %d skipped (%v)", tr.Packets, tr.Replayed, skipped, tr.Skipped)
 	}
-	// SPEC 5: injected = IPv4 packets - intra-host - oversize + the pieces they were
+	// SPEC 5: injected = IP packets - intra-host - oversize + the pieces they were
 	// split into (an oversize packet dropped at its NIC counts as injected and dropped).
 	if want := tr.Replayed - tr.IntraHost - tr.Oversize.Packets + tr.Oversize.SplitInto + tr.Oversize.Dropped; s.Injected != want {
 		t.Errorf("injected %d, want replayed %d - intra-host %d - oversize %d + pieces %d + oversize dropped %d = %d",
@@ -275,12 +291,33 @@ func (r *realRun) hostTxByTC() map[uint8]int64 {
 	return out
 }
 
+// checkHostTxByTC checks the data packets the hosts sent per traffic class.
+func (r *realRun) checkHostTxByTC(t *testing.T, want map[uint8]int64) {
+	t.Helper()
+	got := r.hostTxByTC()
+	if len(got) != len(want) {
+		t.Errorf("host transmissions by TC %v, want %v", got, want)
+		return
+	}
+	for tc, n := range want {
+		if got[tc] != n {
+			t.Errorf("host transmissions by TC %v, want %v", got, want)
+			return
+		}
+	}
+}
+
 // TestRealPcaps replays real captures of several kinds (oversize GRO frames, IP
 // fragments, mixed DSCPs including a lossless class, QinQ, many flows, pcapng) through
 // the default fabric.
 func TestRealPcaps(t *testing.T) {
 	dir := realPcaps(t)
-	want := expectedIPv4(t, dir)
+	hosts32 := func(o *Options) {
+		cfg := config.Default()
+		cfg.Topology.HostsPerRack = 32
+		o.Config = &cfg
+	}
+	want := expectedIP(t, dir)
 	tests := []struct {
 		file    string
 		speedup float64
@@ -298,18 +335,34 @@ func TestRealPcaps(t *testing.T) {
 			}
 		}},
 		{"afs-rx-fragments-dscp48.pcap", 1, nil, nil},
-		// DSCP 0:1370, 8:1616, 38:9, 46:16 (tshark) -> TC0, TC1, TC4 (lossless), TC5.
-		{"tls-browsing-dscp8-38-46-ipv6.pcap", 1, nil, func(t *testing.T, r *realRun) {
-			got := r.hostTxByTC()
-			wantTC := map[uint8]int64{0: 1370, 1: 1616, 4: 9, 5: 16}
-			if len(got) != len(wantTC) {
-				t.Errorf("host transmissions by TC %v, want %v", got, wantTC)
+		// IPv4 DSCP 0:1370, 8:1616, 38:9, 46:16 (tshark, expected.tsv) -> TC0, TC1,
+		// TC4 (lossless), TC5.
+		{"tls-browsing-dscp8-38-46-ipv6.pcap ipv4", 1, func(o *Options) { o.Family = ipaddr.IPv4 }, func(t *testing.T, r *realRun) {
+			r.checkHostTxByTC(t, map[uint8]int64{0: 1370, 1: 1616, 4: 9, 5: 16})
+			if r.trace.IPv6Packets != 0 || r.trace.Skipped["family-filtered"] != 4440 {
+				t.Errorf("--family ipv4: %d IPv6 packets, %d family-filtered; want 0 and 4440", r.trace.IPv6Packets, r.trace.Skipped["family-filtered"])
 			}
-			for tc, n := range wantTC {
-				if got[tc] != n {
-					t.Errorf("host transmissions by TC %v, want %v", got, wantTC)
-					break
+		}},
+		// IPv6 DSCP 0:1663, 8:2447, 38:313, 46:17 (tshark, ingest/testdata/tshark-ipv6.tsv).
+		{"tls-browsing-dscp8-38-46-ipv6.pcap ipv6", 1, func(o *Options) { o.Family = ipaddr.IPv6 }, func(t *testing.T, r *realRun) {
+			r.checkHostTxByTC(t, map[uint8]int64{0: 1663, 1: 2447, 4: 313, 5: 17})
+			for _, f := range r.flows {
+				if !f.Src.Is6() || !f.Dst.Is6() {
+					t.Fatalf("--family ipv6: flow %d is %v -> %v", f.FlowID, f.Src, f.Dst)
 				}
+			}
+		}},
+		// Both families: 167 unicast endpoints need more than the default 128 hosts
+		// (32 per rack here); the classes add up: TC0 1370+1663, TC1 1616+2447, TC4
+		// 9+313, TC5 16+17.
+		{"tls-browsing-dscp8-38-46-ipv6.pcap both", 1, hosts32, func(t *testing.T, r *realRun) {
+			r.checkHostTxByTC(t, map[uint8]int64{0: 3033, 1: 4063, 4: 322, 5: 33})
+			fam := map[bool]int{}
+			for _, f := range r.flows {
+				fam[f.Src.Is6()]++
+			}
+			if fam[false] != 397 || fam[true] != 268 {
+				t.Errorf("flows.arrow: %d IPv4 and %d IPv6 flows, want 397 and 268 (tshark)", fam[false], fam[true])
 			}
 		}},
 		// This capture jumps 4.5 years (2010 -> 2015) after packet 26: at speedup 1 the
@@ -333,6 +386,7 @@ func TestRealPcaps(t *testing.T) {
 	// is dropped. All classes lossy in a 256 KiB buffer: drops, only lossy reasons.
 	allLossless := func(o *Options) {
 		cfg := config.Default()
+		cfg.Topology.HostsPerRack = 32 // both families: 167 endpoints
 		cfg.Switch.Pools = []config.Pool{{Name: "lossless", Size: config.PoolShare(1), TrafficClasses: []int{0, 1, 2, 3, 4, 5, 6, 7}}}
 		cfg.Switch.PfcEnabled = []int{0, 1, 2, 3, 4, 5, 6, 7}
 		cfg.Switch.Xoff = 3000
@@ -340,6 +394,7 @@ func TestRealPcaps(t *testing.T) {
 	}
 	allLossy := func(o *Options) {
 		cfg := config.Default()
+		cfg.Topology.HostsPerRack = 32
 		cfg.Switch.Pools = []config.Pool{{Name: "lossy", Size: config.PoolShare(1), TrafficClasses: []int{0, 1, 2, 3, 4, 5, 6, 7}}}
 		cfg.Switch.PfcEnabled = nil
 		cfg.Switch.BufferSize = 256 * units.KiB
@@ -484,6 +539,7 @@ func TestRealPcapDeterministic(t *testing.T) {
 	path := filepath.Join(dir, "tls-browsing-dscp8-38-46-ipv6.pcap")
 	loaded := func(o *Options) {
 		cfg := config.Default()
+		cfg.Topology.HostsPerRack = 32 // both families: 167 endpoints
 		cfg.Switch.Pools = []config.Pool{{Name: "lossless", Size: config.PoolShare(1), TrafficClasses: []int{0, 1, 2, 3, 4, 5, 6, 7}}}
 		cfg.Switch.PfcEnabled = []int{0, 1, 2, 3, 4, 5, 6, 7}
 		cfg.Switch.Xoff = 3000

@@ -215,7 +215,7 @@ func TestMulticastNotReplayed(t *testing.T) {
 		t.Errorf("multicast %d, injected %d at %v; want 3, 2 at [0 3s]", skipped["multicast"], run.Simulation.Injected, at)
 	}
 	only := writeTrace(t, []tracegen.Packet{udpAt(0, "10.0.0.7", "224.0.0.251")})
-	if _, err := Prepare(Options{Traces: []string{only}}); !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "no IPv4 unicast packets to replay (1 multicast or broadcast packet)") {
+	if _, err := Prepare(Options{Traces: []string{only}}); !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "no IP unicast packets to replay (1 multicast or broadcast packet)") {
 		t.Errorf("multicast only: %v", err)
 	}
 }

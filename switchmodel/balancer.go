@@ -5,8 +5,25 @@ import (
 	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
 )
 
-// FlowKey is the 13-byte ECMP hash key of SPEC 3.6 (ecmp.MakeKey builds it).
+// FlowKey is the ECMP hash key of docs/model.md#ecmp-hashing: 13 bytes for IPv4
+// (ecmp.MakeKey), 37 for IPv6 (ecmp.MakeKey6).
 type FlowKey = ecmp.Key
+
+// KeyID names a FlowKey in a Network's key table (Network.AddKey). Packets carry it:
+// the key itself does not fit a packet's first cache line.
+type KeyID int32
+
+// AddKey adds k to the network's key table and returns its id. A key serves every
+// packet of its flow: add it once per flow (and once for the reverse direction a
+// flow's control packets take), not per packet; the table only grows. KeyID 0 is the
+// all-zero IPv4 key, there from the start.
+func (n *Network) AddKey(k FlowKey) KeyID {
+	n.keys = append(n.keys, k)
+	return KeyID(len(n.keys) - 1)
+}
+
+// Key returns the key of id (valid until the next AddKey).
+func (n *Network) Key(id KeyID) *FlowKey { return &n.keys[id] }
 
 // MemberView lets a Selector look at the ports of an equal-cost set: member i is the
 // set's i-th port. EgressBytes is the bytes queued on the member's port, all classes

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tracefabric/tracefabric/internal/config"
 	"github.com/tracefabric/tracefabric/internal/units"
+	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
 )
 
 // pacer injects one packet per period from host src to dst, forever (benchmarks).
@@ -86,6 +87,7 @@ type permPacer struct {
 	period units.Time
 	left   int
 	n      int
+	keys   map[FlowKey]KeyID
 }
 
 func (p *permPacer) Handle(now units.Time, kind int32, arg int64) {
@@ -93,7 +95,10 @@ func (p *permPacer) Handle(now units.Time, kind int32, arg int64) {
 	dst := (int(arg) + len(p.hosts)/2 + 1) % len(p.hosts)
 	id, pk := p.net.NewPacket()
 	pk.Src, pk.Dst, pk.Length, pk.DSCP = src.Index(), int32(dst), 1500, uint8(p.n%2)*3<<3
-	pk.Key[0], pk.Key[4], pk.Key[9] = byte(arg), byte(dst), byte(p.n>>4)
+	if p.keys == nil {
+		p.keys = map[FlowKey]KeyID{}
+	}
+	pk.Key = keyID(p.net, p.keys, ecmp.MakeKey([4]byte{byte(arg)}, [4]byte{byte(dst)}, ecmp.ProtoUDP, uint16(p.n>>4)<<8, 0, false))
 	pk.TraceIndex = int64(p.n)
 	p.n++
 	p.net.Inject(src, id)

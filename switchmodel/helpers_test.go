@@ -71,10 +71,11 @@ type injector struct {
 	net   *Network
 	h     HandlerID
 	specs []pktSpec
+	keys  map[FlowKey]KeyID // the keys added to the network's table
 }
 
 func newInjector(n *Network, specs []pktSpec) *injector {
-	in := &injector{net: n, specs: specs}
+	in := &injector{net: n, specs: specs, keys: map[FlowKey]KeyID{}}
 	in.h = n.Engine().Register(in)
 	for i, s := range specs {
 		n.Engine().Schedule(s.at, in.h, 0, int64(i))
@@ -91,7 +92,7 @@ func (in *injector) Handle(now units.Time, kind int32, arg int64) {
 	p.Length = s.length
 	p.DSCP = s.dscp
 	p.ECN = s.ecn
-	p.Key = s.key
+	p.Key = keyID(in.net, in.keys, s.key)
 	in.net.Inject(in.net.Hosts()[s.src], id)
 }
 
@@ -177,4 +178,15 @@ func checkDrained(t testing.TB, n *Network) {
 	if n.arena.live != 0 {
 		t.Fatalf("%d packets still live in the arena", n.arena.live)
 	}
+}
+
+// keyID returns k's id in the network's key table, adding it once (ids remembered in
+// ids).
+func keyID(n *Network, ids map[FlowKey]KeyID, k FlowKey) KeyID {
+	id, ok := ids[k]
+	if !ok {
+		id = n.AddKey(k)
+		ids[k] = id
+	}
+	return id
 }

@@ -38,6 +38,7 @@ type Network struct {
 	draining bool
 
 	agent Agent
+	keys  []FlowKey // the key table (AddKey); keys[0] is the zero key
 
 	injected, delivered, hops, dataHops, pfcFrames, ceMarked int64
 	dropped                                                  [NumDropReasons]int64
@@ -52,7 +53,7 @@ type ControlCounts struct {
 
 // NewNetwork returns an empty network driven by eng.
 func NewNetwork(eng *Engine, opts Options) *Network {
-	n := &Network{eng: eng, opts: opts, obs: opts.Observers, agent: opts.Agent, arena: newArena()}
+	n := &Network{eng: eng, opts: opts, obs: opts.Observers, agent: opts.Agent, arena: newArena(), keys: make([]FlowKey, 1, 1024)}
 	n.injectH = eng.Register(injectHandler{n})
 	return n
 }

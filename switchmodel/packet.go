@@ -61,36 +61,39 @@ func (c Class) String() string {
 // Control reports whether the class is a control packet (ACK, CNP or NAK).
 func (c Class) Control() bool { return c >= Ack }
 
-// Packet is one IPv4 packet in the simulation (or, internally, a PFC frame). The
-// injector sets FlowID, TraceIndex, Key, Src, Dst, DSCP, ECN and Length (and, for
+// Packet is one IPv4 or IPv6 packet in the simulation (or, internally, a PFC frame).
+// The injector sets FlowID, TraceIndex, Key, Src, Dst, DSCP, ECN and Length (and, for
 // transports, Class, Seq and Echo); the model fills the rest. A *Packet handed to an observer is valid only during the call: the
 // arena reuses it.
 //
 // Layout: 128 bytes, two cache lines, with every field a hop reads or writes in the
 // first (the arena's chunks are page-aligned), and what only injection, delivery and
-// drops use, and the path, in the second.
+// drops use, and the path, in the second. The ECMP key itself (37 bytes for IPv6)
+// would not fit the first line: the packet carries its id in the network's key table,
+// which an ECMP decision reads (one flow's key, shared by all its packets).
 type Packet struct {
 	at      units.Time // link arrival, forwarding-line exit or enqueue time
 	next    PacketID
-	Frame   int32   // Ethernet frame size F = max(64, L+18); wire bytes F+20 (model)
-	Src     int32   // source host index (Host.Index)
-	Dst     int32   // destination host index
-	inPort  int32   // ingress port at the current switch
-	charged int32   // buffer bytes charged at the current switch (cells * CellSize)
-	Key     FlowKey // ECMP hash key (SPEC 3.6)
-	Class   Class   // data or control (transports); classPFC for a PFC frame
-	TC      uint8   // traffic class, DSCP >> 3 (model)
-	Hops    uint8   // packet-hops so far: links it was put onto (model)
-	pool    uint8   // pool charged at the current switch
-	DSCP    uint8   // DSCP (6 bits); TC = DSCP >> 3
-	ECN     uint8   // ECN codepoint: 0 Not-ECT, 1 ECT(1), 2 ECT(0), 3 CE (model: -> CE)
-	Marked  bool    // a switch marked it CE (ECT -> CE); a packet injected as CE is not (model)
-	vector  uint8   // PFC class-enable vector
+	Frame   int32 // Ethernet frame size F = max(64, L+18); wire bytes F+20 (model)
+	Src     int32 // source host index (Host.Index)
+	Dst     int32 // destination host index
+	inPort  int32 // ingress port at the current switch
+	charged int32 // buffer bytes charged at the current switch (cells * CellSize)
+	Key     KeyID // ECMP hash key (docs/model.md#ecmp-hashing) in Network's key table; 0 is the all-zero IPv4 key
+	Class   Class // data or control (transports); classPFC for a PFC frame
+	TC      uint8 // traffic class, DSCP >> 3 (model)
+	Hops    uint8 // packet-hops so far: links it was put onto (model)
+	pool    uint8 // pool charged at the current switch
+	DSCP    uint8 // DSCP (6 bits); TC = DSCP >> 3
+	ECN     uint8 // ECN codepoint: 0 Not-ECT, 1 ECT(1), 2 ECT(0), 3 CE (model: -> CE)
+	Marked  bool  // a switch marked it CE (ECT -> CE); a packet injected as CE is not (model)
+	vector  uint8 // PFC class-enable vector
 	quanta  uint16
 	// RackMember and FabricMember are the member indices chosen at the Rack and
 	// Fabric tiers' equal-cost sets, -1 none (model).
 	RackMember, FabricMember int16
-	Length                   int32 // IPv4 total length L in bytes
+	Length                   int32   // packet size L in bytes (IPv4 total length, 40 + IPv6 payload length)
+	_                        [8]byte // the first cache line ends here
 
 	FlowID     int64      // the injector's flow id
 	TraceIndex int64      // index of the packet in the trace (-1 for control packets)
@@ -133,8 +136,8 @@ func (p *Packet) CEMarked() bool { return p.ECN == CE }
 // wireBytes is the frame's size on the wire: frame + preamble, SFD and inter-frame gap.
 func (p *Packet) wireBytes() int64 { return int64(p.Frame) + 20 }
 
-// FrameSize returns the Ethernet frame size of an IPv4 packet of total length l:
-// max(64, l+18) bytes (SPEC 2).
+// FrameSize returns the Ethernet frame size of a packet of size l (IPv4 total length,
+// 40 + IPv6 payload length): max(64, l+18) bytes (docs/model.md#frame-sizes).
 func FrameSize(l int32) int32 {
 	if l+18 < 64 {
 		return 64

@@ -369,7 +369,7 @@ func (s *Switch) admit(now units.Time, in *port, id PacketID, p *Packet) {
 	m := 0
 	if len(set) > 1 {
 		s.view.set = set
-		m = s.sel.Select(now, s.selSet[si], &p.Key, p.TC, int(p.Frame), &s.view)
+		m = s.sel.Select(now, s.selSet[si], &n.keys[p.Key], p.TC, int(p.Frame), &s.view)
 		if m < 0 || m >= len(set) {
 			m = 0
 		}

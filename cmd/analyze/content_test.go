@@ -160,7 +160,7 @@ func TestReportNotInjectedAndGuards(t *testing.T) {
 		"| not injected: arp (skipped by the reader) | 1 |",
 		"| not injected: intra-host (both ends on one host) | 1 |",
 		"| not injected as captured: oversize, split | 1 into 3 packets |",
-		"| trace IPv4 packets | 4 |",
+		"| trace families | IPv4 4 (100%), IPv6 0 (0%) |",
 		"No flow crossed both the rack and the fabric tier: no polarization to measure.",
 	} {
 		if !strings.Contains(md, want) {

@@ -44,7 +44,7 @@ func runOptionRows(in *runInput) []report.KV {
 			report.KV{Key: "load balancing", Value: o.LB})
 	}
 	rows = append(rows, report.KV{Key: "trace packets", Value: units.FormatCount(info.TracePackets)},
-		report.KV{Key: "trace IPv4 packets", Value: units.FormatCount(info.TraceIPv4)})
+		report.KV{Key: "trace families", Value: familyMix(info)})
 	if len(info.NotInjected) == 0 {
 		rows = append(rows, report.KV{Key: "not injected as captured", Value: "none: every packet of the trace entered the fabric as captured"})
 	}

@@ -533,3 +533,12 @@ func containsInt(xs []int, x int) bool {
 	}
 	return false
 }
+
+// familyMix says how the trace's IP packets split between IPv4 and IPv6.
+func familyMix(info analysis.RunInfo) string {
+	ip := info.TraceIPv4 + info.TraceIPv6
+	if ip == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("IPv4 %s, IPv6 %s", units.FormatShare(info.TraceIPv4, ip), units.FormatShare(info.TraceIPv6, ip))
+}

@@ -161,7 +161,7 @@ func TestCompressedCapturesAndStdin(t *testing.T) {
 	defer f.Close()
 	os.Stdin = f
 	code, stdout, stderr := runCmd("inspect", "-")
-	if code != exitOK || !strings.Contains(stdout, "IPv4 packets      22151") || !strings.Contains(stdout, "pcap+zstd") {
+	if code != exitOK || !strings.Contains(stdout, "IPv4 packets     22151 (632 flows)") || !strings.Contains(stdout, "pcap+zstd") {
 		t.Errorf("inspect - (file): exit %d, %s%s", code, stdout, stderr)
 	}
 	if code, _, stderr := runCmd("inspect", "-", "-"); code != exitUsage || !strings.Contains(stderr, "more than once") {
@@ -176,7 +176,7 @@ func TestStrict(t *testing.T) {
 	cut := writeFile(t, "cut.pcap", full[:len(full)-20])
 	code, stdout, stderr := runCmd("inspect", cut)
 	if code != exitOK || !strings.Contains(stderr, "warning: "+cut+": packet 2") || !strings.Contains(stderr, "the packets before it are used") ||
-		!strings.Contains(stdout, "IPv4 packets      2") {
+		!strings.Contains(stdout, "IPv4 packets     2 (1 flow)") {
 		t.Errorf("not strict: exit %d, stderr %q", code, stderr)
 	}
 	for _, args := range [][]string{{"inspect", "--strict", cut}, {"run", "--strict", cut, "-o", filepath.Join(t.TempDir(), "x")}} {
@@ -193,7 +193,7 @@ func TestMulticastCmd(t *testing.T) {
 	trace := writeFile(t, "m.pcap", pcapOf(t, []tracegen.Packet{udp(0, "10.0.0.1", "224.0.0.251"),
 		udp(units.Millisecond, "10.0.0.1", "10.0.1.1"), udp(2*units.Millisecond, "10.0.1.1", "255.255.255.255")}))
 	code, stdout, _ := runCmd("inspect", trace)
-	if code != exitOK || !strings.Contains(stdout, "skipped           multicast 2 (IPv4, not replayed)") || !strings.Contains(stdout, "IPv4 packets      3") {
+	if code != exitOK || !strings.Contains(stdout, "skipped          multicast 2 (IP, not replayed)") || !strings.Contains(stdout, "IPv4 packets     3 (3 flows)") {
 		t.Errorf("inspect: exit %d:\n%s", code, stdout)
 	}
 	out := filepath.Join(t.TempDir(), "run")
@@ -212,9 +212,9 @@ func TestWindowAndMaxIdleCmd(t *testing.T) {
 	}
 	trace := writeFile(t, "w.pcap", pcapOf(t, pkts))
 	code, stdout, _ := runCmd("inspect", "--start", "2024-05-01T12:00:15Z", "--duration", "20s", trace)
-	if code != exitOK || !strings.Contains(stdout, "IPv4 packets      2") || !strings.Contains(stdout, "out-of-window 4") ||
-		!strings.Contains(stdout, "window            2024-05-01T12:00:15.000000000Z .. 2024-05-01T12:00:35.000000000Z") ||
-		!strings.Contains(stdout, "duration          10 s") {
+	if code != exitOK || !strings.Contains(stdout, "IPv4 packets     2 (1 flow)") || !strings.Contains(stdout, "out-of-window 4") ||
+		!strings.Contains(stdout, "window           2024-05-01T12:00:15.000000000Z .. 2024-05-01T12:00:35.000000000Z") ||
+		!strings.Contains(stdout, "duration         10 s") {
 		t.Errorf("inspect window: exit %d\n%s", code, stdout)
 	}
 	out := filepath.Join(t.TempDir(), "run")
@@ -251,7 +251,7 @@ func TestPathRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range []records.FlowRow{flows[0], flows[len(flows)/2], flows[len(flows)-1]} {
-		src, dst := netip.AddrFrom4(f.Src).String(), netip.AddrFrom4(f.Dst).String()
+		src, dst := f.Src.String(), f.Dst.String()
 		proto := map[uint8]string{6: "tcp", 17: "udp"}[f.Proto]
 		code, stdout, stderr := runCmd("path", "--run", out, src, dst, proto, itoa(int(f.Sport)), itoa(int(f.Dport)))
 		if code != exitOK {
@@ -268,7 +268,7 @@ func TestPathRun(t *testing.T) {
 	}
 	// JSON names the hosts too.
 	f := flows[0]
-	src, dst := netip.AddrFrom4(f.Src).String(), netip.AddrFrom4(f.Dst).String()
+	src, dst := f.Src.String(), f.Dst.String()
 	code, stdout, _ := runCmd("path", "--run", out, "--json", src, dst, map[uint8]string{6: "tcp", 17: "udp"}[f.Proto], itoa(int(f.Sport)), itoa(int(f.Dport)))
 	var js struct{ Hosts map[string]string }
 	if code != exitOK || json.Unmarshal([]byte(stdout), &js) != nil || js.Hosts[src] != nodes[f.SrcHost] || js.Hosts[dst] != nodes[f.DstHost] {

@@ -20,15 +20,17 @@ func newInspectCmd() *cobra.Command {
 		Short: "Summarize captures: packets, flows, DSCP/ECN histograms, duration, rate",
 		Long: `inspect reads the captures (pcap or pcapng, plain or compressed with gzip, bzip2,
 xz or zstd, merged by timestamp; "-" reads standard input) and prints a summary of
-all of them and of each file: packets, IPv4 packets, skipped packets by reason
-(multicast: IPv4 packets a replay does not simulate), distinct 5-tuple flows,
-endpoints, DSCP and ECN histograms of the IPv4 packets, first and last timestamp,
-duration, bytes (sum of IPv4 total lengths) and mean rate. --start and --duration
-summarize a window, as 'replay run' would replay it. --json prints the same as one
-JSON object.`,
+all of them and of each file: packets, IPv4 and IPv6 packets and their flows, other
+packets, skipped packets by reason (multicast: IP packets a replay does not
+simulate), distinct 5-tuple flows, endpoints, DSCP and ECN histograms of the IP
+packets, first and last timestamp, duration, bytes (sum of the packets' IP lengths)
+and mean rate. --json prints the same as one JSON object, with by_family: each
+family's packets, flows and DSCP and ECN histograms. --start and --duration summarize
+a window and --family one address family, as 'replay run' would replay them.`,
 		Example: `  replay inspect testdata/pcaps/demo.pcap
   replay inspect --json a.pcapng b.pcap.xz
-  replay inspect --start 2024-05-01T12:00:00Z --duration 1min week.pcap`,
+  replay inspect --start 2024-05-01T12:00:00Z --duration 1min week.pcap
+  replay inspect --family ipv6 --json dual-stack.pcap`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			stderr := cmd.ErrOrStderr()
@@ -60,5 +62,6 @@ JSON object.`,
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the summary as a JSON object")
 	tf.register(cmd, false)
+	tf.registerFamily(cmd)
 	return cmd
 }

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -58,7 +59,8 @@ func TestInspectGolden(t *testing.T) {
 	}
 }
 
-// TestInspectJSONKeys pins the JSON contract of issue 2 and the demo trace's mix.
+// TestInspectJSONKeys pins the JSON contract of issues 2 and 16 and the demo trace's
+// mix (IPv4 only: by_family.ipv6 is all zero).
 func TestInspectJSONKeys(t *testing.T) {
 	code, out, errs := runCmd("inspect", "--json", demo)
 	if code != exitOK {
@@ -68,8 +70,8 @@ func TestInspectJSONKeys(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &m); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"packets", "ipv4_packets", "non_ipv4_packets", "skipped", "flows", "endpoints",
-		"dscp", "ecn", "first_ts", "last_ts", "duration_s", "bytes", "mean_rate_bps", "files"}
+	want := []string{"packets", "ipv4_packets", "ipv6_packets", "non_ip_packets", "skipped", "flows", "endpoints",
+		"dscp", "ecn", "by_family", "first_ts", "last_ts", "duration_s", "bytes", "mean_rate_bps", "files"}
 	if len(m) != len(want) {
 		t.Errorf("%d keys, want %d: %s", len(m), len(want), out)
 	}
@@ -78,12 +80,18 @@ func TestInspectJSONKeys(t *testing.T) {
 			t.Errorf("key %q missing", k)
 		}
 	}
+	type family struct {
+		Packets, Flows int64
+		DSCP, ECN      map[string]int64
+	}
 	var s struct {
 		Packets   int64
+		Flows     int64
 		DSCP      map[string]int64
 		ECN       map[string]int64
 		Endpoints int64
 		Files     []struct{ Format string }
+		ByFamily  struct{ IPv4, IPv6 family } `json:"by_family"`
 	}
 	if err := json.Unmarshal([]byte(out), &s); err != nil {
 		t.Fatal(err)
@@ -95,6 +103,11 @@ func TestInspectJSONKeys(t *testing.T) {
 	if s.Packets == 0 || ipv4 != s.Packets || s.DSCP["26"] == 0 || s.DSCP["0"] == 0 || s.DSCP["46"] == 0 ||
 		s.ECN["2"] == 0 || s.Endpoints != 128 || len(s.Files) != 1 || s.Files[0].Format != "pcap" {
 		t.Errorf("demo summary: %s", out)
+	}
+	v4, v6 := s.ByFamily.IPv4, s.ByFamily.IPv6
+	if v4.Packets != s.Packets || v4.Flows != s.Flows || !reflect.DeepEqual(v4.DSCP, s.DSCP) || !reflect.DeepEqual(v4.ECN, s.ECN) ||
+		v6.Packets != 0 || v6.Flows != 0 || len(v6.DSCP) != 0 || !reflect.DeepEqual(v6.ECN, map[string]int64{"0": 0, "1": 0, "2": 0, "3": 0}) {
+		t.Errorf("by_family %+v, want ipv4 = the totals, ipv6 empty", s.ByFamily)
 	}
 }
 

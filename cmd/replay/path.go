@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/tracefabric/tracefabric/internal/config"
+	"github.com/tracefabric/tracefabric/internal/ipaddr"
 	"github.com/tracefabric/tracefabric/records"
 	"github.com/tracefabric/tracefabric/replay"
 	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
@@ -89,7 +90,7 @@ members are equally loaded.`,
 					if err != nil {
 						return inputError{Err: err}
 					}
-					hm, err := replay.MapHosts(opt.Hosts, [][4]byte{src.As4(), dst.As4()}, clos.Grid, opt.RackPrefix)
+					hm, err := replay.MapHosts(opt.Hosts, []ipaddr.Addr{ipaddr.FromNetip(src), ipaddr.FromNetip(dst)}, clos.Grid, opt.RackPrefix, opt.RackPrefix6)
 					if err != nil {
 						return inputError{Err: err}
 					}
@@ -122,7 +123,8 @@ members are equally loaded.`,
 	f.StringVar(&runDir, "run", "", "take the configuration, host mapping, trace and seed from the run directory `DIR` (its run.json)")
 	f.StringArrayVar(&traces, "trace", nil, "map endpoints as a replay of this capture would (repeatable, as replay run's TRACE...)")
 	f.StringVar(&opt.Hosts, "hosts", "subnet", "host mapping: subnet, hash, or a CSV file of cidr,host-name lines")
-	f.IntVar(&opt.RackPrefix, "rack-prefix", 24, "subnet mapping: group endpoints by this prefix length")
+	f.IntVar(&opt.RackPrefix, "rack-prefix", 24, "subnet mapping: group IPv4 endpoints by this prefix length")
+	f.IntVar(&opt.RackPrefix6, "rack-prefix6", 64, "subnet mapping: group IPv6 endpoints by this prefix length")
 	f.BoolVar(&asJSON, "json", false, `print {"hosts": {...}, "hops": [...]} ({"hosts", "methods": {...}} with --hash all)`)
 	cf.register(cmd, true)
 	tf.register(cmd, false)
@@ -185,7 +187,7 @@ func mappedHosts(hm *replay.HostMap, addrs ...netip.Addr) [][2]string {
 	var out [][2]string
 	for _, a := range addrs {
 		h := ""
-		if id, ok := hm.Host(a.As4()); ok {
+		if id, ok := hm.Host(ipaddr.FromNetip(a)); ok {
 			h = hm.Grid.HostName(id)
 		}
 		out = append(out, [2]string{a.String(), h})
@@ -194,11 +196,14 @@ func mappedHosts(hm *replay.HostMap, addrs ...netip.Addr) [][2]string {
 }
 
 func parseTuple(args []string) (src, dst netip.Addr, proto uint8, sport, dport uint16, err error) {
-	if src, err = netip.ParseAddr(args[0]); err != nil || !src.Is4() {
-		return src, dst, 0, 0, 0, fmt.Errorf("SRC %q: want an IPv4 address", args[0])
+	if src, err = netip.ParseAddr(args[0]); err != nil || src.Zone() != "" {
+		return src, dst, 0, 0, 0, fmt.Errorf("SRC %q: want an IPv4 or IPv6 address", args[0])
 	}
-	if dst, err = netip.ParseAddr(args[1]); err != nil || !dst.Is4() {
-		return src, dst, 0, 0, 0, fmt.Errorf("DST %q: want an IPv4 address", args[1])
+	if dst, err = netip.ParseAddr(args[1]); err != nil || dst.Zone() != "" {
+		return src, dst, 0, 0, 0, fmt.Errorf("DST %q: want an IPv4 or IPv6 address", args[1])
+	}
+	if src.Is4() != dst.Is4() {
+		return src, dst, 0, 0, 0, fmt.Errorf("SRC %s and DST %s: want two addresses of one family (IPv4 or IPv6)", src, dst)
 	}
 	switch strings.ToLower(args[2]) {
 	case "tcp":
@@ -207,10 +212,12 @@ func parseTuple(args []string) (src, dst netip.Addr, proto uint8, sport, dport u
 		proto = 17
 	case "icmp":
 		proto = 1
+	case "icmpv6", "ipv6-icmp":
+		proto = 58
 	default:
 		n, perr := strconv.ParseUint(args[2], 0, 8)
 		if perr != nil {
-			return src, dst, 0, 0, 0, fmt.Errorf("PROTO %q: want tcp, udp, icmp or a number 0..255", args[2])
+			return src, dst, 0, 0, 0, fmt.Errorf("PROTO %q: want tcp, udp, icmp, icmpv6 or a number 0..255", args[2])
 		}
 		proto = uint8(n)
 	}

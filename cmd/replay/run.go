@@ -40,7 +40,8 @@ func newRunCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run [flags] TRACE...",
 		Short: "Replay captures through the simulated Clos and write Arrow records",
-		Long: `run replays the IPv4 packets of the captures (merged by timestamp; "-" reads
+		Long: `run replays the IP packets of the captures (IPv4 and IPv6, or one family with
+--family; merged by timestamp; "-" reads
 standard input) through the simulated Clos fabric: each packet enters its source
 host's NIC at (t - t0)/speedup with its captured size, DSCP, ECN and 5-tuple, and
 the fabric's switches buffer, pause (PFC), mark (ECN), drop and spread it over
@@ -74,6 +75,9 @@ see 'replay export'.`,
 			if cmd.Flags().Changed("rack-prefix") && (opt.RackPrefix < 0 || opt.RackPrefix > 32) {
 				return usageError{Err: fmt.Errorf("--rack-prefix %d: want a prefix length 0..32", opt.RackPrefix)}
 			}
+			if cmd.Flags().Changed("rack-prefix6") && (opt.RackPrefix6 < 0 || opt.RackPrefix6 > 128) {
+				return usageError{Err: fmt.Errorf("--rack-prefix6 %d: want a prefix length 0..128", opt.RackPrefix6)}
+			}
 			cfg, warns, err := cf.load(cmd)
 			if err != nil {
 				return err
@@ -99,6 +103,9 @@ see 'replay export'.`,
 				return err
 			}
 			if opt.MaxIdle, err = tf.idle(); err != nil {
+				return err
+			}
+			if opt.Family, err = tf.fam(); err != nil {
 				return err
 			}
 			opt.ReorderWindow, opt.Strict = tf.reorder, tf.strict
@@ -172,13 +179,15 @@ see 'replay export'.`,
 	f.StringVarP(&out, "out", "o", "", "output directory (default out/<first trace name>); replaced only if it holds a previous run")
 	f.BoolVar(&asJSON, "json", false, "print run.json (an object per method with --hash all) instead of the summary")
 	f.StringVar(&opt.Hosts, "hosts", "subnet", "host mapping: subnet, hash, or a CSV file of cidr,host-name lines")
-	f.IntVar(&opt.RackPrefix, "rack-prefix", 24, "subnet mapping: group endpoints by this prefix length, one group per rack")
+	f.IntVar(&opt.RackPrefix, "rack-prefix", 24, "subnet mapping: group IPv4 endpoints by this prefix length, one group per rack")
+	f.IntVar(&opt.RackPrefix6, "rack-prefix6", 64, "subnet mapping: group IPv6 endpoints by this prefix length (IPv4 groups first, then IPv6, share the racks in turn)")
 	f.Float64Var(&opt.Speedup, "speedup", 1, "divide capture time by this factor (> 0; >1 replays faster, raising the load)")
 	f.StringVar(&opt.Oversize, "oversize", "split", "packets longer than the MTU: split into MTU-sized packets, or drop")
 	f.StringVar(&maxDrain, "max-drain", "1s", "simulate at most this long after the last packet to drain the fabric")
 	f.BoolVar(&opt.RecordPackets, "record-packets", false, "also write packets.arrow: one row per simulated packet with its path")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no progress bar")
 	tf.register(cmd, true)
+	tf.registerFamily(cmd)
 	exp.register(cmd)
 	cf.register(cmd, true)
 	return cmd
@@ -187,9 +196,16 @@ see 'replay export'.`,
 // prepareLine is the line printed before the replay: what will be replayed and how.
 func prepareLine(args []string, pr *replay.Prepared, cfg *config.Config) string {
 	s := pr.Summary
-	line := fmt.Sprintf("%s: %s to replay", strings.Join(args, ", "), cli.Plural(s.Unicast, "IPv4 packet"))
+	noun := "IP packet"
+	switch {
+	case s.IPv6Packets == 0:
+		noun = "IPv4 packet"
+	case s.IPv4Packets == 0:
+		noun = "IPv6 packet"
+	}
+	line := fmt.Sprintf("%s: %s to replay", strings.Join(args, ", "), cli.Plural(s.Unicast, noun))
 	var skipped []string
-	for _, r := range []ingest.Reason{ingest.SkipMulticast, ingest.SkipOutOfWindow} {
+	for _, r := range []ingest.Reason{ingest.SkipMulticast, ingest.SkipOutOfWindow, ingest.SkipFamilyFiltered} {
 		if n := s.Skipped[r.String()]; n > 0 {
 			skipped = append(skipped, fmt.Sprintf("%d %s", n, r))
 		}

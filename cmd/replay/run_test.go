@@ -2,13 +2,13 @@ package main
 
 import (
 	"encoding/json"
-	"net/netip"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/tracefabric/tracefabric/internal/ipaddr"
 	"github.com/tracefabric/tracefabric/records"
 )
 
@@ -61,7 +61,7 @@ func TestRunDemo(t *testing.T) {
 	for _, d := range drops {
 		where := [2]string{nodes[d.Node], strconv.Itoa(int(d.Port))}
 		if d.Reason != records.ReasonEgressLimit || where[0] != "rack-p1-r3" || peer[where] != "host-p1-r3-h0" || d.TC != 0 ||
-			netip.AddrFrom4(d.Dst) != netip.MustParseAddr("10.1.3.1") || d.TimePs < t2 || d.TimePs > t2+10_000_000_000 {
+			d.Dst != ipaddr.MustParse("10.1.3.1") || d.TimePs < t2 || d.TimePs > t2+10_000_000_000 {
 			t.Fatalf("drop %+v at %v (peer %s): not the lossy incast's egress-limit drop at rack-p1-r3 toward host-p1-r3-h0", d, where, peer[where])
 		}
 	}
@@ -161,7 +161,7 @@ func TestRunBadInput(t *testing.T) {
 		{"bad RFC 3339 --start", []string{"run", demo, "-o", filepath.Join(dir, "j"), "--start", "2024-13-01T00:00:00Z"}, []string{"not an RFC 3339 time"}},
 		{"zero --duration", []string{"run", demo, "-o", filepath.Join(dir, "j"), "--duration", "0s"}, []string{"--duration"}},
 		{"zero --max-idle", []string{"run", demo, "-o", filepath.Join(dir, "j"), "--max-idle", "0"}, []string{"--max-idle"}},
-		{"window past the end", []string{"run", demo, "-o", filepath.Join(dir, "j"), "--start", "1h"}, []string{"no IPv4 unicast packets to replay", "outside the window"}},
+		{"window past the end", []string{"run", demo, "-o", filepath.Join(dir, "j"), "--start", "1h"}, []string{"no IP unicast packets to replay", "outside the window"}},
 		{"CSV without every endpoint", []string{"run", demo, "-o", filepath.Join(dir, "i"), "--hosts", hostsCSV}, []string{"few.csv"}},
 		{"no trace", []string{"run"}, []string{"arg"}},
 	}

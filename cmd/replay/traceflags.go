@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tracefabric/tracefabric/ingest"
+	"github.com/tracefabric/tracefabric/internal/ipaddr"
 	"github.com/tracefabric/tracefabric/internal/units"
 )
 
@@ -21,6 +22,7 @@ type traceFlags struct {
 	duration string
 	maxIdle  string
 	strict   bool
+	family   string
 }
 
 func (f *traceFlags) register(cmd *cobra.Command, withIdle bool) {
@@ -32,6 +34,23 @@ func (f *traceFlags) register(cmd *cobra.Command, withIdle bool) {
 	if withIdle {
 		fl.StringVar(&f.maxIdle, "max-idle", "", "shorten every idle gap of the merged capture longer than `G` (no packet at all) to G")
 	}
+}
+
+// registerFamily adds --family (run and inspect).
+func (f *traceFlags) registerFamily(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.family, "family", "all", "use only the packets of this address family: ipv4, ipv6 or all (the rest are counted family-filtered)")
+}
+
+// fam is --family (0: all; also without the flag).
+func (f *traceFlags) fam() (ipaddr.Family, error) {
+	if f.family == "" {
+		return 0, nil
+	}
+	fam, err := ipaddr.ParseFamily(f.family)
+	if err != nil {
+		return 0, usageError{Err: fmt.Errorf("--family %q: want ipv4, ipv6 or all", f.family)}
+	}
+	return fam, nil
 }
 
 // window is the --start/--duration window.
@@ -76,7 +95,11 @@ func (f *traceFlags) idle() (time.Duration, error) {
 // standard input.
 func (f *traceFlags) options(stdin *os.File) (ingest.Options, error) {
 	w, err := f.window()
-	return ingest.Options{ReorderWindow: f.reorder, Window: w, Strict: f.strict, Stdin: stdin}, err
+	if err != nil {
+		return ingest.Options{}, err
+	}
+	fam, err := f.fam()
+	return ingest.Options{ReorderWindow: f.reorder, Window: w, Strict: f.strict, Stdin: stdin, Family: fam}, err
 }
 
 // openStdin returns standard input as a file that can be read more than once when

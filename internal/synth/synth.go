@@ -15,6 +15,7 @@ import (
 	"slices"
 
 	"github.com/tracefabric/tracefabric/internal/config"
+	"github.com/tracefabric/tracefabric/internal/ipaddr"
 	"github.com/tracefabric/tracefabric/records"
 	"github.com/tracefabric/tracefabric/replay"
 )
@@ -201,10 +202,10 @@ func (g *gen) close(err error, file string, rows int64) error {
 }
 
 // addr is the address of a host: 10.pod.rack.(h+1).
-func addr(grid replay.HostGrid, host int) [4]byte {
+func addr(grid replay.HostGrid, host int) ipaddr.Addr {
 	h := host % grid.HostsPerRack
 	rack := host / grid.HostsPerRack
-	return [4]byte{10, byte(rack / grid.RacksPerPod), byte(rack % grid.RacksPerPod), byte(h + 1)}
+	return ipaddr.From4([4]byte{10, byte(rack / grid.RacksPerPod), byte(rack % grid.RacksPerPod), byte(h + 1)})
 }
 
 func (g *gen) writeFlows(out *records.OutputDir, sim *records.Simulation) error {

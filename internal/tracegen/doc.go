@@ -1,5 +1,6 @@
 // Package tracegen writes synthetic, deterministic packet traces: the small captures
-// committed under testdata/pcaps (demo, incast, many-flows) and the large ones that
+// committed under testdata/pcaps (demo, incast, many-flows, tcp-incast, and ipv6 and
+// mixed with IPv6 packets) and the large ones that
 // benchmarks generate on the fly. Compress and CompressFile wrap a trace in gzip,
 // bzip2, xz, zstd or lz4, as captures are shipped: the fixtures of ingest's
 // decompression tests, generated in each test's temporary directory.
@@ -8,8 +9,8 @@
 //
 // A Scenario is a list of Generators (background mix, N-to-1 incast, steady streams,
 // many flows between two halves of the address space). Each generator expands into
-// Flows; a Flow is a paced sequence of IPv4 packets of one 5-tuple, DSCP and ECN
-// codepoint. The scenario merges every flow by time and writes a classic pcap file
+// Flows; a Flow is a paced sequence of IPv4 or IPv6 packets of one 5-tuple, DSCP and
+// ECN codepoint. The scenario merges every flow by time and writes a classic pcap file
 // (nanosecond resolution, Ethernet link type) with a short snaplen: only the first
 // Snaplen bytes of each frame are captured (headers), while the IPv4 total length and
 // the record's original length carry the packet's real size, up to 9000-byte jumbo
@@ -41,7 +42,11 @@
 //
 // # Addresses
 //
-// HostAddr(pod, rack, host) is 10.pod.rack.(host+1). With every rack's /24 present in
+// HostAddr(pod, rack, host) is 10.pod.rack.(host+1), HostAddr6(pod, rack, host)
+// fd00:0:pod:rack::(host+1) (IPv6 packets: no extension headers, hop limit 64, sizes
+// L = 40 + payload length, snaplen Snaplen6 so the TCP header fits; DualStackHosts
+// explains where the subnet mapping puts both addresses of mixed.pcap's hosts). With
+// every rack's /24 present in
 // a trace, the default subnet host mapping (SPEC 5: endpoints sorted, grouped by /24,
 // group i to rack i mod 8) puts 10.P.R.x into rack pR of pod P of the default 2 pods x
 // 4 racks x 16 hosts Clos, and when hosts 1..k of a /24 are all present, 10.P.R.(h+1)

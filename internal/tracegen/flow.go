@@ -24,8 +24,8 @@ type Flow struct {
 	DSCP, ECN        uint8
 	Start            units.Time    // time of the first packet
 	Packets          int           // number of packets, >= 1
-	Length           int           // IPv4 total length of every packet but the last
-	LastLength       int           // IPv4 total length of the last packet; 0: Length
+	Length           int           // size L (IPv4 total length, 40 + IPv6 payload length) of every packet but the last
+	LastLength       int           // size of the last packet; 0: Length
 	Rate             units.BitRate // pacing rate in wire bits/s (used when Interval is 0)
 	Interval         units.Time    // fixed spacing of packet starts; 0: from Rate
 	Burst            int           // packets per burst; 0: one burst
@@ -71,7 +71,7 @@ func (f *Flow) gap(length int) units.Time {
 	return units.SerializationTime(int64(length+WireOverhead), f.Rate)
 }
 
-// Bytes is the sum of the flow's IPv4 total lengths.
+// Bytes is the sum of the flow's packet sizes L.
 func (f *Flow) Bytes() int64 {
 	last := f.Length
 	if f.LastLength != 0 {
@@ -104,7 +104,7 @@ func (c *cursor) next() (p Packet, done bool) {
 	n := c.length()
 	p = c.f.packet(c.t, n)
 	p.Seq = c.seq
-	c.seq += uint32(n - minLength(c.f.Proto))
+	c.seq += uint32(n - MinLength(c.f.Proto, c.f.Src.Is6()))
 	c.sent++
 	c.t += c.f.gap(n)
 	if c.f.Burst > 0 {

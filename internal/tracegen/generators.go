@@ -23,14 +23,26 @@ func HostAddr(pod, rack, host int) netip.Addr {
 	return netip.AddrFrom4([4]byte{10, byte(pod), byte(rack), byte(host + 1)})
 }
 
+// HostAddr6 is the IPv6 address of host h of rack r of pod p: fd00:0:p:r::(h+1), in
+// the rack's /64 fd00:0:p:r::/64 (a unique local prefix).
+func HostAddr6(pod, rack, host int) netip.Addr {
+	return netip.AddrFrom16([16]byte{0: 0xfd, 5: byte(pod), 7: byte(rack), 14: byte((host + 1) >> 8), 15: byte(host + 1)})
+}
+
 // Hosts lists HostAddr(p, r, h) for every pod p in pods, every rack and host of the
 // default shape, in numeric order.
-func Hosts(pods ...int) []netip.Addr {
+func Hosts(pods ...int) []netip.Addr { return hostRange(HostAddr, HostsPerRack, pods) }
+
+// Hosts6 lists HostAddr6(p, r, h) as Hosts does.
+func Hosts6(pods ...int) []netip.Addr { return hostRange(HostAddr6, HostsPerRack, pods) }
+
+// hostRange lists addr(p, r, h) for every pod p in pods, rack r and host h < n.
+func hostRange(addr func(p, r, h int) netip.Addr, n int, pods []int) []netip.Addr {
 	var out []netip.Addr
 	for _, p := range pods {
 		for r := 0; r < RacksPerPod; r++ {
-			for h := 0; h < HostsPerRack; h++ {
-				out = append(out, HostAddr(p, r, h))
+			for h := 0; h < n; h++ {
+				out = append(out, addr(p, r, h))
 			}
 		}
 	}
@@ -66,7 +78,7 @@ type Incast struct {
 	Senders         []netip.Addr
 	Receiver        netip.Addr
 	Class           Class
-	Length          int           // IPv4 total length
+	Length          int           // packet size L
 	Rate            units.BitRate // per sender; 0: LineRate
 	DstPort         uint16        // 0: the class's port, else 5201 for TCP, random for UDP
 }
@@ -181,7 +193,7 @@ func (b *Background) Generate(r *rand.Rand) ([]Flow, error) {
 		f.Length = sh.Lengths[r.IntN(len(sh.Lengths))]
 		f.Packets = boundedPareto(r, 1.2, 1, b.MaxPackets)
 		if f.Packets > 1 {
-			lo := minLength(f.Proto)
+			lo := MinLength(f.Proto, f.Src.Is6())
 			f.LastLength = lo + r.IntN(f.Length-lo+1)
 		}
 		f.Rate = b.Rates[r.IntN(len(b.Rates))]
@@ -288,7 +300,7 @@ type FlowList []Flow
 func (l FlowList) Generate(*rand.Rand) ([]Flow, error) { return append([]Flow(nil), l...), nil }
 
 // WithAcks adds the captured ACKs of TCP data flows: for every TCP flow Gen makes, a
-// reverse flow of pure ACKs (IPv4 length 40, flag ACK, the data's DSCP, Not-ECT), one
+// reverse flow of pure ACKs (size 40, or 60 for IPv6; flag ACK, the data's DSCP, Not-ECT), one
 // per Every data packets (a delayed ACK), each Delay after the data packet it
 // acknowledges was captured (the capture point's view of the round trip).
 type WithAcks struct {
@@ -313,7 +325,7 @@ func (w *WithAcks) Generate(r *rand.Rand) ([]Flow, error) {
 		}
 		gap := f.gap(f.Length)
 		a := Flow{Src: f.Dst, Dst: f.Src, Proto: f.Proto, SrcPort: f.DstPort, DstPort: f.SrcPort, DSCP: f.DSCP,
-			ECN: NotECT, TCPFlags: TCPAck, Length: 40, Packets: f.Packets / w.Every,
+			ECN: NotECT, TCPFlags: TCPAck, Length: MinLength(f.Proto, f.Src.Is6()), Packets: f.Packets / w.Every,
 			Start: f.Start + gap*units.Time(w.Every-1) + w.Delay, Interval: gap * units.Time(w.Every)}
 		out = append(out, a)
 	}
@@ -330,9 +342,9 @@ type RequestResponse struct {
 	Clients        []netip.Addr
 	Servers        []netip.Addr
 	Pairs          int
-	Request        int // IPv4 total length of the request
+	Request        int // size L of the request
 	Response       int // packets of the response
-	Length         int // IPv4 total length of each response packet
+	Length         int // size L of each response packet
 	Rate           units.BitRate
 	ECN            uint8
 }
@@ -354,7 +366,7 @@ func (q *RequestResponse) Generate(r *rand.Rand) ([]Flow, error) {
 		// The response's ACKs go back from the client every second packet.
 		gap := rsp.gap(q.Length)
 		ack := Flow{Src: c, Dst: s, Proto: layers.IPProtocolTCP, SrcPort: sport, DstPort: 443, ECN: NotECT,
-			TCPFlags: TCPAck, Length: 40, Packets: max(1, q.Response/2), Start: rsp.Start + gap + 12*units.Microsecond,
+			TCPFlags: TCPAck, Length: MinLength(layers.IPProtocolTCP, c.Is6()), Packets: max(1, q.Response/2), Start: rsp.Start + gap + 12*units.Microsecond,
 			Interval: 2 * gap}
 		out = append(out, req, rsp, ack)
 	}

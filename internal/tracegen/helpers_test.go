@@ -22,7 +22,8 @@ type record struct {
 	proto            layers.IPProtocol
 	sport, dport     uint16
 	dscp, ecn        uint8
-	totalLen         int
+	totalLen         int    // size L (IPv6: 40 + payload length)
+	v6               bool   // an IPv6 packet
 	ipHeader, l4Head []byte // as captured
 	raw              []byte // the captured frame
 }
@@ -47,21 +48,27 @@ func readTrace(t *testing.T, data []byte, snaplen int) []record {
 			break
 		}
 		pkt := gopacket.NewPacket(b, layers.LayerTypeEthernet, gopacket.NoCopy)
-		ip, _ := pkt.Layer(layers.LayerTypeIPv4).(*layers.IPv4)
-		if ip == nil {
-			t.Fatalf("packet %d: no IPv4 layer", i)
+		var rec record
+		switch ip := pkt.NetworkLayer().(type) {
+		case *layers.IPv4:
+			rec = record{src: netip.AddrFrom4([4]byte(ip.SrcIP.To4())), dst: netip.AddrFrom4([4]byte(ip.DstIP.To4())),
+				proto: ip.Protocol, dscp: ip.TOS >> 2, ecn: ip.TOS & 3, totalLen: int(ip.Length), ipHeader: b[14:34]}
+		case *layers.IPv6:
+			rec = record{src: netip.AddrFrom16([16]byte(ip.SrcIP)), dst: netip.AddrFrom16([16]byte(ip.DstIP)),
+				proto: ip.NextHeader, dscp: ip.TrafficClass >> 2, ecn: ip.TrafficClass & 3, totalLen: 40 + int(ip.Length),
+				v6: true, ipHeader: b[14:54]}
+		default:
+			t.Fatalf("packet %d: no IPv4 or IPv6 layer", i)
 		}
-		rec := record{at: ci.Timestamp, capLen: ci.CaptureLength, origLen: ci.Length,
-			src: netip.AddrFrom4([4]byte(ip.SrcIP.To4())), dst: netip.AddrFrom4([4]byte(ip.DstIP.To4())),
-			proto: ip.Protocol, dscp: ip.TOS >> 2, ecn: ip.TOS & 3, totalLen: int(ip.Length),
-			ipHeader: b[14:34], l4Head: b[34:], raw: b}
-		switch l4 := pkt.TransportLayer().(type) {
+		rec.at, rec.capLen, rec.origLen, rec.raw = ci.Timestamp, ci.CaptureLength, ci.Length, b
+		l4 := 14 + len(rec.ipHeader)
+		switch tl := pkt.TransportLayer().(type) {
 		case *layers.TCP:
-			rec.sport, rec.dport = uint16(l4.SrcPort), uint16(l4.DstPort)
-			rec.l4Head = b[34:54]
+			rec.sport, rec.dport = uint16(tl.SrcPort), uint16(tl.DstPort)
+			rec.l4Head = b[l4 : l4+20]
 		case *layers.UDP:
-			rec.sport, rec.dport = uint16(l4.SrcPort), uint16(l4.DstPort)
-			rec.l4Head = b[34:42]
+			rec.sport, rec.dport = uint16(tl.SrcPort), uint16(tl.DstPort)
+			rec.l4Head = b[l4 : l4+8]
 		default:
 			t.Fatalf("packet %d: no TCP or UDP layer", i)
 		}
@@ -87,7 +94,16 @@ func onesSum(sum uint32, data []byte) uint32 {
 // l4ChecksumOK verifies the TCP/UDP checksum of a packet whose payload beyond the
 // captured L4 header is all zeros (as the encoder builds them): the sum over the
 // pseudo-header (with the real L4 length) and the header must be 0xffff.
+// For IPv6 the pseudo-header is RFC 8200's: addresses, upper-layer length (32 bits),
+// zeros and the next header.
 func l4ChecksumOK(rec *record) bool {
+	if rec.v6 {
+		var ph [40]byte
+		copy(ph[0:32], rec.ipHeader[8:40])
+		binary.BigEndian.PutUint32(ph[32:], uint32(rec.totalLen-40))
+		ph[39] = byte(rec.proto)
+		return onesSum(onesSum(0, ph[:]), rec.l4Head) == 0xffff
+	}
 	var ph [12]byte
 	copy(ph[0:4], rec.ipHeader[12:16])
 	copy(ph[4:8], rec.ipHeader[16:20])
@@ -99,10 +115,12 @@ func l4ChecksumOK(rec *record) bool {
 // pos is a host position in the default Clos.
 type pos struct{ pod, rack, host int }
 
-// subnetMap places endpoints as SPEC 5's default subnet mapping does for the default
-// 2 pods x 4 racks x 16 hosts: endpoints sorted numerically and grouped by /24; group
-// i goes to rack i mod 8 (racks in name order: pod, then rack), its endpoints to the
-// rack's hosts in order. It fails the test when a rack would get more than 16.
+// subnetMap places endpoints as the default subnet mapping (docs/model.md#host-mapping)
+// does for the default 2 pods x 4 racks x 16 hosts: endpoints sorted numerically, IPv4
+// first (netip's order), and grouped by /24 (IPv4) or /64 (IPv6); group i goes to
+// rack i mod 8 (racks in name order: pod, then rack), its endpoints to the rack's
+// hosts in order after those taken before. It fails the test when a rack would get
+// more than 16.
 func subnetMap(t *testing.T, endpoints map[netip.Addr]bool) (m map[netip.Addr]pos, groups int) {
 	t.Helper()
 	var addrs []netip.Addr
@@ -114,7 +132,11 @@ func subnetMap(t *testing.T, endpoints map[netip.Addr]bool) (m map[netip.Addr]po
 	used := make([]int, Pods*RacksPerPod)
 	var last netip.Prefix
 	for _, a := range addrs {
-		p := netip.PrefixFrom(a, 24).Masked()
+		bits := 24
+		if a.Is6() {
+			bits = 64
+		}
+		p := netip.PrefixFrom(a, bits).Masked()
 		if p != last {
 			groups++
 			last = p

@@ -12,7 +12,8 @@ import (
 	"github.com/tracefabric/tracefabric/internal/units"
 )
 
-// ECN codepoints (SPEC 3.1: the two low bits of the IPv4 TOS byte).
+// ECN codepoints (SPEC 3.1: the two low bits of the IPv4 TOS byte or IPv6 Traffic
+// Class).
 const (
 	NotECT uint8 = 0
 	ECT1   uint8 = 1
@@ -26,14 +27,21 @@ const (
 	// IPv4 (20) and TCP (20) or UDP (8) fit, and the first payload bytes (all zero;
 	// where a RoCEv2 packet's 12-byte InfiniBand BTH would be).
 	DefaultSnaplen = 64
-	// MaxLength is the largest IPv4 total length the encoder writes (a 9000-byte jumbo
-	// MTU is the default fabric's).
+	// Snaplen6 is the snaplen of the traces with IPv6 packets: Ethernet (14), IPv6 (40)
+	// and TCP (20) fit, and the first payload bytes. MinSnaplen6 is the least that
+	// keeps an IPv6 packet's TCP header.
+	Snaplen6    = 80
+	MinSnaplen6 = 14 + 40 + 20
+	// MaxLength is the largest packet size L the encoder writes (a 9000-byte jumbo MTU
+	// is the default fabric's).
 	MaxLength = 9000
 	// RoCELength is the IPv4 total length of a full RoCEv2 packet at a 4096-byte RDMA
-	// MTU: 20 IPv4 + 8 UDP + 12 BTH + 4096 payload + 4 ICRC.
-	RoCELength = 4140
-	// WireOverhead is what a packet of IPv4 total length L adds on the wire: 14-byte
-	// Ethernet header, 4-byte FCS, 8-byte preamble and SFD, 12-byte inter-frame gap.
+	// MTU: 20 IPv4 + 8 UDP + 12 BTH + 4096 payload + 4 ICRC; RoCELength6 its IPv6 size
+	// L: 40 IPv6 + the same.
+	RoCELength  = 4140
+	RoCELength6 = 4160
+	// WireOverhead is what a packet of size L adds on the wire: 14-byte Ethernet
+	// header, 4-byte FCS, 8-byte preamble and SFD, 12-byte inter-frame gap.
 	WireOverhead = 38
 	// LineRate is the default fabric's host link speed.
 	LineRate = 100 * units.Gbps
@@ -62,17 +70,17 @@ var (
 	UDPData   = Class{Name: "udp", Proto: layers.IPProtocolUDP, DSCP: 0, ECN: NotECT}
 )
 
-// Packet is one synthetic IPv4 packet before encoding.
+// Packet is one synthetic IPv4 or IPv6 packet before encoding.
 type Packet struct {
 	Time             units.Time // since the scenario's epoch
-	Src, Dst         netip.Addr // IPv4
+	Src, Dst         netip.Addr // both IPv4 or both IPv6
 	Proto            layers.IPProtocol
 	SrcPort, DstPort uint16
 	DSCP, ECN        uint8
-	Length           int    // IPv4 total length, bytes
+	Length           int    // size L, bytes: IPv4 total length, or 40 + IPv6 payload length
 	Seq              uint32 // TCP sequence number (ignored for UDP)
 	// TCPFlags are the TCP flag bits; 0 means ACK|PSH (a data segment). A pure ACK is
-	// Length 40 with TCPFlags TCPAck.
+	// Length MinLength(TCP) (40, or 60 for IPv6) with TCPFlags TCPAck.
 	TCPFlags uint8
 	// Opcode is the first byte of a UDP payload: a RoCEv2 packet's BTH opcode
 	// (0x00 send first, 0x11 acknowledge, 0x81 CNP).
@@ -98,24 +106,33 @@ const (
 // ErrPacket is wrapped by every error about a packet or flow that cannot be encoded.
 var ErrPacket = errors.New("tracegen: invalid packet")
 
-// minLength is the smallest IPv4 total length of a packet of protocol proto.
-func minLength(proto layers.IPProtocol) int {
+// MinLength is the smallest size L of a packet of protocol proto (TCP or UDP, no
+// payload): 40 and 28 bytes for IPv4, 60 and 48 for IPv6.
+func MinLength(proto layers.IPProtocol, ipv6 bool) int {
+	n := 28
 	if proto == layers.IPProtocolTCP {
-		return 40
+		n = 40
 	}
-	return 28
+	if ipv6 {
+		n += 20
+	}
+	return n
 }
+
+// minLength is MinLength for IPv4.
+func minLength(proto layers.IPProtocol) int { return MinLength(proto, false) }
 
 // checkPacket validates the fields the encoder relies on.
 func checkPacket(p *Packet) error {
+	v6 := p.Src.Is6()
 	switch {
-	case !p.Src.Is4() || !p.Dst.Is4():
-		return fmt.Errorf("%w: addresses %v -> %v must be IPv4", ErrPacket, p.Src, p.Dst)
+	case !p.Src.IsValid() || !p.Dst.IsValid() || p.Src.Is4() != p.Dst.Is4() || p.Src.Zone() != "" || p.Dst.Zone() != "":
+		return fmt.Errorf("%w: addresses %v -> %v must be both IPv4 or both IPv6", ErrPacket, p.Src, p.Dst)
 	case p.Proto != layers.IPProtocolTCP && p.Proto != layers.IPProtocolUDP:
 		return fmt.Errorf("%w: protocol %d: only TCP (6) and UDP (17)", ErrPacket, p.Proto)
-	case p.Length < minLength(p.Proto) || p.Length > MaxLength:
-		return fmt.Errorf("%w: IPv4 total length %d outside [%d, %d] for protocol %d",
-			ErrPacket, p.Length, minLength(p.Proto), MaxLength, p.Proto)
+	case p.Length < MinLength(p.Proto, v6) || p.Length > MaxLength:
+		return fmt.Errorf("%w: packet size %d outside [%d, %d] for protocol %d",
+			ErrPacket, p.Length, MinLength(p.Proto, v6), MaxLength, p.Proto)
 	case p.DSCP > 63:
 		return fmt.Errorf("%w: DSCP %d > 63", ErrPacket, p.DSCP)
 	case p.ECN > 3:
@@ -138,18 +155,25 @@ type Encoder struct {
 	ip      layers.IPv4
 	tcp     layers.TCP
 	udp     layers.UDP
+	ip6     layers.IPv6
+	tcp6    layers.TCP // TCP and UDP with the IPv6 pseudo-header in their checksums
+	udp6    layers.UDP
 	payload gopacket.Payload
 	opcode  []byte // a UDP payload starting with Packet.Opcode
 	srcMAC  [6]byte
 	dstMAC  [6]byte
 	srcIP   [4]byte
 	dstIP   [4]byte
+	srcIP6  [16]byte
+	dstIP6  [16]byte
 	withTCP []gopacket.SerializableLayer
 	withUDP []gopacket.SerializableLayer
+	with6   [2][]gopacket.SerializableLayer // IPv6: [0] UDP, [1] TCP
 }
 
 // NewEncoder returns an encoder that captures the first snaplen bytes of each frame
-// (DefaultSnaplen if snaplen <= 0; at least 54, so every header fits).
+// (DefaultSnaplen if snaplen <= 0; at least 54, so every IPv4 header fits; IPv6
+// packets need MinSnaplen6).
 func NewEncoder(snaplen int) (*Encoder, error) {
 	if snaplen <= 0 {
 		snaplen = DefaultSnaplen
@@ -173,8 +197,17 @@ func NewEncoder(snaplen int) (*Encoder, error) {
 	if err := e.udp.SetNetworkLayerForChecksum(&e.ip); err != nil {
 		return nil, err
 	}
+	e.ip6 = layers.IPv6{Version: 6, HopLimit: 64, SrcIP: net.IP(e.srcIP6[:]), DstIP: net.IP(e.dstIP6[:])}
+	e.tcp6 = layers.TCP{Window: 65535, Ack: 1}
+	if err := e.tcp6.SetNetworkLayerForChecksum(&e.ip6); err != nil {
+		return nil, err
+	}
+	if err := e.udp6.SetNetworkLayerForChecksum(&e.ip6); err != nil {
+		return nil, err
+	}
 	e.withTCP = []gopacket.SerializableLayer{&e.eth, &e.ip, &e.tcp, &e.payload}
 	e.withUDP = []gopacket.SerializableLayer{&e.eth, &e.ip, &e.udp, &e.payload}
+	e.with6 = [2][]gopacket.SerializableLayer{{&e.eth, &e.ip6, &e.udp6, &e.payload}, {&e.eth, &e.ip6, &e.tcp6, &e.payload}}
 	return e, nil
 }
 
@@ -183,31 +216,52 @@ func (e *Encoder) Snaplen() int { return e.snaplen }
 
 // Encode serializes p as a whole Ethernet frame and returns its first Snaplen bytes
 // (aliasing the encoder's buffer until the next call) and the frame's full length
-// (IPv4 total length + 14, or 60 for a padded minimum frame).
+// (packet size L + 14, or 60 for a padded minimum frame). An IPv6 packet has no
+// extension headers, hop limit 64 and flow label 0.
 func (e *Encoder) Encode(p *Packet) (captured []byte, frameLen int, err error) {
 	if err := checkPacket(p); err != nil {
 		return nil, 0, err
 	}
-	e.srcIP, e.dstIP = p.Src.As4(), p.Dst.As4()
+	v6 := p.Src.Is6()
+	if v6 && e.snaplen < MinSnaplen6 {
+		return nil, 0, fmt.Errorf("%w: snaplen %d < %d would cut an IPv6 packet's TCP header", ErrPacket, e.snaplen, MinSnaplen6)
+	}
+	tcp, udp := &e.tcp, &e.udp
+	ls := e.withUDP
+	if v6 {
+		e.srcIP6, e.dstIP6 = p.Src.As16(), p.Dst.As16()
+		copy(e.srcIP[:], e.srcIP6[12:]) // the MAC addresses end with the last 4 bytes
+		copy(e.dstIP[:], e.dstIP6[12:])
+		e.eth.EthernetType = layers.EthernetTypeIPv6
+		e.ip6.TrafficClass = p.DSCP<<2 | p.ECN
+		e.ip6.NextHeader = p.Proto
+		tcp, udp, ls = &e.tcp6, &e.udp6, e.with6[0]
+	} else {
+		e.srcIP, e.dstIP = p.Src.As4(), p.Dst.As4()
+		e.eth.EthernetType = layers.EthernetTypeIPv4
+		e.ip.TOS = p.DSCP<<2 | p.ECN
+		e.ip.Protocol = p.Proto
+	}
 	e.srcMAC = [6]byte{0x02, 0x00, e.srcIP[0], e.srcIP[1], e.srcIP[2], e.srcIP[3]}
 	e.dstMAC = [6]byte{0x02, 0x00, e.dstIP[0], e.dstIP[1], e.dstIP[2], e.dstIP[3]}
-	e.ip.TOS = p.DSCP<<2 | p.ECN
-	e.ip.Protocol = p.Proto
-	ls := e.withUDP
+	hdr := MinLength(p.Proto, v6)
 	if p.Proto == layers.IPProtocolTCP {
-		e.tcp.SrcPort, e.tcp.DstPort = layers.TCPPort(p.SrcPort), layers.TCPPort(p.DstPort)
-		e.tcp.Seq = p.Seq
+		tcp.SrcPort, tcp.DstPort = layers.TCPPort(p.SrcPort), layers.TCPPort(p.DstPort)
+		tcp.Seq = p.Seq
 		f := p.TCPFlags
 		if f == 0 {
 			f = TCPAck | TCPPsh
 		}
-		e.tcp.FIN, e.tcp.SYN, e.tcp.RST = f&TCPFin != 0, f&TCPSyn != 0, f&TCPRst != 0
-		e.tcp.PSH, e.tcp.ACK = f&TCPPsh != 0, f&TCPAck != 0
-		e.payload = zeros[:p.Length-40]
+		tcp.FIN, tcp.SYN, tcp.RST = f&TCPFin != 0, f&TCPSyn != 0, f&TCPRst != 0
+		tcp.PSH, tcp.ACK = f&TCPPsh != 0, f&TCPAck != 0
+		e.payload = zeros[:p.Length-hdr]
 		ls = e.withTCP
+		if v6 {
+			ls = e.with6[1]
+		}
 	} else {
-		e.udp.SrcPort, e.udp.DstPort = layers.UDPPort(p.SrcPort), layers.UDPPort(p.DstPort)
-		e.payload = zeros[:p.Length-28]
+		udp.SrcPort, udp.DstPort = layers.UDPPort(p.SrcPort), layers.UDPPort(p.DstPort)
+		e.payload = zeros[:p.Length-hdr]
 		if p.Opcode != 0 && len(e.payload) > 0 {
 			e.opcode = append(append(e.opcode[:0], p.Opcode), zeros[:len(e.payload)-1]...)
 			e.payload = e.opcode

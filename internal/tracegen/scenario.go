@@ -38,7 +38,8 @@ type Scenario struct {
 // Stats describes a written trace.
 type Stats struct {
 	Packets int64     // packet records
-	Bytes   int64     // sum of IPv4 total lengths
+	IPv6    int64     // of which IPv6
+	Bytes   int64     // sum of the packet sizes L
 	Flows   int       // distinct directional 5-tuples (a flow and the ACKs going its way share one)
 	First   time.Time // first timestamp
 	Last    time.Time // last timestamp
@@ -144,6 +145,9 @@ func (s *Scenario) WritePcap(w io.Writer) (Stats, error) {
 		}
 		st.Last = at
 		st.Packets++
+		if p.Src.Is6() {
+			st.IPv6++
+		}
 		st.Bytes += int64(p.Length)
 		ci := gopacket.CaptureInfo{Timestamp: at, CaptureLength: len(data), Length: n}
 		if err := pw.WritePacket(ci, data); err != nil {

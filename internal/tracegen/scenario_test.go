@@ -2,6 +2,7 @@ package tracegen
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"net/netip"
 	"os"
@@ -83,8 +84,10 @@ func TestTraceProperties(t *testing.T) {
 	gen, stats := generated(t)
 	for _, s := range Committed() {
 		t.Run(s.Name, func(t *testing.T) {
-			recs := readTrace(t, gen[s.Name], DefaultSnaplen)
+			snaplen := cmp.Or(s.Snaplen, DefaultSnaplen)
+			recs := readTrace(t, gen[s.Name], snaplen)
 			st := stats[s.Name]
+			var v6 int64
 			if int64(len(recs)) != st.Packets || len(recs) == 0 {
 				t.Fatalf("read %d packets, stats say %d", len(recs), st.Packets)
 			}
@@ -97,22 +100,27 @@ func TestTraceProperties(t *testing.T) {
 					t.Fatalf("packet %d: timestamp %v not after %v", i, r.at, prev)
 				}
 				prev = r.at
-				if r.totalLen > MaxLength || r.origLen != max(60, r.totalLen+14) || r.capLen != min(DefaultSnaplen, r.origLen) {
+				if r.totalLen > MaxLength || r.origLen != max(60, r.totalLen+14) || r.capLen != min(snaplen, r.origLen) {
 					t.Fatalf("packet %d: total length %d, frame %d, captured %d", i, r.totalLen, r.origLen, r.capLen)
 				}
-				if onesSum(0, r.ipHeader) != 0xffff {
+				if r.v6 {
+					v6++
+					if r.src.Is4() || r.dst.Is4() || r.ipHeader[0] != 0x60|r.dscp>>2 || r.ipHeader[7] != 64 {
+						t.Fatalf("packet %d: IPv6 header % x", i, r.ipHeader[:8])
+					}
+				} else if onesSum(0, r.ipHeader) != 0xffff {
 					t.Fatalf("packet %d: bad IPv4 header checksum", i)
 				}
 				if !l4ChecksumOK(r) {
 					t.Fatalf("packet %d: bad %v checksum for a zero payload of the real length", i, r.proto)
 				}
-				hdr := 34 + len(r.l4Head)
+				hdr := 14 + len(r.ipHeader) + len(r.l4Head)
 				if !bytes.Equal(r.raw[hdr:], make([]byte, len(r.raw)-hdr)) {
 					t.Fatalf("packet %d: payload bytes are not zero", i)
 				}
 				checkClass(t, i, r)
 			}
-			if bytesSum != st.Bytes || !recs[0].at.Equal(st.First) || !prev.Equal(st.Last) {
+			if bytesSum != st.Bytes || v6 != st.IPv6 || !recs[0].at.Equal(st.First) || !prev.Equal(st.Last) {
 				t.Fatalf("stats %+v disagree with the file (bytes %d, first %v, last %v)", st, bytesSum, recs[0].at, prev)
 			}
 		})
@@ -145,24 +153,41 @@ func checkClass(t *testing.T, i int, r *record) {
 }
 
 // TestSubnetPlacement checks the traces against the default subnet host mapping
-// (SPEC 5): all eight /24s present, at most 16 endpoints each, 10.P.R.(h+1) mapped to
-// host-pP-rR-hh, and every scenario role where the scenario's doc says it is.
+// (docs/model.md#host-mapping): all eight /24s (and /64s) present, at most 16
+// endpoints a rack, 10.P.R.(h+1) mapped to host-pP-rR-hh, fd00:0:P:R::(h+1) to
+// host-pP-rR-hh in ipv6.pcap and to host-pP-rR-h(8+h) in mixed.pcap (after the rack's
+// 8 IPv4 endpoints), and every scenario role where the scenario's doc says it is.
 func TestSubnetPlacement(t *testing.T) {
 	gen, _ := generated(t)
 	for _, s := range Committed() {
 		t.Run(s.Name, func(t *testing.T) {
-			recs := readTrace(t, gen[s.Name], DefaultSnaplen)
+			recs := readTrace(t, gen[s.Name], cmp.Or(s.Snaplen, DefaultSnaplen))
 			eps := map[netip.Addr]bool{}
+			fams := map[bool]bool{}
 			for _, r := range recs {
 				eps[r.src], eps[r.dst] = true, true
+				fams[r.v6] = true
 			}
 			m, groups := subnetMap(t, eps)
-			if groups != Pods*RacksPerPod {
-				t.Fatalf("%d /24 groups, want %d (one per rack)", groups, Pods*RacksPerPod)
+			if groups != len(fams)*Pods*RacksPerPod {
+				t.Fatalf("%d subnet groups, want %d (one per rack and family)", groups, len(fams)*Pods*RacksPerPod)
+			}
+			v4PerRack := map[[2]int]int{}
+			for a, p := range m {
+				if a.Is4() {
+					v4PerRack[[2]int{p.pod, p.rack}]++
+				}
 			}
 			for a, p := range m {
-				if a != HostAddr(p.pod, p.rack, p.host) {
+				want := HostAddr(p.pod, p.rack, p.host)
+				if a.Is6() {
+					want = HostAddr6(p.pod, p.rack, p.host-v4PerRack[[2]int{p.pod, p.rack}])
+				}
+				if a != want {
 					t.Errorf("%v maps to host-p%d-r%d-h%d, not to the host its address names", a, p.pod, p.rack, p.host)
+				}
+				if s.Name == "mixed.pcap" && a.Is6() && p.host < 8 {
+					t.Errorf("mixed.pcap: %v maps to host-p%d-r%d-h%d, want h8-h15", a, p.pod, p.rack, p.host)
 				}
 			}
 			if s.Name == "many-flows.pcap" {
@@ -174,7 +199,7 @@ func TestSubnetPlacement(t *testing.T) {
 			}
 		})
 	}
-	for _, in := range []Incast{DemoLossless(), IncastLossless(), IncastLossy()} {
+	for _, in := range []Incast{DemoLossless(), IncastLossless(), IncastLossy(), IPv6Lossless()} {
 		rx := podRack(in.Receiver)
 		for _, snd := range in.Senders {
 			if podRack(snd) == rx {
@@ -191,27 +216,43 @@ func TestSubnetPlacement(t *testing.T) {
 	}
 }
 
-func podRack(a netip.Addr) [2]byte { b := a.As4(); return [2]byte{b[1], b[2]} }
+// podRack is the pod and rack an address of HostAddr or HostAddr6 names.
+func podRack(a netip.Addr) [2]byte {
+	if a.Is6() {
+		b := a.As16()
+		return [2]byte{b[5], b[7]}
+	}
+	b := a.As4()
+	return [2]byte{b[1], b[2]}
+}
 
 // TestIncastsAtLineRate checks in the written traces that every incast sender sends
 // PacketsPerSender packets back to back at 100 Gb/s: consecutive timestamps one wire
-// time apart (to within the nanosecond rounding).
+// time apart (to within the nanosecond rounding). An incast's packets are those from
+// a sender to the receiver at the incast's destination port during the incast (a
+// background flow may join the same two hosts at another time or port).
 func TestIncastsAtLineRate(t *testing.T) {
 	gen, _ := generated(t)
+	mixed4, mixed6 := MixedIncasts()
 	cases := []struct {
-		file string
-		in   Incast
+		file    string
+		in      Incast
+		snaplen int
 	}{
-		{"demo.pcap", DemoLossless()}, {"demo.pcap", DemoLossy()},
-		{"incast.pcap", IncastLossless()}, {"incast.pcap", IncastLossy()},
+		{"demo.pcap", DemoLossless(), DefaultSnaplen}, {"demo.pcap", DemoLossy(), DefaultSnaplen},
+		{"incast.pcap", IncastLossless(), DefaultSnaplen}, {"incast.pcap", IncastLossy(), DefaultSnaplen},
+		{"ipv6.pcap", IPv6Lossless(), Snaplen6}, {"ipv6.pcap", IPv6Lossy(), Snaplen6},
+		{"mixed.pcap", mixed4, Snaplen6}, {"mixed.pcap", mixed6, Snaplen6},
 	}
 	for _, c := range cases {
-		recs := readTrace(t, gen[c.file], DefaultSnaplen)
+		recs := readTrace(t, gen[c.file], c.snaplen)
 		wire := units.SerializationTime(int64(c.in.Length+WireOverhead), LineRate)
 		for _, snd := range c.in.Senders {
 			var times []time.Time
+			dport := cmp.Or(c.in.DstPort, c.in.Class.DstPort, 5201)
+			from, to := epoch.Add(time.Duration(c.in.Start/units.Nanosecond)), epoch.Add(time.Duration((c.in.Start+c.in.Duration)/units.Nanosecond)+time.Microsecond)
 			for _, r := range recs {
-				if r.src == snd && r.dst == c.in.Receiver {
+				if r.src == snd && r.dst == c.in.Receiver && r.dport == dport && !r.at.Before(from) && r.at.Before(to) {
 					if r.totalLen != c.in.Length {
 						t.Fatalf("%s: %v -> %v: length %d, want %d", c.file, snd, c.in.Receiver, r.totalLen, c.in.Length)
 					}
@@ -263,6 +304,10 @@ func TestIncastSizing(t *testing.T) {
 		{"demo lossy", DemoLossy(), false, 2},
 		{"incast lossless", IncastLossless(), true, 2},
 		{"incast lossy", IncastLossy(), false, 2},
+		{"ipv6 lossless", IPv6Lossless(), true, 2},
+		{"ipv6 lossy", IPv6Lossy(), false, 2},
+		{"mixed ipv4", func() Incast { a, _ := MixedIncasts(); return a }(), false, 2},
+		{"mixed ipv6", func() Incast { _, b := MixedIncasts(); return b }(), false, 2},
 	}
 	for _, c := range cases {
 		same, other := 0, 0
@@ -308,7 +353,9 @@ func TestFlowCheck(t *testing.T) {
 		name string
 		mod  func(f *Flow)
 	}{
-		{"ipv6", func(f *Flow) { f.Src = netip.MustParseAddr("::1") }},
+		{"mixed families", func(f *Flow) { f.Src = netip.MustParseAddr("::1") }},
+		{"ipv6 zone", func(f *Flow) { f.Src, f.Dst = netip.MustParseAddr("fe80::1%eth0"), netip.MustParseAddr("fe80::2") }},
+		{"short ipv6 tcp", func(f *Flow) { f.Src, f.Dst, f.Length = HostAddr6(0, 0, 0), HostAddr6(1, 0, 0), 59 }},
 		{"icmp", func(f *Flow) { f.Proto = layers.IPProtocolICMPv4 }},
 		{"short tcp", func(f *Flow) { f.Length = 39 }},
 		{"jumbo", func(f *Flow) { f.Length = MaxLength + 1 }},

@@ -19,7 +19,7 @@ const (
 
 // Committed returns the scenarios committed under testdata/pcaps, by file name.
 func Committed() []*Scenario {
-	return []*Scenario{Demo(), IncastScenario(), ManyFlowsScenario(), TCPIncastScenario()}
+	return []*Scenario{Demo(), IncastScenario(), ManyFlowsScenario(), TCPIncastScenario(), IPv6Scenario(), MixedScenario()}
 }
 
 // hostsOf returns HostAddr(pod, rack, h) for each h.
@@ -185,4 +185,108 @@ func TCPIncastScenario() *Scenario {
 		&rr,
 	}
 	return &Scenario{Name: "tcp-incast.pcap", Seed: 4, Epoch: epoch, Snaplen: DefaultSnaplen, Generators: gens}
+}
+
+// hosts6Of returns HostAddr6(pod, rack, h) for each h.
+func hosts6Of(pod, rack int, hosts ...int) []netip.Addr {
+	out := make([]netip.Addr, len(hosts))
+	for i, h := range hosts {
+		out[i] = HostAddr6(pod, rack, h)
+	}
+	return out
+}
+
+// IPv6Lossless is ipv6.pcap's lossless incast: 8 senders in other racks (hosts 1 and
+// 2 of p0-r1, p0-r3, p1-r0, p1-r2) send RoCEv2 (TC3) 4160-byte IPv6 packets at
+// 100 Gb/s for 250 us from t = 500 us to host-p0-r0-h0.
+func IPv6Lossless() Incast {
+	return Incast{Start: 500 * us, Duration: 250 * us,
+		Senders:  concat(hosts6Of(0, 1, 1, 2), hosts6Of(0, 3, 1, 2), hosts6Of(1, 0, 1, 2), hosts6Of(1, 2, 1, 2)),
+		Receiver: HostAddr6(0, 0, 0), Class: RoCEv2, Length: RoCELength6}
+}
+
+// IPv6Lossy is ipv6.pcap's lossy incast: 16 senders, 8 in the receiver's rack (hosts
+// 1-8 of p1-r3) and 8 in other racks (hosts 3 and 4 of p1-r0, p1-r1, p1-r2 and
+// p0-r2), send 9000-byte TCP at 100 Gb/s for 300 us from t = 2 ms to host-p1-r3-h0.
+func IPv6Lossy() Incast {
+	return Incast{Start: 2 * ms, Duration: 300 * us,
+		Senders: concat(hosts6Of(1, 3, 1, 2, 3, 4, 5, 6, 7, 8),
+			hosts6Of(1, 0, 3, 4), hosts6Of(1, 1, 3, 4), hosts6Of(1, 2, 3, 4), hosts6Of(0, 2, 3, 4)),
+		Receiver: HostAddr6(1, 3, 0), Class: TCPData, Length: MaxLength}
+}
+
+// IPv6Scenario is ipv6.pcap: an IPv6-only fabric (every address fd00:0:p:r::(h+1),
+// so the subnet mapping's /64 groups put HostAddr6(p, r, h) on host-pP-rR-hH), with
+// snaplen Snaplen6.
+//   - Background over [0, 4 ms): 300 flows among all 128 hosts, half RoCEv2 (4160,
+//     1120 or 320-byte packets), half TCP (9000, 1500 or 596 bytes), 1 to 32 packets
+//     each at 10, 25 or 40 Gb/s.
+//   - Lossless incast at t = 500 us (IPv6Lossless): 8 senders in other racks, RoCEv2
+//     (TC3) at 100 Gb/s for 250 us to host-p0-r0-h0: PFC pauses, no drop.
+//   - Lossy incast at t = 2 ms (IPv6Lossy): 16 senders, 8 of them in the receiver's
+//     rack, 9000-byte TCP at 100 Gb/s for 300 us to host-p1-r3-h0: egress-limit
+//     drops.
+func IPv6Scenario() *Scenario {
+	lossless, lossy := IPv6Lossless(), IPv6Lossy()
+	gens := []Generator{
+		&Background{
+			Start: 0, Duration: 4 * ms, Hosts: Hosts6(0, 1), Flows: 300, MaxPackets: 32,
+			Mix: []Share{
+				{Class: RoCEv2, Weight: 0.5, Lengths: []int{RoCELength6, 1120, 320}},
+				{Class: TCPData, Weight: 0.5, Lengths: []int{MaxLength, 1500, 596}},
+			},
+			Rates: []units.BitRate{10 * units.Gbps, 25 * units.Gbps, 40 * units.Gbps},
+		},
+		&lossless,
+		&lossy,
+	}
+	return &Scenario{Name: "ipv6.pcap", Seed: 5, Epoch: epoch, Snaplen: Snaplen6, Generators: gens}
+}
+
+// DualStackHosts are the endpoints of mixed.pcap in pods: hosts 0-7 of every rack by
+// their IPv4 address (HostAddr) and the same hosts by their IPv6 address (HostAddr6).
+// The subnet mapping puts the IPv4 /24 groups on racks first (hosts h0-h7), then the
+// IPv6 /64 groups on the same racks in turn (hosts h8-h15): HostAddr6(p, r, h) is
+// host-pP-rR-h(8+h).
+func DualStackHosts(pods ...int) (v4, v6 []netip.Addr) {
+	return hostRange(HostAddr, 8, pods), hostRange(HostAddr6, 8, pods)
+}
+
+// MixedIncasts are mixed.pcap's TCP incasts into rack p0-r2 from t = 1 ms, 9000-byte
+// segments at 100 Gb/s for 300 us, one per family: 11 IPv4 senders (hosts 1-7 of
+// p0-r2 and host 1 of every pod-1 rack) to 10.0.2.1 (host-p0-r2-h0), and 11 IPv6
+// senders (the same hosts' IPv6 addresses, which map to h9-h15 of p0-r2 and h9 of the
+// pod-1 racks) to fd00:0:0:2::1 (host-p0-r2-h8). Every endpoint is among hosts 0-7 of
+// its family (DualStackHosts).
+func MixedIncasts() (v4, v6 Incast) {
+	v4 = Incast{Start: 1 * ms, Duration: 300 * us, Receiver: HostAddr(0, 2, 0), Class: TCPData, Length: MaxLength,
+		Senders: concat(hostsOf(0, 2, 1, 2, 3, 4, 5, 6, 7), hostsOf(1, 0, 1), hostsOf(1, 1, 1), hostsOf(1, 2, 1), hostsOf(1, 3, 1))}
+	v6 = Incast{Start: 1 * ms, Duration: 300 * us, Receiver: HostAddr6(0, 2, 0), Class: TCPData, Length: MaxLength,
+		Senders: concat(hosts6Of(0, 2, 1, 2, 3, 4, 5, 6, 7), hosts6Of(1, 0, 1), hosts6Of(1, 1, 1), hosts6Of(1, 2, 1), hosts6Of(1, 3, 1))}
+	return v4, v6
+}
+
+// MixedScenario is mixed.pcap: IPv4 and IPv6 together (DualStackHosts), with
+// snaplen Snaplen6.
+//   - 800 flows between pod 0 and pod 1 over [0, 500 us), 400 of each family, 60%
+//     TCP and 40% UDP with random ports, 1 to 64 packets (bounded Pareto) of 9000 or
+//     1500 bytes in bursts of 8 at 25 Gb/s with exponential gaps of mean 100 us:
+//     every flow meets the rack and fabric equal-cost sets, hashed with its family's
+//     key.
+//   - Two RoCEv2 streams (TC3) over [0, 1.5 ms) at 10 Gb/s, one per family, from host
+//     4 of p1-r1 to host 4 of p0-r1.
+//   - TCP incasts at t = 1 ms, one per family, into rack p0-r2 (MixedIncasts): the
+//     receivers' ports congest and drop (egress-limit) in both families.
+func MixedScenario() *Scenario {
+	a4, a6 := DualStackHosts(0)
+	b4, b6 := DualStackHosts(1)
+	mix := func(a, b []netip.Addr) ManyFlows {
+		return ManyFlows{Start: 0, Window: 500 * us, A: a, B: b, Flows: 400, TCPShare: 0.6, MaxPackets: 64,
+			Lengths: []int{MaxLength, 1500}, Rate: 25 * units.Gbps, Burst: 8, BurstGap: 100 * us}
+	}
+	m4, m6 := mix(a4, b4), mix(a6, b6)
+	roce4 := Stream{Src: HostAddr(1, 1, 4), Dst: HostAddr(0, 1, 4), Class: RoCEv2, Duration: 1500 * us, Length: RoCELength, Rate: 10 * units.Gbps}
+	roce6 := Stream{Src: HostAddr6(1, 1, 4), Dst: HostAddr6(0, 1, 4), Class: RoCEv2, Duration: 1500 * us, Length: RoCELength6, Rate: 10 * units.Gbps}
+	in4, in6 := MixedIncasts()
+	return &Scenario{Name: "mixed.pcap", Seed: 6, Epoch: epoch, Snaplen: Snaplen6, Generators: []Generator{&m4, &m6, &roce4, &roce6, &in4, &in6}}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/apache/arrow/go/v17/parquet/file"
 	"github.com/apache/arrow/go/v17/parquet/pqarrow"
 
+	"github.com/tracefabric/tracefabric/internal/ipaddr"
 	"github.com/tracefabric/tracefabric/records"
 	"github.com/tracefabric/tracefabric/records/export"
 )
@@ -29,7 +30,13 @@ import (
 
 var nodes = []string{"host-a", "host-b", "rack-x", "fabric-y", "spine-z"}
 
-func ip(i int) [4]byte { return [4]byte{10, 0, byte(i >> 8), byte(i)} }
+// ip is an IPv4 address, or with v6 an IPv6 one.
+func ip(i int, v6 bool) ipaddr.Addr {
+	if v6 {
+		return ipaddr.From16([16]byte{0xfd, 0, 14: byte(i >> 8), 15: byte(i)})
+	}
+	return ipaddr.From4([4]byte{10, 0, byte(i >> 8), byte(i)})
+}
 
 // writeRun writes a complete run directory at dir with n rows in every record file
 // (packets.arrow included), in record batches of batchRows rows.
@@ -56,7 +63,7 @@ func writeRun(t *testing.T, dir string, n, batchRows int) map[string]int64 {
 		must(ws.Ports.Append(&records.PortRow{Node: node, Tier: records.Tier(i % 4), Port: int32(i % 3), Peer: int32((i + 1) % len(nodes)),
 			TC: uint8(i % 8), RxPackets: int64(i), TxBytes: int64(i) * 1000, Drops: [records.NumDropReasons]int64{int64(i % 2), 0, 0, int64(i % 3)}}))
 		must(ws.Drops.Append(&records.DropRow{TimePs: int64(i) * 1_000_003, Node: node, Tier: records.Tier(i % 4), Port: int32(i % 7),
-			TC: uint8(i % 8), Reason: records.DropReason(i % int(records.NumDropReasons)), FlowID: int64(i / 2), Src: ip(i), Dst: ip(i + 1),
+			TC: uint8(i % 8), Reason: records.DropReason(i % int(records.NumDropReasons)), FlowID: int64(i / 2), Src: ip(i, i%2 == 1), Dst: ip(i+1, i%2 == 1),
 			Proto: 17, Sport: uint16(60000 + i%5000), Dport: 4791, Bytes: int32(64 + i%1400), TraceIndex: int64(i)}))
 		must(ws.PFC.Append(&records.PFCRow{TimePs: int64(i) * 5_000_000, Node: node, Port: int32(i % 4), Peer: int32((i + 2) % len(nodes)),
 			TC: 3, Event: records.PFCEventKind(i % int(records.NumPFCEventKinds)), Quanta: uint16(65535 * (i % 2))}))
@@ -64,7 +71,7 @@ func writeRun(t *testing.T, dir string, n, batchRows int) map[string]int64 {
 		must(ws.LoadBalance.Append(&records.LoadBalanceRow{Node: node, Tier: records.TierRack, Set: 1, Member: int32(i % 4), Port: int32(i % 4),
 			Peer: int32((i + 3) % len(nodes)), Flows: int64(i % 10), Packets: int64(i), Bytes: int64(i) * 1500, HashMethod: records.HashMethod(i % 6)}))
 		delivered := int64(i % 3) // every third flow delivered nothing: null delays
-		must(ws.Flows.Append(&records.FlowRow{FlowID: int64(i), Src: ip(i), Dst: ip(2 * i), Proto: 6, Sport: uint16(i), Dport: 5201,
+		must(ws.Flows.Append(&records.FlowRow{FlowID: int64(i), Src: ip(i, i%2 == 1), Dst: ip(2*i, i%2 == 1), Proto: 6, Sport: uint16(i), Dport: 5201,
 			DSCP: 26, TC: 3, SrcHost: 0, DstHost: 1, Packets: 10, Bytes: 15000, Delivered: delivered, Dropped: 10 - delivered,
 			FirstPs: int64(i), LastPs: int64(i) + 7, DelayMinPs: 100 + int64(i), DelayMeanPs: 200 + int64(i), DelayMaxPs: 300 + int64(i),
 			RackMember: int32(i%4) - 1, FabricMember: -1}))
@@ -249,8 +256,11 @@ func TestParquetMatchesArrow(t *testing.T) {
 		if got := column(packets, "path")[2]; got != "host-a > rack-x > fabric-y > rack-x" {
 			t.Errorf("packets row 2 path %q", got)
 		}
-		if got := column(drops, "src")[3]; got != "10.0.0.3" {
-			t.Errorf("drops row 3 src %q, want 10.0.0.3", got)
+		if got := column(drops, "src")[2:4]; !reflect.DeepEqual(got, []string{"10.0.0.2", "fd00::3"}) {
+			t.Errorf("drops rows 2 and 3 src %q, want 10.0.0.2 and fd00::3", got)
+		}
+		if got := column(flows, "family")[:2]; !reflect.DeepEqual(got, []string{"ipv4", "ipv6"}) {
+			t.Errorf("flows family %q, want ipv4, ipv6", got)
 		}
 	})
 }
@@ -365,10 +375,13 @@ func TestCSV(t *testing.T) {
 	}{
 		{"drops.csv", 4, 1, "fabric-y", "dictionary column as its value (node 3)"},
 		{"drops.csv", 4, 5, "oversize", "reason 3"},
-		{"drops.csv", 4, 7, "10.0.0.3", "address"},
-		{"flows.csv", 1, 20, "", "null delay_mean_ps of a flow that delivered nothing"},
-		{"flows.csv", 2, 20, "201", "delay_mean_ps"},
-		{"flows.csv", 1, 22, "-1", "rack_member -1"},
+		{"drops.csv", 4, 7, "fd00::3", "IPv6 address"},
+		{"drops.csv", 3, 7, "10.0.0.2", "IPv4 address"},
+		{"flows.csv", 1, 3, "ipv4", "family of an IPv4 flow"},
+		{"flows.csv", 2, 3, "ipv6", "family of an IPv6 flow"},
+		{"flows.csv", 1, 21, "", "null delay_mean_ps of a flow that delivered nothing"},
+		{"flows.csv", 2, 21, "201", "delay_mean_ps"},
+		{"flows.csv", 1, 23, "-1", "rack_member -1"},
 		{"pfc.csv", 2, 6, "65535", "uint16 quanta"},
 		{"packets.csv", 1, 7, "true", "ce of row 0"},
 		{"packets.csv", 2, 7, "false", "ce of row 1"},

@@ -48,7 +48,6 @@ type flowState struct {
 	bits int32  // offset of the flow's visited-member bitset in Balancer.bits
 	set  int32  // the flow's set
 	hx   uint32 // index hash (flowHash)
-	key  Key
 }
 
 type setInfo struct {
@@ -63,8 +62,7 @@ type setInfo struct {
 // records. It is not safe for concurrent use (one simulation event loop owns it).
 type Balancer struct {
 	cfg     Config
-	tab     *keyTable
-	c       uint32
+	fn      affine // the method's affine form with the switch's salt
 	flowlet bool
 	exact   bool
 	// wideHash: the method's hash has 32 good bits and also indexes the flows.
@@ -76,8 +74,11 @@ type Balancer struct {
 	bits     []uint64
 	// flows is an open-addressing (linear probing) table of the flows' states, at
 	// most half full; a flow's probe starts at slot(hx). One random access finds a
-	// flow and its state together.
-	flows  []flowState
+	// flow's state.
+	flows []flowState
+	// keys[i] is the key of the flow in flows[i], apart so that a flowState stays 32
+	// bytes with the 40-byte Key: a probe reads the key only when hx and set match.
+	keys   []Key
 	nflows int
 	shift  uint32 // 32 - log2(len(flows))
 }
@@ -89,7 +90,7 @@ const initialIndexBits = 8
 // key; the set is mixed in.
 func (b *Balancer) indexHash(h uint32, set int, key *Key) uint32 {
 	if !b.wideHash {
-		h = methodTable[CRC32].hash(0, key)
+		h = crcIndex.hash(key)
 	}
 	return h ^ uint32(set)*0x9E3779B1
 }
@@ -122,7 +123,7 @@ func (b *Balancer) lookup(hx uint32, set int, key *Key, words int) int {
 		if !f.used {
 			return b.newFlow(i, hx, set, key, words)
 		}
-		if f.hx == hx && f.key == *key && f.set == int32(set) {
+		if f.hx == hx && f.set == int32(set) && b.keys[i].Equal(key) {
 			return i
 		}
 	}
@@ -133,16 +134,15 @@ func NewBalancer(cfg Config) (*Balancer, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	tab, c := cfg.Method.hasher(cfg.Salt)
 	return &Balancer{
 		cfg:      cfg,
-		tab:      tab,
-		c:        c,
+		fn:       cfg.Method.hasher(cfg.Salt),
 		flowlet:  cfg.LoadBalancing == Flowlet,
 		exact:    cfg.FlowTableSize == 0,
 		wideHash: cfg.Method == CRC32 || cfg.Method == CRC32WithSalt || cfg.Method == Toeplitz,
 		tableM:   fastmodM(uint32(cfg.FlowTableSize)),
 		flows:    make([]flowState, 1<<initialIndexBits),
+		keys:     make([]Key, 1<<initialIndexBits),
 		shift:    32 - initialIndexBits,
 	}, nil
 }
@@ -176,7 +176,7 @@ func (b *Balancer) Sets() int { return len(b.sets) }
 func (b *Balancer) Members(set int) int { return b.sets[set].n }
 
 // HashOf returns the configured method's hash of key with the switch's salt.
-func (b *Balancer) HashOf(key *Key) uint32 { return b.cfg.Method.finalize(b.tab.hash(b.c, key)) }
+func (b *Balancer) HashOf(key *Key) uint32 { return b.cfg.Method.finalize(b.fn.hash(key)) }
 
 // Select returns the member (0..n-1) of the set that a packet of key takes and
 // accounts it in the records. now is the packet's time at this switch (non-decreasing
@@ -188,7 +188,7 @@ func (b *Balancer) HashOf(key *Key) uint32 { return b.cfg.Method.finalize(b.tab.
 // already seen, Select does not allocate.
 func (b *Balancer) Select(now units.Time, set int, key *Key, tc uint8, bytes int, view MemberView) (member int) {
 	s := &b.sets[set]
-	h := b.cfg.Method.finalize(b.tab.hash(b.c, key))
+	h := b.cfg.Method.finalize(b.fn.hash(key))
 	base := int(fastmod(h, s.m, uint32(s.n)))
 
 	f := &b.flows[b.lookup(b.indexHash(h, set, key), set, key, s.words)]
@@ -239,7 +239,8 @@ func (b *Balancer) Select(now units.Time, set int, key *Key, tc uint8, bytes int
 // newFlow creates the state of a flow seen for the first time in the free slot i and
 // returns its slot (this allocates as the tables grow).
 func (b *Balancer) newFlow(i int, hx uint32, set int, key *Key, words int) int {
-	b.flows[i] = flowState{entry: entry{used: true}, prev: -1, bits: int32(len(b.bits)), set: int32(set), hx: hx, key: *key}
+	b.flows[i] = flowState{entry: entry{used: true}, prev: -1, bits: int32(len(b.bits)), set: int32(set), hx: hx}
+	b.keys[i] = *key
 	for range words {
 		b.bits = append(b.bits, 0)
 	}
@@ -252,8 +253,9 @@ func (b *Balancer) newFlow(i int, hx uint32, set int, key *Key, words int) int {
 // grow doubles the flow table, moves every flow and returns the new slot of the flow
 // in slot i.
 func (b *Balancer) grow(i int) int {
-	old := b.flows
+	old, oldKeys := b.flows, b.keys
 	b.flows = make([]flowState, 2*len(old))
+	b.keys = make([]Key, 2*len(old))
 	b.shift--
 	mask := len(b.flows) - 1
 	at := -1
@@ -265,7 +267,7 @@ func (b *Balancer) grow(i int) int {
 		for b.flows[j].used {
 			j = (j + 1) & mask
 		}
-		b.flows[j] = old[k]
+		b.flows[j], b.keys[j] = old[k], oldKeys[k]
 		if k == i {
 			at = j
 		}

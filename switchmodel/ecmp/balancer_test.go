@@ -319,7 +319,7 @@ func (r *refBalancer) selectMember(now units.Time, set int, k Key, tc uint8, byt
 	n := r.n[set]
 	h := r.cfg.Method.Hash(r.cfg.Salt, &k)
 	base := int(h % uint32(n))
-	flow := fmt.Sprintf("%d/%x", set, k[:])
+	flow := fmt.Sprintf("%d/%x", set, k.Bytes())
 	member, started := base, false
 	if r.cfg.LoadBalancing == Flowlet {
 		ek := flow
@@ -414,9 +414,14 @@ func workload(t *testing.T, cfg Config, seed uint64, packets int, ref bool) ([]i
 	}
 	r := rand.New(rand.NewPCG(seed, 77))
 	flows := randomFlows(seed, 200)
-	for i := range flows { // some non-TCP/UDP flows too
-		if i%10 == 0 {
-			flows[i] = MakeKey(flows[i].Src(), flows[i].Dst(), 1, 0, 0, false)
+	for i := range flows { // some non-TCP/UDP flows and some IPv6 flows too
+		switch i % 10 {
+		case 0:
+			flows[i] = MakeKey(flows[i].Src().As4(), flows[i].Dst().As4(), 1, 0, 0, false)
+		case 5, 7:
+			src, dst := flows[i].Src().As4(), flows[i].Dst().As4()
+			flows[i] = MakeKey6([16]byte{0xfd, 0, 0, byte(i), 12: src[0], 13: src[1], 14: src[2], 15: src[3]},
+				[16]byte{0xfd, 0, 0, 1, 12: dst[0], 13: dst[1], 14: dst[2], 15: dst[3]}, flows[i].Proto(), flows[i].SrcPort(), flows[i].DstPort(), false)
 		}
 	}
 	v := &view{occ: make([]int64, 5), paused: make([]uint8, 5)}

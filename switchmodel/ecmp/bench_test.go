@@ -82,3 +82,24 @@ func BenchmarkSelectFlowlet(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkHash6 is BenchmarkHash on 37-byte IPv6 keys (the IPv4 flows' addresses
+// in fd00::/8).
+func BenchmarkHash6(b *testing.B) {
+	keys := benchKeys()
+	for i, k := range keys {
+		src, dst := k.Src().As4(), k.Dst().As4()
+		keys[i] = MakeKey6([16]byte{0xfd, 1, 12: src[0], 13: src[1], 14: src[2], 15: src[3]},
+			[16]byte{0xfd, 2, 12: dst[0], 13: dst[1], 14: dst[2], 15: dst[3]}, k.Proto(), k.SrcPort(), k.DstPort(), false)
+	}
+	for _, m := range AllMethods {
+		b.Run(m.String(), func(b *testing.B) {
+			b.ReportAllocs()
+			sum := 0
+			for i := 0; b.Loop(); i++ {
+				sum += Member(m, 0x5A17, &keys[i%benchFlows], 4)
+			}
+			_ = sum
+		})
+	}
+}

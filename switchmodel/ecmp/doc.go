@@ -8,9 +8,11 @@
 //
 // # Hash key
 //
-// Key is 13 bytes, big-endian: src IPv4 (4), dst IPv4 (4), protocol (1), src port
-// (2), dst port (2). MakeKey sets the ports to 0 for protocols other than TCP (6)
-// and UDP (17) and for non-first fragments.
+// Key is 13 bytes for IPv4, big-endian: src IPv4 (4), dst IPv4 (4), protocol (1),
+// src port (2), dst port (2); 37 bytes for IPv6: src (16), dst (16), upper-layer
+// protocol (1), src port (2), dst port (2) (docs/model.md#ipv6). MakeKey and MakeKey6
+// set the ports to 0 for protocols other than TCP (6) and UDP (17) and for non-first
+// fragments.
 //
 // # Hash methods
 //
@@ -20,16 +22,19 @@
 //	crc32WithSalt  fmix32 of the CRC-32/IEEE of the 4-byte big-endian salt followed by the key (default; see Polarization)
 //	crc16          CRC-16/ARC: poly 0x8005 reflected, init 0, xorout 0 (check 0xBB3D)
 //	crc16Ccitt     CRC-16/CCITT-FALSE: poly 0x1021, init 0xFFFF, not reflected (check 0x29B1)
-//	xor16          XOR of the seven big-endian 16-bit words of the key padded with a zero byte
+//	xor16          XOR of the big-endian 16-bit words of the key padded with a zero byte
+//	               (7 words of 14 bytes; 19 words of 38 bytes for IPv6)
 //	toeplitz       Microsoft RSS Toeplitz hash, standard 40-byte key, input src IP, dst IP,
-//	               src port, dst port (12 bytes; the 8 address bytes when the key's ports are
-//	               0, which gives the same value since zero bytes add nothing)
+//	               src port, dst port (12 bytes, 36 for IPv6; the address bytes alone when
+//	               the key's ports are 0, which gives the same value since zero bytes add
+//	               nothing)
 //
-// All six are affine over GF(2) in the key bytes, so each is computed as 13
-// independent lookups in a per-position table built once at start (from
+// All six are affine over GF(2) in the key bytes, so each is computed as 13 (37)
+// independent lookups in a per-position table per key length built once at start (from
 // hash/crc32's CRC-32 for the two CRC-32 methods; from table-driven CRC-16s written
 // here, as the standard library has none). Tests check the published check values,
-// Microsoft's verification table and bit-by-bit reference implementations. Member
+// Microsoft's IPv4 and IPv6 verification tables, IPv6 check values computed by an
+// independent script (testdata/hash6.py) and bit-by-bit reference implementations. Member
 // choice without load balancing is hash mod n over the set in port order (Member,
 // PathMembers; PathMembers runs a whole path without a switch).
 //
@@ -93,8 +98,10 @@
 //
 // Choices depend only on the configuration, the call sequence and the view; there is
 // no randomness and no map iteration. Select does not allocate for a flow already
-// seen (a new flow may grow the flow tables). It keeps per flow about 40 bytes plus a
-// bitset of the members the flow used, so memory grows with the number of distinct
-// flows (the exact accounting of Flows needs it even with a hashed flow table).
+// seen (a new flow may grow the flow tables). It keeps per flow slot 72 bytes (a
+// 32-byte state and the 40-byte key of either family; the table is at most half
+// full) plus a bitset of the members the flow used, so memory grows with the number
+// of distinct flows (the exact accounting of Flows needs it even with a hashed flow
+// table).
 // A Balancer is owned by one simulation goroutine; it is not safe for concurrent use.
 package ecmp

@@ -1,8 +1,11 @@
 package ecmp
 
 import (
+	"bytes"
+	"encoding/hex"
 	"hash/crc32"
 	"math/rand/v2"
+	"net/netip"
 	"testing"
 )
 
@@ -83,29 +86,35 @@ func naiveToeplitz(input []byte) uint32 {
 	return result
 }
 
-// naiveMethod computes a method's hash of k from the SPEC 3.6 definition.
+// naiveMethod computes a method's hash of k from the definitions of
+// docs/model.md#ecmp-hashing (13-byte IPv4 and 37-byte IPv6 keys alike).
 func naiveMethod(m Method, salt uint32, k Key) uint32 {
+	b := append([]byte(nil), k.Bytes()...)
 	switch m {
 	case CRC32:
-		return naiveCRC32(k[:])
+		return naiveCRC32(b)
 	case CRC32WithSalt:
-		msg := append([]byte{byte(salt >> 24), byte(salt >> 16), byte(salt >> 8), byte(salt)}, k[:]...)
+		msg := append([]byte{byte(salt >> 24), byte(salt >> 16), byte(salt >> 8), byte(salt)}, b...)
 		return naiveFmix32(naiveCRC32(msg))
 	case CRC16:
-		return naiveARC(k[:])
+		return naiveARC(b)
 	case CRC16CCITT:
-		return naiveCCITT(k[:])
+		return naiveCCITT(b)
 	case XOR16:
-		p := append(k[:], 0)
+		p := append(b, 0)
 		var x uint32
 		for i := 0; i < len(p); i += 2 {
 			x ^= uint32(p[i])<<8 | uint32(p[i+1])
 		}
 		return x
 	case Toeplitz:
-		in := append(append([]byte(nil), k[0:8]...), k[9:13]...)
+		a := 4 // address bytes
+		if k.IPv6() {
+			a = 16
+		}
+		in := append(append([]byte(nil), b[:2*a]...), b[2*a+1:]...) // the protocol byte is not hashed
 		if k.SrcPort() == 0 && k.DstPort() == 0 {
-			in = in[:8]
+			in = in[:2*a]
 		}
 		return naiveToeplitz(in)
 	}
@@ -171,6 +180,81 @@ func TestToeplitzMicrosoftVectors(t *testing.T) {
 	}
 }
 
+// Microsoft's "Verifying the RSS Hash Calculation" IPv6 table (the same page; also
+// DPDK's test_thash.c and VPP's toeplitz tests carry it).
+var rssVectors6 = []struct {
+	src, dst     string
+	sport, dport uint16
+	ipOnly, tcp  uint32
+}{
+	{"3ffe:2501:200:1fff::7", "3ffe:2501:200:3::1", 2794, 1766, 0x2cc18cd5, 0x40207d3d},
+	{"3ffe:501:8::260:97ff:fe40:efab", "ff02::1", 14230, 4739, 0x0f0c461c, 0xdde51bbf},
+	{"3ffe:1900:4545:3:200:f8ff:fe21:67cf", "fe80::200:f8ff:fe21:67cf", 44251, 38024, 0x4b61e985, 0x02d1feef},
+}
+
+func TestToeplitzMicrosoftVectorsIPv6(t *testing.T) {
+	for i, v := range rssVectors6 {
+		src, dst := netip.MustParseAddr(v.src).As16(), netip.MustParseAddr(v.dst).As16()
+		tcp := MakeKey6(src, dst, ProtoTCP, v.sport, v.dport, false)
+		if got := Toeplitz.Hash(0, &tcp); got != v.tcp {
+			t.Errorf("row %d with ports: Toeplitz = %#08x, want %#08x", i, got, v.tcp)
+		}
+		// Without ports: ICMPv6 (ports zeroed by the key rule), and a non-first
+		// fragment of a UDP flow.
+		for _, ip := range []Key{MakeKey6(src, dst, 58, v.sport, v.dport, false), MakeKey6(src, dst, ProtoUDP, v.sport, v.dport, true)} {
+			if got := Toeplitz.Hash(0, &ip); got != v.ipOnly {
+				t.Errorf("row %d without ports: Toeplitz = %#08x, want %#08x", i, got, v.ipOnly)
+			}
+		}
+		in := append(append(src[:], dst[:]...), byte(v.sport>>8), byte(v.sport), byte(v.dport>>8), byte(v.dport))
+		if got := naiveToeplitz(in); got != v.tcp {
+			t.Errorf("row %d: naive Toeplitz = %#08x, want %#08x", i, got, v.tcp)
+		}
+		if got := naiveToeplitz(in[:32]); got != v.ipOnly {
+			t.Errorf("row %d: naive Toeplitz (32 bytes) = %#08x, want %#08x", i, got, v.ipOnly)
+		}
+	}
+}
+
+// TestHashFixedKeys6 pins the six methods on two IPv6 keys, with values computed
+// independently of this package by testdata/hash6.py (Python's zlib.crc32 and
+// binascii.crc_hqx, the rest written out from their definitions):
+//
+//	$ python3 switchmodel/ecmp/testdata/hash6.py
+//	37 20010db800000000000000000000000120010db800010000000000000000000206c00012b7
+//	crc32 0xb0cfa2ad crc32WithSalt 0x0d1c46a8 (salted crc 0x1794a470) crc16 0xf4cf crc16Ccitt 0x4707 xor16 0xb1d0 toeplitz 0x9caa2d49
+//	37 fd000000000000000000000000000001ff0200000000000000000000000000013a00000000
+//	crc32 0xef50e224 crc32WithSalt 0xe38a2f09 (salted crc 0x480be4f9) crc16 0x611a crc16Ccitt 0xd2f5 xor16 0x3802 toeplitz 0x9a783719
+func TestHashFixedKeys6(t *testing.T) {
+	const salt = 0xDEADBEEF
+	keys := []Key{
+		MakeKey6(netip.MustParseAddr("2001:db8::1").As16(), netip.MustParseAddr("2001:db8:1::2").As16(), ProtoTCP, 49152, 4791, false),
+		MakeKey6(netip.MustParseAddr("fd00::1").As16(), netip.MustParseAddr("ff02::1").As16(), 58, 1, 2, false), // ICMPv6: ports 0
+	}
+	hexes := []string{
+		"20010db800000000000000000000000120010db800010000000000000000000206c00012b7",
+		"fd000000000000000000000000000001ff0200000000000000000000000000013a00000000",
+	}
+	want := map[Method][]uint32{
+		CRC32:         {0xb0cfa2ad, 0xef50e224},
+		CRC32WithSalt: {0x0d1c46a8, 0xe38a2f09},
+		CRC16:         {0xf4cf, 0x611a},
+		CRC16CCITT:    {0x4707, 0xd2f5},
+		XOR16:         {0xb1d0, 0x3802},
+		Toeplitz:      {0x9caa2d49, 0x9a783719},
+	}
+	for i := range keys {
+		if got := hex.EncodeToString(keys[i].Bytes()); got != hexes[i] || keys[i].Len() != 37 {
+			t.Fatalf("key %d = %s, want %s", i, got, hexes[i])
+		}
+		for _, m := range AllMethods {
+			if got := m.Hash(salt, &keys[i]); got != want[m][i] {
+				t.Errorf("%v key %d = %#x, want %#x", m, i, got, want[m][i])
+			}
+		}
+	}
+}
+
 // fixedKeys are keys of our own whose hashes are pinned below (computed once and
 // cross-checked by TestHashMatchesNaive against the bit-by-bit references).
 var fixedKeys = []Key{
@@ -205,30 +289,34 @@ func TestHashFixedKeys(t *testing.T) {
 
 func TestHashMatchesNaive(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	for range 3000 {
-		var k Key
-		for i := range k {
-			k[i] = byte(r.Uint32())
+	for n := range 6000 {
+		b := make([]byte, KeyLen+(KeyLen6-KeyLen)*(n%2))
+		for i := range b {
+			b[i] = byte(r.Uint32())
 		}
-		if r.IntN(4) == 0 { // exercise the 8-byte Toeplitz input too
-			k[9], k[10], k[11], k[12] = 0, 0, 0, 0
+		if r.IntN(4) == 0 { // exercise the Toeplitz input without ports too
+			clear(b[len(b)-4:])
+		}
+		k := keyOf(b, len(b) == KeyLen6)
+		if !bytes.Equal(k.Bytes(), b) {
+			t.Fatalf("keyOf(% x).Bytes() = % x", b, k.Bytes())
 		}
 		salt := r.Uint32()
 		for _, m := range AllMethods {
 			if got, want := m.Hash(salt, &k), naiveMethod(m, salt, k); got != want {
-				t.Fatalf("%v.Hash(%#x, % x) = %#x, naive %#x", m, salt, k[:], got, want)
+				t.Fatalf("%v.Hash(%#x, % x) = %#x, naive %#x", m, salt, k.Bytes(), got, want)
 			}
 		}
-		if got, want := CRC32.Hash(0, &k), crc32.ChecksumIEEE(k[:]); got != want {
-			t.Fatalf("crc32 % x = %#x, hash/crc32 %#x", k[:], got, want)
+		if got, want := CRC32.Hash(0, &k), crc32.ChecksumIEEE(k.Bytes()); got != want {
+			t.Fatalf("crc32 % x = %#x, hash/crc32 %#x", k.Bytes(), got, want)
 		}
 	}
 }
 
 func TestHashDoesNotAllocate(t *testing.T) {
-	k := fixedKeys[0]
+	k, k6 := fixedKeys[0], MakeKey6([16]byte{1}, [16]byte{2}, ProtoUDP, 1, 2, false)
 	for _, m := range AllMethods {
-		if a := testing.AllocsPerRun(100, func() { _ = m.Hash(7, &k) }); a != 0 {
+		if a := testing.AllocsPerRun(100, func() { _ = m.Hash(7, &k) + m.Hash(7, &k6) }); a != 0 {
 			t.Errorf("%v.Hash allocates %v times", m, a)
 		}
 	}
@@ -252,12 +340,21 @@ func TestMakeKey(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			k := MakeKey(src, dst, tt.proto, 0x1234, 0xABCD, tt.nonFF)
-			want := Key{10, 0, 1, 5, 10, 1, 2, 7, tt.proto, byte(tt.sp >> 8), byte(tt.sp), byte(tt.dp >> 8), byte(tt.dp)}
-			if k != want {
-				t.Fatalf("MakeKey = % x, want % x", k[:], want[:])
+			want := []byte{10, 0, 1, 5, 10, 1, 2, 7, tt.proto, byte(tt.sp >> 8), byte(tt.sp), byte(tt.dp >> 8), byte(tt.dp)}
+			if !bytes.Equal(k.Bytes(), want) || k.IPv6() || k != keyOf(want, false) || k.Len() != KeyLen {
+				t.Fatalf("MakeKey = % x, want % x", k.Bytes(), want)
 			}
-			if k.Src() != src || k.Dst() != dst || k.Proto() != tt.proto || k.SrcPort() != tt.sp || k.DstPort() != tt.dp {
-				t.Fatalf("accessors disagree with % x", k[:])
+			if k.Src() != netip.AddrFrom4(src) || k.Dst() != netip.AddrFrom4(dst) || k.Proto() != tt.proto || k.SrcPort() != tt.sp || k.DstPort() != tt.dp {
+				t.Fatalf("accessors disagree with % x", k.Bytes())
+			}
+			src6, dst6 := netip.MustParseAddr("2001:db8::5").As16(), netip.MustParseAddr("2001:db8:1::7").As16()
+			k6 := MakeKey6(src6, dst6, tt.proto, 0x1234, 0xABCD, tt.nonFF)
+			want6 := append(append(append(src6[:], dst6[:]...), tt.proto), byte(tt.sp>>8), byte(tt.sp), byte(tt.dp>>8), byte(tt.dp))
+			if !bytes.Equal(k6.Bytes(), want6) || !k6.IPv6() || k6.Len() != 37 {
+				t.Fatalf("MakeKey6 = % x, want % x", k6.Bytes(), want6)
+			}
+			if k6.Src() != netip.AddrFrom16(src6) || k6.Dst() != netip.AddrFrom16(dst6) || k6.Proto() != tt.proto || k6.SrcPort() != tt.sp || k6.DstPort() != tt.dp {
+				t.Fatalf("accessors disagree with % x", k6.Bytes())
 			}
 		})
 	}
@@ -302,4 +399,15 @@ func TestFmix32KnownValues(t *testing.T) {
 	if got := fmix32(1); got != 0x514e28b7 {
 		t.Errorf("fmix32(1) = %#x, want 0x514e28b7", got)
 	}
+}
+
+// keyOf builds the key of the given bytes (13 for IPv4, 37 for IPv6) byte by byte, independently of
+// MakeKey and MakeKey6.
+func keyOf(b []byte, v6 bool) Key {
+	var k Key
+	copy(k.b[:], b)
+	if v6 {
+		k.b[v6Flag] = 1
+	}
+	return k
 }

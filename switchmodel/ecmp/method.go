@@ -16,7 +16,7 @@ const (
 	CRC32WithSalt               // crc32WithSalt: fmix32 of CRC-32/IEEE of the 4-byte big-endian salt, then the key (default)
 	CRC16                       // crc16: CRC-16/ARC of the key
 	CRC16CCITT                  // crc16Ccitt: CRC-16/CCITT-FALSE of the key
-	XOR16                       // xor16: XOR of the seven big-endian 16-bit words of the key padded to 14 bytes
+	XOR16                       // xor16: XOR of the big-endian 16-bit words of the key padded with a zero byte (to 14 or 38 bytes)
 	Toeplitz                    // toeplitz: Microsoft RSS Toeplitz hash of src IP, dst IP, src port, dst port
 
 	// NumMethods is the number of hash methods.
@@ -95,8 +95,22 @@ func (m *Method) Type() string { return "hashMethod" }
 // below 1<<16. It panics if m is not one of the six methods (a caller bug: names are
 // checked by ParseMethod and NewBalancer). It does not allocate.
 func (m Method) Hash(salt uint32, k *Key) uint32 {
-	t, c := m.hasher(salt)
-	return m.finalize(t.hash(c, k))
+	if !m.Valid() {
+		panic(fmt.Sprintf("ecmp: invalid Method(%d)", uint8(m)))
+	}
+	a := &methodFn[m]
+	if k.IPv6() {
+		c := a.c6
+		if m == CRC32WithSalt {
+			c = crc32Tail.saltConst(salt, saltedLen6)
+		}
+		return m.finalize(a.t6.hash(c, k))
+	}
+	c := a.c4
+	if m == CRC32WithSalt {
+		c = crc32Tail.saltConst(salt, saltedLen)
+	}
+	return m.finalize(a.t4.hash(c, k))
 }
 
 // finalize is the method's output stage: CRC32WithSalt passes the salted CRC through
@@ -120,16 +134,17 @@ func fmix32(h uint32) uint32 {
 }
 
 // hasher returns the affine form of the method for a given salt: every method is
-// h(k) = c XOR t[0][k[0]] XOR ... XOR t[12][k[12]] (see tables.go).
-func (m Method) hasher(salt uint32) (*keyTable, uint32) {
+// h(k) = c XOR t[0][k[0]] XOR ... XOR t[n-1][k[n-1]] over the key's n bytes (see
+// tables.go).
+func (m Method) hasher(salt uint32) affine {
 	if !m.Valid() {
 		panic(fmt.Sprintf("ecmp: invalid Method(%d)", uint8(m)))
 	}
-	c := methodConst[m]
+	a := methodFn[m]
 	if m == CRC32WithSalt {
-		c = crc32Tail.saltConst(salt)
+		a.c4, a.c6 = crc32Tail.saltConst(salt, saltedLen), crc32Tail.saltConst(salt, saltedLen6)
 	}
-	return methodTable[m], c
+	return a
 }
 
 // Member returns the member a set of n members (n > 0) gets under pure hashing:

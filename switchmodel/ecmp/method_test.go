@@ -119,12 +119,18 @@ func TestConfigYAMLAndJSON(t *testing.T) {
 func FuzzHash(f *testing.F) {
 	f.Add([]byte("0123456789abc"), uint32(0))
 	f.Add(make([]byte, 13), uint32(0xFFFFFFFF))
+	f.Add([]byte("0123456789abcdef0123456789abcdef01234"), uint32(7)) // 37 bytes: an IPv6 key
 	f.Fuzz(func(t *testing.T, b []byte, salt uint32) {
-		var k Key
-		copy(k[:], b)
+		n := KeyLen
+		if len(b) > KeyLen {
+			n = KeyLen6
+		}
+		kb := make([]byte, n) // b zero-padded or cut to the key's length
+		copy(kb, b)
+		k := keyOf(kb, n == KeyLen6)
 		for _, m := range AllMethods {
 			if got, want := m.Hash(salt, &k), naiveMethod(m, salt, k); got != want {
-				t.Fatalf("%v.Hash(%#x, % x) = %#x, reference %#x", m, salt, k[:], got, want)
+				t.Fatalf("%v.Hash(%#x, % x) = %#x, reference %#x", m, salt, k.Bytes(), got, want)
 			}
 		}
 	})

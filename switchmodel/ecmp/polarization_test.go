@@ -99,11 +99,11 @@ func uplinkSpread(pl planeLoad) (maxDev float64, idle int) {
 func TestPolarizationSalted(t *testing.T) {
 	t.Run("salted CRC alone adds a constant", func(t *testing.T) {
 		var zero Key
-		crc := func(salt uint32, k *Key) uint32 { tab, c := CRC32WithSalt.hasher(salt); return tab.hash(c, k) }
+		crc := func(salt uint32, k *Key) uint32 { a := CRC32WithSalt.hasher(salt); return a.hash(k) }
 		s1, s2 := DefaultSalt("rack-p0-r1", 1), DefaultSalt("fabric-p0-f2", 1)
 		for _, k := range randomFlows(3, 1000) {
 			if got, want := crc(s1, &k)^crc(s2, &k), crc(s1, &zero)^crc(s2, &zero); got != want {
-				t.Fatalf("key % x: salted CRCs differ by %#x, not the constant %#x", k[:], got, want)
+				t.Fatalf("key % x: salted CRCs differ by %#x, not the constant %#x", k.Bytes(), got, want)
 			}
 		}
 		pl := runPlane(1, func(sw string, k *Key) int { return int(crc(DefaultSalt(sw, 1), k) % 4) })

@@ -4,28 +4,69 @@ import "hash/crc32"
 
 // Every method is affine over GF(2) in the key bytes: for a fixed message length,
 //
-//	h(k) = c XOR t[0][k[0]] XOR t[1][k[1]] XOR ... XOR t[12][k[12]]
+//	h(k) = c XOR t[0][k[0]] XOR t[1][k[1]] XOR ... XOR t[n-1][k[n-1]]
 //
 // (a CRC is linear in the message plus a constant set by its init and xorout; XOR16
-// and Toeplitz are linear). The package precomputes t per method once, so a hash is
-// 13 independent table loads and XORs: fast, branch-free and allocation-free. The
-// CRC-32 tables are derived from the standard library's hash/crc32 (its
-// ChecksumIEEE is not used per packet because it makes its argument escape, i.e.
-// would allocate the key on every call); the CRC-16 tables from the byte-wise
-// table-driven CRC-16s below, which no standard library package offers.
+// and Toeplitz are linear). The package precomputes t per method and key length (13
+// bytes for IPv4, 37 for IPv6) once, so a hash is 13 (or 37) independent table loads
+// and XORs: fast, branch-free and allocation-free. The CRC-32 tables are derived from
+// the standard library's hash/crc32 (its ChecksumIEEE is not used per packet because
+// it makes its argument escape, i.e. would allocate the key on every call); the
+// CRC-16 tables from the byte-wise table-driven CRC-16s below, which no standard
+// library package offers.
 
-// keyTable is the per-position table of an affine hash of the 13-byte key.
+// keyTable is the per-position table of an affine hash of the 13-byte IPv4 key.
 type keyTable [KeyLen][256]uint32
 
 // hash returns c XOR the contributions of the 13 key bytes.
 func (t *keyTable) hash(c uint32, k *Key) uint32 {
-	return c ^ t[0][k[0]] ^ t[1][k[1]] ^ t[2][k[2]] ^ t[3][k[3]] ^
-		t[4][k[4]] ^ t[5][k[5]] ^ t[6][k[6]] ^ t[7][k[7]] ^ t[8][k[8]] ^
-		t[9][k[9]] ^ t[10][k[10]] ^ t[11][k[11]] ^ t[12][k[12]]
+	return c ^ t[0][k.b[0]] ^ t[1][k.b[1]] ^ t[2][k.b[2]] ^ t[3][k.b[3]] ^
+		t[4][k.b[4]] ^ t[5][k.b[5]] ^ t[6][k.b[6]] ^ t[7][k.b[7]] ^ t[8][k.b[8]] ^
+		t[9][k.b[9]] ^ t[10][k.b[10]] ^ t[11][k.b[11]] ^ t[12][k.b[12]]
 }
 
-// saltedLen is the length of the crc32WithSalt message: 4 salt bytes + the key.
-const saltedLen = 4 + KeyLen
+// keyTable6 is the per-position table of an affine hash of the 37-byte IPv6 key.
+type keyTable6 [KeyLen6][256]uint32
+
+// hash returns c XOR the contributions of the 37 key bytes.
+func (t *keyTable6) hash(c uint32, k *Key) uint32 {
+	for i := range KeyLen6 {
+		c ^= t[i][k.b[i]]
+	}
+	return c
+}
+
+// affine is a method's affine form for one salt, for keys of both lengths.
+type affine struct {
+	t4 *keyTable
+	c4 uint32
+	t6 *keyTable6
+	c6 uint32
+}
+
+// hash returns the affine hash of k (before the method's finalizer). Both lengths'
+// lookups are written out here: a leaf function, without the stack frame that a call
+// to keyTable6.hash would add to every IPv4 hash.
+func (a *affine) hash(k *Key) uint32 {
+	if k.IPv6() {
+		t, c := a.t6, a.c6
+		for i := range KeyLen6 {
+			c ^= t[i][k.b[i]]
+		}
+		return c
+	}
+	t := a.t4
+	return a.c4 ^ t[0][k.b[0]] ^ t[1][k.b[1]] ^ t[2][k.b[2]] ^ t[3][k.b[3]] ^
+		t[4][k.b[4]] ^ t[5][k.b[5]] ^ t[6][k.b[6]] ^ t[7][k.b[7]] ^ t[8][k.b[8]] ^
+		t[9][k.b[9]] ^ t[10][k.b[10]] ^ t[11][k.b[11]] ^ t[12][k.b[12]]
+}
+
+// saltedLen and saltedLen6 are the lengths of the crc32WithSalt message: 4 salt bytes
+// + the key.
+const (
+	saltedLen  = 4 + KeyLen
+	saltedLen6 = 4 + KeyLen6
+)
 
 // tailCRC is a CRC of messages of at most len(zero)-1 bytes in affine form.
 type tailCRC struct {
@@ -62,8 +103,9 @@ func (tc *tailCRC) sum(p []byte) uint32 {
 	return h
 }
 
-// keyTable returns the per-position table of the CRC of a message that ends with the
-// 13-byte key (whatever precedes it only changes the constant).
+// keyTables return the per-position tables of the CRC of a message that ends with the
+// 13-byte (IPv4) or 37-byte (IPv6) key (whatever precedes it only changes the
+// constant).
 func (tc *tailCRC) keyTable() *keyTable {
 	var kt keyTable
 	for i := range KeyLen {
@@ -72,11 +114,20 @@ func (tc *tailCRC) keyTable() *keyTable {
 	return &kt
 }
 
-// saltConst returns the constant of crc32WithSalt for a salt: the CRC of the 4-byte
-// big-endian salt followed by 13 zero bytes.
-func (tc *tailCRC) saltConst(salt uint32) uint32 {
-	return tc.zero[saltedLen] ^ tc.t[saltedLen-1][byte(salt>>24)] ^ tc.t[saltedLen-2][byte(salt>>16)] ^
-		tc.t[saltedLen-3][byte(salt>>8)] ^ tc.t[saltedLen-4][byte(salt)]
+func (tc *tailCRC) keyTable6() *keyTable6 {
+	var kt keyTable6
+	for i := range KeyLen6 {
+		kt[i] = tc.t[KeyLen6-1-i]
+	}
+	return &kt
+}
+
+// saltConst returns the constant of crc32WithSalt for a salt and a message of n
+// bytes (saltedLen or saltedLen6): the CRC of the 4-byte big-endian salt followed by
+// n-4 zero bytes.
+func (tc *tailCRC) saltConst(salt uint32, n int) uint32 {
+	return tc.zero[n] ^ tc.t[n-1][byte(salt>>24)] ^ tc.t[n-2][byte(salt>>16)] ^
+		tc.t[n-3][byte(salt>>8)] ^ tc.t[n-4][byte(salt)]
 }
 
 func crc32IEEE(p []byte) uint32 { return crc32.ChecksumIEEE(p) }
@@ -122,16 +173,32 @@ func rssWindow(p int) uint32 {
 	return w
 }
 
-// toeplitzInput maps the 12 Toeplitz input bytes (src IP, dst IP, src port, dst port)
-// to their key positions; the protocol byte (8) is not hashed.
-var toeplitzInput = [12]int{0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12}
+// toeplitzInput maps the Toeplitz input bytes (src IP, dst IP, src port, dst port) to
+// their key positions; the protocol byte (8 in an IPv4 key, 32 in an IPv6 key) is
+// not hashed.
+var (
+	toeplitzInput  = [12]int{0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12}
+	toeplitzInput6 = func() (in [36]int) {
+		for j := range in {
+			in[j] = j
+			if j >= 32 {
+				in[j] = j + 1
+			}
+		}
+		return in
+	}()
+)
 
 var (
-	crc32Tail   *tailCRC // CRC-32/IEEE, messages up to 17 bytes
-	arcTail     *tailCRC // CRC-16/ARC, up to 13 bytes
-	ccittTail   *tailCRC // CRC-16/CCITT-FALSE, up to 13 bytes
-	methodTable [NumMethods]*keyTable
-	methodConst [NumMethods]uint32 // unused for CRC32WithSalt (depends on the salt)
+	crc32Tail *tailCRC // CRC-32/IEEE, messages up to 41 bytes (salt and IPv6 key)
+	arcTail   *tailCRC // CRC-16/ARC, up to 37 bytes
+	ccittTail *tailCRC // CRC-16/CCITT-FALSE, up to 37 bytes
+	// methodFn is each method's affine form; CRC32WithSalt's constants depend on the
+	// salt (Method.hasher).
+	methodFn [NumMethods]affine
+	// crcIndex is the unsalted CRC-32 without its constant, the balancer's flow
+	// index hash for the 16-bit methods.
+	crcIndex affine
 )
 
 func init() {
@@ -155,39 +222,56 @@ func init() {
 		}
 		ccittTable[i] = c
 	}
-	crc32Tail = newTailCRC(saltedLen, crc32IEEE)
-	arcTail = newTailCRC(KeyLen, func(p []byte) uint32 { return uint32(crc16ARC(p)) })
-	ccittTail = newTailCRC(KeyLen, func(p []byte) uint32 { return uint32(crc16CCITTFalse(p)) })
+	crc32Tail = newTailCRC(saltedLen6, crc32IEEE)
+	arcTail = newTailCRC(KeyLen6, func(p []byte) uint32 { return uint32(crc16ARC(p)) })
+	ccittTail = newTailCRC(KeyLen6, func(p []byte) uint32 { return uint32(crc16CCITTFalse(p)) })
 
-	crcKey := crc32Tail.keyTable()
-	methodTable[CRC32], methodConst[CRC32] = crcKey, crc32Tail.zero[KeyLen]
-	methodTable[CRC32WithSalt] = crcKey
-	methodTable[CRC16], methodConst[CRC16] = arcTail.keyTable(), arcTail.zero[KeyLen]
-	methodTable[CRC16CCITT], methodConst[CRC16CCITT] = ccittTail.keyTable(), ccittTail.zero[KeyLen]
+	crcKey, crcKey6 := crc32Tail.keyTable(), crc32Tail.keyTable6()
+	methodFn[CRC32] = affine{crcKey, crc32Tail.zero[KeyLen], crcKey6, crc32Tail.zero[KeyLen6]}
+	methodFn[CRC32WithSalt] = affine{t4: crcKey, t6: crcKey6}
+	crcIndex = affine{t4: crcKey, t6: crcKey6}
+	methodFn[CRC16] = affine{arcTail.keyTable(), arcTail.zero[KeyLen], arcTail.keyTable6(), arcTail.zero[KeyLen6]}
+	methodFn[CRC16CCITT] = affine{ccittTail.keyTable(), ccittTail.zero[KeyLen], ccittTail.keyTable6(), ccittTail.zero[KeyLen6]}
 
-	var x keyTable // XOR16: even key bytes are the high byte of a 16-bit word
-	for i := range KeyLen {
-		for v := range 256 {
-			if i%2 == 0 {
-				x[i][v] = uint32(v) << 8
-			} else {
-				x[i][v] = uint32(v)
-			}
+	// XOR16: the key padded with a zero byte to 14 (38) bytes; even key bytes are the
+	// high byte of a 16-bit word.
+	xorRow := func(i, v int) uint32 {
+		if i%2 == 0 {
+			return uint32(v) << 8
+		}
+		return uint32(v)
+	}
+	var x keyTable
+	var x6 keyTable6
+	for v := range 256 {
+		for i := range KeyLen {
+			x[i][v] = xorRow(i, v)
+		}
+		for i := range KeyLen6 {
+			x6[i][v] = xorRow(i, v)
 		}
 	}
-	methodTable[XOR16] = &x
+	methodFn[XOR16] = affine{t4: &x, t6: &x6}
 
+	// Toeplitz: input byte j, bit b (MSB first) XORs in the key window at bit 8j+b.
+	toeplitzRow := func(j, v int) uint32 {
+		var h uint32
+		for bit := range 8 {
+			if v&(0x80>>bit) != 0 {
+				h ^= rssWindow(j*8 + bit)
+			}
+		}
+		return h
+	}
 	var tz keyTable
-	for j, pos := range toeplitzInput {
-		for v := range 256 {
-			var h uint32
-			for bit := range 8 {
-				if v&(0x80>>bit) != 0 {
-					h ^= rssWindow(8*j + bit)
-				}
-			}
-			tz[pos][v] = h
+	var tz6 keyTable6
+	for v := range 256 {
+		for j, pos := range toeplitzInput {
+			tz[pos][v] = toeplitzRow(j, v)
+		}
+		for j, pos := range toeplitzInput6 {
+			tz6[pos][v] = toeplitzRow(j, v)
 		}
 	}
-	methodTable[Toeplitz] = &tz
+	methodFn[Toeplitz] = affine{t4: &tz, t6: &tz6}
 }

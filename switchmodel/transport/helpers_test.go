@@ -6,6 +6,7 @@ import (
 	"github.com/tracefabric/tracefabric/internal/config"
 	"github.com/tracefabric/tracefabric/internal/units"
 	"github.com/tracefabric/tracefabric/switchmodel"
+	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
 )
 
 // star is hosts around one switch, every link with the same spec, with a transport
@@ -99,9 +100,7 @@ func link100G() switchmodel.LinkSpec {
 
 // key returns a distinct ECMP key per flow (stars route by destination alone).
 func key(i int) switchmodel.FlowKey {
-	var k switchmodel.FlowKey
-	k[0], k[1] = byte(i), byte(i>>8)
-	return k
+	return ecmp.MakeKey([4]byte{byte(i), byte(i >> 8)}, [4]byte{}, 0, 0, 0, false)
 }
 
 // offers makes flow segments available at given times, from an event handler.

@@ -30,11 +30,14 @@ func (k Kind) String() string {
 	return fmt.Sprintf("Kind(%d)", uint8(k))
 }
 
-// Control packets' IPv4 total lengths (docs/model.md#closed-loop-transports): a TCP
-// ACK is 40 bytes (a 64-byte frame), a RoCE ACK, NAK or CNP 60 (a 78-byte frame).
+// Control packets' lengths L (docs/model.md#closed-loop-transports): an IPv4 TCP
+// ACK is 40 bytes (a 64-byte frame), an IPv4 RoCE ACK, NAK or CNP 60 (a 78-byte
+// frame); an IPv6 flow's are IPv6HeaderExtra longer (its fixed header is 40 bytes,
+// IPv4's 20): 60 and 80.
 const (
-	TCPAckLength  = 40
-	RoCECtlLength = 60
+	TCPAckLength    = 40
+	RoCECtlLength   = 60
+	IPv6HeaderExtra = 20
 )
 
 // Segment is one captured packet offered to a closed-loop sender.
@@ -53,10 +56,14 @@ type FlowSpec struct {
 	AutoTCP bool
 	// Src and Dst are the host indices of the data's source and destination.
 	Src, Dst int32
-	// Key is the data's ECMP key; Reverse the key of its ACKs, CNPs and NAKs.
+	// Key is the data's ECMP key; Reverse the key of its ACKs, CNPs and NAKs (the
+	// layer adds both to the network's key table).
 	Key, Reverse switchmodel.FlowKey
 	// SMSS is the payload of the flow's largest captured segment (TCP), bytes.
 	SMSS int32
+	// IPv6: the flow's addresses are IPv6, so its control packets carry an IPv6
+	// header (IPv6HeaderExtra bytes longer).
+	IPv6 bool
 }
 
 // FlowStats are a closed-loop flow's totals.
@@ -194,7 +201,8 @@ func (l *Layer) NewFlow(id int32, spec FlowSpec) error {
 	if l.flows[id] != nil {
 		return fmt.Errorf("transport: flow %d registered twice", id)
 	}
-	f := &flow{id: id, spec: spec, kind: spec.Kind, firstAvail: -1}
+	f := &flow{id: id, spec: spec, kind: spec.Kind, firstAvail: -1,
+		key: l.net.AddKey(spec.Key), rev: l.net.AddKey(spec.Reverse)}
 	f.smss = float64(max(1, spec.SMSS))
 	f.recover, f.cwrEnd = -1, -1
 	f.rtoEv = -1
@@ -360,7 +368,7 @@ func (l *Layer) send(now units.Time, f *flow, i int32) {
 	s.sentAt = now
 	id, p := l.net.NewPacket()
 	p.FlowID, p.TraceIndex = int64(f.id), s.trace
-	p.Key = f.spec.Key
+	p.Key = f.key
 	p.Src, p.Dst = f.spec.Src, f.spec.Dst
 	p.DSCP, p.ECN, p.Length = s.dscp, s.ecn, s.length
 	p.Class, p.Seq = switchmodel.ClosedData, i
@@ -373,8 +381,11 @@ func (l *Layer) send(now units.Time, f *flow, i int32) {
 func (l *Layer) control(f *flow, class switchmodel.Class, length int32, dscp uint8, seq int32, echo bool) {
 	id, p := l.net.NewPacket()
 	p.FlowID, p.TraceIndex = int64(f.id), -1
-	p.Key = f.spec.Reverse
+	p.Key = f.rev
 	p.Src, p.Dst = f.spec.Dst, f.spec.Src
+	if f.spec.IPv6 {
+		length += IPv6HeaderExtra
+	}
 	p.DSCP, p.ECN, p.Length = dscp, switchmodel.NotECT, length
 	p.Class, p.Seq, p.Echo = class, seq, echo
 	l.generated[class]++
@@ -393,9 +404,10 @@ func (l *Layer) acked(f *flow, i int32) {
 
 // flow is one closed-loop flow: its sender's and its receiver's state.
 type flow struct {
-	id   int32
-	spec FlowSpec
-	kind Kind
+	id       int32
+	spec     FlowSpec
+	kind     Kind
+	key, rev switchmodel.KeyID // spec.Key and spec.Reverse in the network's key table
 
 	// Application and sender.
 	segs                           ring  // [una, end)

@@ -1,5 +1,6 @@
 // Command generate writes the synthetic traces committed under testdata/pcaps
-// (demo.pcap, incast.pcap, many-flows.pcap) from their seeded scenarios in package
+// (demo.pcap, incast.pcap, many-flows.pcap, tcp-incast.pcap, ipv6.pcap, mixed.pcap)
+// from their seeded scenarios in package
 // internal/tracegen, or, with -bench N, one N-packet benchmark trace.
 //
 // Usage, from the repository root:
@@ -74,7 +75,7 @@ func report(path string, st tracegen.Stats) {
 	if fi, err := os.Stat(path); err == nil {
 		size = fi.Size()
 	}
-	fmt.Printf("%s: %d packets, %d flows, %d IPv4 bytes, %s .. %s, file %d bytes\n",
-		path, st.Packets, st.Flows, st.Bytes, st.First.Format("15:04:05.000000000"),
+	fmt.Printf("%s: %d packets (%d IPv6), %d flows, %d bytes (IP lengths), %s .. %s, file %d bytes\n",
+		path, st.Packets, st.IPv6, st.Flows, st.Bytes, st.First.Format("15:04:05.000000000"),
 		st.Last.Format("15:04:05.000000000"), size)
 }
