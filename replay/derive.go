@@ -38,7 +38,7 @@ func (pr *Prepared) Derive(cfg *config.Config, speedup float64) (*Prepared, erro
 		return nil, err
 	}
 	d := &Prepared{Opt: opt, Summary: pr.Summary, Clos: pr.Clos, HostMap: pr.HostMap, T0: pr.T0, Idle: pr.Idle,
-		fileOffset: pr.fileOffset, smss: pr.smss}
+		fileOffset: pr.fileOffset, smss: pr.smss, cache: pr.cache}
 	if d.closedLoop() && d.smss == nil {
 		smss, err := segmentSizes(&d.Opt, d.Summary)
 		if err != nil {

@@ -116,6 +116,8 @@ type Prepared struct {
 	fileOffset []int64 // records before each file in the merged capture (trace_index)
 	// smss is, in a closed-loop run, the largest TCP payload of each flow.
 	smss map[ingest.FiveTuple]int32
+	// cache, when not nil, holds the trace's arrivals (CacheTrace).
+	cache *traceCache
 }
 
 func (o *Options) defaults() error {

@@ -57,7 +57,7 @@ type sim struct {
 	tier []records.Tier // per node
 
 	// injector
-	feed          *feed
+	feed          arrivals
 	next          *arrival // the packet to inject next; nil after the last
 	readErr       error
 	lastInj       units.Time
@@ -134,14 +134,15 @@ func newSim(pr *Prepared, cfg *config.Config, out *records.OutputDir) (*sim, err
 // limit.
 func (s *sim) run() error {
 	opt := &s.pr.Opt
-	iopt := opt.ingestOptions()
-	iopt.Warn = nil // Prepare reported them
-	iopt.InOrder = s.pr.Summary.InOrderFiles()
-	r, err := ingest.Open(opt.Traces, iopt)
-	if err != nil {
-		return inputErrf("%w", err)
+	if s.pr.cache != nil {
+		s.feed = newCacheFeed(s.pr)
+	} else {
+		r, err := openTrace(s.pr)
+		if err != nil {
+			return err
+		}
+		s.feed = newFeed(s.pr, r)
 	}
-	s.feed = newFeed(s.pr, r)
 	// The simulation loop runs on this goroutine alone: pinned to its thread, the
 	// thread's CPU time is the loop's (run.json cpu_s), whatever else the machine runs.
 	runtime.LockOSThread()
@@ -171,6 +172,18 @@ func (s *sim) run() error {
 	s.cpu = threadCPU() - cpu0
 	s.progress(true)
 	return nil
+}
+
+// openTrace opens pr's capture files for the run pass.
+func openTrace(pr *Prepared) (*ingest.Reader, error) {
+	iopt := pr.Opt.ingestOptions()
+	iopt.Warn = nil // Prepare reported them
+	iopt.InOrder = pr.Summary.InOrderFiles()
+	r, err := ingest.Open(pr.Opt.Traces, iopt)
+	if err != nil {
+		return nil, inputErrf("%w", err)
+	}
+	return r, nil
 }
 
 // advance takes the next arrival from the feed into s.next.

@@ -37,11 +37,12 @@ type sweepFlags struct {
 	// --emit k8s
 	emit, image, name, memory, pvc, mount string
 	parallelism, backoff                  int
+	cache                                 string // --cache SIZE
 }
 
 // sweepRunFlags are the flags of `replay run` that a sweep passes to every point;
 // --emit repeats those given in the Job's command.
-var sweepRunFlags = []string{"hosts", "rack-prefix", "oversize", "max-drain", "record-packets",
+var sweepRunFlags = []string{"hosts", "rack-prefix", "rack-prefix6", "family", "oversize", "max-drain", "record-packets",
 	"reorder-window", "start", "duration", "max-idle", "strict"}
 
 func newSweepCmd() *cobra.Command {
@@ -134,6 +135,13 @@ The sweep file (-c):
 			if fl.Changed("rack-prefix") && (opt.RackPrefix < 0 || opt.RackPrefix > 32) {
 				return usageError{Err: fmt.Errorf("--rack-prefix %d: want a prefix length 0..32", opt.RackPrefix)}
 			}
+			if fl.Changed("rack-prefix6") && (opt.RackPrefix6 < 0 || opt.RackPrefix6 > 128) {
+				return usageError{Err: fmt.Errorf("--rack-prefix6 %d: want a prefix length 0..128", opt.RackPrefix6)}
+			}
+			cache, err := units.ParseBytes(f.cache)
+			if err != nil || cache < 0 {
+				return usageError{Err: fmt.Errorf("--cache %q: want a size such as 512MiB (0: no cache)", f.cache)}
+			}
 			if maxDrain != "" {
 				d, err := units.ParseTime(maxDrain)
 				if err != nil || d <= 0 {
@@ -141,7 +149,9 @@ The sweep file (-c):
 				}
 				opt.MaxDrain = d
 			}
-			var err error
+			if opt.Family, err = tf.fam(); err != nil {
+				return err
+			}
 			if opt.Window, err = tf.window(); err != nil {
 				return err
 			}
@@ -149,7 +159,7 @@ The sweep file (-c):
 				return err
 			}
 			opt.ReorderWindow, opt.Strict = tf.reorder, tf.strict
-			return runSweep(cmd, &f, opt, args)
+			return runSweep(cmd, &f, opt, int64(cache), args)
 		},
 	}
 	fl := cmd.Flags()
@@ -171,15 +181,18 @@ The sweep file (-c):
 	fl.IntVar(&f.backoff, "backoff-limit-per-index", 2, "--emit k8s: retries of a failed index (an index that fails on its input, exit 2, is not retried)")
 	fl.StringVar(&opt.Hosts, "hosts", "subnet", "host mapping of every point: subnet, hash, or a CSV file of cidr,host-name lines")
 	fl.IntVar(&opt.RackPrefix, "rack-prefix", 24, "subnet mapping: group endpoints by this prefix length, one group per rack")
+	fl.IntVar(&opt.RackPrefix6, "rack-prefix6", 64, "subnet mapping: group IPv6 endpoints by this prefix length")
+	fl.StringVar(&f.cache, "cache", "512MiB", "with -j > 1: keep the decoded trace in memory up to this `SIZE` (32 bytes per packet), shared by the points, instead of decoding it again for each (0: never)")
 	fl.StringVar(&opt.Oversize, "oversize", "split", "packets longer than the MTU: split into MTU-sized packets, or drop")
 	fl.StringVar(&maxDrain, "max-drain", "1s", "simulate at most this long after the last packet to drain the fabric")
 	fl.BoolVar(&opt.RecordPackets, "record-packets", false, "also write packets.arrow for every point")
 	tf.register(cmd, true)
+	tf.registerFamily(cmd)
 	return cmd
 }
 
 // runSweep expands the sweep file, checks every point, and runs the points.
-func runSweep(cmd *cobra.Command, f *sweepFlags, opt replay.Options, traces []string) error {
+func runSweep(cmd *cobra.Command, f *sweepFlags, opt replay.Options, cache int64, traces []string) error {
 	stderr, stdout := cmd.ErrOrStderr(), cmd.OutOrStdout()
 	file, err := sweep.ParseFile(f.file)
 	if err != nil {
@@ -207,8 +220,8 @@ func runSweep(cmd *cobra.Command, f *sweepFlags, opt replay.Options, traces []st
 
 	var bar *pointBar
 	var lines []string // per point, in completion order (printed at the end with --json off)
-	so := sweep.Options{Run: opt, Dir: out, Jobs: f.jobs, Index: f.index, Of: f.of,
-		Ready: func(todo, done []*sweep.Point) {
+	so := sweep.Options{Run: opt, Dir: out, Jobs: f.jobs, Index: f.index, Of: f.of, Cache: cache,
+		Ready: func(todo, done []*sweep.Point, cached int64) {
 			// What will run, once the sweep file, every point and the trace are checked.
 			line := fmt.Sprintf("%s: %s (%s)", f.file, cli.Plural(int64(len(pl.Points)), "point"), axesLine(file))
 			if f.of > 0 {
@@ -217,7 +230,11 @@ func runSweep(cmd *cobra.Command, f *sweepFlags, opt replay.Options, traces []st
 			if len(done) > 0 {
 				line += fmt.Sprintf(", %d already done", len(done))
 			}
-			fmt.Fprintf(stderr, "%s; %s to run with -j %d into %s\n", line, cli.Plural(int64(len(todo)), "point"), f.jobs, out)
+			line = fmt.Sprintf("%s; %s to run with -j %d into %s", line, cli.Plural(int64(len(todo)), "point"), f.jobs, out)
+			if cached > 0 {
+				line += fmt.Sprintf(" (the trace decoded once: %s in memory)", units.FormatBytes(float64(cached)))
+			}
+			fmt.Fprintln(stderr, line)
 			bar = newPointBar(stderr, int64(len(todo)), f.quiet || f.asJSON)
 		},
 		Event: func(e sweep.Event) {

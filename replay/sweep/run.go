@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -35,9 +36,14 @@ type Options struct {
 	Jobs int
 	// Index and Of select the points k with k mod Of == Index (Of 0: all points).
 	Index, Of int
+	// Cache is the memory the decoded trace may take when Jobs > 1 and more than one
+	// point is to run: the points then replay it from memory (replay.CacheTrace, one
+	// copy per topology and transport mode) instead of each decoding the capture
+	// again on a goroutine of its own. 0, or a trace that does not fit: no cache.
+	Cache int64
 	// Ready, when set, is called once everything is checked and prepared, before
 	// the first point runs: with the points about to run and those already done.
-	Ready func(todo, done []*Point)
+	Ready func(todo, done []*Point, cached int64)
 	// Event, when set, is told when a point starts, finishes or fails (from the
 	// worker goroutines, one call at a time).
 	Event func(Event)
@@ -61,6 +67,8 @@ type Result struct {
 	Mine, Skipped, Ran []*Point
 	// Took is the wall time of the points' runs.
 	Took time.Duration
+	// Cached is the memory the trace cache took (0: the points read the capture).
+	Cached int64
 }
 
 // Run runs the points of the plan that Index/Of select and are not done yet into
@@ -168,8 +176,27 @@ func Run(pl *Plan, opt Options) (*Result, error) {
 		cleanup()
 		return nil, err
 	}
+	// Points running side by side replay the trace from memory when it fits.
+	if opt.Jobs > 1 && len(todo) > 1 && opt.Cache > 0 {
+		budget := opt.Cache
+		for _, key := range slices.Sorted(maps.Keys(prepared)) {
+			pr := prepared[key]
+			if need := pr.CacheBytes(); need > budget {
+				continue
+			}
+			if err := pr.CacheTrace(budget); err != nil {
+				cleanup()
+				if ctx.Err() != nil {
+					return nil, context.Cause(ctx)
+				}
+				return nil, err
+			}
+			budget -= pr.CacheBytes()
+			res.Cached += pr.CacheBytes()
+		}
+	}
 	if opt.Ready != nil {
-		opt.Ready(todo, res.Skipped)
+		opt.Ready(todo, res.Skipped, res.Cached)
 	}
 
 	start := time.Now()

@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
@@ -146,5 +147,45 @@ func TestRunRefusesOthersDirectories(t *testing.T) {
 	}
 	if run, err := records.ReadRun(p1); err != nil || run.HashMethod.String() != "xor16" {
 		t.Errorf("p0001 after the rerun: %v %v", run, err)
+	}
+}
+
+// Points that run side by side replay the trace from memory (Options.Cache): one
+// copy per topology and transport mode, the same records, byte for byte, as points
+// that each read the capture; a cache that does not fit is not made.
+func TestRunCachedTrace(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays the demo trace 16 times")
+	}
+	pl := plan(t, "axes:\n  hash: [crc16, xor16]\n  transport: [open, closed]\n  speedup: [1, 2]\n")
+	root := t.TempDir()
+	run := func(name string, cache int64) *Result {
+		opt := Options{Run: replay.Options{Traces: []string{demo}, Version: "test"}, Dir: filepath.Join(root, name), Jobs: 2, Cache: cache}
+		res, err := Run(pl, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Ran) != len(pl.Points) {
+			t.Fatalf("%s: ran %d of %d points", name, len(res.Ran), len(pl.Points))
+		}
+		return res
+	}
+	cached, streamed, small := run("cached", 1<<30), run("streamed", 0), run("small", 1000)
+	// The demo trace: 22,151 packets, 632 flows, once per transport mode.
+	want := 2 * (22151*replay.CacheEntryBytes + 632*replay.CacheFlowBytes)
+	if cached.Cached != want || streamed.Cached != 0 || small.Cached != 0 {
+		t.Errorf("cache of %d, %d and %d bytes; want %d, 0 and 0", cached.Cached, streamed.Cached, small.Cached, want)
+	}
+	for _, p := range pl.Points {
+		for _, name := range records.Files() {
+			x, errx := os.ReadFile(filepath.Join(root, "cached", p.Dir(), name))
+			y, erry := os.ReadFile(filepath.Join(root, "streamed", p.Dir(), name))
+			if os.IsNotExist(errx) && os.IsNotExist(erry) {
+				continue
+			}
+			if errx != nil || erry != nil || !bytes.Equal(x, y) {
+				t.Errorf("%s %s: the cached and the streamed point differ (%v, %v)", p.Dir(), name, errx, erry)
+			}
+		}
 	}
 }
