@@ -1,4 +1,4 @@
-// Package records writes and reads the output of a replay run (SPEC 6): eight Arrow
+// Package records writes and reads the output of a replay run (docs/records.md): eight Arrow
 // IPC files (the IPC *file* format, also called Feather v2, readable by pyarrow,
 // arrow-js, R arrow and polars) and run.json, in an output directory that appears
 // atomically. It knows nothing of the simulator: rows are plain Go structs.

@@ -6,7 +6,7 @@ import "fmt"
 // dictionary<int32, utf8> column whose dictionary is the enumeration's names in the
 // order of its constants, written once per file (see the package documentation).
 
-// Reason is why a packet was dropped (SPEC 3.3 and 5).
+// Reason is why a packet was dropped (docs/model.md#shared-buffer, docs/model.md#replay).
 type DropReason uint8
 
 const (
@@ -25,7 +25,7 @@ const (
 
 var reasonNames = [NumDropReasons]string{"headroom", "egress-limit", "pool-full", "oversize"}
 
-// Tier is the role of a node in the Clos (SPEC 4.1); hosts are a tier of their own.
+// Tier is the role of a node in the Clos (docs/model.md#clos-builder); hosts are a tier of their own.
 type Tier uint8
 
 const (
@@ -39,7 +39,7 @@ const (
 
 var tierNames = [NumTiers]string{"host", "rack", "fabric", "spine"}
 
-// PFCEvent is what happened to a PFC frame or a pause timer (SPEC 3.4).
+// PFCEvent is what happened to a PFC frame or a pause timer (docs/model.md#priority-flow-control).
 type PFCEventKind uint8
 
 const (
@@ -75,7 +75,7 @@ const (
 
 var fateNames = [NumFates]string{"delivered", "dropped", "undrained"}
 
-// HashMethod is an ECMP hash method (SPEC 3.6), spelled as in the configuration.
+// HashMethod is an ECMP hash method (docs/model.md#ecmp-hashing), spelled as in the configuration.
 type HashMethod uint8
 
 const (

@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-// Export formats (SPEC 12): `replay export` writes each record file NAME.arrow of a
+// Export formats (docs/records.md#parquet-and-csv-replay-export): `replay export` writes each record file NAME.arrow of a
 // run as NAME.parquet or NAME.csv, by default into the run directory's subdirectory
 // named after the format (RUN_DIR/parquet, RUN_DIR/csv). The writer lives in package
 // records/export, which only the commands import; this package knows the names, so

@@ -27,7 +27,7 @@ type Run struct {
 	Version       string   `json:"version"`        // tracefabric version that wrote the run
 	SchemaVersion int      `json:"schema_version"` // SchemaVersion of run.json and the record files
 	Command       []string `json:"command"`        // the command line, program name first
-	Seed          uint64   `json:"seed"`           // the run's seed (SPEC 2)
+	Seed          uint64   `json:"seed"`           // the run's seed (docs/model.md#units-and-conventions)
 	// HashMethod is the ECMP hash method of the run (the one configured, or this
 	// directory's method under --hash all).
 	HashMethod HashMethod `json:"hash_method"`
@@ -88,13 +88,13 @@ type Topology struct {
 	Nodes     int      `json:"nodes"`       // nodes, hosts included
 	Links     int      `json:"links"`       // full-duplex links
 	Hosts     int      `json:"hosts"`       // hosts
-	BDPBytes  int64    `json:"bdp_bytes"`   // fabric BDP (SPEC 4.3), bytes
-	BaseRTTPs int64    `json:"base_rtt_ps"` // base RTT over the longest path (SPEC 4.3), ps
+	BDPBytes  int64    `json:"bdp_bytes"`   // fabric BDP (docs/model.md#fabric-bdp), bytes
+	BaseRTTPs int64    `json:"base_rtt_ps"` // base RTT over the longest path (docs/model.md#fabric-bdp), ps
 	Switches  []Switch `json:"switches"`    // every switch, in node order
 }
 
 // Switch is one switch's line in run.json: its bandwidth against its switching
-// capacity (SPEC 3.8).
+// capacity (docs/model.md#switching-capacity).
 type Switch struct {
 	Name                 string `json:"name"`
 	Tier                 Tier   `json:"tier"`

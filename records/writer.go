@@ -20,7 +20,7 @@ const DefaultBatchRows = 65536
 // the node names. Every node column (node, peer, src_host, dst_host, end_node) and
 // every packet path refers to nodes by their index in Nodes.
 type Dictionaries struct {
-	// Nodes are the names of every node of the topology, hosts included (SPEC 4.1:
+	// Nodes are the names of every node of the topology, hosts included (docs/model.md#clos-builder:
 	// host-p0-r1-h5, rack-p0-r1, fabric-p0-f2, spine-s2-3). Names must be unique, not
 	// empty and must not contain PathSeparator.
 	Nodes []string

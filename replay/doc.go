@@ -1,8 +1,8 @@
 // Package replay turns captures into a simulation of a Clos fabric and streams its
-// records (SPEC 4, 5 and 6).
+// records (docs/model.md#topology, docs/model.md#replay, docs/records.md).
 //
-// It builds the Clos of SPEC 4.1 (NewClos: a pure graph with SPEC 4.2's up/down
-// routing), maps the trace's IPv4 endpoints onto its hosts (MapHosts: subnet, hash or
+// It builds the Clos of docs/model.md#clos-builder (NewClos: a pure graph with the
+// up/down routing of docs/model.md#routing), maps the trace's IPv4 and IPv6 endpoints onto its hosts (MapHosts: subnet, hash or
 // a CSV file), instantiates the switch model of package switchmodel on that graph,
 // injects every IPv4 packet of the capture at (t - t0) / Speedup into its source host's
 // NIC, runs until the fabric drains or the drain limit passes, and writes the record

@@ -27,14 +27,14 @@ func (g HostGrid) Racks() int { return g.Pods * g.RacksPerPod }
 // Hosts is the number of hosts.
 func (g HostGrid) Hosts() int { return g.Racks() * g.HostsPerRack }
 
-// HostName names host id as SPEC 4.1 does: host-p0-r1-h5.
+// HostName names host id as docs/model.md#clos-builder does: host-p0-r1-h5.
 func (g HostGrid) HostName(id int32) string {
 	h := int(id) % g.HostsPerRack
 	r := int(id) / g.HostsPerRack
 	return fmt.Sprintf("host-p%d-r%d-h%d", r/g.RacksPerPod, r%g.RacksPerPod, h)
 }
 
-// HostID parses a SPEC 4.1 host name; ok is false when it is not one of this grid.
+// HostID parses a docs/model.md#clos-builder host name; ok is false when it is not one of this grid.
 func (g HostGrid) HostID(name string) (int32, bool) {
 	var p, r, h int
 	if n, err := fmt.Sscanf(name, "host-p%d-r%d-h%d", &p, &r, &h); err != nil || n != 3 {
@@ -47,7 +47,7 @@ func (g HostGrid) HostID(name string) (int32, bool) {
 	return int32((p*g.RacksPerPod+r)*g.HostsPerRack + h), true
 }
 
-// Host-mapping modes (SPEC 5, flag --hosts).
+// Host-mapping modes (docs/model.md#replay, flag --hosts).
 const (
 	MapSubnet = "subnet"
 	MapHash   = "hash"

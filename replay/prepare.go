@@ -25,7 +25,7 @@ const (
 )
 
 // DefaultMaxDrain is how long the simulation may run after the last injection
-// (flag --max-drain, SPEC 5).
+// (flag --max-drain, docs/model.md#replay).
 const DefaultMaxDrain = units.Second
 
 // ErrInput is wrapped by errors in the run's inputs (traces, host mapping, options):
@@ -49,7 +49,7 @@ type Options struct {
 	Traces []string
 	// Config is the validated effective configuration (config.Load).
 	Config *config.Config
-	// Hosts is the host mapping: "subnet" (default), "hash" or a CSV file (SPEC 5).
+	// Hosts is the host mapping: "subnet" (default), "hash" or a CSV file (docs/model.md#replay).
 	Hosts string
 	// RackPrefix and RackPrefix6 are the subnet mapping's grouping prefix lengths for
 	// IPv4 and IPv6 endpoints (0: 24 and 64).

@@ -188,17 +188,17 @@ func (r *realRun) check(t *testing.T, want [2]int64, speedup float64) {
 	if tr.Packets != tr.Replayed+skipped {
 		t.Errorf("trace: %d packets, %d replayed + %d skipped (%v)", tr.Packets, tr.Replayed, skipped, tr.Skipped)
 	}
-	// SPEC 5: injected = IP packets - intra-host - oversize + the pieces they were
+	// docs/model.md#replay: injected = IP packets - intra-host - oversize + the pieces they were
 	// split into (an oversize packet dropped at its NIC counts as injected and dropped).
 	if want := tr.Replayed - tr.IntraHost - tr.Oversize.Packets + tr.Oversize.SplitInto + tr.Oversize.Dropped; s.Injected != want {
 		t.Errorf("injected %d, want replayed %d - intra-host %d - oversize %d + pieces %d + oversize dropped %d = %d",
 			s.Injected, tr.Replayed, tr.IntraHost, tr.Oversize.Packets, tr.Oversize.SplitInto, tr.Oversize.Dropped, want)
 	}
-	// SPEC 9 conservation, fabric-wide.
+	// docs/model.md#invariants conservation, fabric-wide.
 	if s.Injected != s.Delivered+s.DroppedTotal()+s.UndrainedTotal() {
 		t.Errorf("injected %d != delivered %d + dropped %d + undrained %d", s.Injected, s.Delivered, s.DroppedTotal(), s.UndrainedTotal())
 	}
-	// SPEC 3.10: no lossless drop under Headroom auto.
+	// docs/model.md#headroom-sizing: no lossless drop under Headroom auto.
 	if s.LosslessDrops != 0 || s.Dropped[records.ReasonHeadroom] != 0 {
 		t.Errorf("%d lossless (headroom) drops under Headroom auto", s.Dropped[records.ReasonHeadroom])
 	}
@@ -220,7 +220,7 @@ func (r *realRun) check(t *testing.T, want [2]int64, speedup float64) {
 		t.Errorf("flows sum to %d/%d/%d/%d, run.json %d/%d/%d/%d (injected/delivered/dropped/undrained)",
 			pk, del, drop, und, s.Injected, s.Delivered, s.DroppedTotal(), s.UndrainedTotal())
 	}
-	// SPEC 9 conservation per switch, from ports.arrow: every data frame a switch
+	// docs/model.md#invariants conservation per switch, from ports.arrow: every data frame a switch
 	// received was sent on, dropped there, or is still in it.
 	type bal struct{ rx, tx, drops int64 }
 	per := map[int32]*bal{}
@@ -432,7 +432,7 @@ func TestRealPcaps(t *testing.T) {
 					t.Errorf("node %d -> %d TC%d: sent %v pause/resume frames, the peer received %v", l.a, l.b, l.tc, n, rx[l])
 				}
 			}
-			// paused_ps (SPEC 3.9 time paused, at the paused sender) equals the time
+			// paused_ps (docs/model.md#statistics time paused, at the paused sender) equals the time
 			// between each rx_pause that paused the class and the rx_resume or expire
 			// that ended it, from pfc.arrow.
 			events, _, err := records.ReadAll(records.OpenPFC(filepath.Join(r.out, records.PFCFile)))

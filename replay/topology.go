@@ -22,8 +22,8 @@ type ClosNode struct {
 	Ports []ClosPort
 }
 
-// Clos is the pure graph of a Clos fabric (SPEC 4.1) with its up/down routing
-// (SPEC 4.2); the replay builder turns it into simulated switches and hosts.
+// Clos is the pure graph of a Clos fabric (docs/model.md#clos-builder) with its up/down routing
+// (docs/model.md#routing); the replay builder turns it into simulated switches and hosts.
 //
 // Node numbering: hosts first, in host-id order (so node i < Hosts is host id i), then
 // racks (pod, rack), fabric switches (pod, index), spines (plane, index).
@@ -130,7 +130,7 @@ func (c *Clos) Switches() []int {
 	return s
 }
 
-// NextHops returns the ports of node that lead toward host dst by SPEC 4.2: one port,
+// NextHops returns the ports of node that lead toward host dst by docs/model.md#routing: one port,
 // or an equal-cost set in port order. It is nil at the destination host itself.
 func (c *Clos) NextHops(node int, dst int32) []int {
 	t := c.Topology
@@ -182,7 +182,7 @@ func seq(from, n int) []int {
 	return s
 }
 
-// Bandwidth is the sum of a node's port speeds, each full-duplex port once (SPEC 3.8).
+// Bandwidth is the sum of a node's port speeds, each full-duplex port once (docs/model.md#switching-capacity).
 func (c *Clos) Bandwidth(node int) int64 {
 	var b int64
 	for _, p := range c.Nodes[node].Ports {

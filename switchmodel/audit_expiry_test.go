@@ -6,7 +6,7 @@ import (
 	"github.com/tracefabric/tracefabric/internal/units"
 )
 
-// SPEC 3.2 strict priority (TC7 down to TC0). A pause frame for the default lossless
+// docs/model.md#ports-links-and-scheduling strict priority (TC7 down to TC0). A pause frame for the default lossless
 // pool pauses TC3 and TC4 together; both timers end at the same picosecond. rxPFC
 // schedules one expiry event per class in TC order 0..7, and expire() kicks the port
 // after unpausing only its own class: at the expiry instant TC3 is unpaused first and

@@ -6,8 +6,8 @@ import (
 	"github.com/tracefabric/tracefabric/internal/units"
 )
 
-// SPEC 3.10 / 9: under Headroom auto there is no headroom drop "for any trace", N-to-1
-// incasts included. SPEC 3.2 lets ForwardingLatency (any value >= 0) delay a frame
+// docs/model.md#headroom-sizing / 9: under Headroom auto there is no headroom drop "for any trace", N-to-1
+// incasts included. docs/model.md#ports-links-and-scheduling lets ForwardingLatency (any value >= 0) delay a frame
 // before ingress admission, i.e. before the pause decision, but 3.10's W has no term
 // for it: the C*ForwardingLatency/8 wire bytes in the forwarding line when the pause is
 // decided all land in headroom.

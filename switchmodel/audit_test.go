@@ -1,8 +1,8 @@
 package switchmodel
 
-// Audit tests: hand-computed single-switch scenarios that pin the seed's and SPEC 3's
-// buffering, PFC and ECN sentences to the picosecond and to the byte. Every expected
-// number below is derived in the comments from the spec's formulas, not read back
+// Audit tests: hand-computed single-switch scenarios that pin the buffering, PFC and
+// ECN sentences of the seed description and of docs/model.md#switch-model to the picosecond and to the byte. Every expected
+// number below is derived in the comments from the model's formulas, not read back
 // from the model.
 
 import (
@@ -71,7 +71,7 @@ func sameTimes(a, b []units.Time) bool {
 // Arrivals at the switch alternate host 0, host 1 at k*123,040 + 1,000,000 ps. Before
 // arrival n (0-based) the pool's shared occupancy is S = 1,536*n and the arriving
 // port's own is 1,536*floor(n/2); it goes to shared while own + 1,536 <= (102,400 -
-// S)/8 (SPEC 3.3 step 2 with the pool's PoolShared at that moment). n = 11: 9,216 <=
+// S)/8 (docs/model.md#shared-buffer step 2 with the pool's PoolShared at that moment). n = 11: 9,216 <=
 // 10,688 holds; n = 12 (host 0's 7th packet): 10,752 > 10,496, so port 0 pauses; n = 13
 // (host 1's 7th): S is still 18,432 (n = 12 went to headroom), 10,752 > 10,496: port 1
 // pauses too. (With the port's own occupancy instead of the pool's, the 8th packet
@@ -102,11 +102,11 @@ func TestAuditPFCTwoSendersExact(t *testing.T) {
 		want  want
 	}{
 		{"base", 0, false, want{1_861_280, []units.Time{169_630_880, 337_400_480}, 2_868_000}},
-		// SPEC 3.2: ForwardingLatency delays the frame before ingress admission, so the
+		// docs/model.md#ports-links-and-scheduling: ForwardingLatency delays the frame before ingress admission, so the
 		// pause decision (and the refreshes) move by 300 ns; departures do not.
 		{"forwarding latency 300ns", 300 * units.Nanosecond, false,
 			want{2_161_280, []units.Time{169_930_880, 337_700_480}, 3_168_000}},
-		// SPEC 3.2: the PFC queue goes first but never pre-empts. Host 3's 9000-byte
+		// docs/model.md#ports-links-and-scheduling: the PFC queue goes first but never pre-empts. Host 3's 9000-byte
 		// frame is on the wire to host 0 from 1,723,040 to 2,446,080 and host 4's waits
 		// in TC0: the pause frame starts at 2,446,080, host 4's frame after it, at
 		// 2,452,800 (delivered at 2,452,800 + 723,040 + 1,000,000 = 4,175,840).
@@ -133,7 +133,7 @@ func TestAuditPFCTwoSendersExact(t *testing.T) {
 			}
 			newInjector(st.net, specs)
 
-			// Mid-run: the admission split (SPEC 3.3) and a buffer sample (SPEC 3.9).
+			// Mid-run: the admission split (docs/model.md#shared-buffer) and a buffer sample (docs/model.md#statistics).
 			st.eng.RunUntil(100 * units.Microsecond)
 			s := st.sw
 			for p := 0; p < 2; p++ {
@@ -186,7 +186,7 @@ func TestAuditPFCTwoSendersExact(t *testing.T) {
 					t.Errorf("host %d: a refreshed pause expired at %v", h, got)
 				}
 			}
-			// SPEC 3.9 time paused, at the paused sender: from rx_pause to rx_resume,
+			// docs/model.md#statistics time paused, at the paused sender: from rx_pause to rx_resume,
 			// for both classes of the pool's class-enable vector.
 			ps0 := st.hosts[0].PortStats(0)
 			ps1 := st.hosts[1].PortStats(0)
@@ -229,7 +229,7 @@ func TestAuditPFCTwoSendersExact(t *testing.T) {
 					t.Errorf("lossy deliveries to host 0 at %v, want [3446080 4175840]", got)
 				}
 			}
-			// SPEC 3.9: a sample per pool every 100 us while the network holds packets
+			// docs/model.md#statistics: a sample per pool every 100 us while the network holds packets
 			// (the package doc: the sampler stops once it is empty): 100, 200 and 300 us
 			// see the blocked queue, 400 us the empty buffer (last delivery 343.45 us).
 			var times []units.Time
@@ -263,7 +263,7 @@ func sendN(n int, src, dst int32, tc uint8, ecn uint8) []pktSpec {
 	return out
 }
 
-// TestAuditLosslessPoolWithoutRoom: SPEC 3.3 step 2 charges shared only if "the pool
+// TestAuditLosslessPoolWithoutRoom: docs/model.md#shared-buffer step 2 charges shared only if "the pool
 // has room". With a fixed Xoff of 1 MiB and a 16,384-byte lossless pool (64 cells),
 // ten 1,536-byte packets fill 15,360 B; the 11th (arriving at 11*123,040 + 1,000,000 =
 // 2,353,440 ps) does not fit the pool although it is far below Xoff: it goes to
@@ -308,7 +308,7 @@ func TestAuditLosslessPoolWithoutRoom(t *testing.T) {
 	checkDrained(t, st.net)
 }
 
-// TestAuditHeadroomNotEmptyGoesToHeadroom: SPEC 3.3 step 2 needs headroom(p,P) empty:
+// TestAuditHeadroomNotEmptyGoesToHeadroom: docs/model.md#shared-buffer step 2 needs headroom(p,P) empty:
 // a port that holds headroom bytes charges a new arrival to headroom even when its
 // shared occupancy is far below Xoff, and does not send a second pause while pausing.
 func TestAuditHeadroomNotEmptyGoesToHeadroom(t *testing.T) {
@@ -327,7 +327,7 @@ func TestAuditHeadroomNotEmptyGoesToHeadroom(t *testing.T) {
 	}
 }
 
-// TestAuditLossyDynamicEgressLimit: SPEC 3.3 lossy step 1, limit = EgressAlpha *
+// TestAuditLossyDynamicEgressLimit: docs/model.md#shared-buffer lossy step 1, limit = EgressAlpha *
 // (PoolSize - PoolUsed) with PoolUsed the whole pool's occupancy. A 65,536-byte lossy
 // pool, egress blocked, 60 packets of 1,536 B per sender. One queue: admitted while
 // q + 1,536 <= alpha*(65,536 - q): 38 packets for alpha 8, 21 for 1, 14 for 0.5. Two
@@ -381,7 +381,7 @@ func TestAuditLossyDynamicEgressLimit(t *testing.T) {
 	}
 }
 
-// TestAuditLossyCheckOrder: SPEC 3.3 checks the egress limit (step 1) before the pool
+// TestAuditLossyCheckOrder: docs/model.md#shared-buffer checks the egress limit (step 1) before the pool
 // (step 2), and both are inclusive ("drop if queue + s > limit", "if PoolUsed + s >
 // PoolSize"). Ten 1,536-byte packets into a blocked queue:
 //   - fixed limit 3,072 B, pool 4,096 B: 2 admitted; the 3rd exceeds both (4,608 >
@@ -413,7 +413,7 @@ func TestAuditLossyCheckOrder(t *testing.T) {
 			if got := st.sw.ports[1].tc[0].egress / auCell1500; got != tc.admitted || c.Dropped[DropEgressLimit] != tc.egr || c.Dropped[DropPoolFull] != tc.pf {
 				t.Errorf("admitted %d, drops %v; want %d admitted, %d egress-limit, %d pool-full", got, c.Dropped, tc.admitted, tc.egr, tc.pf)
 			}
-			// The drop is counted at the egress port (SPEC 3.9 per (port, TC)).
+			// The drop is counted at the egress port (docs/model.md#statistics per (port, TC)).
 			if ps := st.sw.PortStats(1)[0]; ps.Drops[DropEgressLimit] != tc.egr || ps.Drops[DropPoolFull] != tc.pf {
 				t.Errorf("egress port drops %v", ps.Drops)
 			}
@@ -424,7 +424,7 @@ func TestAuditLossyCheckOrder(t *testing.T) {
 }
 
 // TestAuditLosslessNeverDroppedAtEgress: seed "[a lossless class] is never dropped at
-// egress", SPEC 3.3 lossless step 4: a fixed egress limit below one frame and a blocked
+// egress", docs/model.md#shared-buffer lossless step 4: a fixed egress limit below one frame and a blocked
 // egress do not drop lossless packets; they pause the sender and are all delivered.
 func TestAuditLosslessNeverDroppedAtEgress(t *testing.T) {
 	for _, mode := range []config.EgressLimitMode{config.EgressFixed, config.EgressDynamic} {
@@ -451,7 +451,7 @@ func TestAuditLosslessNeverDroppedAtEgress(t *testing.T) {
 	}
 }
 
-// TestAuditECNExcludesDepartingPacket: SPEC 3.5 with a step curve (EcnMinThreshold =
+// TestAuditECNExcludesDepartingPacket: docs/model.md#ecn-marking with a step curve (EcnMinThreshold =
 // EcnMaxThreshold = 3,072 B) and EcnWeight 1, no randomness: ten ECT(0) packets queued
 // behind a blocked egress depart one by one; departure n sees q = (9-n)*1,536 B
 // excluding itself, so all but the last two (q = 1,536 and 0) become CE. Counting the
@@ -478,7 +478,7 @@ func TestAuditECNExcludesDepartingPacket(t *testing.T) {
 	checkDrained(t, st.net)
 }
 
-// TestAuditXonThresholdFloor: SPEC 3.4 XonThreshold = max(Xon, XoffThreshold -
+// TestAuditXonThresholdFloor: docs/model.md#priority-flow-control XonThreshold = max(Xon, XoffThreshold -
 // XonOffset). Fixed Xoff 6,144 B: four 1,536-byte packets fit (6,144 <= 6,144), the 5th
 // (arriving at 5*123,040 + 1,000,000 = 1,615,200 ps) pauses host 0, which has sent 22
 // packets when the pause arrives at 2,621,920 (its 22nd started at 21*123,040 =
@@ -517,7 +517,7 @@ func TestAuditXonThresholdFloor(t *testing.T) {
 	}
 }
 
-// TestAuditECNPerClassOverride: SPEC 3.5 "per-class overrides allowed". TC1 gets a step
+// TestAuditECNPerClassOverride: docs/model.md#ecn-marking "per-class overrides allowed". TC1 gets a step
 // at 3,072 B (EcnClasses), TC0 keeps the defaults (400 KB .. 1600 KB). Ten ECT(0)
 // packets of each class wait behind a blocked egress; strict priority sends TC1 first.
 // Each class's average follows its own queue: TC1's first 8 see >= 3,072 B behind them

@@ -16,7 +16,7 @@ func incastSizes(short bool) []int {
 	return []int{2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}
 }
 
-// SPEC 3.10 and 9: with Headroom auto a lossless class never drops at ingress, even in
+// docs/model.md#headroom-sizing, docs/model.md#invariants: with Headroom auto a lossless class never drops at ingress, even in
 // an N-to-1 incast at line rate, with MTU frames and with 64-byte frames (the worst
 // cells-per-wire-byte ratio).
 func TestLosslessIncastNeverDropsHeadroom(t *testing.T) {
@@ -106,7 +106,7 @@ func TestLosslessIncastWithReverseJumbos(t *testing.T) {
 	}
 }
 
-// SPEC 9: with PFC disabled the same incast drops at egress-limit or pool-full.
+// docs/model.md#invariants: with PFC disabled the same incast drops at egress-limit or pool-full.
 func TestIncastWithoutPFCDropsLossy(t *testing.T) {
 	c := 100 * units.Gbps
 	for _, n := range []int{2, 8, 16} {
@@ -138,7 +138,7 @@ func TestIncastWithoutPFCDropsLossy(t *testing.T) {
 	}
 }
 
-// SPEC 3.10: a configured headroom below the formula draws a warning at start, and an
+// docs/model.md#headroom-sizing: a configured headroom below the formula draws a warning at start, and an
 // incast then does drop with reason headroom (a lossless drop).
 func TestUndersizedHeadroomDropsAndWarns(t *testing.T) {
 	c := 100 * units.Gbps
@@ -167,7 +167,7 @@ func TestUndersizedHeadroomDropsAndWarns(t *testing.T) {
 	checkDrained(t, st.net)
 }
 
-// SPEC 3.3 rule: pools + headroom <= BufferSize, else rejected at start.
+// docs/model.md#shared-buffer rule: pools + headroom <= BufferSize, else rejected at start.
 func TestOvercommittedBufferRejected(t *testing.T) {
 	cfg := defaultSwitch()
 	cfg.BufferSize = 1 * units.MiB // 8 ports x 208 KB headroom > 1 MiB
@@ -217,7 +217,7 @@ func TestSwitchConfigRejected(t *testing.T) {
 	}
 }
 
-// SPEC 3.3 dynamic thresholds (Choudhury-Hahne): N equally congested lossy queues settle
+// docs/model.md#shared-buffer dynamic thresholds (Choudhury-Hahne): N equally congested lossy queues settle
 // where queue = EgressAlpha*(B - N*queue), i.e. EgressAlpha*B/(1+N*EgressAlpha) each,
 // within one MTU.
 func TestDynamicThresholdsChoudhuryHahne(t *testing.T) {
@@ -263,7 +263,7 @@ func TestDynamicThresholdsChoudhuryHahne(t *testing.T) {
 	}
 }
 
-// SPEC 3.3 fixed egress limits: EgressQueueLimit bytes, or EgressQueueLimitBdp x BDP.
+// docs/model.md#shared-buffer fixed egress limits: EgressQueueLimit bytes, or EgressQueueLimitBdp x BDP.
 func TestFixedEgressLimit(t *testing.T) {
 	c := 100 * units.Gbps
 	for _, tc := range []struct {
@@ -296,7 +296,7 @@ func TestFixedEgressLimit(t *testing.T) {
 	}
 }
 
-// SPEC 3.3: a lossy pool that is full drops with pool-full even when the queue's own
+// docs/model.md#shared-buffer: a lossy pool that is full drops with pool-full even when the queue's own
 // limit would admit (fixed limit above the pool).
 func TestPoolFull(t *testing.T) {
 	c := 100 * units.Gbps
@@ -320,7 +320,7 @@ func TestPoolFull(t *testing.T) {
 	checkDrained(t, st.net)
 }
 
-// SPEC 3.3: frames are accounted in whole cells.
+// docs/model.md#shared-buffer: frames are accounted in whole cells.
 func TestCellAccounting(t *testing.T) {
 	for _, tc := range []struct {
 		l    int32

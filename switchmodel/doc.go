@@ -1,5 +1,5 @@
 // Package switchmodel is tracefabric's discrete-event model of a shared-buffer data
-// center switch ("Scala Switch" 3.7.0, SPEC section 3) and of the host NICs and links
+// center switch ("Scala Switch" 3.7.0; docs/model.md#switch-model) and of the host NICs and links
 // around it. It imports neither Arrow nor plotting: results leave through observer
 // interfaces and counters that package replay turns into records.
 //
@@ -34,11 +34,11 @@
 //   - Switch: classification TC = DSCP>>3; routing by destination host to an
 //     equal-cost set; a Selector (package ecmp's Balancer) picks the member of sets
 //     of two or more ports; ForwardingLatency before admission; the shared buffer
-//     manager of SPEC 3.3 (pools, per-(port, lossless pool) headroom outside the
+//     manager of docs/model.md#shared-buffer (pools, per-(port, lossless pool) headroom outside the
 //     pools sized by config.Switch.Layout, dynamic or fixed Xoff, XonThreshold,
 //     dynamic or fixed lossy egress limits, drops headroom / egress-limit /
-//     pool-full, release when a packet starts transmitting); PFC (SPEC 3.4); ECN
-//     (SPEC 3.5).
+//     pool-full, release when a packet starts transmitting); PFC (docs/model.md#priority-flow-control); ECN
+//     (docs/model.md#ecn-marking).
 //   - Host: a NIC with unbounded per-class FIFOs, strict priority, honouring PFC;
 //     hosts never send PFC. A packet is delivered when its last bit reaches the host
 //     whose Index equals Packet.Dst.
@@ -54,7 +54,7 @@
 //
 // # Decisions where the spec is silent
 //
-//   - Release (SPEC 3.3 "headroom first then shared"): a departing packet's bytes
+//   - Release (docs/model.md#shared-buffer "headroom first then shared"): a departing packet's bytes
 //     leave its (ingress port, pool) headroom counter first, whatever part it was
 //     charged to, then shared (as HPCC's switch does).
 //   - Thresholds are evaluated in float64 on byte counts: XoffThreshold =

@@ -28,7 +28,7 @@ func departHeld(st *star, e *port, tc uint8, q int64, ecn uint8) uint8 {
 	return out
 }
 
-// SPEC 3.5: holding a queue at a fixed length, the marked fraction of ECT packets
+// docs/model.md#ecn-marking: holding a queue at a fixed length, the marked fraction of ECT packets
 // follows the RED curve: 0 below EcnMinThreshold, EcnMaxProbability*(avg-min)/(max-min)
 // between, 1 at or above EcnMaxThreshold; min == max is a step.
 func TestECNMarkedFractionFollowsRED(t *testing.T) {
@@ -79,7 +79,7 @@ func TestECNMarkedFractionFollowsRED(t *testing.T) {
 	}
 }
 
-// SPEC 3.5: only ECT(0) and ECT(1) become CE; Not-ECT and CE are untouched; a class
+// docs/model.md#ecn-marking: only ECT(0) and ECT(1) become CE; Not-ECT and CE are untouched; a class
 // with ECN disabled is never marked.
 func TestECNOnlyECTMarked(t *testing.T) {
 	cfg := defaultSwitch()
@@ -109,7 +109,7 @@ func TestECNOnlyECTMarked(t *testing.T) {
 	}
 }
 
-// SPEC 3.5: avg = (1-w)*avg + w*q with q excluding the departing packet, updated when a
+// docs/model.md#ecn-marking: avg = (1-w)*avg + w*q with q excluding the departing packet, updated when a
 // packet starts transmitting; EcnWeight honoured.
 func TestECNEWMAWeight(t *testing.T) {
 	for _, w := range []float64{1, 0.5, 0.25, 0.002} {

@@ -2,7 +2,7 @@ package switchmodel
 
 import "github.com/tracefabric/tracefabric/internal/units"
 
-// Host is a server's NIC (SPEC 5): one port, per-class FIFO queues without a bound,
+// Host is a server's NIC (docs/model.md#replay): one port, per-class FIFO queues without a bound,
 // strict priority TC7..TC0, honouring PFC received from its rack switch; it never sends
 // PFC. Packets for it are delivered when their last bit arrives.
 type Host struct {

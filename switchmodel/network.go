@@ -10,9 +10,9 @@ import (
 
 // Options configure a Network.
 type Options struct {
-	// Seed is the run's seed (SPEC 2); each switch's ECN generator derives from it.
+	// Seed is the run's seed (docs/model.md#units-and-conventions); each switch's ECN generator derives from it.
 	Seed int64
-	// FabricBDP is the fabric's bandwidth-delay product (SPEC 4.3), used by
+	// FabricBDP is the fabric's bandwidth-delay product (docs/model.md#fabric-bdp), used by
 	// EgressQueueLimitBdp. 0 with a BDP-based limit is an error at Start.
 	FabricBDP units.Bytes
 	// Observers are the optional event streams.

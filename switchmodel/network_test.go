@@ -18,7 +18,7 @@ import (
 	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
 )
 
-// clos is a small three-tier Clos built the way replay builds one (SPEC 4.1, 4.2):
+// clos is a small three-tier Clos built the way replay builds one (docs/model.md#clos-builder, docs/model.md#routing):
 // pods x racks x hosts, fabric switches per pod, a spine plane per fabric index.
 type clos struct {
 	eng      *Engine
@@ -204,7 +204,7 @@ func randomTraffic(seed uint64, hosts, n int, span units.Time) []pktSpec {
 	return out
 }
 
-// SPEC 9 conservation: every injected packet is delivered, dropped with a reason, or
+// docs/model.md#invariants conservation: every injected packet is delivered, dropped with a reason, or
 // still buffered / on a link; accounting consistent at every step and zero when
 // drained; per-port statistics sum to the totals.
 func TestConservationSmallClos(t *testing.T) {
@@ -367,7 +367,7 @@ func runDigest(t *testing.T, seed int64) (uint64, int) {
 	return o.h.Sum64(), o.n
 }
 
-// SPEC 2 and 9: the same inputs and seed give the identical event trace.
+// docs/model.md#units-and-conventions, docs/model.md#invariants: the same inputs and seed give the identical event trace.
 func TestDeterminism(t *testing.T) {
 	a, na := runDigest(t, 3)
 	b, nb := runDigest(t, 3)

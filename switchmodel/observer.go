@@ -8,7 +8,7 @@ const NumTC = 8
 // DropReason says why a packet was dropped.
 type DropReason uint8
 
-// Drop reasons (SPEC 3.3). DropNoRoute is the model's own: a packet whose destination
+// Drop reasons (docs/model.md#shared-buffer). DropNoRoute is the model's own: a packet whose destination
 // has no route at a switch, or that reached a host it is not for (a topology bug, never
 // expected in a Clos built by replay).
 const (
@@ -29,7 +29,7 @@ func (r DropReason) String() string {
 	return "unknown"
 }
 
-// PFCEventKind is the kind of a PFC event (SPEC 6, pfc.arrow).
+// PFCEventKind is the kind of a PFC event (docs/records.md, pfc.arrow).
 type PFCEventKind uint8
 
 // PFC event kinds.
@@ -80,7 +80,7 @@ type PFCEvent struct {
 	Quanta   uint16
 }
 
-// BufferSample is one periodic sample of a switch pool (SPEC 3.9), in bytes
+// BufferSample is one periodic sample of a switch pool (docs/model.md#statistics), in bytes
 // (cells * CellSize). Ingress = Shared + Headroom; Egress counts the pool's classes'
 // egress queues.
 type BufferSample struct {
@@ -147,7 +147,7 @@ type Observers struct {
 	NIC        NICObserver
 }
 
-// TCStats are the counters of one (port, traffic class) (SPEC 3.9). Bytes are frame
+// TCStats are the counters of one (port, traffic class) (docs/model.md#statistics). Bytes are frame
 // bytes (F). Rx counts data frames received on the port, Tx data frames started on it.
 // Drops are counted at the port named by DropEvent.Port. WatermarkBytes is the egress
 // queue's maximum occupancy (cells * CellSize) at a switch, the NIC queue's maximum

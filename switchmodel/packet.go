@@ -16,7 +16,7 @@ const NoPacket PacketID = -1
 // pods has 6 links: host, rack, fabric, spine, fabric, rack).
 const MaxPath = 8
 
-// ECN codepoints (SPEC 3.1): the two low bits of the IPv4 TOS byte.
+// ECN codepoints (docs/model.md#classification): the two low bits of the IPv4 TOS byte.
 const (
 	NotECT uint8 = 0
 	ECT1   uint8 = 1

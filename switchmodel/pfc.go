@@ -3,7 +3,7 @@ package switchmodel
 import "github.com/tracefabric/tracefabric/internal/units"
 
 // sendPFC queues a PFC frame with the given class-enable vector and quanta on port pt's
-// PFC queue (SPEC 3.4) and starts it if the port is idle.
+// PFC queue (docs/model.md#priority-flow-control) and starts it if the port is idle.
 func (n *Network) sendPFC(now units.Time, pt *port, vector uint8, quanta uint16) {
 	id, p := n.arena.alloc()
 	p.Class = classPFC

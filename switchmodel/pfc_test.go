@@ -17,7 +17,7 @@ func at(e *Engine, t units.Time, f func(now units.Time)) {
 	e.Schedule(t, e.Register(&call{f}), 0, 0)
 }
 
-// SPEC 3.4: one quantum is 512 bit times; 65535 quanta last 65535*512/C exactly
+// docs/model.md#priority-flow-control: one quantum is 512 bit times; 65535 quanta last 65535*512/C exactly
 // (335.5 us at 100 Gb/s), and the pause expires then unless refreshed.
 func TestPFCPauseDurationPerSpeed(t *testing.T) {
 	tests := []struct {
@@ -72,7 +72,7 @@ func TestPFCPauseDurationPerSpeed(t *testing.T) {
 	}
 }
 
-// SPEC 3.4: quanta 0 resumes at once; a later pause frame overrides the timer.
+// docs/model.md#priority-flow-control: quanta 0 resumes at once; a later pause frame overrides the timer.
 func TestPFCResumeAndOverride(t *testing.T) {
 	c := 100 * units.Gbps
 	prop := units.Microsecond
@@ -120,7 +120,7 @@ func TestPFCResumeAndOverride(t *testing.T) {
 	}
 }
 
-// SPEC 3.2: a frame being transmitted is never pre-empted, not by a pause and not by a
+// docs/model.md#ports-links-and-scheduling: a frame being transmitted is never pre-empted, not by a pause and not by a
 // higher class: a pause arriving mid-frame lets that frame finish.
 func TestFrameInFlightNotPreempted(t *testing.T) {
 	c := 10 * units.Gbps
@@ -151,7 +151,7 @@ func TestFrameInFlightNotPreempted(t *testing.T) {
 	}
 }
 
-// SPEC 3.4: the class-enable vector holds every PFC-enabled TC of the pool.
+// docs/model.md#priority-flow-control: the class-enable vector holds every PFC-enabled TC of the pool.
 func TestPFCClassEnableVector(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -212,7 +212,7 @@ func incast(srcs []int32, dst int32, n int, length int32, dscp uint8, ecn uint8,
 	return out
 }
 
-// SPEC 3.4: while (p,P) stays paused the pause frame is re-sent every half pause time;
+// docs/model.md#priority-flow-control: while (p,P) stays paused the pause frame is re-sent every half pause time;
 // a single quanta-0 frame ends it once headroom is empty and occupancy <= XonThreshold.
 func TestPFCRefreshEveryHalfPauseTime(t *testing.T) {
 	c := 100 * units.Gbps
@@ -264,7 +264,7 @@ func TestPFCRefreshEveryHalfPauseTime(t *testing.T) {
 	checkDrained(t, st.net)
 }
 
-// SPEC 3.4 resume condition: a lossless packet that arrived on p leaves while
+// docs/model.md#priority-flow-control resume condition: a lossless packet that arrived on p leaves while
 // headroom(p,P) is empty AND shared(p,P) <= XonThreshold; otherwise no resume.
 func TestPFCResumeCondition(t *testing.T) {
 	st := newStar(t, 2, defaultSwitch(), LinkSpec{Speed: 100 * units.Gbps, PropagationDelay: units.Microsecond})
@@ -349,7 +349,7 @@ func TestPFCResumeCondition(t *testing.T) {
 	}
 }
 
-// SPEC 3.3 release order: headroom first, then shared (ref HPCC).
+// docs/model.md#shared-buffer release order: headroom first, then shared (ref HPCC).
 func TestReleaseHeadroomFirst(t *testing.T) {
 	st := newStar(t, 2, defaultSwitch(), LinkSpec{Speed: 100 * units.Gbps, PropagationDelay: units.Microsecond})
 	s := st.sw

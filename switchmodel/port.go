@@ -17,7 +17,7 @@ const (
 	evSample                   // buffer sampler (sampler handler)
 )
 
-// PFCQuanta is the quanta a pause frame asks (SPEC 3.4).
+// PFCQuanta is the quanta a pause frame asks (docs/model.md#priority-flow-control).
 const PFCQuanta = 65535
 
 // pfcFrameBytes is a PFC frame's size: 64 bytes (84 on the wire).

@@ -7,7 +7,7 @@ import (
 	"github.com/tracefabric/tracefabric/internal/units"
 )
 
-// SPEC 3.9: buffer samples per (switch, pool) every BufferStatsReportInterval; the
+// docs/model.md#statistics: buffer samples per (switch, pool) every BufferStatsReportInterval; the
 // sampler stops when the network is empty (so draining ends) and restarts with traffic.
 func TestBufferSamplerStopsWhenIdle(t *testing.T) {
 	cfg := defaultSwitch()
@@ -50,7 +50,7 @@ func TestBufferSamplerStopsWhenIdle(t *testing.T) {
 	checkDrained(t, st.net)
 }
 
-// SPEC 5: the NIC queues without bound, strict priority, and records backlog and
+// docs/model.md#replay: the NIC queues without bound, strict priority, and records backlog and
 // queueing delay.
 func TestHostNICBacklogAndDelay(t *testing.T) {
 	c := 10 * units.Gbps
@@ -84,7 +84,7 @@ func TestHostNICBacklogAndDelay(t *testing.T) {
 	checkDrained(t, st.net)
 }
 
-// SPEC 3.8: bandwidth is the sum of port speeds; SwitchingCapacity below it is reported
+// docs/model.md#switching-capacity: bandwidth is the sum of port speeds; SwitchingCapacity below it is reported
 // as oversubscription, and never limits forwarding.
 func TestOversubscriptionWarning(t *testing.T) {
 	cfg := defaultSwitch()

@@ -28,7 +28,7 @@ type ecnParams struct {
 	w        float64
 }
 
-// Switch is a shared-buffer switch (SPEC 3): ports with strict-priority queues, the
+// Switch is a shared-buffer switch (docs/model.md#switch-model): ports with strict-priority queues, the
 // shared buffer manager with pools, headroom, PFC and dynamic thresholds, the ECN
 // marker, and equal-cost forwarding through a Selector.
 type Switch struct {
@@ -112,7 +112,7 @@ func (n *Network) AddSwitch(name string, tier config.Tier, cfg *config.Switch, s
 	return s, nil
 }
 
-// checkSwitchConfig enforces the SPEC 3.11 rules the model relies on; config's own
+// checkSwitchConfig enforces the docs/model.md#configuration-rules rules the model relies on; config's own
 // validation gives the user-facing messages first.
 func checkSwitchConfig(c *config.Switch) error {
 	switch {
@@ -231,7 +231,7 @@ func (s *Switch) NumSets() int { return len(s.sets) }
 // SelectorSet returns the Selector's id for set i, or -1 for a single-port set.
 func (s *Switch) SelectorSet(i int) int { return s.selSet[i] }
 
-// Bandwidth is the sum of the port speeds, each full-duplex port once (SPEC 3.8).
+// Bandwidth is the sum of the port speeds, each full-duplex port once (docs/model.md#switching-capacity).
 func (s *Switch) Bandwidth() units.BitRate {
 	var b units.BitRate
 	for _, pt := range s.ports {
@@ -279,7 +279,7 @@ func (s *Switch) Headroom(port, pool int) units.Bytes {
 	return units.Bytes(s.ports[port].headroomCap[pool])
 }
 
-// layout sizes headroom per (port, lossless pool) and the pools (SPEC 3.3, 3.10) with
+// layout sizes headroom per (port, lossless pool) and the pools (docs/model.md#shared-buffer, docs/model.md#headroom-sizing) with
 // config.Switch.Layout, the same computation replay reports.
 func (s *Switch) layout() (warnings []string, err error) {
 	c := &s.cfg
@@ -356,7 +356,7 @@ func (s *Switch) receive(now units.Time, pi int32, id PacketID, p *Packet) {
 }
 
 // admit routes a received data packet and runs the buffer manager's admission
-// (SPEC 3.3): lossless packets go to shared or headroom (pausing the upstream), lossy
+// (docs/model.md#shared-buffer): lossless packets go to shared or headroom (pausing the upstream), lossy
 // ones face the egress limit and pool capacity.
 func (s *Switch) admit(now units.Time, in *port, id PacketID, p *Packet) {
 	n := s.net
@@ -479,7 +479,7 @@ func (s *Switch) depart(now units.Time, e *port, id PacketID, p *Packet) {
 	pl.egress -= b
 	p.charged = 0
 
-	// ECN (SPEC 3.5): EWMA of the queue excluding the departing packet.
+	// ECN (docs/model.md#ecn-marking): EWMA of the queue excluding the departing packet.
 	ep := &s.ecn[tc]
 	q := float64(e.tc[tc].egress)
 	// Explicit conversions round each product: no fused multiply-add on any platform,
@@ -517,7 +517,7 @@ func (s *Switch) markProbability(ep *ecnParams, avg float64) bool {
 }
 
 // MarkProbability returns the RED marking probability of class tc at average occupancy
-// avg bytes (SPEC 3.5).
+// avg bytes (docs/model.md#ecn-marking).
 func (s *Switch) MarkProbability(tc int, avg float64) float64 {
 	ep := &s.ecn[tc]
 	switch {

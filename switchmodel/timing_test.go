@@ -8,8 +8,8 @@ import (
 
 var speeds = []units.BitRate{10 * units.Gbps, 25 * units.Gbps, 100 * units.Gbps, 400 * units.Gbps}
 
-// SPEC 3.2: store and forward, a frame is handed over when its last bit arrives
-// (transmit start + serialization + propagation); SPEC 2: serialization of F+20 wire
+// docs/model.md#ports-links-and-scheduling: store and forward, a frame is handed over when its last bit arrives
+// (transmit start + serialization + propagation); docs/model.md#units-and-conventions: serialization of F+20 wire
 // bytes rounded up to the picosecond.
 func TestTimingLoneFrame(t *testing.T) {
 	for _, c := range speeds {
@@ -39,7 +39,7 @@ func TestTimingLoneFrame(t *testing.T) {
 	}
 }
 
-// A lone frame with ForwardingLatency: it delays admission (SPEC 3.2).
+// A lone frame with ForwardingLatency: it delays admission (docs/model.md#ports-links-and-scheduling).
 func TestTimingForwardingLatency(t *testing.T) {
 	cfg := defaultSwitch()
 	cfg.ForwardingLatency = 300 * units.Nanosecond
@@ -132,7 +132,7 @@ func TestPortSerializationMatchesUnits(t *testing.T) {
 	}
 }
 
-// SPEC 9: a lone packet crossing rack, fabric, spine, fabric, rack arrives exactly at
+// docs/model.md#invariants: a lone packet crossing rack, fabric, spine, fabric, rack arrives exactly at
 // the sum of per-link serialization and propagation (links of three speeds).
 func TestTimingLonePacketAcrossClos(t *testing.T) {
 	o := &obs{}

@@ -48,7 +48,7 @@ func writeTables(dir string, tables []analysis.Table, f export.Format) error {
 // each column gets the type its cells spell, as a CSV reader would infer it: int64
 // when every cell is an integer, float64 when every cell is a number, bool when every
 // cell is true or false, otherwise utf8. Empty cells (a metric that is undefined,
-// SPEC 7) are nulls.
+// docs/analysis.md) are nulls.
 func writeParquetTable(path string, t *analysis.Table) (err error) {
 	rec, err := tableRecord(t)
 	if err != nil {

@@ -25,7 +25,7 @@ func newExportCmd() *cobra.Command {
 		Long: `export writes every record file of a run directory (ports, drops, pfc, buffer,
 loadbalance, flows, delay and packets, as run.json lists them) as Parquet or CSV,
 for Spark, BigQuery, DuckDB, spreadsheets and the other tools that do not read
-Arrow IPC files (SPEC 12). Same columns in the same order:
+Arrow IPC files (docs/records.md#parquet-and-csv-replay-export). Same columns in the same order:
 
   parquet  NAME.parquet, zstd; types kept (dictionary columns stay dictionary-
            encoded, the Arrow schema is stored in the file); the schema metadata

@@ -8,14 +8,14 @@ import (
 	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
 )
 
-// NumTC is the number of traffic classes (TC = DSCP >> 3, SPEC 3.1).
+// NumTC is the number of traffic classes (TC = DSCP >> 3, docs/model.md#classification).
 const NumTC = 8
 
-// MaxPools is the largest number of buffer pools a switch has (SPEC 3.3).
+// MaxPools is the largest number of buffer pools a switch has (docs/model.md#shared-buffer).
 const MaxPools = 8
 
 // PfcFrameWireBytes is the wire size of a PFC frame: a 64-byte frame plus 20 bytes of
-// preamble, SFD and inter-frame gap (SPEC 2).
+// preamble, SFD and inter-frame gap (docs/model.md#units-and-conventions).
 const PfcFrameWireBytes units.Bytes = 84
 
 // Config is the configuration of one tracefabric run: the whole YAML file.
@@ -27,13 +27,13 @@ type Config struct {
 	Seed int64 `yaml:"Seed"`
 	// Switch holds the attributes of every switch (Rack, Fabric and Spine alike).
 	Switch Switch `yaml:"Switch"`
-	// Topology is the Clos fabric (SPEC 4.1).
+	// Topology is the Clos fabric (docs/model.md#clos-builder).
 	Topology Topology `yaml:"Topology"`
 	// Transport configures closed-loop replay (docs/model.md#closed-loop-transports).
 	Transport Transport `yaml:"Transport"`
 }
 
-// Switch holds the attributes of the switch model (SPEC 3), shared by every switch of
+// Switch holds the attributes of the switch model (docs/model.md#switch-model), shared by every switch of
 // the fabric. Sizes are bytes, times picoseconds, speeds bits per second; YAML spells
 // them in human units ("32MiB", "1us", "100Gbps").
 type Switch struct {
@@ -52,7 +52,7 @@ type Switch struct {
 	PfcEnabled []int `yaml:"PfcEnabled"`
 	// Headroom is the buffer each (port, lossless pool) owns outside the pools:
 	// "auto" (default) sizes it per port from the port speed and link delay by
-	// SPEC 3.10 (AutoHeadroom); a size in bytes fixes it for every port ("0" = none;
+	// docs/model.md#headroom-sizing (AutoHeadroom); a size in bytes fixes it for every port ("0" = none;
 	// a size below the formula draws a warning).
 	Headroom Headroom `yaml:"Headroom"`
 	// XoffAlpha is the dynamic Xoff factor (default 0.125): XoffThreshold =
@@ -78,7 +78,7 @@ type Switch struct {
 	// Ignored when EgressQueueLimitBdp > 0.
 	EgressQueueLimit units.Bytes `yaml:"EgressQueueLimit"`
 	// EgressQueueLimitBdp is the fixed egress queue limit as a multiple of the fabric
-	// BDP (SPEC 4.3), fixed mode only; when > 0 it takes precedence over
+	// BDP (docs/model.md#fabric-bdp), fixed mode only; when > 0 it takes precedence over
 	// EgressQueueLimit. Default 0 (unused). Config.EgressQueueLimitBytes resolves both.
 	EgressQueueLimitBdp float64 `yaml:"EgressQueueLimitBdp"`
 	// EcnEnabled lists the TCs whose packets may be ECN-marked (default all, 0..7).
@@ -108,7 +108,7 @@ type Switch struct {
 	// to report oversubscription; it never limits forwarding. 0 (default) = the sum of
 	// the port speeds. Must be >= 0.
 	SwitchingCapacity units.BitRate `yaml:"SwitchingCapacity"`
-	// EcmpHashMethod is the flow hash of equal-cost sets (SPEC 3.6): crc32,
+	// EcmpHashMethod is the flow hash of equal-cost sets (docs/model.md#ecmp-hashing): crc32,
 	// crc32WithSalt (default), crc16, crc16Ccitt, xor16 or toeplitz.
 	EcmpHashMethod ecmp.Method `yaml:"EcmpHashMethod"`
 	// HashSalt is the salt of crc32WithSalt. nil (default; YAML null) = per switch,
@@ -117,16 +117,16 @@ type Switch struct {
 	// tiers' choices like an unsalted method does.
 	HashSalt *uint32 `yaml:"HashSalt"`
 	// LoadBalancingMethod is none (default: member = hash mod set size) or flowlet
-	// (SPEC 3.7).
+	// (docs/model.md#load-balancing).
 	LoadBalancingMethod ecmp.LoadBalancing `yaml:"LoadBalancingMethod"`
-	// Flowlet configures LoadBalancingMethod flowlet (SPEC 3.7).
+	// Flowlet configures LoadBalancingMethod flowlet (docs/model.md#load-balancing).
 	Flowlet Flowlet `yaml:"Flowlet"`
 	// BufferStatsReportInterval is the period of the per-(switch, pool) buffer samples
 	// (default 100 us). 0 = no periodic samples. Must be >= 0.
 	BufferStatsReportInterval units.Time `yaml:"BufferStatsReportInterval"`
 }
 
-// Pool is one shared-buffer pool (SPEC 3.3).
+// Pool is one shared-buffer pool (docs/model.md#shared-buffer).
 type Pool struct {
 	// Name labels the pool in records ("lossy", "lossless"); unique and non-empty.
 	Name string `yaml:"Name"`
@@ -144,7 +144,7 @@ type EcnOverride struct {
 	EcnMaxProbability *float64     `yaml:"EcnMaxProbability,omitempty"`
 }
 
-// Flowlet configures the flowlet load balancer (SPEC 3.7).
+// Flowlet configures the flowlet load balancer (docs/model.md#load-balancing).
 type Flowlet struct {
 	// Gap is the idle time after which a flow's next packet starts a new flowlet
 	// (default 100 us). Must be >= 0.
@@ -157,7 +157,7 @@ type Flowlet struct {
 	PreferUnpaused bool `yaml:"PreferUnpaused"`
 }
 
-// Topology is the Clos fabric (SPEC 4.1). Pods: 1 makes a two-tier rack/fabric Clos
+// Topology is the Clos fabric (docs/model.md#clos-builder). Pods: 1 makes a two-tier rack/fabric Clos
 // without spines.
 type Topology struct {
 	// Pods is the number of pods (default 2), >= 1.
@@ -180,7 +180,7 @@ type Topology struct {
 	FabricSpineLink Link `yaml:"FabricSpineLink"`
 }
 
-// Link is a full-duplex link (SPEC 3.2).
+// Link is a full-duplex link (docs/model.md#ports-links-and-scheduling).
 type Link struct {
 	// Speed in bits per second (default 100 Gbps). Must be > 0.
 	Speed units.BitRate `yaml:"Speed"`
@@ -188,7 +188,7 @@ type Link struct {
 	PropagationDelay units.Time `yaml:"PropagationDelay"`
 }
 
-// Default returns the default configuration (SPEC 3 and 4.1). Every call returns
+// Default returns the default configuration (docs/model.md#switch-model, docs/model.md#clos-builder). Every call returns
 // fresh slices, so callers may modify the result.
 func Default() Config {
 	link := Link{Speed: 100 * units.Gbps, PropagationDelay: units.Microsecond}
@@ -252,7 +252,7 @@ func (c *Config) Rand(component string) *rand.Rand {
 	return rand.New(rand.NewPCG(s1, s2))
 }
 
-// Ecn holds the resolved ECN parameters of one TC (SPEC 3.5).
+// Ecn holds the resolved ECN parameters of one TC (docs/model.md#ecn-marking).
 type Ecn struct {
 	Enabled        bool
 	MinThreshold   units.Bytes

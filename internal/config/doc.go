@@ -1,5 +1,5 @@
-// Package config is the configuration of a tracefabric run (SPEC 3.11): the switch
-// model's attributes (SPEC 3), the Clos topology (SPEC 4.1) and the seed, as Go
+// Package config is the configuration of a tracefabric run (docs/model.md#configuration-rules): the switch
+// model's attributes (docs/model.md#switch-model), the Clos topology (docs/model.md#clos-builder) and the seed, as Go
 // structs with documented defaults and units.
 //
 // Units: sizes are units.Bytes, times units.Time (picoseconds), speeds units.BitRate
@@ -8,14 +8,14 @@
 //
 // Load decodes a YAML file onto Default (unset attributes keep their defaults),
 // rejecting unknown attributes with their path and line and a suggestion, applies
-// --set overrides, and validates. Validate checks every rule of SPEC 3.11 and reports
+// --set overrides, and validates. Validate checks every rule of docs/model.md#configuration-rules and reports
 // all violations at once, each naming the attribute and the rule (Error, wrapping
 // ErrInvalid).
 //
 // Derived quantities live here too, so the switch core and the replay layer agree on
-// them: AutoHeadroom and ResponseQuanta (SPEC 3.10), the buffer layout of a switch
-// (Switch.Layout: headroom per port, pool sizes in bytes), BaseRTT and BDP (SPEC 4.3),
-// switching capacity vs bandwidth (SPEC 3.8), and component seeds (ComponentSeed:
+// them: AutoHeadroom and ResponseQuanta (docs/model.md#headroom-sizing), the buffer layout of a switch
+// (Switch.Layout: headroom per port, pool sizes in bytes), BaseRTT and BDP (docs/model.md#fabric-bdp),
+// switching capacity vs bandwidth (docs/model.md#switching-capacity), and component seeds (ComponentSeed:
 // every random component owns a PCG seeded with (Seed, crc32IEEE(componentName))).
 //
 // testdata/default.yaml is the default configuration as Config.YAML prints it, with a

@@ -7,7 +7,7 @@ import (
 )
 
 // ErrInvalid is wrapped by every configuration error: a file that does not decode, an
-// unknown attribute, a bad --set, or a rule of SPEC 3.11 broken.
+// unknown attribute, a bad --set, or a rule of docs/model.md#configuration-rules broken.
 var ErrInvalid = errors.New("invalid configuration")
 
 // Violation is one broken rule.

@@ -64,7 +64,7 @@ func ExampleConfig_Validate() {
 	// Switch.Pools[1].TrafficClasses: TC 7 is also in pool 0 (each TC maps to exactly one pool); Switch.Pools[1].TrafficClasses: pool "lossless" mixes lossless TCs [3 4] (PFC enabled) with lossy TCs [7] (a pool is lossless if its TCs have PFC, lossy otherwise; move them to separate pools or change PfcEnabled); Switch.EcnWeight: 0 is outside (0,1] (EWMA weight: 1 = instantaneous)
 }
 
-// SPEC 3.10's worked example: 100 Gb/s, 1 us links, MTU 9000, 256-byte cells.
+// the worked example of docs/model.md#headroom-sizing: 100 Gb/s, 1 us links, MTU 9000, 256-byte cells.
 func ExampleAutoHeadroom() {
 	h := config.AutoHeadroom(100*units.Gbps, units.Microsecond, 9000, 256)
 	fmt.Println(int64(h), "B =", int64(h/256), "cells")

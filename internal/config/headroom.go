@@ -81,7 +81,7 @@ func PeakArrival(speed units.BitRate, delay units.Time, mtu units.Bytes) units.B
 	return 3*fw + PfcFrameWireBytes + 2*units.Bytes(flight) + r
 }
 
-// AutoHeadroom returns the headroom of SPEC 3.10 for one (port, lossless pool):
+// AutoHeadroom returns the headroom of docs/model.md#headroom-sizing for one (port, lossless pool):
 // W * CellFactor rounded up to whole cells, W = PeakArrival(speed, delay, mtu).
 // Worked example: 100 Gb/s, 1 us, MTU 9000, 256-byte cells: W = 27,114 + 84 + 25,000
 // + 25,216 = 77,414 B, x 256/84 = 235,929.9 -> 236,032 B (922 cells).
@@ -92,8 +92,8 @@ func AutoHeadroom(speed units.BitRate, delay units.Time, mtu, cell units.Bytes) 
 
 // autoHeadroom is AutoHeadroom with a ForwardingLatency fwd: frames are admitted (and
 // the pause decided) fwd after they arrive, so the ceil(C*fwd/8) bytes that arrive in
-// that time also land in headroom; W grows by them. With fwd = 0 it is SPEC 3.10's
-// formula exactly.
+// that time also land in headroom; W grows by them. With fwd = 0 it is the formula of
+// docs/model.md#headroom-sizing exactly.
 func autoHeadroom(speed units.BitRate, delay, fwd units.Time, mtu, cell units.Bytes) units.Bytes {
 	cell = max(cell, 1)
 	w := PeakArrival(speed, delay, mtu)
@@ -112,14 +112,14 @@ func autoHeadroom(speed units.BitRate, delay, fwd units.Time, mtu, cell units.By
 // speed whose link has the given one-way propagation delay: AutoHeadroom under
 // "auto" (plus what arrives during the switch's ForwardingLatency, which delays the
 // pause decision; nothing with the default 0), else the fixed size. A fixed size below AutoHeadroom comes with a warning
-// (SPEC 3.10: lossless traffic may then drop with reason headroom).
+// (docs/model.md#headroom-sizing: lossless traffic may then drop with reason headroom).
 func (s *Switch) HeadroomFor(speed units.BitRate, delay units.Time) (units.Bytes, string) {
 	need := autoHeadroom(speed, delay, s.ForwardingLatency, s.Mtu, s.CellSize)
 	if s.Headroom.Auto {
 		return need, ""
 	}
 	if s.Headroom.Size < need {
-		return s.Headroom.Size, fmt.Sprintf("Switch.Headroom %v (%d B) is below the %d B that a %v port with %v links needs (SPEC 3.10): lossless traffic may drop with reason headroom",
+		return s.Headroom.Size, fmt.Sprintf("Switch.Headroom %v (%d B) is below the %d B that a %v port with %v links needs (docs/model.md#headroom-sizing): lossless traffic may drop with reason headroom",
 			s.Headroom.Size, int64(s.Headroom.Size), int64(need), speed, delay)
 	}
 	return s.Headroom.Size, ""

@@ -52,7 +52,7 @@ func TestCellFactor(t *testing.T) {
 	}
 }
 
-// TestAutoHeadroomWorkedExample pins docs/model.md#headroom-sizing's worked example
+// TestAutoHeadroomWorkedExample pins the worked example of docs/model.md#headroom-sizing
 // (it counts the frame whose arrival triggers the pause: 3 jumbo wire frames).
 func TestAutoHeadroomWorkedExample(t *testing.T) {
 	if w := PeakArrival(100*units.Gbps, units.Microsecond, 9000); w != 77414 {

@@ -24,7 +24,7 @@ import (
 // an unknown attribute is an error naming its path and line, with a suggestion.
 // Every problem found is reported in one *Error (wrapping ErrInvalid), each naming
 // "file:line: Attr: rule" where the attribute was set. The warnings are those of
-// Config.Warnings (e.g. a fixed headroom below SPEC 3.10's formula).
+// Config.Warnings (e.g. a fixed headroom below the formula of docs/model.md#headroom-sizing).
 func Load(path string, sets []string) (*Config, []string, error) {
 	var data []byte
 	if path != "" {

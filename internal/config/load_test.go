@@ -14,7 +14,7 @@ import (
 	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
 )
 
-// TestRulesRejectBadFiles pins SPEC 3.11: each rule that stops a simulation rejects a
+// TestRulesRejectBadFiles pins docs/model.md#configuration-rules: each rule that stops a simulation rejects a
 // file breaking it, with a message naming the attribute (and its line) and the rule.
 func TestRulesRejectBadFiles(t *testing.T) {
 	cases := []struct {

@@ -78,7 +78,7 @@ func (c *Config) Ports(tier Tier) []PortSpec {
 	return ports
 }
 
-// BufferLayout is how a switch's buffer divides at start (SPEC 3.3): per-port
+// BufferLayout is how a switch's buffer divides at start (docs/model.md#shared-buffer): per-port
 // headroom for each lossless pool outside the pools, and the pools' sizes in bytes.
 type BufferLayout struct {
 	// Cells is the number of whole cells in the buffer: BufferSize / CellSize.
@@ -92,7 +92,7 @@ type BufferLayout struct {
 	// PoolSizes[i] is pool i's size in bytes: a share of BufferSize - TotalHeadroom or
 	// the configured bytes, rounded down to whole cells.
 	PoolSizes []units.Bytes
-	// Warnings lists fixed headroom below the SPEC 3.10 formula, one per distinct case.
+	// Warnings lists fixed headroom below the docs/model.md#headroom-sizing formula, one per distinct case.
 	Warnings []string
 }
 
@@ -161,7 +161,7 @@ func (c *Config) Layout(tier Tier) (BufferLayout, error) {
 	return l, err
 }
 
-// CapacityReport compares a switch's bandwidth with its SwitchingCapacity (SPEC 3.8).
+// CapacityReport compares a switch's bandwidth with its SwitchingCapacity (docs/model.md#switching-capacity).
 type CapacityReport struct {
 	Tier Tier
 	// Ports is the number of ports.
@@ -198,7 +198,7 @@ func SumSpeeds(ports []PortSpec) units.BitRate {
 	return sum
 }
 
-// LongestPath returns the links of the longest host-to-host path (SPEC 4.3), in order
+// LongestPath returns the links of the longest host-to-host path (docs/model.md#fabric-bdp), in order
 // from the sending host: 6 links host-rack-fabric-spine-fabric-rack-host when
 // Pods > 1; 4 (host-rack-fabric-rack-host) when Pods == 1 and RacksPerPod > 1;
 // 2 (host-rack-host) for a single rack.
@@ -213,7 +213,7 @@ func (c *Config) LongestPath() []Link {
 	return []Link{t.HostLink, t.HostLink}
 }
 
-// BaseRTT is the round trip over the longest host-to-host path (SPEC 4.3): the sum
+// BaseRTT is the round trip over the longest host-to-host path (docs/model.md#fabric-bdp): the sum
 // over its links of the propagation delay both ways, the serialization of one MTU
 // wire frame (Mtu+38 bytes) forward and of one 84-byte frame back.
 // Default: 6 x (2 us + 723.04 ns + 6.72 ns) = 16.37856 us.
@@ -230,7 +230,7 @@ func (c *Config) BaseRTT() units.Time {
 	return rtt
 }
 
-// BDP is the fabric bandwidth-delay product (SPEC 4.3): HostLink speed * BaseRTT / 8,
+// BDP is the fabric bandwidth-delay product (docs/model.md#fabric-bdp): HostLink speed * BaseRTT / 8,
 // rounded down to whole bytes. Default: 204,732 B.
 func (c *Config) BDP() units.Bytes {
 	return units.BytesIn(c.Topology.HostLink.Speed, c.BaseRTT())

@@ -7,7 +7,7 @@ import (
 	"github.com/tracefabric/tracefabric/internal/units"
 )
 
-// TestBaseRTTDefault hand-computes SPEC 4.3 for the defaults: 6 links of 100 Gb/s and
+// TestBaseRTTDefault hand-computes docs/model.md#fabric-bdp for the defaults: 6 links of 100 Gb/s and
 // 1 us; per link 2 us + 9038*8/100G (723,040 ps) + 84*8/100G (6,720 ps) = 2,729,760 ps.
 func TestBaseRTTDefault(t *testing.T) {
 	c := Default()

@@ -89,7 +89,7 @@ func (p PoolSize) MarshalYAML() (any, error) { return units.PlainScalar(p.String
 // UnmarshalYAML implements yaml.Unmarshaler.
 func (p *PoolSize) UnmarshalYAML(n *yaml.Node) error { return unmarshalScalar(n, p) }
 
-// Headroom is the per-(port, lossless pool) headroom setting: "auto" (SPEC 3.10, per
+// Headroom is the per-(port, lossless pool) headroom setting: "auto" (docs/model.md#headroom-sizing, per
 // port) or a fixed size in bytes for every port.
 type Headroom struct {
 	// Auto sizes headroom per port with AutoHeadroom.
@@ -143,7 +143,7 @@ func (h Headroom) MarshalYAML() (any, error) { return units.PlainScalar(h.String
 // UnmarshalYAML implements yaml.Unmarshaler.
 func (h *Headroom) UnmarshalYAML(n *yaml.Node) error { return unmarshalScalar(n, h) }
 
-// EgressLimitMode selects how lossy egress queues are limited (SPEC 3.3).
+// EgressLimitMode selects how lossy egress queues are limited (docs/model.md#shared-buffer).
 type EgressLimitMode int
 
 const (

@@ -27,7 +27,7 @@ const (
 	MaxBufferSize = units.Bytes(1 << 40) // 1 TiB
 )
 
-// Validate checks every rule of SPEC 3.11 and returns nil or an *Error (wrapping
+// Validate checks every rule of docs/model.md#configuration-rules and returns nil or an *Error (wrapping
 // ErrInvalid) listing all violations, each naming the attribute and the rule:
 // over-committed buffer (pools + all headroom > BufferSize, for each switch tier);
 // a pool mixing lossless and lossy classes; a TC in no pool, in two pools, or in a
@@ -356,8 +356,8 @@ func (t *Topology) validate(e *Error) {
 }
 
 // Warnings returns the problems that do not stop a run, one line each, naming the
-// attribute: a fixed Headroom below SPEC 3.10's formula (per switch tier), a
-// SwitchingCapacity below a tier's bandwidth (oversubscription, SPEC 3.8), a fixed
+// attribute: a fixed Headroom below the formula of docs/model.md#headroom-sizing (per switch tier), a
+// SwitchingCapacity below a tier's bandwidth (oversubscription, docs/model.md#switching-capacity), a fixed
 // Xoff not below a lossless pool's size, a HashSalt shared by every switch, egress
 // limits that the mode ignores. Call after Validate.
 func (c *Config) Warnings() []string {

@@ -23,7 +23,7 @@
 // real size. MAC addresses are 02:00 followed by the IPv4 address (locally
 // administered).
 //
-// # Traffic classes (SPEC 3.1: TC = DSCP >> 3)
+// # Traffic classes (docs/model.md#classification: TC = DSCP >> 3)
 //
 //	RoCEv2     UDP, dport 4791, DSCP 26 (TC3, lossless by default), ECT(0)
 //	TCPData    TCP, DSCP 0 (TC0, lossy), ECT(0)
@@ -34,7 +34,7 @@
 //
 // Flow times are units.Time (int64 picoseconds since the scenario's Epoch); pacing
 // rates are units.BitRate counted on wire bytes (IPv4 total length + 38: Ethernet
-// header, FCS, preamble and inter-frame gap, SPEC 2), so a flow at 100 Gb/s is exactly
+// header, FCS, preamble and inter-frame gap, docs/model.md#units-and-conventions), so a flow at 100 Gb/s is exactly
 // at the line rate of a 100 Gb/s host link. Packet lengths are IPv4 total lengths in
 // bytes. When written, a time is rounded up to whole nanoseconds, and a timestamp that
 // would not be strictly after the previous packet's is moved 1 ns after it: packets in
@@ -47,7 +47,7 @@
 // L = 40 + payload length, snaplen Snaplen6 so the TCP header fits; DualStackHosts
 // explains where the subnet mapping puts both addresses of mixed.pcap's hosts). With
 // every rack's /24 present in
-// a trace, the default subnet host mapping (SPEC 5: endpoints sorted, grouped by /24,
+// a trace, the default subnet host mapping (docs/model.md#replay: endpoints sorted, grouped by /24,
 // group i to rack i mod 8) puts 10.P.R.x into rack pR of pod P of the default 2 pods x
 // 4 racks x 16 hosts Clos, and when hosts 1..k of a /24 are all present, 10.P.R.(h+1)
 // is host-pP-rR-hh. Every committed scenario uses all eight /24s.

@@ -11,7 +11,7 @@ import (
 	"github.com/tracefabric/tracefabric/internal/units"
 )
 
-// Default fabric shape (SPEC 4.1) that the address plan follows.
+// Default fabric shape (docs/model.md#clos-builder) that the address plan follows.
 const (
 	Pods         = 2
 	RacksPerPod  = 4

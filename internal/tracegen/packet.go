@@ -12,7 +12,7 @@ import (
 	"github.com/tracefabric/tracefabric/internal/units"
 )
 
-// ECN codepoints (SPEC 3.1: the two low bits of the IPv4 TOS byte or IPv6 Traffic
+// ECN codepoints (docs/model.md#classification: the two low bits of the IPv4 TOS byte or IPv6 Traffic
 // Class).
 const (
 	NotECT uint8 = 0
@@ -59,7 +59,7 @@ type Class struct {
 	DstPort uint16
 }
 
-// TC is the class's traffic class under SPEC 3.1 (DSCP >> 3).
+// TC is the class's traffic class under docs/model.md#classification (DSCP >> 3).
 func (c Class) TC() int { return int(c.DSCP >> 3) }
 
 // The traffic classes of the committed scenarios.

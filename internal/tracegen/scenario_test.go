@@ -274,10 +274,10 @@ func TestIncastsAtLineRate(t *testing.T) {
 	}
 }
 
-// Default switch of SPEC 3.3/3.10/4.1, for the sizing check below.
+// Default switch of docs/model.md#shared-buffer, docs/model.md#headroom-sizing, docs/model.md#clos-builder, for the sizing check below.
 const (
 	bufferSize    = 32 << 20
-	headroomPort  = 208_384 // SPEC 3.10 worked example
+	headroomPort  = 208_384 // docs/model.md#headroom-sizing worked example
 	rackPorts     = HostsPerRack + 4
 	losslessShare = 0.40
 	lossyShare    = 0.60
@@ -286,7 +286,7 @@ const (
 	rackUplinks   = 4
 )
 
-// TestIncastSizing is a fluid estimate, with the SPEC's default switch, that each
+// TestIncastSizing is a fluid estimate, with the default switch (docs/model.md#configuration-rules), that each
 // incast queues at the receiver's rack switch at least twice what it takes to pause
 // (lossless: every active ingress port above its dynamic Xoff) or to drop
 // (lossy: one egress queue above its dynamic limit), assuming ECMP

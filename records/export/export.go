@@ -1,5 +1,5 @@
-// Package export writes the record files of replay runs (SPEC 6) as Parquet or CSV
-// (SPEC 12), for the tools people load data with: Spark, BigQuery, DuckDB and most
+// Package export writes the record files of replay runs (docs/records.md) as Parquet or CSV
+// (docs/records.md#parquet-and-csv-replay-export), for the tools people load data with: Spark, BigQuery, DuckDB and most
 // data platforms read Parquet; spreadsheets and anything else read CSV.
 //
 // Each record file NAME.arrow of a run becomes NAME.parquet or NAME.csv with the same

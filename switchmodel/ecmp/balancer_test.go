@@ -288,7 +288,7 @@ func TestFlowletHashedTable(t *testing.T) {
 	}
 }
 
-// refBalancer is an independent, map-based model of SPEC 3.7 and of the record
+// refBalancer is an independent, map-based model of docs/model.md#load-balancing and of the record
 // definitions in doc.go, written for clarity rather than speed.
 type refBalancer struct {
 	cfg     Config

@@ -15,7 +15,7 @@ type LoadBalancing uint8
 // Load-balancing methods.
 const (
 	None    LoadBalancing = iota // none: member = flow hash mod set size
-	Flowlet                      // flowlet: flowlet switching to the least occupied member (SPEC 3.7)
+	Flowlet                      // flowlet: flowlet switching to the least occupied member (docs/model.md#load-balancing)
 
 	numLoadBalancing = iota
 )

@@ -1,6 +1,6 @@
 // Package ecmp models how a switch spreads flows over an equal-cost set: the flow
-// hash key, the six hash methods and per-switch salt of SPEC 3.6, and the load
-// balancer of SPEC 3.7 (none or flowlet) with its load balancing record. It is pure
+// hash key, the six hash methods and per-switch salt of docs/model.md#ecmp-hashing, and the load
+// balancer of docs/model.md#load-balancing (none or flowlet) with its load balancing record. It is pure
 // and per switch: it does not import package switchmodel; the switch calls it from
 // its forwarding code and implements MemberView over the set's ports.
 //
@@ -45,24 +45,24 @@
 // the same key with the same modulus at a rack and a fabric switch sends all of a
 // fabric switch's up traffic to one spine. The seed says crc32WithSalt "salts the hash
 // per switch, which de-correlates the choices of adjacent tiers", and the seed's words
-// win over SPEC 3.6's formula, which alone cannot do that: a CRC is affine, so
+// win over the formula of docs/model.md#ecmp-hashing, which alone cannot do that: a CRC is affine, so
 // crc32(salt||key) is the unsalted CRC XOR a constant that depends on the salt; two
 // switches' values of any key differ by a fixed constant, and hash mod 4 keeps two
 // bits that this constant only permutes (each (rack, fabric) pair would still use one
-// spine; with the SPEC 4.1 names 8 of pod 0's 16 spine uplinks would stay idle, for
+// spine; with the docs/model.md#clos-builder names 8 of pod 0's 16 spine uplinks would stay idle, for
 // every Seed). Decision: crc32WithSalt is MurmurHash3's fmix32 finalizer (a
-// non-linear bijection) applied to SPEC 3.6's salted CRC-32:
+// non-linear bijection) applied to the salted CRC-32 of docs/model.md#ecmp-hashing:
 //
 //	crc32WithSalt(k) = fmix32(CRC-32/IEEE(salt as 4 big-endian bytes || k))
 //
-// The unsalted methods stay exactly as SPEC 3.6 defines them, so comparisons still
+// The unsalted methods stay exactly as docs/model.md#ecmp-hashing defines them, so comparisons still
 // show their polarization; TestPolarizationSalted pins both facts.
 //
 // # Load balancing
 //
 // Config.LoadBalancing None (default): member = hash mod n; the view is not used.
 //
-// Flowlet (SPEC 3.7). The balancer keeps a flow table per equal-cost set: exact (one
+// Flowlet (docs/model.md#load-balancing). The balancer keeps a flow table per equal-cost set: exact (one
 // entry per flow, FlowTableSize 0) or hashed (FlowTableSize entries indexed by
 // hash mod FlowTableSize, where hash is the switch's configured hash of the key; the
 // flows whose hashes collide share an entry and its member, as in hardware). An

@@ -10,7 +10,7 @@ import (
 // is CRC32; DefaultConfig selects CRC32WithSalt, the model's default.
 type Method uint8
 
-// The six hash methods, in the order of SPEC 3.6 (also the order of AllMethods).
+// The six hash methods, in the order of docs/model.md#ecmp-hashing (also the order of AllMethods).
 const (
 	CRC32         Method = iota // crc32: CRC-32/IEEE of the key
 	CRC32WithSalt               // crc32WithSalt: fmix32 of CRC-32/IEEE of the 4-byte big-endian salt, then the key (default)
@@ -26,7 +26,7 @@ const (
 // DefaultMethod is the model's default hash method.
 const DefaultMethod = CRC32WithSalt
 
-// AllMethods lists every hash method in SPEC order (for `--hash all`).
+// AllMethods lists every hash method in the order of docs/model.md#ecmp-hashing (for `--hash all`).
 var AllMethods = [NumMethods]Method{CRC32, CRC32WithSalt, CRC16, CRC16CCITT, XOR16, Toeplitz}
 
 var methodNames = [NumMethods]string{"crc32", "crc32WithSalt", "crc16", "crc16Ccitt", "xor16", "toeplitz"}
@@ -34,7 +34,7 @@ var methodNames = [NumMethods]string{"crc32", "crc32WithSalt", "crc16", "crc16Cc
 // ErrUnknownMethod is wrapped by the errors of ParseMethod and UnmarshalText.
 var ErrUnknownMethod = errors.New("unknown hash method")
 
-// Methods returns a new slice of the six hash methods in SPEC order.
+// Methods returns a new slice of the six hash methods in the order of docs/model.md#ecmp-hashing.
 func Methods() []Method { return append([]Method(nil), AllMethods[:]...) }
 
 // Valid reports whether m is one of the six methods.
@@ -88,7 +88,7 @@ func (m *Method) Set(s string) error { return m.UnmarshalText([]byte(s)) }
 // Type implements pflag.Value.
 func (m *Method) Type() string { return "hashMethod" }
 
-// Hash returns the method's hash of k, as SPEC 3.6 defines it; for CRC32WithSalt the
+// Hash returns the method's hash of k, as docs/model.md#ecmp-hashing defines it; for CRC32WithSalt the
 // salted CRC-32 then passes through the fmix32 finalizer (see the package doc: without
 // it the salt cannot de-correlate tiers, as the seed requires). salt is used only by
 // CRC32WithSalt. The 16-bit methods (CRC16, CRC16CCITT, XOR16) return values

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// The plane of SPEC 4.1 (defaults) seen from pod 0: racks rack-p0-r0..3 with 16 hosts
+// The plane of docs/model.md#clos-builder (defaults) seen from pod 0: racks rack-p0-r0..3 with 16 hosts
 // each (10.0.r.h) pick one of the 4 fabric switches fabric-p0-f0..3 by hash mod 4;
 // fabric switch f picks one of the 4 spines of plane f by hash mod 4. Flows go from
 // pod 0 hosts to pod 1 hosts (10.1.r.h).
@@ -95,7 +95,7 @@ func uplinkSpread(pl planeLoad) (maxDev float64, idle int) {
 // salted CRC alone, crc32(salt||key), is the unsalted CRC XOR a constant that only
 // depends on the salt. Two switches' CRCs of any key differ by that constant, and
 // mod 4 keeps two bits it merely permutes: every (rack, fabric) pair would still use
-// one spine, and with the SPEC 4.1 names 8 of the 16 uplinks would stay idle.
+// one spine, and with the docs/model.md#clos-builder names 8 of the 16 uplinks would stay idle.
 func TestPolarizationSalted(t *testing.T) {
 	t.Run("salted CRC alone adds a constant", func(t *testing.T) {
 		var zero Key
