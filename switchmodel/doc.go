@@ -7,8 +7,8 @@
 //
 // Time is units.Time, int64 picoseconds since the start of the run; sizes are bytes;
 // speeds bits per second. Serialization of n wire bytes at speed C is
-// ceil(n*8e12/C) ps (units.SerializationTime). An IPv4 packet of total length L is a
-// frame of F = max(64, L+18) bytes and F+20 bytes on the wire; buffers account
+// ceil(n*8e12/C) ps (units.SerializationTime). A packet of length L (the IPv4 total
+// length, or 40 + the IPv6 payload length) is a frame of F = max(64, L+18) bytes and F+20 bytes on the wire; buffers account
 // ceil(F/CellSize) cells, and every buffer byte count (queues, pools, headroom,
 // thresholds compared with them, watermarks, samples) is cells*CellSize.
 //

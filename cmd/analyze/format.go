@@ -11,6 +11,8 @@ func protoName(p uint8) string {
 		return "TCP"
 	case 17:
 		return "UDP"
+	case 58:
+		return "ICMPv6"
 	}
 	return strconv.Itoa(int(p))
 }
