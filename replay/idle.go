@@ -106,6 +106,12 @@ func (o *Options) runOptions() records.RunOptions {
 	for _, t := range o.Traces {
 		in.Traces = append(in.Traces, absPath(t))
 	}
+	if in.Oversize == "" {
+		in.Oversize = OversizeSplit
+	}
+	if in.MaxDrainPs == 0 {
+		in.MaxDrainPs = int64(DefaultMaxDrain)
+	}
 	switch in.Hosts {
 	case "":
 		in.Hosts = MapSubnet

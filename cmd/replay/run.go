@@ -28,14 +28,13 @@ import (
 
 func newRunCmd() *cobra.Command {
 	var (
-		cf       configFlags
-		tf       traceFlags
-		out      string
-		asJSON   bool
-		opt      replay.Options
-		maxDrain string
-		quiet    bool
-		exp      exportFlag
+		cf     configFlags
+		rf     replayFlags
+		out    string
+		asJSON bool
+		opt    replay.Options
+		quiet  bool
+		exp    exportFlag
 	)
 	cmd := &cobra.Command{
 		Use:   "run [flags] TRACE...",
@@ -72,11 +71,8 @@ see 'replay export'.`,
 			if cmd.Flags().Changed("speedup") && !(opt.Speedup > 0 && !math.IsInf(opt.Speedup, 0)) {
 				return usageError{Err: fmt.Errorf("--speedup %v: want a finite number > 0", opt.Speedup)}
 			}
-			if cmd.Flags().Changed("rack-prefix") && (opt.RackPrefix < 0 || opt.RackPrefix > 32) {
-				return usageError{Err: fmt.Errorf("--rack-prefix %d: want a prefix length 0..32", opt.RackPrefix)}
-			}
-			if cmd.Flags().Changed("rack-prefix6") && (opt.RackPrefix6 < 0 || opt.RackPrefix6 > 128) {
-				return usageError{Err: fmt.Errorf("--rack-prefix6 %d: want a prefix length 0..128", opt.RackPrefix6)}
+			if err := rf.apply(cmd, &opt); err != nil {
+				return err
 			}
 			cfg, warns, err := cf.load(cmd)
 			if err != nil {
@@ -89,26 +85,6 @@ see 'replay export'.`,
 			for _, w := range warns {
 				warn(w)
 			}
-			if maxDrain != "" {
-				d, err := units.ParseTime(maxDrain)
-				if err != nil {
-					return usageError{Err: fmt.Errorf("--max-drain: %w", err)}
-				}
-				if d <= 0 {
-					return usageError{Err: fmt.Errorf("--max-drain %s: must be > 0", maxDrain)}
-				}
-				opt.MaxDrain = d
-			}
-			if opt.Window, err = tf.window(); err != nil {
-				return err
-			}
-			if opt.MaxIdle, err = tf.idle(); err != nil {
-				return err
-			}
-			if opt.Family, err = tf.fam(); err != nil {
-				return err
-			}
-			opt.ReorderWindow, opt.Strict = tf.reorder, tf.strict
 			if out == "" {
 				base := filepath.Base(args[0])
 				if args[0] == ingest.StdinPath {
@@ -178,16 +154,9 @@ see 'replay export'.`,
 	f := cmd.Flags()
 	f.StringVarP(&out, "out", "o", "", "output directory (default out/<first trace name>); replaced only if it holds a previous run")
 	f.BoolVar(&asJSON, "json", false, "print run.json (an object per method with --hash all) instead of the summary")
-	f.StringVar(&opt.Hosts, "hosts", "subnet", "host mapping: subnet, hash, or a CSV file of cidr,host-name lines")
-	f.IntVar(&opt.RackPrefix, "rack-prefix", 24, "subnet mapping: group IPv4 endpoints by this prefix length, one group per rack")
-	f.IntVar(&opt.RackPrefix6, "rack-prefix6", 64, "subnet mapping: group IPv6 endpoints by this prefix length (IPv4 groups first, then IPv6, share the racks in turn)")
 	f.Float64Var(&opt.Speedup, "speedup", 1, "divide capture time by this factor (> 0; >1 replays faster, raising the load)")
-	f.StringVar(&opt.Oversize, "oversize", "split", "packets longer than the MTU: split into MTU-sized packets, or drop")
-	f.StringVar(&maxDrain, "max-drain", "1s", "simulate at most this long after the last packet to drain the fabric")
-	f.BoolVar(&opt.RecordPackets, "record-packets", false, "also write packets.arrow: one row per simulated packet with its path")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no progress bar")
-	tf.register(cmd, true)
-	tf.registerFamily(cmd)
+	rf.register(cmd, &opt)
 	exp.register(cmd)
 	cf.register(cmd, true)
 	return cmd

@@ -47,10 +47,9 @@ var sweepRunFlags = []string{"hosts", "rack-prefix", "rack-prefix6", "family", "
 
 func newSweepCmd() *cobra.Command {
 	var (
-		f        sweepFlags
-		tf       traceFlags
-		opt      replay.Options
-		maxDrain string
+		f   sweepFlags
+		rf  replayFlags
+		opt replay.Options
 	)
 	cmd := &cobra.Command{
 		Use:   "sweep -c SWEEP.yaml [flags] TRACE...",
@@ -132,33 +131,13 @@ The sweep file (-c):
 			if fl.Changed("of") && (f.of < 1 || f.index < 0 || f.index >= f.of) {
 				return usageError{Err: fmt.Errorf("--index %d --of %d: want --of >= 1 and 0 <= --index < --of", f.index, f.of)}
 			}
-			if fl.Changed("rack-prefix") && (opt.RackPrefix < 0 || opt.RackPrefix > 32) {
-				return usageError{Err: fmt.Errorf("--rack-prefix %d: want a prefix length 0..32", opt.RackPrefix)}
-			}
-			if fl.Changed("rack-prefix6") && (opt.RackPrefix6 < 0 || opt.RackPrefix6 > 128) {
-				return usageError{Err: fmt.Errorf("--rack-prefix6 %d: want a prefix length 0..128", opt.RackPrefix6)}
+			if err := rf.apply(cmd, &opt); err != nil {
+				return err
 			}
 			cache, err := units.ParseBytes(f.cache)
 			if err != nil || cache < 0 {
 				return usageError{Err: fmt.Errorf("--cache %q: want a size such as 512MiB (0: no cache)", f.cache)}
 			}
-			if maxDrain != "" {
-				d, err := units.ParseTime(maxDrain)
-				if err != nil || d <= 0 {
-					return usageError{Err: fmt.Errorf("--max-drain %q: want a duration > 0", maxDrain)}
-				}
-				opt.MaxDrain = d
-			}
-			if opt.Family, err = tf.fam(); err != nil {
-				return err
-			}
-			if opt.Window, err = tf.window(); err != nil {
-				return err
-			}
-			if opt.MaxIdle, err = tf.idle(); err != nil {
-				return err
-			}
-			opt.ReorderWindow, opt.Strict = tf.reorder, tf.strict
 			return runSweep(cmd, &f, opt, int64(cache), args)
 		},
 	}
@@ -179,15 +158,8 @@ The sweep file (-c):
 	fl.StringVar(&f.mount, "mount", "/data", "--emit k8s: where the claim is mounted; relative paths in the command are under it")
 	fl.IntVar(&f.parallelism, "parallelism", 0, "--emit k8s: pods running at once (default: --of)")
 	fl.IntVar(&f.backoff, "backoff-limit-per-index", 2, "--emit k8s: retries of a failed index (an index that fails on its input, exit 2, is not retried)")
-	fl.StringVar(&opt.Hosts, "hosts", "subnet", "host mapping of every point: subnet, hash, or a CSV file of cidr,host-name lines")
-	fl.IntVar(&opt.RackPrefix, "rack-prefix", 24, "subnet mapping: group endpoints by this prefix length, one group per rack")
-	fl.IntVar(&opt.RackPrefix6, "rack-prefix6", 64, "subnet mapping: group IPv6 endpoints by this prefix length")
 	fl.StringVar(&f.cache, "cache", "512MiB", "with -j > 1: keep the decoded trace in memory up to this `SIZE` (32 bytes per packet), shared by the points, instead of decoding it again for each (0: never)")
-	fl.StringVar(&opt.Oversize, "oversize", "split", "packets longer than the MTU: split into MTU-sized packets, or drop")
-	fl.StringVar(&maxDrain, "max-drain", "1s", "simulate at most this long after the last packet to drain the fabric")
-	fl.BoolVar(&opt.RecordPackets, "record-packets", false, "also write packets.arrow for every point")
-	tf.register(cmd, true)
-	tf.registerFamily(cmd)
+	rf.register(cmd, &opt)
 	return cmd
 }
 

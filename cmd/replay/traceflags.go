@@ -13,6 +13,7 @@ import (
 	"github.com/tracefabric/tracefabric/ingest"
 	"github.com/tracefabric/tracefabric/internal/ipaddr"
 	"github.com/tracefabric/tracefabric/internal/units"
+	"github.com/tracefabric/tracefabric/replay"
 )
 
 // traceFlags are the flags that say how captures are read (run, inspect, path).
@@ -132,4 +133,54 @@ func openStdin(traces []string, in *os.File) (*os.File, error) {
 		return nil, fmt.Errorf("standard input: %w", err)
 	}
 	return tmp, nil
+}
+
+// replayFlags are the options of a replay besides its configuration and speedup that
+// `replay run` and `replay sweep` (for every point) share: host mapping, oversize,
+// drain, packets.arrow and how the captures are read (sweepRunFlags names them).
+type replayFlags struct {
+	tf       traceFlags
+	maxDrain string
+}
+
+func (r *replayFlags) register(cmd *cobra.Command, opt *replay.Options) {
+	f := cmd.Flags()
+	f.StringVar(&opt.Hosts, "hosts", "subnet", "host mapping: subnet, hash, or a CSV file of cidr,host-name lines")
+	f.IntVar(&opt.RackPrefix, "rack-prefix", 24, "subnet mapping: group IPv4 endpoints by this prefix length, one group per rack")
+	f.IntVar(&opt.RackPrefix6, "rack-prefix6", 64, "subnet mapping: group IPv6 endpoints by this prefix length (IPv4 groups first, then IPv6, share the racks in turn)")
+	f.StringVar(&opt.Oversize, "oversize", "split", "packets longer than the MTU: split into MTU-sized packets, or drop")
+	f.StringVar(&r.maxDrain, "max-drain", "1s", "simulate at most this long after the last packet to drain the fabric")
+	f.BoolVar(&opt.RecordPackets, "record-packets", false, "also write packets.arrow: one row per simulated packet with its path")
+	r.tf.register(cmd, true)
+	r.tf.registerFamily(cmd)
+}
+
+// apply checks the flags and sets the options they give.
+func (r *replayFlags) apply(cmd *cobra.Command, opt *replay.Options) error {
+	fl := cmd.Flags()
+	if fl.Changed("rack-prefix") && (opt.RackPrefix < 0 || opt.RackPrefix > 32) {
+		return usageError{Err: fmt.Errorf("--rack-prefix %d: want a prefix length 0..32", opt.RackPrefix)}
+	}
+	if fl.Changed("rack-prefix6") && (opt.RackPrefix6 < 0 || opt.RackPrefix6 > 128) {
+		return usageError{Err: fmt.Errorf("--rack-prefix6 %d: want a prefix length 0..128", opt.RackPrefix6)}
+	}
+	if r.maxDrain != "" {
+		d, err := units.ParseTime(r.maxDrain)
+		if err != nil || d <= 0 {
+			return usageError{Err: fmt.Errorf("--max-drain %q: want a duration > 0", r.maxDrain)}
+		}
+		opt.MaxDrain = d
+	}
+	var err error
+	if opt.Window, err = r.tf.window(); err != nil {
+		return err
+	}
+	if opt.MaxIdle, err = r.tf.idle(); err != nil {
+		return err
+	}
+	if opt.Family, err = r.tf.fam(); err != nil {
+		return err
+	}
+	opt.ReorderWindow, opt.Strict = r.tf.reorder, r.tf.strict
+	return nil
 }

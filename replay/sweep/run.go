@@ -99,25 +99,6 @@ func Run(pl *Plan, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if opt.Run.Hosts != "" && opt.Run.Hosts != replay.MapSubnet && opt.Run.Hosts != replay.MapHash {
-		if opt.Run.Hosts, err = filepath.Abs(opt.Run.Hosts); err != nil {
-			return nil, err
-		}
-	}
-	// The defaults replay.Prepare fills in, so that sweep.json's inputs are those
-	// the points' run.json files record.
-	if opt.Run.Hosts == "" {
-		opt.Run.Hosts = replay.MapSubnet
-	}
-	if opt.Run.RackPrefix == 0 {
-		opt.Run.RackPrefix = 24
-	}
-	if opt.Run.Oversize == "" {
-		opt.Run.Oversize = replay.OversizeSplit
-	}
-	if opt.Run.MaxDrain == 0 {
-		opt.Run.MaxDrain = replay.DefaultMaxDrain
-	}
 	res := &Result{}
 	for _, p := range pl.Points {
 		if p.ID%opt.Of == opt.Index {
