@@ -2,7 +2,8 @@ package main
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/tracefabric/tracefabric/analysis"
@@ -136,12 +137,12 @@ func closedLoopSection(j *job, figs *figures) report.Section {
 		sec.Blocks = append(sec.Blocks, report.ParagraphBlock(fmt.Sprintf("The rest of this section details the %s run (%s).", name, j.inputs[i].dir)))
 	}
 	var senders []string
-	for _, t := range sortedKeys(tr.FlowsByTransport) {
+	for _, t := range slices.Sorted(maps.Keys(tr.FlowsByTransport)) {
 		senders = append(senders, fmt.Sprintf("%s %s", units.FormatCount(tr.FlowsByTransport[t]), t))
 	}
 	var replaced []string
 	var replacedN int64
-	for _, k := range sortedKeys(tr.Replaced) {
+	for _, k := range slices.Sorted(maps.Keys(tr.Replaced)) {
 		if n := tr.Replaced[k]; n > 0 {
 			replaced = append(replaced, fmt.Sprintf("%s %s", units.FormatCount(n), k))
 			replacedN += n
@@ -156,7 +157,7 @@ func closedLoopSection(j *job, figs *figures) report.Section {
 		firstNonEmpty(strings.Join(senders, ", "), "none"), what)))
 
 	ct := report.Table{Caption: "Control packets the receivers generated", Columns: []string{"kind", "generated", "delivered", "dropped", "undrained"}}
-	for _, k := range sortedKeys(tr.ControlPackets) {
+	for _, k := range slices.Sorted(maps.Keys(tr.ControlPackets)) {
 		c := tr.ControlPackets[k]
 		ct.Rows = append(ct.Rows, []string{k, units.FormatCount(c.Generated), units.FormatCount(c.Delivered), units.FormatCount(c.Dropped), units.FormatCount(c.Undrained)})
 	}
@@ -224,13 +225,4 @@ func pfcPerRun(j *job) report.Block {
 			analysis.FormatEstimate(analysis.MetricStorms, mm.Metrics[analysis.MetricStorms])})
 	}
 	return report.TableBlock(t)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
