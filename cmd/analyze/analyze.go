@@ -11,7 +11,6 @@ import (
 
 	"github.com/tracefabric/tracefabric/analysis"
 	"github.com/tracefabric/tracefabric/cmd/internal/cli"
-	"github.com/tracefabric/tracefabric/internal/atomicfile"
 	"github.com/tracefabric/tracefabric/internal/config"
 	"github.com/tracefabric/tracefabric/records"
 	"github.com/tracefabric/tracefabric/records/export"
@@ -19,13 +18,16 @@ import (
 
 // options are a validated command line.
 type options struct {
-	dirs   []string // RUN_DIR arguments as given
-	out    string   // -o, empty for the default
-	top    int      // rows of top-N tables in the report
-	asJSON bool
-	quiet  bool
-	tables export.Format // --tables: csv or parquet
-	opt    analysis.Options
+	dirs []string // RUN_DIR arguments as given
+	out  string   // -o, empty for the default
+	// defaultOut, when set, replaces the default output directory (a sweep of one
+	// axis compared as runs are: the sweep's analysis/).
+	defaultOut string
+	top        int // rows of top-N tables in the report
+	asJSON     bool
+	quiet      bool
+	tables     export.Format // --tables: csv or parquet
+	opt        analysis.Options
 
 	stdout, stderr io.Writer
 	ctx            context.Context // cancelled by SIGINT/SIGTERM (nil: never)
@@ -48,6 +50,9 @@ func analyze(o *options) error {
 	dirs, out, err := resolveRuns(o.dirs)
 	if err != nil {
 		return err
+	}
+	if o.defaultOut != "" {
+		out = o.defaultOut
 	}
 	if o.out != "" {
 		out = o.out
@@ -98,23 +103,13 @@ func analyze(o *options) error {
 		}
 	}
 
-	od, err := createOutputDir(out)
+	var res *result
+	od, err := writeAnalysis(out, o.out != "", func(od *outputDir) (err error) {
+		res, err = writeOutputs(od, &job{ctx: ctx, inputs: inputs, ref: ref, sum: sum, cmp: cmp, top: o.top, progress: pg, tables: o.tables})
+		return err
+	})
 	if err != nil {
-		if errors.Is(err, atomicfile.ErrNotWritable) {
-			if o.out == "" {
-				return inputError{Err: fmt.Errorf("%w; write the analysis elsewhere with -o DIR", err)}
-			}
-			return inputError{Err: fmt.Errorf("%w; choose another -o", err)}
-		}
-		return classifyInput(err)
-	}
-	res, err := writeOutputs(od, &job{ctx: ctx, inputs: inputs, ref: ref, sum: sum, cmp: cmp, top: o.top, progress: pg, tables: o.tables})
-	if err == nil {
-		err = od.commit()
-	}
-	if err != nil {
-		od.abort()
-		return classifyInput(err)
+		return err
 	}
 	pg.done()
 	if o.asJSON {

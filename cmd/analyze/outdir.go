@@ -34,6 +34,31 @@ func createOutputDir(final string) (*outputDir, error) {
 	return &outputDir{d: d}, nil
 }
 
+// writeAnalysis creates the output directory final, lets write fill it, and commits
+// it; on an error it removes it. An unwritable place is bad input that suggests -o
+// (chosen: the user gave -o).
+func writeAnalysis(final string, chosen bool, write func(*outputDir) error) (*outputDir, error) {
+	od, err := createOutputDir(final)
+	if err != nil {
+		if errors.Is(err, atomicfile.ErrNotWritable) {
+			if !chosen {
+				return nil, inputError{Err: fmt.Errorf("%w; write the analysis elsewhere with -o DIR", err)}
+			}
+			return nil, inputError{Err: fmt.Errorf("%w; choose another -o", err)}
+		}
+		return nil, classifyInput(err)
+	}
+	err = write(od)
+	if err == nil {
+		err = od.commit()
+	}
+	if err != nil {
+		od.abort()
+		return nil, classifyInput(err)
+	}
+	return od, nil
+}
+
 // path is where to write name (relative to the output directory) before commit.
 func (d *outputDir) path(name ...string) string { return d.d.Path(name...) }
 

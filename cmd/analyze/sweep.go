@@ -21,7 +21,7 @@ import (
 // analyzeSweepDir handles a sweep directory (one argument holding sweep.json, as
 // `replay sweep` writes it): a sweep of one categorical axis (or of one point) is the
 // comparison of its points' runs, as for `replay run --hash all`, written into
-// DIR/analysis (handled is false: o.dirs and o.out are set for the usual path); any
+// DIR/analysis (handled is false: o.dirs and o.defaultOut are set for the usual path); any
 // other sweep gets the sweep report (handled is true, err its result).
 func analyzeSweepDir(o *options) (handled bool, err error) {
 	if len(o.dirs) != 1 {
@@ -51,9 +51,7 @@ func analyzeSweepDir(o *options) (handled bool, err error) {
 		for _, p := range sw.Points {
 			o.dirs = append(o.dirs, filepath.Join(dir, p.Dir))
 		}
-		if o.out == "" {
-			o.out = filepath.Join(dir, records.AnalysisDir)
-		}
+		o.defaultOut = filepath.Join(dir, records.AnalysisDir)
 		return false, nil
 	}
 	return true, analyzeSweep(o, dir)
@@ -97,17 +95,13 @@ func analyzeSweep(o *options, dir string) error {
 		}
 		return classifyInput(err)
 	}
-	od, err := createOutputDir(out)
+	var res []byte
+	od, err := writeAnalysis(out, o.out != "", func(od *outputDir) (err error) {
+		res, err = writeSweep(ctx, od, s, o)
+		return err
+	})
 	if err != nil {
-		return classifyInput(err)
-	}
-	res, err := writeSweep(ctx, od, s, o)
-	if err == nil {
-		err = od.commit()
-	}
-	if err != nil {
-		od.abort()
-		return classifyInput(err)
+		return err
 	}
 	pg.done()
 	if o.asJSON {
