@@ -41,22 +41,23 @@ func (f *configFlags) register(cmd *cobra.Command, withHash bool) {
 	}
 }
 
-// load returns the effective configuration; "all" as hash leaves the method alone.
-// --lb and --hash are checked here, so that their errors speak of the flags.
-func (f *configFlags) load(cmd *cobra.Command) (*config.Config, []string, error) {
+// load returns the effective configuration and prints its warnings; "all" as hash
+// leaves the method alone. --lb and --hash are checked here, so that their errors
+// speak of the flags.
+func (f *configFlags) load(cmd *cobra.Command) (*config.Config, error) {
 	sets := append([]string(nil), f.sets...)
 	if cmd.Flags().Changed("seed") {
 		sets = append(sets, "Seed="+strconv.FormatInt(f.seed, 10))
 	}
 	if f.lb != "" {
 		if _, err := ecmp.ParseLoadBalancing(f.lb); err != nil {
-			return nil, nil, usageError{Err: fmt.Errorf("--lb %q: want none or flowlet", f.lb)}
+			return nil, usageError{Err: fmt.Errorf("--lb %q: want none or flowlet", f.lb)}
 		}
 		sets = append(sets, "LoadBalancingMethod="+f.lb)
 	}
 	if f.transport != "" {
 		if _, err := config.ParseTransportMode(f.transport); err != nil {
-			return nil, nil, usageError{Err: fmt.Errorf("--transport %q: want open or closed", f.transport)}
+			return nil, usageError{Err: fmt.Errorf("--transport %q: want open or closed", f.transport)}
 		}
 		sets = append(sets, "Transport.Mode="+f.transport)
 	}
@@ -66,15 +67,19 @@ func (f *configFlags) load(cmd *cobra.Command) (*config.Config, []string, error)
 			for _, m := range ecmp.AllMethods {
 				names = append(names, m.String())
 			}
-			return nil, nil, usageError{Err: fmt.Errorf("--hash %q: want %s, or all", f.hash, strings.Join(names, ", "))}
+			return nil, usageError{Err: fmt.Errorf("--hash %q: want %s, or all", f.hash, strings.Join(names, ", "))}
 		}
 		sets = append(sets, "EcmpHashMethod="+f.hash)
 	}
 	cfg, warns, err := config.Load(f.file, sets)
 	if err != nil {
-		return nil, nil, configError(err)
+		return nil, configError(err)
 	}
-	return cfg, warns, nil
+	warn := warnFunc(cmd)
+	for _, w := range warns {
+		warn(w)
+	}
+	return cfg, nil
 }
 
 // configError classifies configuration problems as input errors (exit 2).

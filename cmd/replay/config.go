@@ -47,12 +47,9 @@ pass it back with -c.`,
 				d := config.Default()
 				cfg = &d
 			} else {
-				c, warns, err := cf.load(cmd)
+				c, err := cf.load(cmd)
 				if err != nil {
 					return err
-				}
-				for _, w := range warns {
-					warnFunc(cmd)(w)
 				}
 				cfg = c
 			}

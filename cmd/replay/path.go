@@ -64,12 +64,9 @@ members are equally loaded.`,
 					return err
 				}
 			} else {
-				c, warns, err := cf.load(cmd)
+				c, err := cf.load(cmd)
 				if err != nil {
 					return err
-				}
-				for _, w := range warns {
-					warnFunc(cmd)(w)
 				}
 				cfg = c
 				if len(traces) > 0 {

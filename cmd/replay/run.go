@@ -74,16 +74,12 @@ see 'replay export'.`,
 			if err := rf.apply(cmd, &opt); err != nil {
 				return err
 			}
-			cfg, warns, err := cf.load(cmd)
+			cfg, err := cf.load(cmd)
 			if err != nil {
 				return err
 			}
 			if _, _, err := exp.options(); err != nil {
 				return err
-			}
-			warn := warnFunc(cmd)
-			for _, w := range warns {
-				warn(w)
 			}
 			if out == "" {
 				base := filepath.Base(args[0])
@@ -110,6 +106,7 @@ see 'replay export'.`,
 			}
 			opt.Traces = args
 			opt.Config = cfg
+			warn := warnFunc(cmd)
 			opt.Warn = warn
 			opt.Command = append([]string{"replay"}, os.Args[1:]...)
 			opt.Version = version
