@@ -1,18 +1,12 @@
 package main
 
 import (
-	"net/netip"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/google/gopacket"
-	"github.com/google/gopacket/layers"
-	"github.com/google/gopacket/pcapgo"
 
 	"github.com/tracefabric/tracefabric/analysis"
 	"github.com/tracefabric/tracefabric/internal/config"
@@ -95,42 +89,11 @@ func TestReportSaysWhatRan(t *testing.T) {
 	}
 }
 
-// writeMixedTrace writes a capture holding two packets replayed as captured, one whose
-// two ends are one host, one of 4000 B (split into 3 at an MTU of 1500) and an ARP
-// request.
+// writeMixedTrace writes tracegen.WriteNotInjected's capture: two packets replayed as
+// captured, one intra-host, one split by an MTU of 1500, one ARP record.
 func writeMixedTrace(t *testing.T) string {
 	path := filepath.Join(t.TempDir(), "mixed.pcap")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	enc, err := tracegen.NewEncoder(tracegen.DefaultSnaplen)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := pcapgo.NewWriterNanos(f)
-	if err := w.WriteFileHeader(uint32(enc.Snaplen()), layers.LinkTypeEthernet); err != nil {
-		t.Fatal(err)
-	}
-	write := func(i int, data []byte, wire int) {
-		ci := gopacket.CaptureInfo{Timestamp: time.Unix(1_700_000_000, int64(i)*1000).UTC(), CaptureLength: len(data), Length: wire}
-		if err := w.WritePacket(ci, data); err != nil {
-			t.Fatal(err)
-		}
-	}
-	a, b := netip.MustParseAddr("10.0.0.1"), netip.MustParseAddr("10.0.1.1")
-	for i, p := range []tracegen.Packet{{Src: a, Dst: b, Length: 1000}, {Src: a, Dst: a, Length: 1000}, {Src: a, Dst: b, Length: 4000}, {Src: b, Dst: a, Length: 1500}} {
-		p.Time, p.Proto, p.SrcPort, p.DstPort = units.Time(i)*units.Microsecond, layers.IPProtocolUDP, 1000, 2000
-		data, wire, err := enc.Encode(&p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		write(i, data, wire)
-	}
-	arp := make([]byte, 60)
-	copy(arp, []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 2, 0, 10, 0, 0, 1, 0x08, 0x06, 0, 1, 8, 0, 6, 4, 0, 1})
-	write(4, arp, len(arp))
-	if err := f.Close(); err != nil {
+	if err := tracegen.WriteNotInjected(path); err != nil {
 		t.Fatal(err)
 	}
 	return path
