@@ -105,10 +105,9 @@ func (s *sim) newFlow(now units.Time, fid int32, p *arrival) {
 func (s *sim) registerSender(fid int32, f *flowState, p *arrival) error {
 	f.registered = true
 	kind, auto := f.kind, f.auto
-	key := flowKey(p.saddr, p.daddr, p.proto, p.sport, p.dport, p.laterFrag)
-	rev := flowKey(p.daddr, p.saddr, p.proto, p.dport, p.sport, p.laterFrag)
+	rev := s.net.AddKey(flowKey(p.daddr, p.saddr, p.proto, p.dport, p.sport, p.laterFrag))
 	return s.layer.NewFlow(fid, transport.FlowSpec{Kind: kind, AutoTCP: auto, Src: p.src, Dst: p.dst,
-		Key: key, Reverse: rev, SMSS: s.pr.smss[f.tuple], IPv6: p.saddr.Is6()})
+		Key: f.key, Reverse: rev, SMSS: s.pr.smss[f.tuple], IPv6: p.saddr.Is6()})
 }
 
 // flowKey is the ECMP key of a packet from src to dst (docs/model.md#ecmp-hashing):

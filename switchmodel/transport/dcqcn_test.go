@@ -113,7 +113,7 @@ func roceSeg(l int32, trace int64) Segment {
 // exactly when open loop would deliver them (hand-computed store and forward).
 func TestDCQCNLoneFlowLineRate(t *testing.T) {
 	st := newStar(t, 2, config.Default().Switch, config.DefaultTransport(), link100G())
-	if err := st.layer.NewFlow(0, FlowSpec{Kind: DCQCN, Src: 0, Dst: 1, Key: key(0), Reverse: key(1)}); err != nil {
+	if err := st.layer.NewFlow(0, FlowSpec{Kind: DCQCN, Src: 0, Dst: 1, Key: st.key(0), Reverse: st.key(1)}); err != nil {
 		t.Fatal(err)
 	}
 	const ser = (4140 + 38) * 80
@@ -147,7 +147,7 @@ func TestDCQCNTwoFlowsShare(t *testing.T) {
 	cnpAt := map[int64][]units.Time{}
 	st.rec.onDrop = nil
 	for f := 0; f < 2; f++ {
-		if err := st.layer.NewFlow(int32(f), FlowSpec{Kind: DCQCN, Src: int32(f + 1), Dst: 0, Key: key(f), Reverse: key(10 + f)}); err != nil {
+		if err := st.layer.NewFlow(int32(f), FlowSpec{Kind: DCQCN, Src: int32(f + 1), Dst: 0, Key: st.key(f), Reverse: st.key(10 + f)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -210,7 +210,7 @@ func TestGoBackNLossy(t *testing.T) {
 	sw.EgressLimitMode = config.EgressFixed
 	sw.EgressQueueLimit = 100_000
 	st := newStar(t, 3, sw, config.DefaultTransport(), link100G())
-	if err := st.layer.NewFlow(0, FlowSpec{Kind: DCQCN, Src: 1, Dst: 0, Key: key(0), Reverse: key(10)}); err != nil {
+	if err := st.layer.NewFlow(0, FlowSpec{Kind: DCQCN, Src: 1, Dst: 0, Key: st.key(0), Reverse: st.key(10)}); err != nil {
 		t.Fatal(err)
 	}
 	const per, ser = 3000, (4140 + 38) * 80

@@ -24,7 +24,7 @@ func TestControlPacketLengthsByFamily(t *testing.T) {
 		{FlowSpec{Kind: DCQCN, IPv6: true}, Segment{Length: 1080}, 98},
 	} {
 		st := newStar(t, 2, config.Default().Switch, config.DefaultTransport(), link100G())
-		c.spec.Src, c.spec.Dst, c.spec.Key, c.spec.Reverse = 0, 1, key(1), key(2)
+		c.spec.Src, c.spec.Dst, c.spec.Key, c.spec.Reverse = 0, 1, st.key(1), st.key(2)
 		if err := st.layer.NewFlow(0, c.spec); err != nil {
 			t.Fatal(err)
 		}

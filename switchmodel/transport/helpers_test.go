@@ -98,9 +98,10 @@ func link100G() switchmodel.LinkSpec {
 	return switchmodel.LinkSpec{Speed: 100 * units.Gbps, PropagationDelay: units.Microsecond}
 }
 
-// key returns a distinct ECMP key per flow (stars route by destination alone).
-func key(i int) switchmodel.FlowKey {
-	return ecmp.MakeKey([4]byte{byte(i), byte(i >> 8)}, [4]byte{}, 0, 0, 0, false)
+// key adds a distinct ECMP key per i to the network's key table (stars route by
+// destination alone).
+func (st *star) key(i int) switchmodel.KeyID {
+	return st.net.AddKey(ecmp.MakeKey([4]byte{byte(i), byte(i >> 8)}, [4]byte{}, 0, 0, 0, false))
 }
 
 // offers makes flow segments available at given times, from an event handler.

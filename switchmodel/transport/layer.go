@@ -56,9 +56,9 @@ type FlowSpec struct {
 	AutoTCP bool
 	// Src and Dst are the host indices of the data's source and destination.
 	Src, Dst int32
-	// Key is the data's ECMP key; Reverse the key of its ACKs, CNPs and NAKs (the
-	// layer adds both to the network's key table).
-	Key, Reverse switchmodel.FlowKey
+	// Key is the data's ECMP key; Reverse the key of its ACKs, CNPs and NAKs: their
+	// ids in the network's key table (Network.AddKey).
+	Key, Reverse switchmodel.KeyID
 	// SMSS is the payload of the flow's largest captured segment (TCP), bytes.
 	SMSS int32
 	// IPv6: the flow's addresses are IPv6, so its control packets carry an IPv6
@@ -201,8 +201,7 @@ func (l *Layer) NewFlow(id int32, spec FlowSpec) error {
 	if l.flows[id] != nil {
 		return fmt.Errorf("transport: flow %d registered twice", id)
 	}
-	f := &flow{id: id, spec: spec, kind: spec.Kind, firstAvail: -1,
-		key: l.net.AddKey(spec.Key), rev: l.net.AddKey(spec.Reverse)}
+	f := &flow{id: id, spec: spec, kind: spec.Kind, firstAvail: -1}
 	f.smss = float64(max(1, spec.SMSS))
 	f.recover, f.cwrEnd = -1, -1
 	f.rtoEv = -1
@@ -368,7 +367,7 @@ func (l *Layer) send(now units.Time, f *flow, i int32) {
 	s.sentAt = now
 	id, p := l.net.NewPacket()
 	p.FlowID, p.TraceIndex = int64(f.id), s.trace
-	p.Key = f.key
+	p.Key = f.spec.Key
 	p.Src, p.Dst = f.spec.Src, f.spec.Dst
 	p.DSCP, p.ECN, p.Length = s.dscp, s.ecn, s.length
 	p.Class, p.Seq = switchmodel.ClosedData, i
@@ -381,7 +380,7 @@ func (l *Layer) send(now units.Time, f *flow, i int32) {
 func (l *Layer) control(f *flow, class switchmodel.Class, length int32, dscp uint8, seq int32, echo bool) {
 	id, p := l.net.NewPacket()
 	p.FlowID, p.TraceIndex = int64(f.id), -1
-	p.Key = f.rev
+	p.Key = f.spec.Reverse
 	p.Src, p.Dst = f.spec.Dst, f.spec.Src
 	if f.spec.IPv6 {
 		length += IPv6HeaderExtra
@@ -404,10 +403,9 @@ func (l *Layer) acked(f *flow, i int32) {
 
 // flow is one closed-loop flow: its sender's and its receiver's state.
 type flow struct {
-	id       int32
-	spec     FlowSpec
-	kind     Kind
-	key, rev switchmodel.KeyID // spec.Key and spec.Reverse in the network's key table
+	id   int32
+	spec FlowSpec
+	kind Kind
 
 	// Application and sender.
 	segs                           ring  // [una, end)

@@ -16,7 +16,7 @@ func TestTCPShortFlowNotHeldBack(t *testing.T) {
 	tr := config.DefaultTransport()
 	tr.Mode = config.TransportClosed
 	st := newStar(t, 2, config.Default().Switch, tr, link100G())
-	if err := st.layer.NewFlow(0, FlowSpec{Kind: NewReno, Src: 0, Dst: 1, Key: key(0), Reverse: key(1), SMSS: 1460}); err != nil {
+	if err := st.layer.NewFlow(0, FlowSpec{Kind: NewReno, Src: 0, Dst: 1, Key: st.key(0), Reverse: st.key(1), SMSS: 1460}); err != nil {
 		t.Fatal(err)
 	}
 	// 10 segments of 1500 B: five at t = 0 (they queue in the NIC), five 2 us apart.
@@ -78,7 +78,7 @@ func TestDCTCPSteadyState(t *testing.T) {
 			// Each flow has 100 Gb/s x 60 ms of jumbo segments available at t = 0.
 			perFlow := int(100e9 * 0.060 / 8 / 9000 / float64(n))
 			for f := 0; f < n; f++ {
-				if err := st.layer.NewFlow(int32(f), FlowSpec{Kind: DCTCP, Src: int32(f + 1), Dst: 0, Key: key(f), Reverse: key(100 + f), SMSS: 8960}); err != nil {
+				if err := st.layer.NewFlow(int32(f), FlowSpec{Kind: DCTCP, Src: int32(f + 1), Dst: 0, Key: st.key(f), Reverse: st.key(100 + f), SMSS: 8960}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -154,7 +154,7 @@ func TestNewRenoLossyIncast(t *testing.T) {
 	tr := config.DefaultTransport()
 	st := newStar(t, n+1, sw, tr, link100G())
 	for f := 0; f < n; f++ {
-		if err := st.layer.NewFlow(int32(f), FlowSpec{Kind: NewReno, Src: int32(f + 1), Dst: 0, Key: key(f), Reverse: key(100 + f), SMSS: 8960}); err != nil {
+		if err := st.layer.NewFlow(int32(f), FlowSpec{Kind: NewReno, Src: int32(f + 1), Dst: 0, Key: st.key(f), Reverse: st.key(100 + f), SMSS: 8960}); err != nil {
 			t.Fatal(err)
 		}
 	}
