@@ -458,8 +458,17 @@ func TestAuditLosslessNeverDroppedAtEgress(t *testing.T) {
 // excluding itself, so all but the last two (q = 1,536 and 0) become CE. Counting the
 // departing packet would mark all but the last one.
 func TestAuditECNExcludesDepartingPacket(t *testing.T) {
+	checkECNBehindBlockedEgress(t, config.EcnAtDequeue, 1, func(i int) bool { return i < 8 })
+}
+
+// checkECNBehindBlockedEgress queues ten ECT(0) 1,500-byte packets behind a blocked
+// egress with a step at 3,072 B, marking at at and EcnWeight w, and checks that
+// exactly the packets i with marked(i) arrive CE, and the counters.
+func checkECNBehindBlockedEgress(t *testing.T, at config.EcnMarkAt, w float64, marked func(i int) bool) {
+	t.Helper()
 	cfg := defaultSwitch()
 	cfg.EcnMinThreshold, cfg.EcnMaxThreshold = 3072, 3072
+	cfg.EcnMarkAt, cfg.EcnWeight = at, w
 	st := auStar(t, 2, cfg)
 	blockEgress(st, 1, 1)
 	newInjector(st.net, sendN(10, 0, 1, 0, ECT0))
@@ -468,13 +477,17 @@ func TestAuditECNExcludesDepartingPacket(t *testing.T) {
 	if len(d) != 10 {
 		t.Fatalf("%d deliveries", len(d))
 	}
+	var want int64
 	for i, x := range d {
-		if want := i < 8; (x.ecn == CE) != want || x.trace != int64(i) {
-			t.Errorf("packet %d: ECN %d, want CE = %v", x.trace, x.ecn, want)
+		if marked(i) {
+			want++
+		}
+		if (x.ecn == CE) != marked(i) || x.trace != int64(i) {
+			t.Errorf("packet %d: ECN %d, want CE = %v", x.trace, x.ecn, marked(i))
 		}
 	}
-	if st.net.Counters().CEMarked != 8 || st.sw.PortStats(1)[0].ECNMarked != 8 {
-		t.Errorf("CE counters %d / %d, want 8", st.net.Counters().CEMarked, st.sw.PortStats(1)[0].ECNMarked)
+	if st.net.Counters().CEMarked != want || st.sw.PortStats(1)[0].ECNMarked != want {
+		t.Errorf("CE counters %d / %d, want %d", st.net.Counters().CEMarked, st.sw.PortStats(1)[0].ECNMarked, want)
 	}
 	checkDrained(t, st.net)
 }
@@ -489,29 +502,10 @@ func TestAuditECNExcludesDepartingPacket(t *testing.T) {
 func TestAuditECNAtEnqueue(t *testing.T) {
 	for _, tc := range []struct {
 		w     float64
-		first int64 // first marked packet
+		first int // first marked packet
 	}{{1, 1}, {0.5, 2}} {
 		t.Run("EcnWeight"+strconv.FormatFloat(tc.w, 'g', -1, 64), func(t *testing.T) {
-			cfg := defaultSwitch()
-			cfg.EcnMinThreshold, cfg.EcnMaxThreshold = 3072, 3072
-			cfg.EcnMarkAt, cfg.EcnWeight = config.EcnAtEnqueue, tc.w
-			st := auStar(t, 2, cfg)
-			blockEgress(st, 1, 1)
-			newInjector(st.net, sendN(10, 0, 1, 0, ECT0))
-			st.eng.Run()
-			d := st.obs.deliveries
-			if len(d) != 10 {
-				t.Fatalf("%d deliveries", len(d))
-			}
-			for i, x := range d {
-				if want := int64(i) >= tc.first; (x.ecn == CE) != want || x.trace != int64(i) {
-					t.Errorf("packet %d: ECN %d, want CE = %v", x.trace, x.ecn, want)
-				}
-			}
-			if want := 10 - tc.first; st.net.Counters().CEMarked != want || st.sw.PortStats(1)[0].ECNMarked != want {
-				t.Errorf("CE counters %d / %d, want %d", st.net.Counters().CEMarked, st.sw.PortStats(1)[0].ECNMarked, want)
-			}
-			checkDrained(t, st.net)
+			checkECNBehindBlockedEgress(t, config.EcnAtEnqueue, tc.w, func(i int) bool { return i >= tc.first })
 		})
 	}
 }

@@ -73,7 +73,7 @@ func TestRulesRejectBadFiles(t *testing.T) {
 		{"Mtu too large", "Switch:\n  Mtu: 64KiB\n", []string{"Switch.Mtu: 65536 B is outside 68..65535"}},
 		{"fixed egress mode without a limit", "Switch:\n  EgressLimitMode: fixed\n", []string{"Switch.EgressQueueLimit: EgressLimitMode fixed needs EgressQueueLimit > 0 or EgressQueueLimitBdp > 0"}},
 		{"unknown egress mode", "Switch:\n  EgressLimitMode: static\n", []string{"Switch.EgressLimitMode: invalid value: egress limit mode \"static\" is unknown"}},
-		{"unknown ECN marking point", "Switch:\n  EcnMarkAt: egress\n", []string{"Switch.EcnMarkAt: invalid value: ECN marking point \"egress\" is unknown (want dequeue or enqueue)"}},
+		{"unknown ECN marking point", "Switch:\n  EcnMarkAt: egress\n", []string{"Switch.EcnMarkAt: invalid value: ECN marking point \"egress\" is unknown (want dequeue, enqueue)"}},
 		{"dynamic Xoff with zero alpha", "Switch:\n  XoffAlpha: 0\n", []string{"Switch.XoffAlpha: 0 must be positive when Xoff is 0"}},
 		{"bad unit", "Switch:\n  BufferSize: 32 parsecs\n", []string{"bad.yaml:2: Switch.BufferSize: invalid quantity", "unknown unit"}},
 		{"not an integer", "Topology:\n  Pods: two\n", []string{"bad.yaml:2: Topology.Pods: \"two\" is not an integer"}},

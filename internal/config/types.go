@@ -214,42 +214,35 @@ const (
 	EcnAtEnqueue
 )
 
+var ecnMarkAtNames = []string{"dequeue", "enqueue"}
+
+func (m EcnMarkAt) valid() bool { return m >= 0 && int(m) < len(ecnMarkAtNames) }
+
 // String prints "dequeue" or "enqueue".
 func (m EcnMarkAt) String() string {
-	switch m {
-	case EcnAtDequeue:
-		return "dequeue"
-	case EcnAtEnqueue:
-		return "enqueue"
+	if !m.valid() {
+		return fmt.Sprintf("EcnMarkAt(%d)", int(m))
 	}
-	return fmt.Sprintf("EcnMarkAt(%d)", int(m))
+	return ecnMarkAtNames[m]
 }
 
 // ParseEcnMarkAt reads "dequeue" or "enqueue".
 func ParseEcnMarkAt(s string) (EcnMarkAt, error) {
-	switch strings.TrimSpace(s) {
-	case "dequeue":
-		return EcnAtDequeue, nil
-	case "enqueue":
-		return EcnAtEnqueue, nil
-	}
-	return 0, fmt.Errorf("%w: ECN marking point %q is unknown (want dequeue or enqueue)", ErrSyntax, s)
+	v, err := parseEnumName(ecnMarkAtNames, s, "ECN marking point")
+	return EcnMarkAt(v), err
 }
 
 // MarshalText implements encoding.TextMarshaler.
 func (m EcnMarkAt) MarshalText() ([]byte, error) {
-	if m != EcnAtDequeue && m != EcnAtEnqueue {
+	if !m.valid() {
 		return nil, fmt.Errorf("%w: %v", ErrSyntax, m)
 	}
 	return []byte(m.String()), nil
 }
 
 // UnmarshalText implements encoding.TextUnmarshaler.
-func (m *EcnMarkAt) UnmarshalText(b []byte) error {
-	v, err := ParseEcnMarkAt(string(b))
-	if err == nil {
-		*m = v
-	}
+func (m *EcnMarkAt) UnmarshalText(b []byte) (err error) {
+	*m, err = ParseEcnMarkAt(string(b))
 	return err
 }
 
