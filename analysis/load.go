@@ -417,7 +417,7 @@ func (l *loader) transport(path string) error {
 	}
 	l.run.ClosedLoop = c
 	return stream(l, path, records.OpenTransport, func(r *records.TransportRow, _ []NodeID) error {
-		return c.Events.Add(r.TimePs, r.FlowID, r.Event)
+		return c.Events.Add(r.TimePs, r.FlowID, r.Event, r.Value)
 	})
 }
 

@@ -158,6 +158,9 @@ func writeFixture(t *testing.T, fx fixture) string {
 				{TimePs: 9000, FlowID: 2, Node: nH1, Event: records.EventWindowCut, Value: 18000},
 				{TimePs: 1500, FlowID: 1, Node: nH0, Event: records.EventRateCut, Value: 50e9}, // written late: its timer was evaluated at 9000
 				{TimePs: 5500, FlowID: 1, Node: nH0, Event: records.EventRateCut, Value: 25e9},
+				// As earlier versions of replay wrote them: a "cut" that left the rate where it
+				// was (a sender at MinRate); not a reduction, not counted.
+				{TimePs: 7500, FlowID: 1, Node: nH0, Event: records.EventRateCut, Value: 25e9},
 				{TimePs: 9800, FlowID: 1, Node: nH0, Event: records.EventRateIncrease, Value: 60e9},
 			} {
 				must(w.Append(&r))

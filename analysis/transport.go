@@ -18,12 +18,17 @@ import (
 // TransportEvents counts transport.arrow's events as they stream past: per kind,
 // rate cuts per flow, and per kind over time (rows in any time order: DCQCN rate
 // changes are written when the sender's lazily evaluated timers catch up, after rows
-// of later times). Memory: O(kinds x FineBins + flows that saw a rate cut).
+// of later times; a flow's own rate rows are in its time order). A rate_cut counts
+// only when it lowers the flow's rate, a rate_increase only when it raises it: runs
+// written before tracefabric stopped writing them also hold rate_cut rows of senders
+// already at MinRate, "cut" to the same MinRate, which are not reductions. Memory:
+// O(kinds x FineBins + DCQCN flows with a rate change).
 type TransportEvents struct {
 	simPs    int64
 	bins     int
 	events   [records.NumTransportEventKinds]int64
 	rateCuts map[int64]int64 // flow id -> rate cuts
+	rate     map[int64]int64 // flow id -> its rate after its last rate row, bit/s
 	fine     *fineSeries     // one row per kind
 	notify   *fineSeries     // CNPs and rate cuts alone, binned over their own span
 }
@@ -31,14 +36,22 @@ type TransportEvents struct {
 // NewTransportEvents counts the events of a simulation of simPs ps, to be binned in at
 // most bins bins over their span.
 func NewTransportEvents(simPs int64, bins int) *TransportEvents {
-	return &TransportEvents{simPs: simPs, bins: max(bins, 1), rateCuts: map[int64]int64{},
+	return &TransportEvents{simPs: simPs, bins: max(bins, 1), rateCuts: map[int64]int64{}, rate: map[int64]int64{},
 		fine: newFineSeries(int(records.NumTransportEventKinds), false), notify: newFineSeries(2, false)}
 }
 
-// Add counts one event of kind k at timePs (ps) of flow flowID.
-func (t *TransportEvents) Add(timePs, flowID int64, k records.TransportEventKind) error {
+// Add counts one event of kind k at timePs (ps) of flow flowID, whose value is the
+// row's value column (a rate change's new rate, bit/s).
+func (t *TransportEvents) Add(timePs, flowID int64, k records.TransportEventKind, value int64) error {
 	if k >= records.NumTransportEventKinds {
 		return fmt.Errorf("transport event kind %d unknown", k)
+	}
+	if k == records.EventRateCut || k == records.EventRateIncrease {
+		prev, seen := t.rate[flowID]
+		t.rate[flowID] = value
+		if seen && (k == records.EventRateCut && value >= prev || k == records.EventRateIncrease && value <= prev) {
+			return nil // the rate did not move that way: not a cut (increase)
+		}
 	}
 	t.events[k]++
 	switch k {

@@ -6,6 +6,7 @@ package switchmodel
 // from the model.
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/tracefabric/tracefabric/internal/config"
@@ -457,8 +458,17 @@ func TestAuditLosslessNeverDroppedAtEgress(t *testing.T) {
 // excluding itself, so all but the last two (q = 1,536 and 0) become CE. Counting the
 // departing packet would mark all but the last one.
 func TestAuditECNExcludesDepartingPacket(t *testing.T) {
+	checkECNBehindBlockedEgress(t, config.EcnAtDequeue, 1, func(i int) bool { return i < 8 })
+}
+
+// checkECNBehindBlockedEgress queues ten ECT(0) 1,500-byte packets behind a blocked
+// egress with a step at 3,072 B, marking at at and EcnWeight w, and checks that
+// exactly the packets i with marked(i) arrive CE, and the counters.
+func checkECNBehindBlockedEgress(t *testing.T, at config.EcnMarkAt, w float64, marked func(i int) bool) {
+	t.Helper()
 	cfg := defaultSwitch()
 	cfg.EcnMinThreshold, cfg.EcnMaxThreshold = 3072, 3072
+	cfg.EcnMarkAt, cfg.EcnWeight = at, w
 	st := auStar(t, 2, cfg)
 	blockEgress(st, 1, 1)
 	newInjector(st.net, sendN(10, 0, 1, 0, ECT0))
@@ -467,15 +477,37 @@ func TestAuditECNExcludesDepartingPacket(t *testing.T) {
 	if len(d) != 10 {
 		t.Fatalf("%d deliveries", len(d))
 	}
+	var want int64
 	for i, x := range d {
-		if want := i < 8; (x.ecn == CE) != want || x.trace != int64(i) {
-			t.Errorf("packet %d: ECN %d, want CE = %v", x.trace, x.ecn, want)
+		if marked(i) {
+			want++
+		}
+		if (x.ecn == CE) != marked(i) || x.trace != int64(i) {
+			t.Errorf("packet %d: ECN %d, want CE = %v", x.trace, x.ecn, marked(i))
 		}
 	}
-	if st.net.Counters().CEMarked != 8 || st.sw.PortStats(1)[0].ECNMarked != 8 {
-		t.Errorf("CE counters %d / %d, want 8", st.net.Counters().CEMarked, st.sw.PortStats(1)[0].ECNMarked)
+	if st.net.Counters().CEMarked != want || st.sw.PortStats(1)[0].ECNMarked != want {
+		t.Errorf("CE counters %d / %d, want %d", st.net.Counters().CEMarked, st.sw.PortStats(1)[0].ECNMarked, want)
 	}
 	checkDrained(t, st.net)
+}
+
+// TestAuditECNAtEnqueue: Switch.EcnMarkAt enqueue (docs/model.md#ecn-marking) updates
+// the average and marks a packet when it is admitted, on the queue including it. The
+// setup of TestAuditECNExcludesDepartingPacket (step at 3,072 B, egress blocked):
+// arrival n (0-based) sees q = (n+1)*1,536 B. With EcnWeight 1 every packet but the
+// first becomes CE (9), where dequeue marking marks the first eight; with EcnWeight
+// 0.5 the average is 768, 1,920, then 0.5*1,920 + 0.5*4,608 = 3,264 >= 3,072 at the
+// third arrival: packets 2..9 (8). Departures neither mark nor move the average.
+func TestAuditECNAtEnqueue(t *testing.T) {
+	for _, tc := range []struct {
+		w     float64
+		first int // first marked packet
+	}{{1, 1}, {0.5, 2}} {
+		t.Run("EcnWeight"+strconv.FormatFloat(tc.w, 'g', -1, 64), func(t *testing.T) {
+			checkECNBehindBlockedEgress(t, config.EcnAtEnqueue, tc.w, func(i int) bool { return i >= tc.first })
+		})
+	}
 }
 
 // TestAuditXonThresholdFloor: docs/model.md#priority-flow-control XonThreshold = max(Xon, XoffThreshold -

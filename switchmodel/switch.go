@@ -42,6 +42,7 @@ type Switch struct {
 	pools    []pool
 	tcPool   [NumTC]uint8
 	ecn      [NumTC]ecnParams
+	ecnEnq   bool // Switch.EcnMarkAt enqueue: mark at admission, not at departure
 	fwdLat   units.Time
 	xoffDyn  bool
 	xoffA    float64
@@ -86,6 +87,7 @@ func (n *Network) AddSwitch(name string, tier config.Tier, cfg *config.Switch, s
 	c := cfg
 	s.cell = int64(c.CellSize)
 	s.fwdLat = c.ForwardingLatency
+	s.ecnEnq = c.EcnMarkAt == config.EcnAtEnqueue
 	s.xoffDyn = c.Xoff == 0
 	s.xoffA = c.XoffAlpha
 	s.xoff = float64(c.Xoff)
@@ -432,6 +434,9 @@ func (s *Switch) admit(now units.Time, in *port, id PacketID, p *Packet) {
 	if t := &e.tc[tc]; t.egress > t.watermark {
 		t.watermark = t.egress
 	}
+	if s.ecnEnq {
+		s.ecnMark(e, p) // EcnMarkAt enqueue: on the queue including p
+	}
 	p.at = now
 	e.tc[tc].q.push(&n.arena, id, p)
 	e.busyTC |= 1 << tc
@@ -479,24 +484,49 @@ func (s *Switch) depart(now units.Time, e *port, id PacketID, p *Packet) {
 	pl.egress -= b
 	p.charged = 0
 
-	// ECN (docs/model.md#ecn-marking): EWMA of the queue excluding the departing packet.
-	ep := &s.ecn[tc]
-	q := float64(e.tc[tc].egress)
-	// Explicit conversions round each product: no fused multiply-add on any platform,
-	// so the average, and the marks, are identical on every machine.
-	e.tc[tc].avg = float64((1-ep.w)*e.tc[tc].avg) + float64(ep.w*q)
-	if ep.enabled && (p.ECN == ECT0 || p.ECN == ECT1) {
-		if s.markProbability(ep, e.tc[tc].avg) {
-			p.ECN = CE
-			p.Marked = true
-			e.stats[tc].ECNMarked++
-			s.net.ceMarked++
+	if !s.ecnEnq {
+		// EcnMarkAt dequeue (default): ecnMark, on the queue excluding p, written out.
+		t, ep := &e.tc[tc], &s.ecn[tc]
+		t.avg = ep.average(t.avg, t.egress)
+		if ep.enabled && ect(p.ECN) && s.markProbability(ep, t.avg) {
+			s.markCE(e, p)
 		}
 	}
 
 	if pl.lossless && in.pausing[P] && in.ingHeadroom[P] == 0 && float64(in.ingShared[P]) <= s.xonThreshold(pl) {
 		s.resume(now, in, P)
 	}
+}
+
+// ecnMark updates the ECN average of p's egress queue on e with what the queue holds
+// now (docs/model.md#ecn-marking: after p left it at dequeue, with p at enqueue) and
+// marks p CE by the RED curve. depart has the same three lines written out: the
+// compiler does not inline ecnMark (too costly), and the default dequeue path should
+// cost what it did before EcnMarkAt.
+func (s *Switch) ecnMark(e *port, p *Packet) {
+	t, ep := &e.tc[p.TC], &s.ecn[p.TC]
+	t.avg = ep.average(t.avg, t.egress)
+	if ep.enabled && ect(p.ECN) && s.markProbability(ep, t.avg) {
+		s.markCE(e, p)
+	}
+}
+
+// average is the EWMA of the queue: (1-w) avg + w q. Explicit conversions round each
+// product: no fused multiply-add on any platform, so the average, and the marks, are
+// identical on every machine.
+func (ep *ecnParams) average(avg float64, q int64) float64 {
+	return float64((1-ep.w)*avg) + float64(ep.w*float64(q))
+}
+
+// ect reports an ECN-capable codepoint, ECT(0) or ECT(1).
+func ect(ecn uint8) bool { return ecn == ECT0 || ecn == ECT1 }
+
+// markCE marks p CE at egress port e.
+func (s *Switch) markCE(e *port, p *Packet) {
+	p.ECN = CE
+	p.Marked = true
+	e.stats[p.TC].ECNMarked++
+	s.net.ceMarked++
 }
 
 // markProbability evaluates the RED curve at avg and draws: 0 below min (no draw),

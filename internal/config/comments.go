@@ -33,6 +33,7 @@ var attrDocs = map[string]string{
 	"Switch.EcnMaxThreshold":                    "RED: every ECN-capable packet marked at or above, bytes",
 	"Switch.EcnMaxProbability":                  "marking probability just below EcnMaxThreshold, [0,1]",
 	"Switch.EcnWeight":                          "queue EWMA weight, (0,1]; 1 = instantaneous",
+	"Switch.EcnMarkAt":                          "RED reads the queue at dequeue (without the packet) | enqueue (with it)",
 	"Switch.EcnClasses":                         "per-TC overrides of the three ECN numbers",
 	"Switch.EcnClasses.EcnMinThreshold":         "",
 	"Switch.EcnClasses.EcnMaxThreshold":         "",

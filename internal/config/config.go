@@ -95,6 +95,10 @@ type Switch struct {
 	// EcnWeight is the EWMA weight w of avg = (1-w)*avg + w*q (default 1.0:
 	// instantaneous), in (0,1].
 	EcnWeight float64 `yaml:"EcnWeight"`
+	// EcnMarkAt is where the marker evaluates the queue: dequeue (default: when a
+	// packet starts transmitting, on the queue it leaves behind) or enqueue (when it is
+	// admitted, on the queue including it, as ns-3's RED in inet-tub/ns3-datacenter).
+	EcnMarkAt EcnMarkAt `yaml:"EcnMarkAt"`
 	// EcnClasses optionally overrides the three ECN numbers per TC (key 0..7); an
 	// omitted number keeps the switch-wide value. Default: none. Switch.Ecn resolves.
 	EcnClasses map[int]EcnOverride `yaml:"EcnClasses,omitempty"`
@@ -214,6 +218,7 @@ func Default() Config {
 			EcnMaxThreshold:           1600 * units.KB,
 			EcnMaxProbability:         0.2,
 			EcnWeight:                 1.0,
+			EcnMarkAt:                 EcnAtDequeue,
 			Mtu:                       9000,
 			ForwardingLatency:         0,
 			SwitchingCapacity:         0,

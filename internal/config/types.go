@@ -201,6 +201,60 @@ func (m EgressLimitMode) MarshalYAML() (any, error) {
 // UnmarshalYAML implements yaml.Unmarshaler.
 func (m *EgressLimitMode) UnmarshalYAML(n *yaml.Node) error { return unmarshalScalar(n, m) }
 
+// EcnMarkAt is where a switch's ECN marker looks at its egress queue
+// (docs/model.md#ecn-marking).
+type EcnMarkAt int
+
+const (
+	// EcnAtDequeue marks a packet when it starts transmitting, on the queue it leaves
+	// behind (default: the model's rule, as HPCC's ns-3 switch and hardware do).
+	EcnAtDequeue EcnMarkAt = iota
+	// EcnAtEnqueue marks a packet when it is admitted, on the queue including it (the
+	// RED of ns-3's inet-tub/ns3-datacenter switch).
+	EcnAtEnqueue
+)
+
+var ecnMarkAtNames = []string{"dequeue", "enqueue"}
+
+func (m EcnMarkAt) valid() bool { return m >= 0 && int(m) < len(ecnMarkAtNames) }
+
+// String prints "dequeue" or "enqueue".
+func (m EcnMarkAt) String() string {
+	if !m.valid() {
+		return fmt.Sprintf("EcnMarkAt(%d)", int(m))
+	}
+	return ecnMarkAtNames[m]
+}
+
+// ParseEcnMarkAt reads "dequeue" or "enqueue".
+func ParseEcnMarkAt(s string) (EcnMarkAt, error) {
+	v, err := parseEnumName(ecnMarkAtNames, s, "ECN marking point")
+	return EcnMarkAt(v), err
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (m EcnMarkAt) MarshalText() ([]byte, error) {
+	if !m.valid() {
+		return nil, fmt.Errorf("%w: %v", ErrSyntax, m)
+	}
+	return []byte(m.String()), nil
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (m *EcnMarkAt) UnmarshalText(b []byte) (err error) {
+	*m, err = ParseEcnMarkAt(string(b))
+	return err
+}
+
+// MarshalYAML implements yaml.Marshaler.
+func (m EcnMarkAt) MarshalYAML() (any, error) {
+	b, err := m.MarshalText()
+	return string(b), err
+}
+
+// UnmarshalYAML implements yaml.Unmarshaler.
+func (m *EcnMarkAt) UnmarshalYAML(n *yaml.Node) error { return unmarshalScalar(n, m) }
+
 type textUnmarshaler interface{ UnmarshalText([]byte) error }
 
 func unmarshalScalar(n *yaml.Node, v textUnmarshaler) error {

@@ -133,6 +133,9 @@ func (s *Switch) validate(e *Error) {
 	if !finite(s.EcnWeight) || s.EcnWeight <= 0 || s.EcnWeight > 1 {
 		e.add("Switch.EcnWeight", "%v is outside (0,1] (EWMA weight: 1 = instantaneous)", s.EcnWeight)
 	}
+	if !s.EcnMarkAt.valid() {
+		e.add("Switch.EcnMarkAt", "%v is unknown (want dequeue or enqueue)", s.EcnMarkAt)
+	}
 	for _, tc := range sortedKeys(s.EcnClasses) {
 		attr := fmt.Sprintf("Switch.EcnClasses[%d]", tc)
 		if tc < 0 || tc >= NumTC {

@@ -38,7 +38,15 @@
 // at the line rate of a 100 Gb/s host link. Packet lengths are IPv4 total lengths in
 // bytes. When written, a time is rounded up to whole nanoseconds, and a timestamp that
 // would not be strictly after the previous packet's is moved 1 ns after it: packets in
-// a file are strictly time-ordered.
+// a file are strictly time-ordered. A Scenario with Ties keeps equal timestamps
+// instead (a Backlog's flows, whose packets are all available at once: Flow.AtOnce).
+//
+// # Validation scenarios
+//
+// Validation lists the scenarios of testdata/validation, the traces of
+// docs/validation.md's cross-checks with other simulators: HPCCS1, the 16-to-1 DCQCN
+// incast compared with HPCC's ns-3 (one switch of 17 hosts, every packet at t = 0),
+// and its lone flow.
 //
 // # Addresses
 //

@@ -31,6 +31,11 @@ type Flow struct {
 	Burst            int           // packets per burst; 0: one burst
 	BurstGap         units.Time    // mean idle time between bursts
 	TCPFlags         uint8         // TCP flags of every packet; 0: ACK|PSH (data)
+	// AtOnce puts every packet at Start (Rate, Interval and bursts unused): a backlog
+	// the application hands over at once, for closed-loop replay to send as its
+	// congestion control allows. Its packets share one timestamp, which only a
+	// Scenario with Ties writes as such.
+	AtOnce bool
 }
 
 // Check validates the flow; the error names the rule broken.
@@ -50,6 +55,9 @@ func (f *Flow) Check() error {
 		return fmt.Errorf("%w: flow of %d packets", ErrPacket, f.Packets)
 	case f.Start < 0:
 		return fmt.Errorf("%w: start %v < 0", ErrPacket, f.Start)
+	case f.AtOnce && (f.Burst != 0 || f.Interval != 0 || f.Rate != 0):
+		return fmt.Errorf("%w: a flow AtOnce has no pacing (got interval %v, rate %v, burst %d)", ErrPacket, f.Interval, f.Rate, f.Burst)
+	case f.AtOnce:
 	case f.Interval < 0 || f.Rate < 0 || (f.Interval == 0 && f.Rate == 0):
 		return fmt.Errorf("%w: pacing needs Interval > 0 or Rate > 0 (got %v, %v)", ErrPacket, f.Interval, f.Rate)
 	case f.Burst < 0 || f.BurstGap < 0:
@@ -65,6 +73,9 @@ func (f *Flow) packet(t units.Time, length int) Packet {
 
 // gap is the spacing after a packet of the given length.
 func (f *Flow) gap(length int) units.Time {
+	if f.AtOnce {
+		return 0
+	}
 	if f.Interval > 0 {
 		return f.Interval
 	}

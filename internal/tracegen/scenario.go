@@ -33,6 +33,11 @@ type Scenario struct {
 	Snaplen int
 	// Generators produce the flows, in order.
 	Generators []Generator
+	// Ties keeps equal timestamps: a packet whose time rounds to the previous
+	// packet's nanosecond keeps it (packets that are available together, Flow.AtOnce),
+	// instead of moving 1 ns after it. Packets of one time stay in scenario order
+	// (by flow, then within the flow).
+	Ties bool
 }
 
 // Stats describes a written trace.
@@ -96,18 +101,21 @@ func (s *Scenario) Packets(yield func(*Packet) error) (flows int, err error) {
 	return len(fs), nil
 }
 
-// Timestamper turns picosecond times into strictly increasing nanosecond timestamps.
+// Timestamper turns picosecond times into strictly increasing nanosecond timestamps
+// (non-decreasing with Ties).
 type Timestamper struct {
 	Epoch time.Time
+	Ties  bool  // keep a timestamp equal to the previous one
 	last  int64 // nanoseconds since Epoch of the previous packet
 	init  bool  // a packet has been stamped
 }
 
 // Next returns the timestamp of a packet at t: t rounded up to whole nanoseconds, or
-// 1 ns after the previous timestamp if that is not later.
+// 1 ns after the previous timestamp if that is not later (with Ties: if it is
+// earlier).
 func (ts *Timestamper) Next(t units.Time) time.Time {
 	ns := int64((t + units.Nanosecond - 1) / units.Nanosecond)
-	if ts.init && ns <= ts.last {
+	if ts.init && (ns < ts.last || ns == ts.last && !ts.Ties) {
 		ns = ts.last + 1
 	}
 	ts.last, ts.init = ns, true
@@ -126,7 +134,7 @@ func (s *Scenario) WritePcap(w io.Writer) (Stats, error) {
 		return Stats{}, fmt.Errorf("tracegen: %s: %w", s.Name, err)
 	}
 	var st Stats
-	ts := Timestamper{Epoch: s.Epoch}
+	ts := Timestamper{Epoch: s.Epoch, Ties: s.Ties}
 	type tuple struct {
 		src, dst   netip.Addr
 		proto      layers.IPProtocol

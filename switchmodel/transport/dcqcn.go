@@ -29,10 +29,11 @@ type rp struct {
 	decTick          units.Time // the next rate-decrease tick
 	incTick          units.Time // the next rate-increase tick, when incOn
 	incOn            bool
-	stage            int  // increases since the last cut (the counter i of the spec)
-	alphaCNP, decCNP bool // a CNP arrived in the current alpha slot / since the last cut
-	cuts             int64
-	// emit, when set, reports cuts and increases with the time they took effect.
+	stage            int   // increases since the last cut (the counter i of the spec)
+	alphaCNP, decCNP bool  // a CNP arrived in the current alpha slot / since the last cut
+	cuts             int64 // cuts that lowered RC
+	// emit, when set, reports the cuts and increases that changed RC, with the time
+	// they took effect.
 	emit func(t units.Time, k EventKind, rc float64)
 }
 
@@ -91,8 +92,9 @@ func (r *rp) advance(now units.Time) {
 		}
 		r.alphaTo(t)
 		if inc && r.incTick == t {
+			was := r.rc
 			r.increase()
-			if r.emit != nil {
+			if r.emit != nil && r.rc != was {
 				r.emit(t, EventRateIncrease, r.rc)
 			}
 			r.incTick += r.ti
@@ -147,17 +149,23 @@ func powInt(x float64, n units.Time) float64 {
 }
 
 // decrease is the cut at time t: RT = RC if the rate was increased since the last
-// cut, RC = max(MinRate, RC*(1-alpha/2)); the increase stage restarts.
+// cut, RC = max(MinRate, RC*(1-alpha/2)); the increase stage restarts. A cut of a
+// sender already at MinRate leaves RC where it is: it restarts the increase timer
+// all the same, but is not a rate cut (cuts, EventRateCut: only a lower rate).
 func (r *rp) decrease(t units.Time) {
 	if r.stage != 0 {
 		r.rt = r.rc
 	}
+	was := r.rc
 	r.rc = max(r.minRate, float64(r.rc*float64(1-r.alpha/2)))
 	r.stage = 0
 	r.decCNP = false
 	r.decTick = t + r.td
 	r.incOn = true
 	r.incTick = t + r.ti
+	if r.rc == was {
+		return
+	}
 	r.cuts++
 	if r.emit != nil {
 		r.emit(t, EventRateCut, r.rc)

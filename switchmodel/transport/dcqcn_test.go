@@ -104,6 +104,52 @@ func TestDCQCNMinRate(t *testing.T) {
 	}
 }
 
+// A sender at MinRate that is "cut" again stays at MinRate: that is no rate cut.
+// With a CNP every microsecond alpha stays above 0.99 (it starts at 1, and every
+// update of a slot with a CNP moves it towards 1), so every cut multiplies the rate
+// by at most 0.505: after 6 cuts it is above 100 x 0.5^6 = 1.5625 Gb/s, after 7 below
+// 100 x 0.505^7 = 0.84 Gb/s, clamped to MinRate. Of the 500 cut ticks of [0, 2000 us]
+// (every 4 us, each after a CNP) exactly 7 lower the rate; only they are reported
+// and counted (transport.arrow rate_cut rows, FlowStats.RateCuts).
+func TestDCQCNCutAtMinRateIsNoCut(t *testing.T) {
+	cfg := config.DefaultTransport()
+	r := newRP(&cfg, 100*units.Gbps)
+	type ev struct {
+		t  units.Time
+		k  EventKind
+		rc float64
+	}
+	var evs []ev
+	r.emit = func(t units.Time, k EventKind, rc float64) { evs = append(evs, ev{t, k, rc}) }
+	for now := units.Time(0); now < 2000*us; now += us {
+		r.cnp(now)
+	}
+	if got := r.rate(2000 * us); got != 1e9 {
+		t.Fatalf("RC %v, want MinRate", got)
+	}
+	if len(evs) != 7 || r.cuts != 7 {
+		t.Fatalf("%d events, %d cuts, want 7 rate cuts: %v", len(evs), r.cuts, evs)
+	}
+	prev := 100e9
+	for i, e := range evs {
+		if e.k != EventRateCut || e.rc >= prev || e.t != units.Time(i+1)*4*us {
+			t.Errorf("event %d: %v at %v to %v (previous rate %v): want a cut at %v us to a lower rate", i, e.k, e.t, e.rc, prev, (i+1)*4)
+		}
+		prev = e.rc
+	}
+	if prev != 1e9 {
+		t.Errorf("the 7th cut leaves %v, want MinRate", prev)
+	}
+	// An increase step that leaves RC unchanged (RC = RT) is not reported either:
+	// fast recovery from RC = RT = MinRate.
+	evs = nil
+	r.rt = r.rc
+	r.rate(2300 * us) // the increase timer, 300 us after the last cut tick
+	if len(evs) != 0 || r.rc != 1e9 || r.stage != 1 {
+		t.Errorf("fast recovery with RC = RT = MinRate: events %v, RC %v, stage %d; want no event, RC unchanged, stage 1", evs, r.rc, r.stage)
+	}
+}
+
 // roceSeg is a RoCE packet of IPv4 length l.
 func roceSeg(l int32, trace int64) Segment {
 	return Segment{Length: l, DSCP: 26, ECN: switchmodel.ECT0, TraceIndex: trace}

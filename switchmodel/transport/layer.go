@@ -76,7 +76,8 @@ type FlowStats struct {
 	Timeouts int64
 	// CongestionSignals counts ECE-marked ACKs (TCP) or CNPs (DCQCN) the sender got.
 	CongestionSignals int64
-	// RateCuts counts DCQCN rate decreases.
+	// RateCuts counts DCQCN rate decreases that lowered the rate (a cut at MinRate
+	// leaves it there and is not counted).
 	RateCuts int64
 	// Segments is what the application offered; Delivered the segments the receiver
 	// got in order (each once); Duplicates the data packets it discarded as copies or
@@ -95,7 +96,7 @@ type EventKind uint8
 // Events.
 const (
 	EventCNP            EventKind = iota // a receiver sent a CNP (DCQCN)
-	EventRateCut                         // a DCQCN sender cut its rate; Value: the new rate, bit/s
+	EventRateCut                         // a DCQCN sender lowered its rate (never at MinRate already); Value: the new rate, bit/s
 	EventRateIncrease                    // a DCQCN sender raised its rate; Value: the new rate, bit/s
 	EventWindowCut                       // a DCTCP sender cut its window on ECE; Value: the new cwnd, bytes
 	EventFastRetransmit                  // a TCP sender entered fast recovery; Value: the new cwnd, bytes

@@ -1,7 +1,8 @@
 // Command generate writes the synthetic traces committed under testdata/pcaps
 // (demo.pcap, incast.pcap, many-flows.pcap, tcp-incast.pcap, ipv6.pcap, mixed.pcap)
-// from their seeded scenarios in package
-// internal/tracegen, or, with -bench N, one N-packet benchmark trace.
+// and under testdata/validation (hpcc-s1.pcap, hpcc-s1-lone.pcap: docs/validation.md)
+// from their seeded scenarios in package internal/tracegen, or, with -bench N, one
+// N-packet benchmark trace.
 //
 // Usage, from the repository root:
 //

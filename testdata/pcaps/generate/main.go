@@ -19,6 +19,7 @@ func main() {
 
 func run() error {
 	dir := flag.String("dir", filepath.Join("testdata", "pcaps"), "directory of the committed traces")
+	vdir := flag.String("validation-dir", filepath.Join("testdata", "validation"), "directory of the committed validation traces (docs/validation.md)")
 	bench := flag.Int("bench", 0, "write one benchmark trace of this many packets to -o instead")
 	out := flag.String("o", "", "output file for -bench (written atomically; - for stdout)")
 	seed := flag.Uint64("seed", 1, "seed of the -bench trace")
@@ -43,16 +44,21 @@ func run() error {
 		report(*out, st)
 		return nil
 	}
-	if fi, err := os.Stat(*dir); err != nil || !fi.IsDir() {
-		return fmt.Errorf("%s is not a directory: run from the repository root or pass -dir", *dir)
-	}
-	for _, s := range tracegen.Committed() {
-		path := filepath.Join(*dir, s.Name)
-		st, err := s.WriteFile(path)
-		if err != nil {
-			return err
+	for _, set := range []struct {
+		dir, flag string
+		scenarios []*tracegen.Scenario
+	}{{*dir, "-dir", tracegen.Committed()}, {*vdir, "-validation-dir", tracegen.Validation()}} {
+		if fi, err := os.Stat(set.dir); err != nil || !fi.IsDir() {
+			return fmt.Errorf("%s is not a directory: run from the repository root or pass %s", set.dir, set.flag)
 		}
-		report(path, st)
+		for _, s := range set.scenarios {
+			path := filepath.Join(set.dir, s.Name)
+			st, err := s.WriteFile(path)
+			if err != nil {
+				return err
+			}
+			report(path, st)
+		}
 	}
 	return nil
 }
