@@ -40,6 +40,10 @@ func TestRulesRejectBadFiles(t *testing.T) {
 			[]string{"Switch.Pools: 9 pools: at most 8"}},
 		{"TC outside 0..7", "Switch:\n  PfcEnabled: [3, 4, 8]\n",
 			[]string{"bad.yaml:2: Switch.PfcEnabled: TC 8 is not a traffic class"}},
+		{"DSCP outside 0..63", "Switch:\n  DscpToTc: {24: 0, 64: 1}\n",
+			[]string{"bad.yaml:2: Switch.DscpToTc[64]: DSCP 64 is not a code point (DSCP is 6 bits: 0..63)"}},
+		{"DSCP mapped to TC 8", "Switch:\n  DscpToTc:\n    24: 0\n    26: 8\n",
+			[]string{"bad.yaml:4: Switch.DscpToTc[26]: TC 8 is not a traffic class (TCs are 0..7)"}},
 		{"Xon negative", "Switch:\n  Xon: -1B\n", []string{"bad.yaml:2: Switch.Xon: -1B is negative (Xon must be >= 0)"}},
 		{"XonOffset negative", "Switch:\n  XonOffset: -4608\n", []string{"Switch.XonOffset: -4608B is negative (XonOffset must be >= 0)"}},
 		{"EcnMinThreshold above EcnMaxThreshold", "Switch:\n  EcnMinThreshold: 2MB\n",
@@ -222,6 +226,12 @@ func TestSet(t *testing.T) {
 			p := c.Switch.EcnClasses[3].EcnMaxProbability
 			return p != nil && *p == 0.5 && c.Switch.Ecn(3).MaxProbability == 0.5 && c.Switch.Ecn(4).MaxProbability == 0.2
 		}},
+		{"DscpToTc={24: 0, 46: 5}", func(c *Config) bool {
+			m := c.Switch.ClassMap()
+			return reflect.DeepEqual(c.Switch.DscpToTc, map[int]int{24: 0, 46: 5}) && m[24] == 0 && m[25] == 3 && m[46] == 5 && m[8] == 1
+		}},
+		{"DscpToTc[24]=0", func(c *Config) bool { return reflect.DeepEqual(c.Switch.DscpToTc, map[int]int{24: 0}) }},
+		{"DscpToTc=", func(c *Config) bool { return c.Switch.DscpToTc == nil && c.Switch.ClassMap() == DefaultClassMap() }},
 		{"HashSalt=0xdeadbeef", func(c *Config) bool { return c.Switch.HashSalt != nil && *c.Switch.HashSalt == 0xdeadbeef }},
 		{"Flowlet.PreferUnpaused=false", func(c *Config) bool { return !c.Switch.Flowlet.PreferUnpaused }},
 		{"XoffAlpha=1/8", nil}, // not a number: error
@@ -515,6 +525,55 @@ func TestJSON(t *testing.T) {
 	for _, want := range []string{`"BufferSize":"32MiB"`, `"Size":"60%"`, `"Headroom":"auto"`, `"EcmpHashMethod":"crc32WithSalt"`, `"HashSalt":null`, `"Speed":"100Gbps"`, `"EgressLimitMode":"dynamic"`} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("JSON lacks %s: %s", want, b)
+		}
+	}
+}
+
+// TestClassMap pins docs/model.md#classification: TC = DSCP / 8 for every code point
+// a map does not list, the listed ones as the map says; all violations of a map at
+// once, one per entry.
+func TestClassMap(t *testing.T) {
+	def := DefaultClassMap()
+	for d, want := range []uint8{0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1} {
+		if def[d] != want {
+			t.Errorf("default: DSCP %d -> TC %d, want %d", d, def[d], want)
+		}
+	}
+	for _, c := range []struct{ dscp, tc uint8 }{{24, 3}, {26, 3}, {46, 5}, {48, 6}, {63, 7}, {64 + 24, 3}} {
+		if got := def.TC(c.dscp); got != c.tc {
+			t.Errorf("default: DSCP %d -> TC %d, want %d", c.dscp, got, c.tc)
+		}
+	}
+	s := Default().Switch
+	s.DscpToTc = map[int]int{24: 0, 46: 7, 0: 2}
+	m := s.ClassMap()
+	for d := 0; d < NumDSCP; d++ {
+		want := uint8(d / 8)
+		switch d {
+		case 24:
+			want = 0
+		case 46:
+			want = 7
+		case 0:
+			want = 2
+		}
+		if m[d] != want {
+			t.Errorf("{24: 0, 46: 7, 0: 2}: DSCP %d -> TC %d, want %d", d, m[d], want)
+		}
+	}
+	_, _, err := Parse([]byte("Switch:\n  DscpToTc: {-1: 0, 10: -2, 70: 9, 12: 3}\n"), "m.yaml", nil)
+	var e *Error
+	if !errors.As(err, &e) || len(e.Violations) != 3 {
+		t.Fatalf("err = %v, want 3 violations", err)
+	}
+	want := []string{
+		"m.yaml:2: Switch.DscpToTc[-1]: DSCP -1 is not a code point (DSCP is 6 bits: 0..63)",
+		"m.yaml:2: Switch.DscpToTc[10]: TC -2 is not a traffic class (TCs are 0..7)",
+		"m.yaml:2: Switch.DscpToTc[70]: DSCP 70 is not a code point (DSCP is 6 bits: 0..63)",
+	}
+	for i, v := range e.Violations {
+		if v.String() != want[i] {
+			t.Errorf("violation %d: %q, want %q", i, v.String(), want[i])
 		}
 	}
 }

@@ -42,7 +42,8 @@ type Transport struct {
 	// CnpInterval: a receiver sends at most one CNP per flow per interval (default
 	// 4 us, ConnectX min_time_between_cnps). Must be >= 0.
 	CnpInterval units.Time `yaml:"CnpInterval"`
-	// CnpDscp is the DSCP of CNP packets (default 48, so TC 6), 0..63.
+	// CnpDscp is the DSCP of CNP packets (default 48, so TC 6 under the default
+	// DSCP-to-TC map), 0..63.
 	CnpDscp int `yaml:"CnpDscp"`
 	// DcqcnG is DCQCN's alpha gain g (default 1/256), in (0,1].
 	DcqcnG float64 `yaml:"DcqcnG"`

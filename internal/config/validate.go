@@ -68,7 +68,7 @@ func checkTCs(e *Error, attr string, tcs []int) {
 	seen := map[int]bool{}
 	for _, tc := range tcs {
 		if tc < 0 || tc >= NumTC {
-			e.add(attr, "TC %d is not a traffic class (TCs are 0..7, DSCP >> 3)", tc)
+			e.add(attr, "TC %d is not a traffic class (TCs are 0..7)", tc)
 			continue
 		}
 		if seen[tc] {
@@ -93,6 +93,16 @@ func (s *Switch) validate(e *Error) {
 	}
 	if s.Mtu < MinMtu || s.Mtu > MaxMtu {
 		e.add("Switch.Mtu", "%d B is outside %d..%d (the largest IPv4 packet a port carries: at least IPv4's minimum MTU, at most its 16-bit total length)", int64(s.Mtu), int64(MinMtu), int64(MaxMtu))
+	}
+	for _, d := range sortedKeys(s.DscpToTc) {
+		attr := fmt.Sprintf("Switch.DscpToTc[%d]", d)
+		if d < 0 || d >= NumDSCP {
+			e.add(attr, "DSCP %d is not a code point (DSCP is 6 bits: 0..63)", d)
+			continue
+		}
+		if tc := s.DscpToTc[d]; tc < 0 || tc >= NumTC {
+			e.add(attr, "TC %d is not a traffic class (TCs are 0..7)", tc)
+		}
 	}
 	s.validatePools(e)
 	if !s.Headroom.Auto && s.Headroom.Size < 0 {
