@@ -261,6 +261,8 @@ func TestSetErrors(t *testing.T) {
 		{"Speed=25G", "--set: Speed: ambiguous attribute: it names Topology.HostLink.Speed, Topology.RackFabricLink.Speed, Topology.FabricSpineLink.Speed; qualify it"},
 		{"PropagationDelay=2us", "ambiguous attribute"},
 		{"Bogus=1", "--set: Bogus: unknown attribute"},
+		{"Foo=1", "--set: Foo: unknown attribute (replay config --defaults prints every attribute)"}, // not "did you mean Xon?"
+		{"Xonn=1", "--set: Xonn: unknown attribute (did you mean Xon?)"},
 		{"BufferSise=1MiB", "--set: BufferSise: unknown attribute (did you mean BufferSize?)"},
 		{"Topology.Pod=1", "--set: Topology.Pod: unknown attribute (did you mean Topology.Pods?)"},
 		{"Switch.Flowlet.Gapp=1us", "--set: Switch.Flowlet.Gapp: unknown attribute (did you mean Switch.Flowlet.Gap?)"},

@@ -11,6 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/tracefabric/tracefabric/internal/suggest"
 )
 
 // Version is the tracefabric version of both commands, recorded in run.json and
@@ -167,7 +169,7 @@ func flagError(cmd *cobra.Command, err error) error {
 	if name, ok := strings.CutPrefix(msg, "unknown flag: --"); ok {
 		best, bestD := "", 3 // suggest within an edit distance of 2, or a longer name
 		cmd.Flags().VisitAll(func(f *pflag.Flag) {
-			d := editDistance(name, f.Name)
+			d := suggest.Distance(name, f.Name)
 			if strings.HasPrefix(f.Name, name) {
 				d = min(d, 2)
 			}
@@ -180,27 +182,6 @@ func flagError(cmd *cobra.Command, err error) error {
 		}
 	}
 	return UsageError{Err: err}
-}
-
-// editDistance is the Levenshtein distance of a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 func wrapArgs(args cobra.PositionalArgs) cobra.PositionalArgs {
