@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tracefabric/tracefabric/ingest/filter"
 	"github.com/tracefabric/tracefabric/internal/config"
 	"github.com/tracefabric/tracefabric/internal/tracegen"
 	"github.com/tracefabric/tracefabric/internal/units"
@@ -46,7 +47,7 @@ func TestClassesTable(t *testing.T) {
 }
 
 // A run with Switch.DscpToTc records the map in run.json's configuration, and its
-// report shows the classes as the run had them.
+// report shows the classes as the run had them, and the run's --filter.
 func TestReportShowsDscpToTc(t *testing.T) {
 	dir := t.TempDir()
 	trace := filepath.Join(dir, "cs3.pcap")
@@ -60,7 +61,11 @@ func TestReportShowsDscpToTc(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pr, err := replay.Prepare(replay.Options{Traces: []string{trace}, Config: cfg, Version: "test"})
+	flt, err := filter.Parse("udp or tcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, err := replay.Prepare(replay.Options{Traces: []string{trace}, Config: cfg, Version: "test", Filter: flt})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +84,7 @@ func TestReportShowsDscpToTc(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Traffic classes (Switch.DscpToTc", "| 0 | 0-7, 24 | lossy | no | yes |", "| 3 | 25-31 | lossless | yes | yes |"} {
+	for _, want := range []string{"Traffic classes (Switch.DscpToTc", "| 0 | 0-7, 24 | lossy | no | yes |", "| 3 | 25-31 | lossless | yes | yes |", "udp or tcp"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("report.md lacks %q", want)
 		}

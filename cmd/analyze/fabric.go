@@ -43,6 +43,9 @@ func runOptionRows(in *runInput) []report.KV {
 			report.KV{Key: "drain limit after the last packet", Value: units.FormatPs(float64(o.MaxDrainPs))},
 			report.KV{Key: "load balancing", Value: o.LB})
 	}
+	if o.Filter != "" {
+		rows = append(rows, report.KV{Key: "filter (--filter)", Value: o.Filter})
+	}
 	rows = append(rows, report.KV{Key: "trace packets", Value: units.FormatCount(info.TracePackets)},
 		report.KV{Key: "trace families", Value: familyMix(info)})
 	if len(info.NotInjected) == 0 {

@@ -165,7 +165,10 @@ func prepareFromRun(cmd *cobra.Command, dir string, cf *configFlags) (*config.Co
 		}
 		cfg.Switch.EcmpHashMethod = m
 	}
-	opt := replay.OptionsFromRun(&run.Options)
+	opt, err := replay.OptionsFromRun(&run.Options)
+	if err != nil {
+		return nil, nil, replayError(fmt.Errorf("%s: %w", name, err))
+	}
 	for _, t := range opt.Traces {
 		if t == "-" {
 			return nil, nil, inputError{Err: fmt.Errorf("%s: the run read its capture from standard input; map its endpoints with --trace FILE and the run's flags", name)}

@@ -171,7 +171,7 @@ func prepareLine(args []string, pr *replay.Prepared, cfg *config.Config) string 
 	}
 	line := fmt.Sprintf("%s: %s to replay", strings.Join(args, ", "), cli.Plural(s.Unicast, noun))
 	var skipped []string
-	for _, r := range []ingest.Reason{ingest.SkipMulticast, ingest.SkipOutOfWindow, ingest.SkipFamilyFiltered} {
+	for _, r := range []ingest.Reason{ingest.SkipMulticast, ingest.SkipOutOfWindow, ingest.SkipFamilyFiltered, ingest.SkipFiltered} {
 		if n := s.Skipped[r.String()]; n > 0 {
 			skipped = append(skipped, fmt.Sprintf("%d %s", n, r))
 		}

@@ -42,7 +42,7 @@ type sweepFlags struct {
 
 // sweepRunFlags are the flags of `replay run` that a sweep passes to every point;
 // --emit repeats those given in the Job's command.
-var sweepRunFlags = []string{"hosts", "rack-prefix", "rack-prefix6", "family", "oversize", "max-drain", "record-packets",
+var sweepRunFlags = []string{"hosts", "rack-prefix", "rack-prefix6", "family", "filter", "oversize", "max-drain", "record-packets",
 	"reorder-window", "start", "duration", "max-idle", "strict"}
 
 func newSweepCmd() *cobra.Command {
