@@ -90,7 +90,7 @@ The sweep file (-c):
 			if f.status != "" {
 				return noArgs(cmd, args)
 			}
-			return minArgs(1)(cmd, args)
+			return cli.AtLeastOne("TRACE", "the captures every point replays")(cmd, args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			fl := cmd.Flags()

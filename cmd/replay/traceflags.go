@@ -10,6 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tracefabric/tracefabric/cmd/internal/cli"
+
 	"github.com/tracefabric/tracefabric/ingest"
 	"github.com/tracefabric/tracefabric/ingest/filter"
 	"github.com/tracefabric/tracefabric/internal/ipaddr"
@@ -31,6 +33,7 @@ type traceFlags struct {
 func (f *traceFlags) register(cmd *cobra.Command, withIdle bool) {
 	fl := cmd.Flags()
 	fl.DurationVar(&f.reorder, "reorder-window", 0, "put packets whose timestamps go backwards within a file in order within this window (default 10ms; negative: off)")
+	cli.Want(fl, "reorder-window", "a duration with a unit, such as 10ms or 1s (negative: off)")
 	fl.StringVar(&f.start, "start", "", "replay from `T`: an offset from the first packet (30s, 2h, 3d) or an RFC 3339 time (2024-05-01T12:00:00Z); earlier packets are counted out-of-window")
 	fl.StringVar(&f.duration, "duration", "", "replay `D` of capture time from --start (or from the first packet); later packets are counted out-of-window")
 	fl.BoolVar(&f.strict, "strict", false, "a capture that ends inside a packet is an error (exit 2) instead of a warning")

@@ -579,3 +579,65 @@ func TestClassMap(t *testing.T) {
 		}
 	}
 }
+
+// A transport mode that names a closed-loop sender says where it belongs.
+func TestWantTransportMode(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"dctcp", "want open or closed; dctcp is a closed-loop TCP sender, chosen by Transport.Tcp: --transport closed --set Transport.Tcp=dctcp"},
+		{"NewReno", "want open or closed; newreno is a closed-loop TCP sender, chosen by Transport.Tcp: --transport closed --set Transport.Tcp=newreno"},
+		{"dcqcn", "want open or closed; dcqcn is the closed-loop RoCEv2 sender (Transport.Roce, the default): --transport closed"},
+		{"auto", "want open or closed; auto is Transport.Tcp's default closed-loop TCP sender (DCTCP when ECN-capable, else NewReno): --transport closed"},
+		{"tcp", "want open or closed"},
+	} {
+		if got := WantTransportMode(c.in); got != c.want {
+			t.Errorf("%q: %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// TestMinBufferSize: the smallest BufferSize that fits, worked out by hand from the
+// layout rule (docs/model.md#shared-buffer), and the over-committed message says it.
+func TestMinBufferSize(t *testing.T) {
+	// Default rack: 20 ports x 236,032 B of auto headroom = 4,720,640 B; the 40%
+	// pool needs floor(0.4 x left) >= 256 B, so left >= 640 B, where the 60% pool gets
+	// floor(384 / 256) cells = 256 B and 256 + 256 <= 640.
+	def := Default()
+	if got, ok := def.MinBufferSize(); !ok || got != 4_720_640+640 {
+		t.Errorf("default: %d, %v; want 4721280", got, ok)
+	}
+	if got, ok := def.Switch.MinBufferSize(def.Ports(TierFabric)); !ok || got != 8*236_032+640 {
+		t.Errorf("fabric: %d, %v; want %d", got, ok, 8*236_032+640)
+	}
+	// Pools in bytes: the headroom plus the pools, 4,720,640 + 20 MiB + 12 MiB.
+	byBytes := Default()
+	byBytes.Switch.Pools[0].Size, byBytes.Switch.Pools[1].Size = PoolBytes(20*units.MiB), PoolBytes(12*units.MiB)
+	if got, ok := byBytes.MinBufferSize(); !ok || got != 4_720_640+32*units.MiB {
+		t.Errorf("pools in bytes: %d, %v; want %d", got, ok, 4_720_640+32*units.MiB)
+	}
+	// A share beside bytes, 50% and 1 MiB: left must hold 1 MiB plus 0.5 x left
+	// rounded down to whole cells. At left = 2 MiB - 256 the share is 1 MiB - 128,
+	// rounded down to 1 MiB - 256: 2 MiB - 256 in all, which fits; one byte less and
+	// the share still rounds to 1 MiB - 256, which does not.
+	mixed := Default()
+	mixed.Switch.Pools[0].Size = PoolShare(0.5)
+	mixed.Switch.Pools[1].Size = PoolBytes(units.MiB)
+	if got, ok := mixed.MinBufferSize(); !ok || got != 4_720_640+2*units.MiB-256 {
+		t.Errorf("50%% and 1 MiB: %d, %v; want %d", got, ok, 4_720_640+2*units.MiB-256)
+	}
+	// 100% of shares beside a pool in bytes: nothing fits.
+	full := Default()
+	full.Switch.Pools[0].Size = PoolShare(1)
+	full.Switch.Pools[1].Size = PoolBytes(units.MiB)
+	if got, ok := full.MinBufferSize(); ok {
+		t.Errorf("100%% and 1 MiB: %d fits", got)
+	}
+	_, _, err := Parse(nil, "", []string{"BufferSize=1MiB"})
+	want := "--set: Switch.BufferSize: over-committed buffer: the headroom alone, 4720640 B (20 ports x 1 lossless pools), exceeds BufferSize 1MiB (1048576 B); " +
+		"the pools and all headroom must fit in the buffer (on rack and fabric switches); the smallest BufferSize that fits every switch, with at least one cell in each pool, is 4721280 B (5MiB rounds it up to whole MiB)"
+	if err == nil || err.Error() != want {
+		t.Errorf("BufferSize=1MiB:\n got %v\nwant %s", err, want)
+	}
+	if _, _, err := Parse(nil, "", []string{"BufferSize=4721280B"}); err != nil {
+		t.Errorf("the smallest BufferSize said to fit does not: %v", err)
+	}
+}

@@ -223,6 +223,24 @@ func (m TransportMode) String() string {
 	return enumName(transportModeNames, uint8(m), "TransportMode")
 }
 
+// WantTransportMode says what a transport mode must be, for an error about the bad
+// value s: "want open or closed", and where s belongs when it names a closed-loop
+// sender ("dctcp" is Transport.Tcp's: --transport closed --set Transport.Tcp=dctcp).
+func WantTransportMode(s string) string {
+	want := "want open or closed"
+	v := strings.ToLower(strings.TrimSpace(s))
+	if v == "auto" {
+		return want + "; auto is Transport.Tcp's default closed-loop TCP sender (DCTCP when ECN-capable, else NewReno): --transport closed"
+	}
+	if _, err := ParseTcpMode(v); err == nil && v != "open" {
+		return want + fmt.Sprintf("; %s is a closed-loop TCP sender, chosen by Transport.Tcp: --transport closed --set Transport.Tcp=%s", v, v)
+	}
+	if _, err := ParseRoceMode(v); err == nil && v != "open" {
+		return want + fmt.Sprintf("; %s is the closed-loop RoCEv2 sender (Transport.Roce, the default): --transport closed", v)
+	}
+	return want
+}
+
 // ParseTransportMode reads "open" or "closed".
 func ParseTransportMode(s string) (TransportMode, error) {
 	v, err := parseEnumName(transportModeNames, s, "transport mode")
