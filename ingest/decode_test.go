@@ -175,7 +175,7 @@ func TestDecodeAllocs(t *testing.T) {
 
 func TestReasonNames(t *testing.T) {
 	want := []string{"arp", "other-ethertype", "unsupported-linktype", "truncated-ipv4-header", "bad-ipv4-header",
-		"truncated-ipv6-header", "bad-ipv6-header", "out-of-order", "out-of-window", "multicast", "family-filtered"}
+		"truncated-ipv6-header", "bad-ipv6-header", "out-of-order", "out-of-window", "multicast", "family-filtered", "filtered"}
 	if len(SkipReasons()) != len(want) {
 		t.Fatalf("%d reasons, want %d", len(SkipReasons()), len(want))
 	}

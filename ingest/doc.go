@@ -43,7 +43,9 @@
 //
 // Addresses of both families are ipaddr.Addr values: 16 bytes (IPv4 as IPv4-mapped)
 // and a family, comparable and pointer-free (internal/ipaddr). Options.Family keeps
-// one family; the other's packets are counted "family-filtered".
+// one family; the other's packets are counted "family-filtered". Options.Filter keeps
+// the IP packets a filter expression matches (package ingest/filter, --filter); the
+// others are counted "filtered".
 //
 // IP packets to a multicast group (224.0.0.0/4, ff00::/8) or to the limited broadcast
 // address 255.255.255.255 (IGMP, SSDP, mDNS, NetBIOS, DHCP, MLD, neighbor discovery)

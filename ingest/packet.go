@@ -153,6 +153,9 @@ const (
 	// SkipFamilyFiltered ("family-filtered") counts the IP packets of the family
 	// that Options.Family leaves out.
 	SkipFamilyFiltered
+	// SkipFiltered ("filtered") counts the IP packets that Options.Filter (--filter)
+	// does not match.
+	SkipFiltered
 	numReasons
 )
 
@@ -169,6 +172,7 @@ var reasonNames = [numReasons]string{
 	SkipOutOfWindow:     "out-of-window",
 	SkipMulticast:       "multicast",
 	SkipFamilyFiltered:  "family-filtered",
+	SkipFiltered:        "filtered",
 }
 
 // String returns the reason's name as used in counters and JSON ("arp", ...).
@@ -183,11 +187,11 @@ func (r Reason) String() string {
 func SkipReasons() []Reason {
 	return []Reason{SkipARP, SkipOtherEtherType, SkipUnsupportedLink,
 		SkipTruncatedIPv4, SkipBadIPv4, SkipTruncatedIPv6, SkipBadIPv6,
-		SkipOutOfOrder, SkipOutOfWindow, SkipMulticast, SkipFamilyFiltered}
+		SkipOutOfOrder, SkipOutOfWindow, SkipMulticast, SkipFamilyFiltered, SkipFiltered}
 }
 
 // notIP reports whether records skipped for r are not IP packets (r is a decoding
-// reason, not out-of-order, out-of-window, multicast or family-filtered).
+// reason, not out-of-order, out-of-window, multicast, family-filtered or filtered).
 func (r Reason) notIP() bool {
 	return r != OK && r < SkipOutOfOrder
 }
@@ -223,8 +227,8 @@ func (c *Counts) count(f ipaddr.Family, n int64) {
 }
 
 // NonIP returns the number of records that are not IP packets (every decoding
-// reason; out-of-order, out-of-window, multicast and family-filtered records are IP
-// packets).
+// reason; out-of-order, out-of-window, multicast, family-filtered and filtered
+// records are IP packets).
 func (c *Counts) NonIP() int64 {
 	var n int64
 	for r := OK + 1; r < numReasons; r++ {

@@ -43,6 +43,11 @@ type Options struct {
 	// others are counted "family-filtered" and skipped, before reordering and the
 	// window (a relative window starts at the first packet of the family kept).
 	Family ipaddr.Family
+	// Filter, when not nil, keeps only the IP packets it matches (--filter, package
+	// ingest/filter); the others are counted "filtered" and skipped, after Family and,
+	// like it, before reordering and the window (a relative window starts at the first
+	// packet the filter keeps). Match is called once per IP packet and must not keep p.
+	Filter PacketFilter
 	// InOrder, when not nil, tells per file (in the order of the paths) that an earlier
 	// pass found its IP packets in timestamp order (FileStats.InOrder, or
 	// FileSummary.InOrder from Summarize). Such a file is read without its reorder
@@ -50,6 +55,11 @@ type Options struct {
 	// memory; a packet earlier than the one before it then means the file changed
 	// since, and is an error.
 	InOrder []bool
+}
+
+// PacketFilter selects IP packets (Options.Filter); *filter.Filter is one.
+type PacketFilter interface {
+	Match(p *Packet) bool
 }
 
 // Window is a time window of a merged capture: packets in [start, start+Duration).

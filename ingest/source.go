@@ -103,6 +103,7 @@ type source struct {
 	warn   func(string)
 	strict bool          // Options.Strict: a truncated file is an error
 	family ipaddr.Family // Options.Family: the family kept (0: both)
+	filter PacketFilter  // Options.Filter (nil: every packet)
 
 	in       io.Reader
 	close    func() error
@@ -179,7 +180,7 @@ func openSource(path string, index int, window int64, verify bool, opt *Options)
 // newSource reads the capture header from in; name is used in messages.
 func newSource(name string, in io.Reader, index int, window int64, opt *Options) (*source, error) {
 	s := &source{stats: FileStats{Path: name, InOrder: true}, index: index, warn: opt.Warn, strict: opt.Strict,
-		family: opt.Family, in: in, window: window, close: func() error { return nil }}
+		family: opt.Family, filter: opt.Filter, in: in, window: window, close: func() error { return nil }}
 	if err := s.init(); err != nil {
 		if s.closeDec != nil {
 			s.closeDec()
@@ -303,8 +304,8 @@ func (s *source) truncatedAt(index, off int64) error {
 }
 
 // record reads and decodes the next record into p. It returns false at the end
-// of the file; non-IP records, and IP packets of a family Options.Family leaves out,
-// are counted and skipped.
+// of the file; non-IP records, and IP packets of a family Options.Family leaves out
+// or that Options.Filter does not match, are counted and skipped.
 func (s *source) record(p *Packet) (bool, error) {
 	for !s.eof {
 		var (
@@ -368,6 +369,10 @@ func (s *source) record(p *Packet) (bool, error) {
 			continue
 		}
 		p.Timestamp, p.Index, p.FileIndex = ts, idx, s.index
+		if s.filter != nil && !s.filter.Match(p) {
+			s.stats.Skipped[SkipFiltered]++
+			continue
+		}
 		if s.haveIP && ts < s.lastIP {
 			s.stats.InOrder = false
 		}

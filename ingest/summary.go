@@ -16,7 +16,8 @@ import (
 // encoding/json; the keys below are the contract of issues 2 and 16).
 //
 // Counting rules: packets = ipv4_packets + ipv6_packets + non_ip_packets +
-// skipped["out-of-order"] + skipped["out-of-window"] + skipped["family-filtered"];
+// skipped["out-of-order"] + skipped["out-of-window"] + skipped["family-filtered"] +
+// skipped["filtered"];
 // non_ip_packets is the sum of the decoding reasons (arp, other-ethertype,
 // unsupported-linktype, truncated-ipv4-header, bad-ipv4-header,
 // truncated-ipv6-header, bad-ipv6-header). skipped["multicast"] counts the IP packets

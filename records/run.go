@@ -72,6 +72,7 @@ type RunOptions struct {
 	RackPrefix      int      `json:"rack_prefix"`        // --rack-prefix: the subnet mapping's IPv4 prefix length
 	RackPrefix6     int      `json:"rack_prefix6"`       // --rack-prefix6: the subnet mapping's IPv6 prefix length
 	Family          string   `json:"family"`             // --family: ipv4, ipv6 or all
+	Filter          string   `json:"filter"`             // --filter: the filter expression; "" for none
 	Oversize        string   `json:"oversize"`           // --oversize: split or drop
 	MaxDrainPs      int64    `json:"max_drain_ps"`       // --max-drain: simulated time allowed after the last packet, ps
 	LB              string   `json:"lb"`                 // --lb: none or flowlet (Switch.LoadBalancingMethod)

@@ -120,7 +120,7 @@ type FlowRow struct {
 	Proto            uint8       // IPv6: the upper-layer protocol
 	Sport, Dport     uint16
 	DSCP             uint8 // of the flow's first packet
-	TC               uint8 // DSCP >> 3
+	TC               uint8 // the class of DSCP at the source host (docs/model.md#classification)
 	SrcHost, DstHost int32 // the hosts the endpoints are mapped to
 	Packets          int64 // data packets injected (after splitting oversize packets; closed loop: retransmissions included)
 	Bytes            int64 // their IPv4 bytes

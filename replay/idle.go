@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tracefabric/tracefabric/ingest"
+	"github.com/tracefabric/tracefabric/ingest/filter"
 	"github.com/tracefabric/tracefabric/internal/ipaddr"
 	"github.com/tracefabric/tracefabric/internal/units"
 	"github.com/tracefabric/tracefabric/records"
@@ -106,6 +107,9 @@ func (o *Options) runOptions() records.RunOptions {
 	for _, t := range o.Traces {
 		in.Traces = append(in.Traces, absPath(t))
 	}
+	if o.Filter != nil {
+		in.Filter = o.Filter.String()
+	}
 	if in.Oversize == "" {
 		in.Oversize = OversizeSplit
 	}
@@ -131,13 +135,22 @@ func (o *Options) runOptions() records.RunOptions {
 }
 
 // OptionsFromRun returns the Options that prepare the replay run.json's options
-// describe (Config, Version, Command and the callbacks left for the caller).
-func OptionsFromRun(in *records.RunOptions) Options {
+// describe (Config, Version, Command and the callbacks left for the caller). The
+// error (an input error) is a recorded filter that no longer parses.
+func OptionsFromRun(in *records.RunOptions) (Options, error) {
 	fam, _ := ipaddr.ParseFamily(in.Family) // "" (runs before IPv6) and "all": both families
-	return Options{Traces: in.Traces, Hosts: in.Hosts, RackPrefix: in.RackPrefix, RackPrefix6: in.RackPrefix6, Family: fam, Speedup: in.Speedup,
+	o := Options{Traces: in.Traces, Hosts: in.Hosts, RackPrefix: in.RackPrefix, RackPrefix6: in.RackPrefix6, Family: fam, Speedup: in.Speedup,
 		Oversize: in.Oversize, ReorderWindow: time.Duration(in.ReorderWindowNs),
 		Window:  ingest.Window{Start: in.WindowStartNs, Absolute: in.WindowAbsolute, Duration: in.WindowNs},
 		MaxIdle: time.Duration(in.MaxIdleNs), MaxDrain: units.Time(in.MaxDrainPs)}
+	if in.Filter != "" {
+		f, err := filter.Parse(in.Filter)
+		if err != nil {
+			return o, inputErrf("run.json options.filter %q: %w", in.Filter, err)
+		}
+		o.Filter = f
+	}
+	return o, nil
 }
 
 func absPath(p string) string {

@@ -46,7 +46,7 @@ func (s *sim) inject(now units.Time, p *arrival) {
 			if s.oversizeAt == nil {
 				s.oversizeAt = make([][switchmodel.NumTC]int64, s.pr.Clos.Grid.Hosts())
 			}
-			s.oversizeAt[src][p.dscp>>3]++
+			s.oversizeAt[src][s.classes.TC(p.dscp)]++
 			s.writeOversizeDrop(now, f, fid, p, length, traceIndex)
 			return
 		}
@@ -121,12 +121,12 @@ func flowKey(src, dst ipaddr.Addr, proto uint8, sport, dport uint16, laterFrag b
 
 func (s *sim) writeOversizeDrop(now units.Time, f *flowState, fid int32, p *arrival, length int32, ti int64) {
 	r := &s.dropRow
-	*r = records.DropRow{TimePs: int64(now), Node: f.src, Tier: records.TierHost, Port: 0, TC: p.dscp >> 3,
+	*r = records.DropRow{TimePs: int64(now), Node: f.src, Tier: records.TierHost, Port: 0, TC: s.classes.TC(p.dscp),
 		Reason: records.ReasonOversize, FlowID: int64(fid), Src: p.saddr, Dst: p.daddr, Proto: p.proto,
 		Sport: p.sport, Dport: p.dport, Bytes: length, TraceIndex: ti}
 	s.setErr(s.drops.Append(r))
 	if s.packets != nil {
-		s.writePacket(int64(fid), ti, p.dscp>>3, length, now, -1, records.FateDropped, false, []int32{f.src})
+		s.writePacket(int64(fid), ti, s.classes.TC(p.dscp), length, now, -1, records.FateDropped, false, []int32{f.src})
 	}
 }
 

@@ -113,7 +113,7 @@ func (s *sim) writeFlows() error {
 	for i := range s.flows {
 		f := &s.flows[i]
 		row := records.FlowRow{FlowID: int64(i), Src: f.tuple.Src, Dst: f.tuple.Dst, Proto: f.tuple.Proto,
-			Sport: f.tuple.SrcPort, Dport: f.tuple.DstPort, DSCP: f.dscp, TC: f.dscp >> 3, SrcHost: f.src, DstHost: f.dst,
+			Sport: f.tuple.SrcPort, Dport: f.tuple.DstPort, DSCP: f.dscp, TC: s.classes.TC(f.dscp), SrcHost: f.src, DstHost: f.dst,
 			Packets: f.packets, Bytes: f.bytes, SizeBytes: f.size, Delivered: f.delivered, Dropped: f.dropped,
 			Undrained: f.undrained, CEMarked: f.ce, FirstPs: int64(f.first), LastPs: int64(f.last),
 			RackMember: int32(f.rackMember), FabricMember: int32(f.fabricMember), PathChanges: f.pathChanges,

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tracefabric/tracefabric/ingest"
+	"github.com/tracefabric/tracefabric/ingest/filter"
 	"github.com/tracefabric/tracefabric/internal/config"
 	"github.com/tracefabric/tracefabric/internal/ipaddr"
 	"github.com/tracefabric/tracefabric/internal/units"
@@ -57,6 +58,9 @@ type Options struct {
 	// Family, when not 0, replays only the packets of that address family (--family);
 	// the others are counted family-filtered.
 	Family ipaddr.Family
+	// Filter, when not nil, replays only the IP packets it matches (--filter); the
+	// others are counted filtered.
+	Filter *filter.Filter
 	// Speedup divides capture time: a packet captured at t enters at (t-t0)/Speedup.
 	// Default 1; must be > 0.
 	Speedup float64
@@ -151,8 +155,12 @@ func (o *Options) defaults() error {
 }
 
 func (o *Options) ingestOptions() ingest.Options {
-	return ingest.Options{ReorderWindow: o.ReorderWindow, Warn: o.Warn, Strict: o.Strict, Stdin: o.Stdin,
+	io := ingest.Options{ReorderWindow: o.ReorderWindow, Warn: o.Warn, Strict: o.Strict, Stdin: o.Stdin,
 		Window: o.Window, Context: o.Context, Family: o.Family}
+	if o.Filter != nil { // not a nil *Filter in the interface
+		io.Filter = o.Filter
+	}
+	return io
 }
 
 // Prepare reads the traces once (the summary and the endpoints together), builds the
@@ -300,6 +308,9 @@ func nothingToReplay(s *ingest.Summary) string {
 	var why []string
 	if n := s.Skipped[ingest.SkipFamilyFiltered.String()]; n > 0 {
 		why = append(why, plural(n, "packet")+" of the family --family leaves out")
+	}
+	if n := s.Skipped[ingest.SkipFiltered.String()]; n > 0 {
+		why = append(why, plural(n, "packet")+" that --filter leaves out")
 	}
 	if n := s.Skipped[ingest.SkipMulticast.String()]; n > 0 {
 		why = append(why, plural(n, "multicast or broadcast packet"))

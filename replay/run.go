@@ -49,12 +49,16 @@ func (pr *Prepared) Run(outDir, method string) (*records.Run, error) {
 
 // sim is one simulation run: the network, the injector and the record writers.
 type sim struct {
-	pr   *Prepared
-	cfg  *config.Config
-	eng  *switchmodel.Engine
-	net  *switchmodel.Network
-	hid  switchmodel.HandlerID
-	tier []records.Tier // per node
+	pr  *Prepared
+	cfg *config.Config
+	// classes is the host NICs' classification, the base Switch: map
+	// (docs/model.md#classification): a flow's class in flows.arrow, an oversize
+	// drop's at its source NIC.
+	classes config.ClassMap
+	eng     *switchmodel.Engine
+	net     *switchmodel.Network
+	hid     switchmodel.HandlerID
+	tier    []records.Tier // per node
 
 	// injector
 	feed          arrivals
@@ -96,7 +100,7 @@ type sim struct {
 }
 
 func newSim(pr *Prepared, cfg *config.Config, out *records.OutputDir) (*sim, error) {
-	s := &sim{pr: pr, cfg: cfg, mtu: int32(cfg.Switch.Mtu), rows: map[string]int64{},
+	s := &sim{pr: pr, cfg: cfg, classes: cfg.Switch.ClassMap(), mtu: int32(cfg.Switch.Mtu), rows: map[string]int64{},
 		paths: idealPaths(&cfg.Topology, cfg.Switch.ForwardingLatency)}
 	s.trace.closed = pr.closedLoop()
 	names := make([]string, len(pr.Clos.Nodes))
@@ -119,9 +123,10 @@ func newSim(pr *Prepared, cfg *config.Config, out *records.OutputDir) (*sim, err
 	}
 	s.eng = switchmodel.NewEngine()
 	s.net = switchmodel.NewNetwork(s.eng, switchmodel.Options{
-		Seed:      cfg.Seed,
-		FabricBDP: cfg.BDP(),
-		Observers: switchmodel.Observers{Drops: s, PFC: s, Buffer: s, Deliveries: s},
+		Seed:        cfg.Seed,
+		FabricBDP:   cfg.BDP(),
+		Observers:   switchmodel.Observers{Drops: s, PFC: s, Buffer: s, Deliveries: s},
+		HostClasses: &s.classes,
 	})
 	if err := s.build(); err != nil {
 		return s, err

@@ -44,7 +44,7 @@ func TestRunJSONOptions(t *testing.T) {
 	want := map[string]any{"speedup": 2.0, "hosts": "subnet", "rack_prefix": 24.0, "oversize": "drop",
 		"max_drain_ps": 5e9, "lb": "flowlet", "hash": "crc16", "traces": []any{trace}, "reorder_window_ns": 0.0,
 		"window_start_ns": 0.0, "window_absolute": false, "window_duration_ns": 0.0, "max_idle_ns": 0.0,
-		"rack_prefix6": 64.0, "family": "all"}
+		"rack_prefix6": 64.0, "family": "all", "filter": ""}
 	for k, v := range want {
 		if !reflect.DeepEqual(got.Options[k], v) {
 			t.Errorf("options.%s = %v, want %v", k, got.Options[k], v)

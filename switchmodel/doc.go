@@ -31,7 +31,12 @@
 //   - Port: 8 class queues plus a PFC queue; strict priority PFC, TC7..TC0, skipping
 //     classes the peer paused; a frame on the wire is never pre-empted. Link: speed
 //     and propagation delay per direction, store and forward.
-//   - Switch: classification TC = DSCP>>3; routing by destination host to an
+//   - Classification (docs/model.md#classification): every node gives a data packet
+//     its traffic class when it enters the node, from the packet's DSCP through the
+//     node's own config.ClassMap (a 64-entry table: one load per hop): a switch's from
+//     its config.Switch (DscpToTc over DSCP/8), a host NIC's from
+//     Options.HostClasses (nil: DSCP/8), at injection and on delivery.
+//   - Switch: routing by destination host to an
 //     equal-cost set; a Selector (package ecmp's Balancer) picks the member of sets
 //     of two or more ports; ForwardingLatency before admission; the shared buffer
 //     manager of docs/model.md#shared-buffer (pools, per-(port, lossless pool) headroom outside the

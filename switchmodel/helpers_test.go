@@ -123,9 +123,17 @@ func repeatLink(l LinkSpec, n int) []LinkSpec {
 
 func newStarSpeeds(t testing.TB, cfg config.Switch, links []LinkSpec) *star {
 	t.Helper()
+	return newStarOpts(t, cfg, links, Options{})
+}
+
+// newStarOpts is newStarSpeeds with the network's options (Seed, Observers and
+// FabricBDP are the star's own).
+func newStarOpts(t testing.TB, cfg config.Switch, links []LinkSpec, opts Options) *star {
+	t.Helper()
 	o := &obs{}
 	eng := NewEngine()
-	net := NewNetwork(eng, Options{Seed: 1, Observers: o.observers(), FabricBDP: 100_000})
+	opts.Seed, opts.Observers, opts.FabricBDP = 1, o.observers(), 100_000
+	net := NewNetwork(eng, opts)
 	sw, err := net.AddSwitch("sw", config.TierNone, &cfg, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -20,6 +20,7 @@ func (n *Network) AddHost(name string) (*Host, error) {
 		return nil, err
 	}
 	h := &Host{index: int32(len(n.hosts))}
+	h.classes = &n.hostClasses
 	n.addNode(h, name)
 	n.hosts = append(n.hosts, h)
 	return h, nil

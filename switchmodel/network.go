@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/tracefabric/tracefabric/internal/config"
 	"github.com/tracefabric/tracefabric/internal/units"
 )
 
@@ -20,6 +21,12 @@ type Options struct {
 	// Agent, when not nil, handles the transports' packets at the hosts (also
 	// Network.SetAgent).
 	Agent Agent
+	// HostClasses, when not nil, is the host NICs' classification: the traffic class
+	// of each DSCP when a packet is injected and when it is delivered
+	// (docs/model.md#classification; replay passes the base Switch: map). Nil:
+	// config.DefaultClassMap, TC = DSCP / 8. Switches classify with their own
+	// configuration's map (AddSwitch).
+	HostClasses *config.ClassMap
 }
 
 // Network holds the nodes, links and packets of one simulation, driven by an Engine.
@@ -37,8 +44,9 @@ type Network struct {
 	injectH  HandlerID
 	draining bool
 
-	agent Agent
-	keys  []FlowKey // the key table (AddKey); keys[0] is the zero key
+	agent       Agent
+	keys        []FlowKey       // the key table (AddKey); keys[0] is the zero key
+	hostClasses config.ClassMap // every host's classification (Options.HostClasses)
 
 	injected, delivered, hops, dataHops, pfcFrames, ceMarked int64
 	dropped                                                  [NumDropReasons]int64
@@ -53,7 +61,11 @@ type ControlCounts struct {
 
 // NewNetwork returns an empty network driven by eng.
 func NewNetwork(eng *Engine, opts Options) *Network {
-	n := &Network{eng: eng, opts: opts, obs: opts.Observers, agent: opts.Agent, arena: newArena(), keys: make([]FlowKey, 1, 1024)}
+	n := &Network{eng: eng, opts: opts, obs: opts.Observers, agent: opts.Agent, arena: newArena(), keys: make([]FlowKey, 1, 1024),
+		hostClasses: config.DefaultClassMap()}
+	if opts.HostClasses != nil {
+		n.hostClasses = *opts.HostClasses
+	}
 	n.injectH = eng.Register(injectHandler{n})
 	return n
 }
@@ -194,13 +206,14 @@ func (n *Network) NewPacket() (PacketID, *Packet) { return n.arena.alloc() }
 func (n *Network) Packet(id PacketID) *Packet { return n.arena.get(id) }
 
 // Inject puts packet id into host h's NIC at the current time (Engine.Now): the model
-// sets TC = DSCP>>3, Frame = max(64, Length+18), Inject = Now, and queues it on the
+// sets TC from the DSCP by the hosts' classification (Options.HostClasses), Frame =
+// max(64, Length+18), Inject = Now, and queues it on the
 // NIC's class queue. Call it from an event handler (or between RunUntil calls).
 // Packets longer than the MTU must be split by the caller.
 func (n *Network) Inject(h *Host, id PacketID) {
 	now := n.eng.Now()
 	p := n.arena.get(id)
-	p.TC = p.DSCP >> 3 & 7
+	p.TC = h.classes[p.DSCP&(config.NumDSCP-1)]
 	p.Frame = FrameSize(p.Length)
 	p.Inject = now
 	p.at = now

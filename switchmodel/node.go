@@ -1,6 +1,9 @@
 package switchmodel
 
-import "github.com/tracefabric/tracefabric/internal/units"
+import (
+	"github.com/tracefabric/tracefabric/internal/config"
+	"github.com/tracefabric/tracefabric/internal/units"
+)
 
 // Node is a switch or a host.
 type Node interface {
@@ -44,6 +47,9 @@ type nodeCore struct {
 	name  string
 	h     HandlerID
 	ports []*port
+	// classes is the node's classification (docs/model.md#classification): a
+	// switch's own table, the network's host table for a host.
+	classes *config.ClassMap
 }
 
 func (c *nodeCore) core() *nodeCore { return c }
@@ -108,6 +114,9 @@ func (c *nodeCore) handleCommon(now units.Time, kind int32, arg int64) {
 			n.free(id)
 			return
 		}
+		// Classification on arrival: the packet takes this node's class for its DSCP
+		// (docs/model.md#classification) before anything here counts or queues it.
+		p.TC = c.classes[p.DSCP&(config.NumDSCP-1)]
 		r := &pt.rx[p.TC]
 		r.packets++
 		r.bytes += int64(p.Frame)

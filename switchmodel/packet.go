@@ -81,10 +81,10 @@ type Packet struct {
 	charged int32 // buffer bytes charged at the current switch (cells * CellSize)
 	Key     KeyID // ECMP hash key (docs/model.md#ecmp-hashing) in Network's key table; 0 is the all-zero IPv4 key
 	Class   Class // data or control (transports); classPFC for a PFC frame
-	TC      uint8 // traffic class, DSCP >> 3 (model)
+	TC      uint8 // traffic class at the current node: its ClassMap of DSCP (model)
 	Hops    uint8 // packet-hops so far: links it was put onto (model)
 	pool    uint8 // pool charged at the current switch
-	DSCP    uint8 // DSCP (6 bits); TC = DSCP >> 3
+	DSCP    uint8 // DSCP (6 bits), which every node classifies into TC
 	ECN     uint8 // ECN codepoint: 0 Not-ECT, 1 ECT(1), 2 ECT(0), 3 CE (model: -> CE)
 	Marked  bool  // a switch marked it CE (ECT -> CE); a packet injected as CE is not (model)
 	vector  uint8 // PFC class-enable vector

@@ -38,6 +38,7 @@ type Switch struct {
 	sel  Selector
 	rng  *rand.Rand
 
+	classMap config.ClassMap // the switch's classification (nodeCore.classes points here)
 	cell     int64
 	pools    []pool
 	tcPool   [NumTC]uint8
@@ -76,7 +77,8 @@ func (n *Network) AddSwitch(name string, tier config.Tier, cfg *config.Switch, s
 	if err := checkSwitchConfig(cfg); err != nil {
 		return nil, fmt.Errorf("switchmodel: switch %s: %w", name, err)
 	}
-	s := &Switch{tier: tier, cfg: *cfg, sel: sel}
+	s := &Switch{tier: tier, cfg: *cfg, sel: sel, classMap: cfg.ClassMap()}
+	s.classes = &s.classMap
 	s.cfg.Pools = append([]config.Pool(nil), cfg.Pools...)
 	s.view.s = s
 	n.addNode(s, name)

@@ -43,6 +43,9 @@ func runOptionRows(in *runInput) []report.KV {
 			report.KV{Key: "drain limit after the last packet", Value: units.FormatPs(float64(o.MaxDrainPs))},
 			report.KV{Key: "load balancing", Value: o.LB})
 	}
+	if o.Filter != "" {
+		rows = append(rows, report.KV{Key: "filter (--filter)", Value: o.Filter})
+	}
 	rows = append(rows, report.KV{Key: "trace packets", Value: units.FormatCount(info.TracePackets)},
 		report.KV{Key: "trace families", Value: familyMix(info)})
 	if len(info.NotInjected) == 0 {
@@ -105,7 +108,7 @@ func fabricSection(in *runInput) report.Section {
 		}
 		t.Rows = append(t.Rows, []string{tier.String(), n, portGroup(ports[:down]), portGroup(ports[down:]), oversubscription(ports[:down], ports[down:]), headroom, pools})
 	}
-	sec.Blocks = append(sec.Blocks, report.TableBlock(t))
+	sec.Blocks = append(sec.Blocks, report.TableBlock(t), report.TableBlock(classesTable(&cfg.Switch)))
 	var poolRows []string
 	for _, p := range cfg.Switch.Pools {
 		kind := "lossy"
@@ -202,6 +205,54 @@ func distinctSizes(down, up []units.Bytes, cell units.Bytes) string {
 		return size(down[0]) + " down"
 	}
 	return size(down[0]) + " down, " + size(up[0]) + " up"
+}
+
+// classesTable lists the traffic classes (docs/model.md#classification): the DSCP
+// code points the configuration's DSCP-to-TC map gives each, and the class's pool,
+// PFC and ECN.
+func classesTable(s *config.Switch) report.Table {
+	caption := "Traffic classes (DSCP / 8)"
+	if len(s.DscpToTc) > 0 {
+		caption = "Traffic classes (Switch.DscpToTc, DSCP / 8 for the code points it does not list)"
+	}
+	t := report.Table{Caption: caption, Columns: []string{"tc", "DSCP", "pool", "PFC (lossless)", "ECN marking"}}
+	m := s.ClassMap()
+	yesNo := map[bool]string{true: "yes", false: "no"}
+	for tc := 0; tc < config.NumTC; tc++ {
+		var dscps []int
+		for d, c := range m {
+			if int(c) == tc {
+				dscps = append(dscps, d)
+			}
+		}
+		pool := "-"
+		if i := s.PoolOf(tc); i >= 0 {
+			pool = s.Pools[i].Name
+		}
+		t.Rows = append(t.Rows, []string{strconv.Itoa(tc), intRanges(dscps), pool, yesNo[s.PfcOn(tc)], yesNo[s.Ecn(tc).Enabled]})
+	}
+	return t
+}
+
+// intRanges prints ascending integers as ranges: "0-7, 24", "none" for none.
+func intRanges(xs []int) string {
+	if len(xs) == 0 {
+		return "none"
+	}
+	var parts []string
+	for i := 0; i < len(xs); {
+		j := i
+		for j+1 < len(xs) && xs[j+1] == xs[j]+1 {
+			j++
+		}
+		if j == i {
+			parts = append(parts, strconv.Itoa(xs[i]))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d-%d", xs[i], xs[j]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ", ")
 }
 
 func intList(xs []int) string {

@@ -89,7 +89,7 @@ func TestErrorWording(t *testing.T) {
 		{"--set Topology.Pod", []string{"config", "--set", "Topology.Pod=1"}, exitUsage, "did you mean Topology.Pods?", nil},
 		{"config --hash all", []string{"config", "--hash", "all"}, exitUsage, "--hash all: config prints one configuration", nil},
 		{"config --defaults ignores flags", []string{"config", "--defaults", "--set", "Pods=1"}, exitUsage, "drop --set", nil},
-		{"--seed not an integer", []string{"config", "--seed", "abc"}, exitUsage, `invalid argument "abc" for "--seed" flag`, nil},
+		{"--seed not an integer", []string{"config", "--seed", "abc"}, exitUsage, `--seed "abc": want an integer`, []string{"strconv", "invalid argument"}},
 		{"late packet warning", []string{"inspect", late}, exitOK, "is 50 ms earlier than a packet already read, more than the reorder window 10 ms", []string{"replayed", "50ms"}},
 		{"did you mean a subcommand", []string{"runn", demo}, exitUsage, `did you mean "run"?`, nil},
 	}

@@ -57,7 +57,7 @@ func (f *configFlags) load(cmd *cobra.Command) (*config.Config, error) {
 	}
 	if f.transport != "" {
 		if _, err := config.ParseTransportMode(f.transport); err != nil {
-			return nil, usageError{Err: fmt.Errorf("--transport %q: want open or closed", f.transport)}
+			return nil, usageError{Err: fmt.Errorf("--transport %q: %s", f.transport, config.WantTransportMode(f.transport))}
 		}
 		sets = append(sets, "Transport.Mode="+f.transport)
 	}

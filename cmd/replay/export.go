@@ -4,12 +4,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/tracefabric/tracefabric/cmd/internal/cli"
+
+	"github.com/tracefabric/tracefabric/ingest"
 	"github.com/tracefabric/tracefabric/records"
 	"github.com/tracefabric/tracefabric/records/export"
 )
@@ -47,11 +51,14 @@ holding something else).`,
   replay export --format csv out/demo     # out/demo/csv/drops.csv, ...
   replay export out/cmp -o /data/cmp      # a --hash all directory: /data/cmp/<method>/*.parquet
   duckdb -c "SELECT reason, count(*) FROM 'out/demo/parquet/drops.parquet' GROUP BY 1"`,
-		Args: exactArgs(1),
+		Args: cli.NamedArgs("RUN_DIR"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := export.ParseFormat(format)
 			if err != nil {
 				return usageError{Err: fmt.Errorf("--format %q: want %s", format, strings.Join(records.ExportFormats(), " or "))}
+			}
+			if err := checkRunDirArg(args[0]); err != nil {
+				return err
 			}
 			start := time.Now()
 			res, err := export.Runs(args[0], out, export.Options{Format: f})
@@ -66,6 +73,26 @@ holding something else).`,
 	fl.StringVar(&format, "format", string(export.Parquet), "file format: parquet or csv")
 	fl.StringVarP(&out, "out", "o", "", "output directory (default RUN_DIR/parquet or RUN_DIR/csv); replaced only if it holds a previous export")
 	return cmd
+}
+
+// checkRunDirArg refuses, with what to do instead, a RUN_DIR that is no directory: a
+// missing path, a capture (replay it first), a run's run.json (export its directory)
+// or another file (exit 2).
+func checkRunDirArg(dir string) error {
+	fi, err := os.Stat(dir)
+	switch {
+	case err != nil:
+		return inputError{Err: fmt.Errorf("%s: %w (want the directory replay run wrote)", dir, pathErrno(err))}
+	case fi.IsDir():
+		return nil
+	case filepath.Base(dir) == records.RunFile:
+		return inputError{Err: fmt.Errorf("%s is a run's %s, not its directory: replay export %s", dir, records.RunFile, filepath.Dir(dir))}
+	}
+	if r, err := ingest.Open([]string{dir}, ingest.Options{}); err == nil {
+		r.Close()
+		return inputError{Err: fmt.Errorf("%s is a capture, not a run directory: replay it first (replay run %s -o DIR), then replay export DIR", dir, dir)}
+	}
+	return inputError{Err: fmt.Errorf("%s is a file, not a run directory (want the directory replay run wrote)", dir)}
 }
 
 // exportError classifies export's errors: a bad run directory or output directory

@@ -205,10 +205,10 @@ func TestExportErrors(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{"no run directory given", []string{"export"}, exitUsage, "accepts 1 arg"},
+		{"no run directory given", []string{"export"}, exitUsage, "missing RUN_DIR: want RUN_DIR"},
 		{"bad format", []string{"export", "--format", "xlsx", good}, exitUsage, `--format "xlsx": want parquet or csv`},
 		{"bad --export", []string{"run", demo, "-o", filepath.Join(tmp, "x"), "--export", "json"}, exitUsage, "--export"},
-		{"not a run directory", []string{"export", tmp + "/nothing"}, exitUsage, "nothing is not a run directory"},
+		{"not a run directory", []string{"export", tmp + "/nothing"}, exitUsage, "nothing: no such file or directory (want the directory replay run wrote)"},
 		{"a directory without runs", []string{"export", foreign}, exitUsage, "has no run.json"},
 		{"incomplete run", []string{"export", incomplete}, exitUsage, "complete=false"},
 		{"output holds other files", []string{"export", good, "-o", foreign}, exitUsage, "holds other files than a previous export"},

@@ -7,6 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tracefabric/tracefabric/cmd/internal/cli"
+
 	"github.com/tracefabric/tracefabric/ingest"
 )
 
@@ -31,7 +33,7 @@ a window and --family one address family, as 'replay run' would replay them.`,
   replay inspect --json a.pcapng b.pcap.xz
   replay inspect --start 2024-05-01T12:00:00Z --duration 1min week.pcap
   replay inspect --family ipv6 --json dual-stack.pcap`,
-		Args: minArgs(1),
+		Args: cli.AtLeastOne("TRACE", "the captures to summarize"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			stderr := cmd.ErrOrStderr()
 			stdin, err := openStdin(args, os.Stdin)

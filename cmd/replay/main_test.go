@@ -132,8 +132,8 @@ func TestExitCodes(t *testing.T) {
 	}{
 		{"ok", []string{"inspect", demo}, exitOK, ""},
 		{"bad flag", []string{"inspect", "--bogus", demo}, exitUsage, "unknown flag: --bogus"},
-		{"bad flag value", []string{"inspect", "--reorder-window", "soon", demo}, exitUsage, `invalid argument "soon"`},
-		{"no trace", []string{"inspect"}, exitUsage, "requires at least 1 arg"},
+		{"bad flag value", []string{"inspect", "--reorder-window", "soon", demo}, exitUsage, `--reorder-window "soon": want a duration with a unit`},
+		{"no trace", []string{"inspect"}, exitUsage, "missing TRACE: the captures to summarize"},
 		{"unknown command", []string{"inspekt", demo}, exitUsage, `unknown command "inspekt"`},
 		{"missing file", []string{"inspect", filepath.Join(dir, "nope.pcap")}, exitUsage, "nope.pcap"},
 		{"directory", []string{"inspect", dir}, exitUsage, dir},

@@ -13,7 +13,9 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+
 	"github.com/spf13/pflag"
+	"github.com/tracefabric/tracefabric/cmd/internal/cli"
 
 	"github.com/tracefabric/tracefabric/internal/config"
 	"github.com/tracefabric/tracefabric/internal/ipaddr"
@@ -51,7 +53,7 @@ members are equally loaded.`,
 		Example: `  replay path 10.0.0.1 10.0.4.1 udp 1000 4791
   replay path --run out/demo 10.1.3.1 10.0.0.1 udp 49152 4791
   replay path --trace testdata/pcaps/many-flows.pcap --hash all --json 10.0.0.1 10.1.0.1 tcp 40000 80`,
-		Args: exactArgs(5),
+		Args: cli.NamedArgs("SRC", "DST", "PROTO", "SPORT", "DPORT"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			src, dst, proto, sport, dport, err := parseTuple(args)
 			if err != nil {
@@ -165,7 +167,10 @@ func prepareFromRun(cmd *cobra.Command, dir string, cf *configFlags) (*config.Co
 		}
 		cfg.Switch.EcmpHashMethod = m
 	}
-	opt := replay.OptionsFromRun(&run.Options)
+	opt, err := replay.OptionsFromRun(&run.Options)
+	if err != nil {
+		return nil, nil, replayError(fmt.Errorf("%s: %w", name, err))
+	}
 	for _, t := range opt.Traces {
 		if t == "-" {
 			return nil, nil, inputError{Err: fmt.Errorf("%s: the run read its capture from standard input; map its endpoints with --trace FILE and the run's flags", name)}

@@ -40,8 +40,4 @@ Exit status: 0 success, 1 failure while running, 2 bad usage or input,
 }
 
 // The argument checks of replay's subcommands: cobra's, returning usage errors.
-var (
-	noArgs    = cli.NoArgs
-	exactArgs = cli.ExactArgs
-	minArgs   = cli.MinimumArgs
-)
+var noArgs = cli.NoArgs

@@ -65,7 +65,7 @@ see 'replay export'.`,
   replay run week.pcap --start 2024-05-01T12:00:00Z --duration 10min
   replay run testdata/pcaps/demo.pcap -o out/demo --export parquet
   zcat capture.pcap.gz | replay run - -o out/piped`,
-		Args:        minArgs(1),
+		Args:        cli.AtLeastOne("TRACE", "the captures to replay"),
 		Annotations: map[string]string{cli.WritesOutputs: "yes"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.Flags().Changed("speedup") && !(opt.Speedup > 0 && !math.IsInf(opt.Speedup, 0)) {
@@ -152,6 +152,7 @@ see 'replay export'.`,
 	f.StringVarP(&out, "out", "o", "", "output directory (default out/<first trace name>); replaced only if it holds a previous run")
 	f.BoolVar(&asJSON, "json", false, "print run.json (an object per method with --hash all) instead of the summary")
 	f.Float64Var(&opt.Speedup, "speedup", 1, "divide capture time by this factor (> 0; >1 replays faster, raising the load)")
+	cli.Want(f, "speedup", "a number > 0, without a unit (--speedup 2 replays twice as fast)")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no progress bar")
 	rf.register(cmd, &opt)
 	exp.register(cmd)
@@ -171,7 +172,7 @@ func prepareLine(args []string, pr *replay.Prepared, cfg *config.Config) string 
 	}
 	line := fmt.Sprintf("%s: %s to replay", strings.Join(args, ", "), cli.Plural(s.Unicast, noun))
 	var skipped []string
-	for _, r := range []ingest.Reason{ingest.SkipMulticast, ingest.SkipOutOfWindow, ingest.SkipFamilyFiltered} {
+	for _, r := range []ingest.Reason{ingest.SkipMulticast, ingest.SkipOutOfWindow, ingest.SkipFamilyFiltered, ingest.SkipFiltered} {
 		if n := s.Skipped[r.String()]; n > 0 {
 			skipped = append(skipped, fmt.Sprintf("%d %s", n, r))
 		}

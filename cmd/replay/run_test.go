@@ -163,7 +163,7 @@ func TestRunBadInput(t *testing.T) {
 		{"zero --max-idle", []string{"run", demo, "-o", filepath.Join(dir, "j"), "--max-idle", "0"}, []string{"--max-idle"}},
 		{"window past the end", []string{"run", demo, "-o", filepath.Join(dir, "j"), "--start", "1h"}, []string{"no IP unicast packets to replay", "outside the window"}},
 		{"CSV without every endpoint", []string{"run", demo, "-o", filepath.Join(dir, "i"), "--hosts", hostsCSV}, []string{"few.csv"}},
-		{"no trace", []string{"run"}, []string{"arg"}},
+		{"no trace", []string{"run"}, []string{"missing TRACE: the captures to replay"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

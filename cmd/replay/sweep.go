@@ -42,7 +42,7 @@ type sweepFlags struct {
 
 // sweepRunFlags are the flags of `replay run` that a sweep passes to every point;
 // --emit repeats those given in the Job's command.
-var sweepRunFlags = []string{"hosts", "rack-prefix", "rack-prefix6", "family", "oversize", "max-drain", "record-packets",
+var sweepRunFlags = []string{"hosts", "rack-prefix", "rack-prefix6", "family", "filter", "oversize", "max-drain", "record-packets",
 	"reorder-window", "start", "duration", "max-idle", "strict"}
 
 func newSweepCmd() *cobra.Command {
@@ -90,7 +90,7 @@ The sweep file (-c):
 			if f.status != "" {
 				return noArgs(cmd, args)
 			}
-			return minArgs(1)(cmd, args)
+			return cli.AtLeastOne("TRACE", "the captures every point replays")(cmd, args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			fl := cmd.Flags()

@@ -365,7 +365,7 @@ func TestSweepErrors(t *testing.T) {
 		{"missing sweep file", []string{"sweep", "-c", filepath.Join(dir, "nope.yaml"), demo, "-o", out}, "sweep file: open"},
 		{"missing trace", []string{"sweep", "-c", good, filepath.Join(dir, "nope.pcap"), "-o", out}, "nope.pcap"},
 		{"stdin", []string{"sweep", "-c", good, "-", "-o", out}, `give files, not "-"`},
-		{"no trace", []string{"sweep", "-c", good, "-o", out}, "requires at least 1 arg"},
+		{"no trace", []string{"sweep", "-c", good, "-o", out}, "missing TRACE: the captures every point replays"},
 		{"index alone", []string{"sweep", "-c", good, demo, "-o", out, "--index", "1"}, "--index and --of go together"},
 		{"index too big", []string{"sweep", "-c", good, demo, "-o", out, "--index", "3", "--of", "3"}, "--index 3 --of 3"},
 		{"jobs", []string{"sweep", "-c", good, demo, "-o", out, "-j", "-1"}, "-j -1: want a number of points >= 1"},

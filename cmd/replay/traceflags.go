@@ -10,7 +10,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tracefabric/tracefabric/cmd/internal/cli"
+
 	"github.com/tracefabric/tracefabric/ingest"
+	"github.com/tracefabric/tracefabric/ingest/filter"
 	"github.com/tracefabric/tracefabric/internal/ipaddr"
 	"github.com/tracefabric/tracefabric/internal/units"
 	"github.com/tracefabric/tracefabric/replay"
@@ -24,11 +27,13 @@ type traceFlags struct {
 	maxIdle  string
 	strict   bool
 	family   string
+	filter   string
 }
 
 func (f *traceFlags) register(cmd *cobra.Command, withIdle bool) {
 	fl := cmd.Flags()
 	fl.DurationVar(&f.reorder, "reorder-window", 0, "put packets whose timestamps go backwards within a file in order within this window (default 10ms; negative: off)")
+	cli.Want(fl, "reorder-window", "a duration with a unit, such as 10ms or 1s (negative: off)")
 	fl.StringVar(&f.start, "start", "", "replay from `T`: an offset from the first packet (30s, 2h, 3d) or an RFC 3339 time (2024-05-01T12:00:00Z); earlier packets are counted out-of-window")
 	fl.StringVar(&f.duration, "duration", "", "replay `D` of capture time from --start (or from the first packet); later packets are counted out-of-window")
 	fl.BoolVar(&f.strict, "strict", false, "a capture that ends inside a packet is an error (exit 2) instead of a warning")
@@ -37,9 +42,26 @@ func (f *traceFlags) register(cmd *cobra.Command, withIdle bool) {
 	}
 }
 
-// registerFamily adds --family (run and inspect).
+// registerFamily adds the packet selections --family and --filter (run, inspect,
+// sweep).
 func (f *traceFlags) registerFamily(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.family, "family", "all", "use only the packets of this address family: ipv4, ipv6 or all (the rest are counted family-filtered)")
+	cmd.Flags().StringVar(&f.filter, "filter", "", "use only the IP packets this tcpdump-style `EXPR` matches, e.g. 'tcp port 443 and net 10.0.0.0/8' (the rest are counted filtered; see docs/model.md#filters)")
+}
+
+// flt is --filter (nil: none).
+func (f *traceFlags) flt() (*filter.Filter, error) {
+	if strings.TrimSpace(f.filter) == "" {
+		if f.filter != "" {
+			return nil, usageError{Err: fmt.Errorf("--filter %q: empty expression (want a primitive such as tcp, host 10.0.0.1 or port 443)", f.filter)}
+		}
+		return nil, nil
+	}
+	flt, err := filter.Parse(f.filter)
+	if err != nil {
+		return nil, usageError{Err: fmt.Errorf("--filter %q: %w", f.filter, err)}
+	}
+	return flt, nil
 }
 
 // fam is --family (0: all; also without the flag).
@@ -100,7 +122,15 @@ func (f *traceFlags) options(stdin *os.File) (ingest.Options, error) {
 		return ingest.Options{}, err
 	}
 	fam, err := f.fam()
-	return ingest.Options{ReorderWindow: f.reorder, Window: w, Strict: f.strict, Stdin: stdin, Family: fam}, err
+	if err != nil {
+		return ingest.Options{}, err
+	}
+	opt := ingest.Options{ReorderWindow: f.reorder, Window: w, Strict: f.strict, Stdin: stdin, Family: fam}
+	flt, err := f.flt()
+	if flt != nil {
+		opt.Filter = flt
+	}
+	return opt, err
 }
 
 // openStdin returns standard input as a file that can be read more than once when
@@ -179,6 +209,9 @@ func (r *replayFlags) apply(cmd *cobra.Command, opt *replay.Options) error {
 		return err
 	}
 	if opt.Family, err = r.tf.fam(); err != nil {
+		return err
+	}
+	if opt.Filter, err = r.tf.flt(); err != nil {
 		return err
 	}
 	opt.ReorderWindow, opt.Strict = r.tf.reorder, r.tf.strict

@@ -14,6 +14,7 @@ var attrDocs = map[string]string{
 	"Switch":                                    "attributes of every switch: Rack, Fabric and Spine",
 	"Switch.BufferSize":                         "shared packet buffer, bytes",
 	"Switch.CellSize":                           "buffer accounting unit, bytes",
+	"Switch.DscpToTc":                           "DSCP -> TC where not DSCP/8, e.g. {24: 0}; unlisted DSCPs keep DSCP/8",
 	"Switch.Pools":                              "at most 8; Size is a share of the buffer left after headroom, or bytes",
 	"Switch.Pools.Name":                         "",
 	"Switch.Pools.Size":                         "",
@@ -102,8 +103,8 @@ func comment(n *yaml.Node, path string) {
 			k, v := n.Content[i], n.Content[i+1]
 			p := join(path, k.Value)
 			doc := attrDocs[p]
-			if path == "Switch.EcnClasses" {
-				p, doc = path, "" // keys are TCs
+			if path == "Switch.EcnClasses" || path == "Switch.DscpToTc" {
+				p, doc = path, "" // keys are TCs or DSCPs
 			}
 			if p == "Switch.HashSalt" && v.Kind == yaml.ScalarNode && v.Tag == "!!int" {
 				if x, err := strconv.ParseUint(v.Value, 10, 32); err == nil {
@@ -111,7 +112,7 @@ func comment(n *yaml.Node, path string) {
 				}
 			}
 			if doc != "" {
-				if v.Kind == yaml.ScalarNode {
+				if v.Kind == yaml.ScalarNode || len(v.Content) == 0 { // a scalar, {} or []
 					v.LineComment = doc
 				} else {
 					k.LineComment = doc

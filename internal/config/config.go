@@ -8,8 +8,39 @@ import (
 	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
 )
 
-// NumTC is the number of traffic classes (TC = DSCP >> 3, docs/model.md#classification).
+// NumTC is the number of traffic classes (docs/model.md#classification).
 const NumTC = 8
+
+// NumDSCP is the number of DSCP code points (6 bits).
+const NumDSCP = 64
+
+// ClassMap is the classification of a switch or host NIC: the traffic class of each
+// DSCP code point (docs/model.md#classification). Switch.ClassMap builds it.
+type ClassMap [NumDSCP]uint8
+
+// DefaultClassMap is TC = DSCP / 8 (DSCP >> 3) for every code point.
+func DefaultClassMap() ClassMap {
+	var m ClassMap
+	for d := range m {
+		m[d] = uint8(d >> 3)
+	}
+	return m
+}
+
+// TC returns the traffic class of dscp (its 6 low bits).
+func (m *ClassMap) TC(dscp uint8) uint8 { return m[dscp&(NumDSCP-1)] }
+
+// ClassMap returns the switch's classification: DscpToTc over DefaultClassMap.
+// Entries Validate rejects (a DSCP outside 0..63, a TC outside 0..7) are left out.
+func (s *Switch) ClassMap() ClassMap {
+	m := DefaultClassMap()
+	for d, tc := range s.DscpToTc {
+		if d >= 0 && d < NumDSCP && tc >= 0 && tc < NumTC {
+			m[d] = uint8(tc)
+		}
+	}
+	return m
+}
 
 // MaxPools is the largest number of buffer pools a switch has (docs/model.md#shared-buffer).
 const MaxPools = 8
@@ -42,6 +73,11 @@ type Switch struct {
 	// CellSize is the buffer's accounting unit (default 256 B): a frame of F bytes
 	// occupies ceil(F/CellSize) cells. Must be > 0 and <= BufferSize.
 	CellSize units.Bytes `yaml:"CellSize"`
+	// DscpToTc maps DSCP code points (0..63) to traffic classes (0..7) where they do
+	// not follow the default TC = DSCP / 8 (docs/model.md#classification), as an
+	// operator's DSCP-to-TC map does: {24: 0} puts CS3 in the lossy TC 0. A code point
+	// it does not list keeps DSCP / 8. Default: none. Switch.ClassMap resolves it.
+	DscpToTc map[int]int `yaml:"DscpToTc"`
 	// Pools divide the buffer (at most MaxPools). Each TC maps to exactly one pool; the
 	// pool's index in this list is its pool number. Default: pool 0 "lossy" 60% with
 	// TCs 0,1,2,5,6,7 and pool 1 "lossless" 40% with TCs 3,4.

@@ -15,6 +15,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	suggestpkg "github.com/tracefabric/tracefabric/internal/suggest"
 	"github.com/tracefabric/tracefabric/internal/units"
 )
 
@@ -439,50 +440,17 @@ func fieldNames(t reflect.Type) []string {
 	return names
 }
 
-// suggest returns " (did you mean X?)" for the closest known name, or "" when none is
-// close; with no close name it lists the known names when there are few.
+// suggest returns " (did you mean X?)" for the closest known name when it is close
+// (internal/suggest), or else the list of known names when there are few, and where
+// to find them when there are many.
 func suggest(name string, known []string) string {
-	best, bestD := "", 1<<30
-	for _, k := range known {
-		dist := editDistance(strings.ToLower(name), strings.ToLower(k))
-		if dist < bestD {
-			best, bestD = k, dist
-		}
-	}
-	if best != "" && (bestD <= 2 || bestD <= len(name)/3 || strings.EqualFold(name, best)) {
+	if best, ok := suggestpkg.Nearest(name, known); ok {
 		return fmt.Sprintf(" (did you mean %s?)", best)
 	}
 	if len(known) <= 10 {
 		return fmt.Sprintf(" (known: %s)", strings.Join(known, ", "))
 	}
-	return ""
-}
-
-// editDistance is the optimal-string-alignment distance: insertions, deletions,
-// substitutions and transpositions of adjacent letters each cost one.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	d := make([][]int, len(ra)+1)
-	for i := range d {
-		d[i] = make([]int, len(rb)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(ra)][len(rb)]
+	return " (replay config --defaults prints every attribute)"
 }
 
 // locate fills in where each violated attribute was set (the longest recorded prefix

@@ -40,6 +40,10 @@ func TestRulesRejectBadFiles(t *testing.T) {
 			[]string{"Switch.Pools: 9 pools: at most 8"}},
 		{"TC outside 0..7", "Switch:\n  PfcEnabled: [3, 4, 8]\n",
 			[]string{"bad.yaml:2: Switch.PfcEnabled: TC 8 is not a traffic class"}},
+		{"DSCP outside 0..63", "Switch:\n  DscpToTc: {24: 0, 64: 1}\n",
+			[]string{"bad.yaml:2: Switch.DscpToTc[64]: DSCP 64 is not a code point (DSCP is 6 bits: 0..63)"}},
+		{"DSCP mapped to TC 8", "Switch:\n  DscpToTc:\n    24: 0\n    26: 8\n",
+			[]string{"bad.yaml:4: Switch.DscpToTc[26]: TC 8 is not a traffic class (TCs are 0..7)"}},
 		{"Xon negative", "Switch:\n  Xon: -1B\n", []string{"bad.yaml:2: Switch.Xon: -1B is negative (Xon must be >= 0)"}},
 		{"XonOffset negative", "Switch:\n  XonOffset: -4608\n", []string{"Switch.XonOffset: -4608B is negative (XonOffset must be >= 0)"}},
 		{"EcnMinThreshold above EcnMaxThreshold", "Switch:\n  EcnMinThreshold: 2MB\n",
@@ -222,6 +226,12 @@ func TestSet(t *testing.T) {
 			p := c.Switch.EcnClasses[3].EcnMaxProbability
 			return p != nil && *p == 0.5 && c.Switch.Ecn(3).MaxProbability == 0.5 && c.Switch.Ecn(4).MaxProbability == 0.2
 		}},
+		{"DscpToTc={24: 0, 46: 5}", func(c *Config) bool {
+			m := c.Switch.ClassMap()
+			return reflect.DeepEqual(c.Switch.DscpToTc, map[int]int{24: 0, 46: 5}) && m[24] == 0 && m[25] == 3 && m[46] == 5 && m[8] == 1
+		}},
+		{"DscpToTc[24]=0", func(c *Config) bool { return reflect.DeepEqual(c.Switch.DscpToTc, map[int]int{24: 0}) }},
+		{"DscpToTc=", func(c *Config) bool { return c.Switch.DscpToTc == nil && c.Switch.ClassMap() == DefaultClassMap() }},
 		{"HashSalt=0xdeadbeef", func(c *Config) bool { return c.Switch.HashSalt != nil && *c.Switch.HashSalt == 0xdeadbeef }},
 		{"Flowlet.PreferUnpaused=false", func(c *Config) bool { return !c.Switch.Flowlet.PreferUnpaused }},
 		{"XoffAlpha=1/8", nil}, // not a number: error
@@ -251,6 +261,8 @@ func TestSetErrors(t *testing.T) {
 		{"Speed=25G", "--set: Speed: ambiguous attribute: it names Topology.HostLink.Speed, Topology.RackFabricLink.Speed, Topology.FabricSpineLink.Speed; qualify it"},
 		{"PropagationDelay=2us", "ambiguous attribute"},
 		{"Bogus=1", "--set: Bogus: unknown attribute"},
+		{"Foo=1", "--set: Foo: unknown attribute (replay config --defaults prints every attribute)"}, // not "did you mean Xon?"
+		{"Xonn=1", "--set: Xonn: unknown attribute (did you mean Xon?)"},
 		{"BufferSise=1MiB", "--set: BufferSise: unknown attribute (did you mean BufferSize?)"},
 		{"Topology.Pod=1", "--set: Topology.Pod: unknown attribute (did you mean Topology.Pods?)"},
 		{"Switch.Flowlet.Gapp=1us", "--set: Switch.Flowlet.Gapp: unknown attribute (did you mean Switch.Flowlet.Gap?)"},
@@ -516,5 +528,116 @@ func TestJSON(t *testing.T) {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("JSON lacks %s: %s", want, b)
 		}
+	}
+}
+
+// TestClassMap pins docs/model.md#classification: TC = DSCP / 8 for every code point
+// a map does not list, the listed ones as the map says; all violations of a map at
+// once, one per entry.
+func TestClassMap(t *testing.T) {
+	def := DefaultClassMap()
+	for d, want := range []uint8{0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1} {
+		if def[d] != want {
+			t.Errorf("default: DSCP %d -> TC %d, want %d", d, def[d], want)
+		}
+	}
+	for _, c := range []struct{ dscp, tc uint8 }{{24, 3}, {26, 3}, {46, 5}, {48, 6}, {63, 7}, {64 + 24, 3}} {
+		if got := def.TC(c.dscp); got != c.tc {
+			t.Errorf("default: DSCP %d -> TC %d, want %d", c.dscp, got, c.tc)
+		}
+	}
+	s := Default().Switch
+	s.DscpToTc = map[int]int{24: 0, 46: 7, 0: 2}
+	m := s.ClassMap()
+	for d := 0; d < NumDSCP; d++ {
+		want := uint8(d / 8)
+		switch d {
+		case 24:
+			want = 0
+		case 46:
+			want = 7
+		case 0:
+			want = 2
+		}
+		if m[d] != want {
+			t.Errorf("{24: 0, 46: 7, 0: 2}: DSCP %d -> TC %d, want %d", d, m[d], want)
+		}
+	}
+	_, _, err := Parse([]byte("Switch:\n  DscpToTc: {-1: 0, 10: -2, 70: 9, 12: 3}\n"), "m.yaml", nil)
+	var e *Error
+	if !errors.As(err, &e) || len(e.Violations) != 3 {
+		t.Fatalf("err = %v, want 3 violations", err)
+	}
+	want := []string{
+		"m.yaml:2: Switch.DscpToTc[-1]: DSCP -1 is not a code point (DSCP is 6 bits: 0..63)",
+		"m.yaml:2: Switch.DscpToTc[10]: TC -2 is not a traffic class (TCs are 0..7)",
+		"m.yaml:2: Switch.DscpToTc[70]: DSCP 70 is not a code point (DSCP is 6 bits: 0..63)",
+	}
+	for i, v := range e.Violations {
+		if v.String() != want[i] {
+			t.Errorf("violation %d: %q, want %q", i, v.String(), want[i])
+		}
+	}
+}
+
+// A transport mode that names a closed-loop sender says where it belongs.
+func TestWantTransportMode(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"dctcp", "want open or closed; dctcp is a closed-loop TCP sender, chosen by Transport.Tcp: --transport closed --set Transport.Tcp=dctcp"},
+		{"NewReno", "want open or closed; newreno is a closed-loop TCP sender, chosen by Transport.Tcp: --transport closed --set Transport.Tcp=newreno"},
+		{"dcqcn", "want open or closed; dcqcn is the closed-loop RoCEv2 sender (Transport.Roce, the default): --transport closed"},
+		{"auto", "want open or closed; auto is Transport.Tcp's default closed-loop TCP sender (DCTCP when ECN-capable, else NewReno): --transport closed"},
+		{"tcp", "want open or closed"},
+	} {
+		if got := WantTransportMode(c.in); got != c.want {
+			t.Errorf("%q: %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// TestMinBufferSize: the smallest BufferSize that fits, worked out by hand from the
+// layout rule (docs/model.md#shared-buffer), and the over-committed message says it.
+func TestMinBufferSize(t *testing.T) {
+	// Default rack: 20 ports x 236,032 B of auto headroom = 4,720,640 B; the 40%
+	// pool needs floor(0.4 x left) >= 256 B, so left >= 640 B, where the 60% pool gets
+	// floor(384 / 256) cells = 256 B and 256 + 256 <= 640.
+	def := Default()
+	if got, ok := def.MinBufferSize(); !ok || got != 4_720_640+640 {
+		t.Errorf("default: %d, %v; want 4721280", got, ok)
+	}
+	if got, ok := def.Switch.MinBufferSize(def.Ports(TierFabric)); !ok || got != 8*236_032+640 {
+		t.Errorf("fabric: %d, %v; want %d", got, ok, 8*236_032+640)
+	}
+	// Pools in bytes: the headroom plus the pools, 4,720,640 + 20 MiB + 12 MiB.
+	byBytes := Default()
+	byBytes.Switch.Pools[0].Size, byBytes.Switch.Pools[1].Size = PoolBytes(20*units.MiB), PoolBytes(12*units.MiB)
+	if got, ok := byBytes.MinBufferSize(); !ok || got != 4_720_640+32*units.MiB {
+		t.Errorf("pools in bytes: %d, %v; want %d", got, ok, 4_720_640+32*units.MiB)
+	}
+	// A share beside bytes, 50% and 1 MiB: left must hold 1 MiB plus 0.5 x left
+	// rounded down to whole cells. At left = 2 MiB - 256 the share is 1 MiB - 128,
+	// rounded down to 1 MiB - 256: 2 MiB - 256 in all, which fits; one byte less and
+	// the share still rounds to 1 MiB - 256, which does not.
+	mixed := Default()
+	mixed.Switch.Pools[0].Size = PoolShare(0.5)
+	mixed.Switch.Pools[1].Size = PoolBytes(units.MiB)
+	if got, ok := mixed.MinBufferSize(); !ok || got != 4_720_640+2*units.MiB-256 {
+		t.Errorf("50%% and 1 MiB: %d, %v; want %d", got, ok, 4_720_640+2*units.MiB-256)
+	}
+	// 100% of shares beside a pool in bytes: nothing fits.
+	full := Default()
+	full.Switch.Pools[0].Size = PoolShare(1)
+	full.Switch.Pools[1].Size = PoolBytes(units.MiB)
+	if got, ok := full.MinBufferSize(); ok {
+		t.Errorf("100%% and 1 MiB: %d fits", got)
+	}
+	_, _, err := Parse(nil, "", []string{"BufferSize=1MiB"})
+	want := "--set: Switch.BufferSize: over-committed buffer: the headroom alone, 4720640 B (20 ports x 1 lossless pools), exceeds BufferSize 1MiB (1048576 B); " +
+		"the pools and all headroom must fit in the buffer (on rack and fabric switches); the smallest BufferSize that fits every switch, with at least one cell in each pool, is 4721280 B (5MiB rounds it up to whole MiB)"
+	if err == nil || err.Error() != want {
+		t.Errorf("BufferSize=1MiB:\n got %v\nwant %s", err, want)
+	}
+	if _, _, err := Parse(nil, "", []string{"BufferSize=4721280B"}); err != nil {
+		t.Errorf("the smallest BufferSize said to fit does not: %v", err)
 	}
 }

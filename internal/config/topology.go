@@ -149,6 +149,79 @@ func (s *Switch) Layout(ports []PortSpec) (BufferLayout, error) {
 	return l, nil
 }
 
+// MinBufferSize is the smallest BufferSize with which Layout(ports) succeeds and
+// every pool that has traffic classes gets at least one cell: the ports' total
+// headroom (which does not depend on BufferSize) plus the least buffer left over
+// that holds the pools by the layout rule (docs/model.md#shared-buffer). ok is
+// false when no size does (a pool in bytes smaller than a cell, or pools in bytes
+// beside shares of 100%).
+func (s *Switch) MinBufferSize(ports []PortSpec) (min units.Bytes, ok bool) {
+	cell := s.CellSize
+	if cell <= 0 {
+		return 0, false
+	}
+	l, _ := s.Layout(ports)
+	var inBytes units.Bytes
+	var shares float64
+	var lo units.Bytes // a lower bound of the buffer left after headroom
+	for _, p := range s.Pools {
+		if p.Size.Share == 0 {
+			b := p.Size.Resolve(0, cell)
+			if len(p.TrafficClasses) > 0 && b < cell {
+				return 0, false
+			}
+			inBytes += b
+			continue
+		}
+		shares += float64(p.Size.Share)
+		if len(p.TrafficClasses) > 0 && p.Size.Share > 0 {
+			// floor(share x left) >= cell needs left >= cell / share.
+			lo = max(lo, units.Bytes(float64(cell)/float64(p.Size.Share))-1)
+		}
+	}
+	lo = max(lo, inBytes)
+	fits := func(left units.Bytes) bool {
+		var sum units.Bytes
+		for _, p := range s.Pools {
+			r := p.Size.Resolve(left, cell)
+			if len(p.TrafficClasses) > 0 && r < cell {
+				return false
+			}
+			sum += r
+		}
+		return sum <= left
+	}
+	k := units.Bytes(len(s.Pools))
+	hi := lo + 4*(k+1)*cell // pools in bytes beside 100% of shares: only the rounding may leave room
+	if shares < 1-1e-12 {
+		// Each share pool rounds down by at most a cell and a byte: fitting needs
+		// left >= inBytes + shares x left - k (cell + 1), and left >= inBytes / (1 -
+		// shares) always fits the sum.
+		lo = max(lo, units.Bytes(float64(inBytes-k*(cell+1))/(1-shares)))
+		hi = max(hi, units.Bytes(float64(inBytes)/(1-shares))+2, lo+2)
+	}
+	for left := max(lo, 0); left <= hi; left++ {
+		if fits(left) {
+			return max(l.TotalHeadroom+left, cell), true
+		}
+	}
+	return 0, false
+}
+
+// MinBufferSize is the smallest BufferSize that fits every switch tier of the
+// topology (Switch.MinBufferSize of each); ok is false when some tier fits none.
+func (c *Config) MinBufferSize() (units.Bytes, bool) {
+	var need units.Bytes
+	for _, tier := range c.Tiers() {
+		m, ok := c.Switch.MinBufferSize(c.Ports(tier))
+		if !ok {
+			return 0, false
+		}
+		need = max(need, m)
+	}
+	return need, true
+}
+
 // Layout divides the buffer of a switch of the given tier (ports from Ports(tier)).
 // The error names the tier.
 func (c *Config) Layout(tier Tier) (BufferLayout, error) {

@@ -42,7 +42,8 @@ type Transport struct {
 	// CnpInterval: a receiver sends at most one CNP per flow per interval (default
 	// 4 us, ConnectX min_time_between_cnps). Must be >= 0.
 	CnpInterval units.Time `yaml:"CnpInterval"`
-	// CnpDscp is the DSCP of CNP packets (default 48, so TC 6), 0..63.
+	// CnpDscp is the DSCP of CNP packets (default 48, so TC 6 under the default
+	// DSCP-to-TC map), 0..63.
 	CnpDscp int `yaml:"CnpDscp"`
 	// DcqcnG is DCQCN's alpha gain g (default 1/256), in (0,1].
 	DcqcnG float64 `yaml:"DcqcnG"`
@@ -220,6 +221,24 @@ func parseEnumName(names []string, s, what string) (uint8, error) {
 func (m TransportMode) valid() bool { return int(m) < len(transportModeNames) }
 func (m TransportMode) String() string {
 	return enumName(transportModeNames, uint8(m), "TransportMode")
+}
+
+// WantTransportMode says what a transport mode must be, for an error about the bad
+// value s: "want open or closed", and where s belongs when it names a closed-loop
+// sender ("dctcp" is Transport.Tcp's: --transport closed --set Transport.Tcp=dctcp).
+func WantTransportMode(s string) string {
+	want := "want open or closed"
+	v := strings.ToLower(strings.TrimSpace(s))
+	if v == "auto" {
+		return want + "; auto is Transport.Tcp's default closed-loop TCP sender (DCTCP when ECN-capable, else NewReno): --transport closed"
+	}
+	if _, err := ParseTcpMode(v); err == nil && v != "open" {
+		return want + fmt.Sprintf("; %s is a closed-loop TCP sender, chosen by Transport.Tcp: --transport closed --set Transport.Tcp=%s", v, v)
+	}
+	if _, err := ParseRoceMode(v); err == nil && v != "open" {
+		return want + fmt.Sprintf("; %s is the closed-loop RoCEv2 sender (Transport.Roce, the default): --transport closed", v)
+	}
+	return want
 }
 
 // ParseTransportMode reads "open" or "closed".

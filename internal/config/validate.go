@@ -43,13 +43,39 @@ func (c *Config) Validate() error {
 	c.Transport.validate(e)
 	if layoutInputsOK(e) {
 		// The buffer layout needs sane sizes, pools and topology; check it last.
-		for _, tier := range c.Tiers() {
-			if _, err := c.Layout(tier); err != nil {
-				e.Violations = append(e.Violations, err.(*Error).Violations...)
-			}
-		}
+		c.validateLayout(e)
 	}
 	return e.errOrNil()
+}
+
+// validateLayout checks the buffer layout of every switch tier: one violation for
+// all the tiers it over-commits, with the numbers of the first, and the smallest
+// BufferSize that fits every switch.
+func (c *Config) validateLayout(e *Error) {
+	var failed []string
+	var first Violation
+	for _, tier := range c.Tiers() {
+		if _, err := c.Layout(tier); err != nil {
+			if len(failed) == 0 {
+				first = err.(*Error).Violations[0]
+				first.Rule = strings.TrimSuffix(first.Rule, fmt.Sprintf(" (on %s switches)", tier))
+			}
+			failed = append(failed, tier.String())
+		}
+	}
+	if len(failed) == 0 {
+		return
+	}
+	where := failed[0]
+	if len(failed) > 1 {
+		where = strings.Join(failed[:len(failed)-1], ", ") + " and " + failed[len(failed)-1]
+	}
+	first.Rule += fmt.Sprintf(" (on %s switches)", where)
+	if need, ok := c.MinBufferSize(); ok {
+		round := (need + units.MiB - 1) / units.MiB * units.MiB
+		first.Rule += fmt.Sprintf("; the smallest BufferSize that fits every switch, with at least one cell in each pool, is %d B (%v rounds it up to whole MiB)", int64(need), round)
+	}
+	e.Violations = append(e.Violations, first)
 }
 
 // layoutInputsOK reports whether no violation concerns what the buffer layout reads.
@@ -68,7 +94,7 @@ func checkTCs(e *Error, attr string, tcs []int) {
 	seen := map[int]bool{}
 	for _, tc := range tcs {
 		if tc < 0 || tc >= NumTC {
-			e.add(attr, "TC %d is not a traffic class (TCs are 0..7, DSCP >> 3)", tc)
+			e.add(attr, "TC %d is not a traffic class (TCs are 0..7)", tc)
 			continue
 		}
 		if seen[tc] {
@@ -93,6 +119,16 @@ func (s *Switch) validate(e *Error) {
 	}
 	if s.Mtu < MinMtu || s.Mtu > MaxMtu {
 		e.add("Switch.Mtu", "%d B is outside %d..%d (the largest IPv4 packet a port carries: at least IPv4's minimum MTU, at most its 16-bit total length)", int64(s.Mtu), int64(MinMtu), int64(MaxMtu))
+	}
+	for _, d := range sortedKeys(s.DscpToTc) {
+		attr := fmt.Sprintf("Switch.DscpToTc[%d]", d)
+		if d < 0 || d >= NumDSCP {
+			e.add(attr, "DSCP %d is not a code point (DSCP is 6 bits: 0..63)", d)
+			continue
+		}
+		if tc := s.DscpToTc[d]; tc < 0 || tc >= NumTC {
+			e.add(attr, "TC %d is not a traffic class (TCs are 0..7)", tc)
+		}
 	}
 	s.validatePools(e)
 	if !s.Headroom.Auto && s.Headroom.Size < 0 {

@@ -23,7 +23,7 @@
 // real size. MAC addresses are 02:00 followed by the IPv4 address (locally
 // administered).
 //
-// # Traffic classes (docs/model.md#classification: TC = DSCP >> 3)
+// # Traffic classes (docs/model.md#classification: TC = DSCP >> 3 under the default map)
 //
 //	RoCEv2     UDP, dport 4791, DSCP 26 (TC3, lossless by default), ECT(0)
 //	TCPData    TCP, DSCP 0 (TC0, lossy), ECT(0)

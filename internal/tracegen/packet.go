@@ -59,7 +59,8 @@ type Class struct {
 	DstPort uint16
 }
 
-// TC is the class's traffic class under docs/model.md#classification (DSCP >> 3).
+// TC is the class's traffic class under docs/model.md#classification's default map
+// (DSCP >> 3).
 func (c Class) TC() int { return int(c.DSCP >> 3) }
 
 // The traffic classes of the committed scenarios.

@@ -313,7 +313,7 @@ func (p *parser) fixedAxis(name string, n *yaml.Node) (records.SweepAxis, bool) 
 	case AxisTransport:
 		for i, v := range values {
 			if _, err := config.ParseTransportMode(v); err != nil {
-				bad(i, "%q: want open or closed", v)
+				bad(i, "%q: %s", v, config.WantTransportMode(v))
 			}
 		}
 	case AxisSpeedup:

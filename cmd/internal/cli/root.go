@@ -11,6 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/tracefabric/tracefabric/internal/suggest"
 )
 
 // Version is the tracefabric version of both commands, recorded in run.json and
@@ -160,14 +162,54 @@ func unknownSubcommand(cmd *cobra.Command, args []string) error {
 	return UsageError{Err: errors.New(msg)}
 }
 
-// flagError makes a flag parsing error a usage error and suggests the flag the user
-// probably meant ("unknown flag: --seeed; did you mean --seed?").
+// WantAnnotation is the flag annotation (Want) that says in the user's terms what a
+// flag's value must be.
+const WantAnnotation = "tracefabric/want"
+
+// Want records what flag name of fs takes ("a number > 0, without a unit"): an
+// invalid value is then refused as `--name "value": want <want>`.
+func Want(fs *pflag.FlagSet, name, want string) {
+	if err := fs.SetAnnotation(name, WantAnnotation, []string{want}); err != nil {
+		panic(err) // a flag that does not exist: a programming error
+	}
+}
+
+// wantOf says what a flag takes: its Want annotation, or what its type parses.
+func wantOf(f *pflag.Flag) string {
+	if a := f.Annotations[WantAnnotation]; len(a) > 0 {
+		return a[0]
+	}
+	switch f.Value.Type() {
+	case "float64", "float32":
+		return "a number"
+	case "int", "int64", "int32", "int16", "int8":
+		return "an integer"
+	case "uint", "uint64", "uint32", "uint16", "uint8":
+		return "an integer >= 0"
+	case "duration":
+		return "a duration with a unit, such as 10ms or 1s"
+	case "bool":
+		return "true or false"
+	}
+	return ""
+}
+
+// flagError makes a flag parsing error a usage error: an invalid value says what the
+// flag takes, in the user's terms (`--speedup "2x": want a number > 0`, not strconv's
+// text), and an unknown flag gets the flag the user probably meant ("unknown flag:
+// --seeed; did you mean --seed?").
 func flagError(cmd *cobra.Command, err error) error {
+	var iv *pflag.InvalidValueError
+	if errors.As(err, &iv) {
+		if want := wantOf(iv.GetFlag()); want != "" {
+			return UsageError{Err: fmt.Errorf("--%s %q: want %s", iv.GetFlag().Name, iv.GetValue(), want)}
+		}
+	}
 	msg := err.Error()
 	if name, ok := strings.CutPrefix(msg, "unknown flag: --"); ok {
 		best, bestD := "", 3 // suggest within an edit distance of 2, or a longer name
 		cmd.Flags().VisitAll(func(f *pflag.Flag) {
-			d := editDistance(name, f.Name)
+			d := suggest.Distance(name, f.Name)
 			if strings.HasPrefix(f.Name, name) {
 				d = min(d, 2)
 			}
@@ -180,27 +222,6 @@ func flagError(cmd *cobra.Command, err error) error {
 		}
 	}
 	return UsageError{Err: err}
-}
-
-// editDistance is the Levenshtein distance of a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 func wrapArgs(args cobra.PositionalArgs) cobra.PositionalArgs {
@@ -230,4 +251,54 @@ func Plural(n int64, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// NamedArgs requires exactly the positional arguments named (as the command's usage
+// spells them: "SRC", "DST", ...); the usage error names the missing ones, or the
+// extra ones, with the command's first example: "missing DST, PROTO, SPORT and
+// DPORT: want SRC DST PROTO SPORT DPORT, e.g. replay path 10.0.0.1 ...".
+func NamedArgs(names ...string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		want := strings.Join(names, " ")
+		switch {
+		case len(args) < len(names):
+			return UsageError{Err: fmt.Errorf("missing %s: want %s%s", andList(names[len(args):]), want, example(cmd))}
+		case len(args) > len(names):
+			extra := make([]string, len(args)-len(names))
+			for i, a := range args[len(names):] {
+				extra[i] = fmt.Sprintf("%q", a)
+			}
+			return UsageError{Err: fmt.Errorf("%s too many (%s): want %s%s", Plural(int64(len(extra)), "argument"), strings.Join(extra, " "), want, example(cmd))}
+		}
+		return nil
+	}
+}
+
+// AtLeastOne requires one or more positional arguments, named name ("TRACE") and
+// described by what ("the captures to replay") in the usage error.
+func AtLeastOne(name, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return UsageError{Err: fmt.Errorf("missing %s: %s%s", name, what, example(cmd))}
+		}
+		return nil
+	}
+}
+
+// andList joins words as "a", "a and b", "a, b and c".
+func andList(words []string) string {
+	if len(words) <= 1 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
+}
+
+// example is ", e.g. <the command's first example>" ("" without one).
+func example(cmd *cobra.Command) string {
+	first, _, _ := strings.Cut(strings.TrimSpace(cmd.Example), "\n")
+	first, _, _ = strings.Cut(first, "  #") // an example's trailing comment
+	if first = strings.TrimSpace(first); first == "" {
+		return ""
+	}
+	return ", e.g. " + first
 }

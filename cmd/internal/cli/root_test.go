@@ -37,7 +37,7 @@ func TestSetupRoot(t *testing.T) {
 		{"did you mean a subcommand", []string{"runn", "x"}, ExitUsage, "", `unknown command "runn" for "tool"; did you mean "run"?`},
 		{"unknown subcommand lists them", []string{"zzzzzz"}, ExitUsage, "", "(commands: completion, run, version)"},
 		{"did you mean a flag", []string{"run", "--sede", "2", "x"}, ExitUsage, "", "unknown flag: --sede; did you mean --seed?"},
-		{"typed flag", []string{"run", "--seed", "two", "x"}, ExitUsage, "", `invalid argument "two" for "--seed"`},
+		{"typed flag", []string{"run", "--seed", "two", "x"}, ExitUsage, "", `--seed "two": want an integer`},
 		{"args", []string{"run"}, ExitUsage, "", "requires at least 1 arg"},
 		{"--version", []string{"--version"}, ExitOK, "tool " + Version + " go", ""},
 		{"version", []string{"version"}, ExitOK, "tool " + Version + " go", ""},
@@ -93,5 +93,29 @@ func TestPlural(t *testing.T) {
 		if got := Plural(n, "flow"); got != want {
 			t.Errorf("Plural(%d) = %q, want %q", n, got, want)
 		}
+	}
+}
+
+// NamedArgs and AtLeastOne name what is missing or extra, with the first example.
+func TestNamedArgs(t *testing.T) {
+	cmd := &cobra.Command{Use: "path SRC DST PROTO", Example: "  tool path 10.0.0.1 10.0.0.2 udp   # a flow\n  tool path ..."}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "missing SRC, DST and PROTO: want SRC DST PROTO, e.g. tool path 10.0.0.1 10.0.0.2 udp"},
+		{[]string{"a"}, "missing DST and PROTO: want SRC DST PROTO, e.g. tool path 10.0.0.1 10.0.0.2 udp"},
+		{[]string{"a", "b"}, "missing PROTO: want SRC DST PROTO, e.g. tool path 10.0.0.1 10.0.0.2 udp"},
+		{[]string{"a", "b", "c"}, ""},
+		{[]string{"a", "b", "c", "d"}, `1 argument too many ("d"): want SRC DST PROTO, e.g. tool path 10.0.0.1 10.0.0.2 udp`},
+	} {
+		err := NamedArgs("SRC", "DST", "PROTO")(cmd, c.args)
+		if (err == nil) != (c.want == "") || err != nil && (err.Error() != c.want || !IsUsage(err)) {
+			t.Errorf("%v: %v, want %q", c.args, err, c.want)
+		}
+	}
+	err := AtLeastOne("TRACE", "the captures to replay")(&cobra.Command{Use: "run"}, nil)
+	if err == nil || err.Error() != "missing TRACE: the captures to replay" || !IsUsage(err) {
+		t.Errorf("AtLeastOne: %v", err)
 	}
 }
