@@ -151,7 +151,7 @@ func resolveRuns(args []string) (dirs []string, out string, err error) {
 	for _, a := range args {
 		ds, err := analysis.FindRuns(a)
 		if err != nil {
-			return nil, "", classifyInput(fmt.Errorf("%s: %w", a, err))
+			return nil, "", classifyInput(err) // it names a
 		}
 		for _, d := range ds {
 			abs, _ := filepath.Abs(d)

@@ -469,13 +469,23 @@ func TestBadInput(t *testing.T) {
 	}
 	empty := t.TempDir()
 	missing := filepath.Join(t.TempDir(), "nope")
+	analyzed := copyDir(t, demoDir) // with an analysis/ of its own
+	if err := os.Mkdir(filepath.Join(analyzed, records.AnalysisDir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(analyzed, records.AnalysisDir, records.AnalysisSummaryFile), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 
 	for _, c := range []struct {
 		name string
 		args []string
 		want []string // substrings of the error line
 	}{
-		{"missing directory", []string{missing}, []string{missing, "no such file"}},
+		{"missing directory", []string{missing}, []string{missing + ": no such file or directory"}},
+		{"run.json given", []string{filepath.Join(analyzed, records.RunFile)}, []string{"is a file of the run directory " + analyzed, "(analyze " + analyzed + ")"}},
+		{"a record file given", []string{filepath.Join(analyzed, records.FlowsFile)}, []string{"(analyze " + analyzed + ")"}},
+		{"an analysis given", []string{filepath.Join(analyzed, records.AnalysisDir)}, []string{"is an analysis written by analyze, of the run directory " + analyzed + ": analyze " + analyzed}},
 		{"no runs in directory", []string{empty}, []string{empty, "run.json"}},
 		{"truncated drops.arrow", []string{truncated}, []string{"drops.arrow"}},
 		{"missing pfc.arrow", []string{missingFile}, []string{"pfc.arrow"}},
@@ -507,6 +517,9 @@ func TestBadInput(t *testing.T) {
 				if !strings.Contains(stderr, w) {
 					t.Errorf("stderr %q does not mention %q", stderr, w)
 				}
+			}
+			if len(c.args) == 1 && strings.Count(stderr, c.args[0]) > 1 && !strings.Contains(c.name, "given") {
+				t.Errorf("stderr %q names %s more than once", stderr, c.args[0])
 			}
 		})
 	}
