@@ -30,6 +30,10 @@ type Options struct {
 	TimelinePorts int
 	// Progress, if not nil, is told the stage and progress of long steps.
 	Progress func(stage string, done, total int)
+	// Partial lets AnalyzeSweep analyze the done points of an incomplete sweep
+	// (SweepSummary.NotDone names the others); without it an incomplete sweep is
+	// ErrSweepIncomplete.
+	Partial bool
 }
 
 // DefaultOptions returns the defaults with Seed 1.

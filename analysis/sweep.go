@@ -85,23 +85,39 @@ type SweepSeries struct {
 // SweepAnswer answers "smallest AXIS with ZERO" (largest, for speedup) for one line
 // of the other varying axes (LineAxes at LineValues): Value is the axis value as
 // written, "" when no point of the line reaches zero; Again lists the values past it
-// where the metric is not zero again (a non-monotone response).
+// where the metric is not zero again (a non-monotone response). In a partial sweep,
+// NotAnalyzed lists the line's values whose points were not analyzed (not done): the
+// answer is over the others.
 type SweepAnswer struct {
-	Question   string   `json:"question"`
-	Metric     string   `json:"metric"`
-	Axis       string   `json:"axis"`
-	LineAxes   []string `json:"line_axes"`
-	LineValues []string `json:"line_values"`
-	Value      string   `json:"value"`
-	X          *float64 `json:"x"`
-	Point      *int     `json:"point"`
-	Again      []string `json:"again,omitempty"`
+	Question    string   `json:"question"`
+	Metric      string   `json:"metric"`
+	Axis        string   `json:"axis"`
+	LineAxes    []string `json:"line_axes"`
+	LineValues  []string `json:"line_values"`
+	Value       string   `json:"value"`
+	X           *float64 `json:"x"`
+	Point       *int     `json:"point"`
+	Again       []string `json:"again,omitempty"`
+	NotAnalyzed []string `json:"not_analyzed,omitempty"`
 }
 
-// SweepSummary is the analysis of a sweep (summary.json "sweep").
+// SweepPointStatus is a point of the sweep that was not analyzed: its status in
+// sweep.json terms (records.PointStatus: failed, incomplete, mismatch, missing) and
+// why (its replay's error for a failed point).
+type SweepPointStatus struct {
+	ID     int                 `json:"id"`
+	Dir    string              `json:"dir"`
+	Values []string            `json:"values"`
+	Status records.PointStatus `json:"status"`
+	Detail string              `json:"detail,omitempty"`
+}
+
+// SweepSummary is the analysis of a sweep (summary.json "sweep"). Points are the
+// analyzed points; NotDone, in a partial analysis (Options.Partial), the others.
 type SweepSummary struct {
 	Dir      string              `json:"dir"`
 	Points   []SweepPoint        `json:"points"`
+	NotDone  []SweepPointStatus  `json:"not_done"`
 	Axes     []records.SweepAxis `json:"axes"`
 	Metrics  []SweepMetric       `json:"metrics"`
 	Series   []SweepSeries       `json:"series"`
@@ -113,7 +129,8 @@ type SweepSummary struct {
 var ErrSweepIncomplete = errors.New("sweep is incomplete")
 
 // AnalyzeSweep analyzes the sweep in dir: every point must be done (replay sweep
-// --status says which are not). Points are analyzed in parallel (GOMAXPROCS at a
+// --status says which are not), unless opt.Partial, which analyzes the done points
+// and lists the others in NotDone. Points are analyzed in parallel (GOMAXPROCS at a
 // time); ctx stops it.
 func AnalyzeSweep(ctx context.Context, dir string, opt Options) (*SweepSummary, error) {
 	sw, err := records.ReadSweep(dir)
@@ -121,26 +138,26 @@ func AnalyzeSweep(ctx context.Context, dir string, opt Options) (*SweepSummary, 
 		return nil, err
 	}
 	sw.Scan(dir)
-	if !sw.Complete {
-		var missing []string
-		for _, p := range sw.Points {
-			if p.Status != records.StatusDone {
-				missing = append(missing, p.Dir+" "+string(p.Status))
-				if len(missing) == 5 {
-					break
-				}
-			}
-		}
-		return nil, fmt.Errorf("%w: %s: %d of %d points not done (%s...; replay sweep --status %s lists them)",
-			ErrSweepIncomplete, dir, len(sw.Points)-sw.Counts[records.StatusDone], len(sw.Points), strings.Join(missing, ", "), dir)
+	notDone := SweepNotDone(sw)
+	switch {
+	case len(notDone) > 0 && !opt.Partial:
+		return nil, IncompleteSweep(dir, sw)
+	case len(notDone) == len(sw.Points):
+		return nil, fmt.Errorf("%w: %s: none of its %d points is done (replay sweep --status %s says why)", ErrSweepIncomplete, dir, len(sw.Points), dir)
 	}
-	s := &SweepSummary{Dir: dir, Axes: sw.Axes, Points: make([]SweepPoint, len(sw.Points))}
-	errs := make([]error, len(sw.Points))
+	var todo []records.SweepPoint
+	for _, p := range sw.Points {
+		if p.Status == records.StatusDone {
+			todo = append(todo, p)
+		}
+	}
+	s := &SweepSummary{Dir: dir, Axes: sw.Axes, Points: make([]SweepPoint, len(todo)), NotDone: notDone}
+	errs := make([]error, len(todo))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
 	var done int
 	var mu sync.Mutex
-	for k, p := range sw.Points {
+	for k, p := range todo {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -160,7 +177,7 @@ func AnalyzeSweep(ctx context.Context, dir string, opt Options) (*SweepSummary, 
 			s.Points[k] = SweepPoint{ID: p.ID, Dir: p.Dir, Values: p.Values, Metrics: m}
 			mu.Lock()
 			done++
-			opt.progress("sweep points", done, len(sw.Points))
+			opt.progress("sweep points", done, len(todo))
 			mu.Unlock()
 		}()
 	}
@@ -173,6 +190,33 @@ func AnalyzeSweep(ctx context.Context, dir string, opt Options) (*SweepSummary, 
 	s.Answers = sweepAnswers(s)
 	s.Headline = sweepHeadline(s)
 	return s, nil
+}
+
+// SweepNotDone lists the points of a scanned sweep that are not done.
+func SweepNotDone(sw *records.Sweep) []SweepPointStatus {
+	out := []SweepPointStatus{}
+	for _, p := range sw.Points {
+		if p.Status != records.StatusDone {
+			out = append(out, SweepPointStatus{ID: p.ID, Dir: p.Dir, Values: p.Values, Status: p.Status, Detail: p.Detail})
+		}
+	}
+	return out
+}
+
+// IncompleteSweep is the ErrSweepIncomplete error of a scanned sweep in dir: how
+// many points are not done, the first five with their status, where to see them
+// all, and that analyze --partial analyzes the done ones.
+func IncompleteSweep(dir string, sw *records.Sweep) error {
+	nd := SweepNotDone(sw)
+	var first []string
+	for _, p := range nd[:min(5, len(nd))] {
+		first = append(first, p.Dir+" "+string(p.Status))
+	}
+	if len(nd) > len(first) {
+		first = append(first, "...")
+	}
+	return fmt.Errorf("%w: %s: %d of %d points not done (%s; replay sweep --status %s lists them); analyze --partial analyzes the %d done",
+		ErrSweepIncomplete, dir, len(nd), len(sw.Points), strings.Join(first, ", "), dir, len(sw.Points)-len(nd))
 }
 
 // pointMetrics reads one point's metrics.
@@ -471,6 +515,7 @@ func sweepAnswers(s *SweepSummary) []SweepAnswer {
 					order = slices.Clone(pts)
 					slices.Reverse(order)
 				}
+				ans.NotAnalyzed = s.notAnalyzed(ai, ans.LineAxes, ans.LineValues)
 				found := -1
 				for i, p := range order {
 					if v := p.Metrics[m.Name]; v != nil && *v == 0 {
@@ -496,11 +541,66 @@ func sweepAnswers(s *SweepSummary) []SweepAnswer {
 	return out
 }
 
+// notAnalyzed lists the values of axis ai, in the axis's order, of the points not
+// analyzed on the line where the axes names take values.
+func (s *SweepSummary) notAnalyzed(ai int, names, values []string) []string {
+	var out []string
+	for _, v := range s.Axes[ai].Values {
+		for _, p := range s.NotDone {
+			on := p.Values[ai] == v
+			for k, name := range names {
+				for i, a := range s.Axes {
+					if a.Name == name && p.Values[i] != values[k] {
+						on = false
+					}
+				}
+			}
+			if on {
+				out = append(out, v)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// PartialSentence says which points of the sweep in dir a partial analysis of
+// analyzed points left out (nd): the first five with their settings on the varying
+// axes, status and reason, and how many more.
+func PartialSentence(dir string, axes []records.SweepAxis, analyzed int, nd []SweepPointStatus) string {
+	var parts []string
+	for _, p := range nd[:min(5, len(nd))] {
+		var set []string
+		for i, a := range axes {
+			if len(a.Values) > 1 {
+				set = append(set, a.Name+"="+p.Values[i])
+			}
+		}
+		part := p.Dir
+		if len(set) > 0 {
+			part += " (" + strings.Join(set, ", ") + ")"
+		}
+		part += " " + string(p.Status)
+		if p.Detail != "" {
+			part += ": " + p.Detail
+		}
+		parts = append(parts, part)
+	}
+	line := fmt.Sprintf("Partial sweep: %d of %d points analyzed; not done: %s", analyzed, analyzed+len(nd), strings.Join(parts, "; "))
+	if n := len(nd) - len(parts); n > 0 {
+		line += fmt.Sprintf("; and %d more (replay sweep --status %s lists them)", n, dir)
+	}
+	return line + "."
+}
+
 // sweepHeadline states the answers, each question in one sentence with the lines
 // grouped by their answer, then the range of drops and lossless drops over the
-// points.
+// points; a partial analysis first says which points it left out.
 func sweepHeadline(s *SweepSummary) []string {
 	var out []string
+	if len(s.NotDone) > 0 {
+		out = append(out, PartialSentence(s.Dir, s.Axes, len(s.Points), s.NotDone))
+	}
 	type group struct {
 		question string
 		answers  []SweepAnswer
@@ -590,23 +690,26 @@ func answerSentence(s *SweepSummary, q string, answers []SweepAnswer) string {
 		limit, extreme = extreme, limit
 	}
 	text := func(a SweepAnswer) string {
+		base := a.Value
+		var notes []string
 		switch {
 		case a.Value == "" && smallest:
-			return "none up to " + axis.Values[limit]
+			base = "none up to " + axis.Values[limit]
 		case a.Value == "":
-			return "none down to " + axis.Values[limit]
-		}
-		var notes []string
-		if a.Value == axis.Values[extreme] {
+			base = "none down to " + axis.Values[limit]
+		case a.Value == axis.Values[extreme]:
 			notes = append(notes, "the "+strings.Fields(q)[0]+" swept")
 		}
 		if len(a.Again) > 0 {
 			notes = append(notes, "but not at "+strings.Join(a.Again, ", "))
 		}
-		if len(notes) > 0 {
-			return a.Value + " (" + strings.Join(notes, "; ") + ")"
+		if len(a.NotAnalyzed) > 0 {
+			notes = append(notes, "not analyzed: "+strings.Join(a.NotAnalyzed, ", "))
 		}
-		return a.Value
+		if len(notes) > 0 {
+			return base + " (" + strings.Join(notes, "; ") + ")"
+		}
+		return base
 	}
 	type bucket struct {
 		text  string

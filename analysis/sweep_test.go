@@ -176,3 +176,44 @@ func TestSweepHeadlineGroups(t *testing.T) {
 		t.Errorf("headline\n%q, want\n%q", s.Headline[0], want)
 	}
 }
+
+// A partial analysis (Options.Partial) says which points it left out, with their
+// status and reason, and an answer on a line with a point left out says which value
+// was not analyzed.
+func TestSweepPartial(t *testing.T) {
+	s := &SweepSummary{Dir: "sw", Axes: []records.SweepAxis{hashAxis, bufferAxis}}
+	all := [][]string{{"crc16", "64MiB"}, {"crc16", "16MiB"}, {"crc16", "32MiB"}, {"xor16", "64MiB"}, {"xor16", "16MiB"}, {"xor16", "32MiB"}}
+	drops := []float64{0, 50, -1, 7, 90, 20} // p0002 failed
+	for k, v := range all {
+		if drops[k] < 0 {
+			s.NotDone = append(s.NotDone, SweepPointStatus{ID: k, Dir: records.PointDir(k), Values: v, Status: records.StatusFailed, Detail: "replay: boom"})
+			continue
+		}
+		d, zero := drops[k], 0.0
+		s.Points = append(s.Points, SweepPoint{ID: k, Dir: records.PointDir(k), Values: v, Metrics: map[string]*float64{SweepDrops: &d, SweepLosslessDrops: &zero}})
+	}
+	s.Metrics = sweepMetrics(s.Points)
+	s.Series = sweepSeries(s)
+	s.Answers = sweepAnswers(s)
+	s.Headline = sweepHeadline(s)
+	for _, want := range []string{
+		"Partial sweep: 5 of 6 points analyzed; not done: p0002 (hash=crc16, BufferSize=32MiB) failed: replay: boom.",
+		"Smallest BufferSize with no drop: 64MiB (not analyzed: 32MiB) at hash=crc16; none up to 64MiB at hash=xor16.",
+		"Drops: from 0 (p0000: hash=crc16, BufferSize=64MiB) to 90 (p0004: hash=xor16, BufferSize=16MiB) over the 5 points.",
+	} {
+		if !slices.Contains(s.Headline, want) {
+			t.Errorf("headline %q lacks %q", s.Headline, want)
+		}
+	}
+	for _, a := range s.Answers {
+		want := map[string][]string{"crc16": {"32MiB"}}[a.LineValues[0]]
+		if !slices.Equal(a.NotAnalyzed, want) {
+			t.Errorf("%s at %v: not analyzed %v, want %v", a.Question, a.LineValues, a.NotAnalyzed, want)
+		}
+	}
+	for _, ser := range s.Series {
+		if ser.Metric == SweepDrops && ser.LineValues[0] == "crc16" && !slices.Equal(ser.Labels, []string{"16MiB", "64MiB"}) {
+			t.Errorf("crc16 series over %v, want the analyzed 16MiB and 64MiB", ser.Labels)
+		}
+	}
+}

@@ -23,11 +23,15 @@ type options struct {
 	// defaultOut, when set, replaces the default output directory (a sweep of one
 	// axis compared as runs are: the sweep's analysis/).
 	defaultOut string
-	top        int // rows of top-N tables in the report
-	asJSON     bool
-	quiet      bool
-	tables     export.Format // --tables: csv or parquet
-	opt        analysis.Options
+	// notDone: the points of such a sweep left out by --partial, and partial the
+	// sentence that says so.
+	notDone []analysis.SweepPointStatus
+	partial string
+	top     int // rows of top-N tables in the report
+	asJSON  bool
+	quiet   bool
+	tables  export.Format // --tables: csv or parquet
+	opt     analysis.Options
 
 	stdout, stderr io.Writer
 	ctx            context.Context // cancelled by SIGINT/SIGTERM (nil: never)
@@ -46,6 +50,9 @@ type runInput struct {
 func analyze(o *options) error {
 	if handled, err := analyzeSweepDir(o); handled {
 		return err
+	}
+	if o.opt.Partial && o.defaultOut == "" {
+		return usageError{Err: errors.New("--partial goes with a sweep directory (replay sweep -o DIR): it analyzes the points that are done")}
 	}
 	dirs, out, err := resolveRuns(o.dirs)
 	if err != nil {
@@ -105,7 +112,7 @@ func analyze(o *options) error {
 
 	var res *result
 	od, err := writeAnalysis(out, o.out != "", func(od *outputDir) (err error) {
-		res, err = writeOutputs(od, &job{ctx: ctx, inputs: inputs, ref: ref, sum: sum, cmp: cmp, top: o.top, progress: pg, tables: o.tables})
+		res, err = writeOutputs(od, &job{ctx: ctx, inputs: inputs, ref: ref, sum: sum, cmp: cmp, top: o.top, progress: pg, tables: o.tables, notDone: o.notDone, partial: o.partial})
 		return err
 	})
 	if err != nil {

@@ -23,6 +23,10 @@ type job struct {
 	top      int
 	progress *progress
 	tables   export.Format // CSV (default) or Parquet
+	// notDone: the points of a sweep (of one categorical axis) that --partial left
+	// out of the comparison, and partial the sentence that says so.
+	notDone []analysis.SweepPointStatus
+	partial string
 }
 
 // result is what writeOutputs wrote.
@@ -116,6 +120,7 @@ func writeOutputs(od *outputDir, j *job) (*result, error) {
 		sj.Reference = methodName(j.cmp, j.ref)
 		sj.Comparison, sj.ComparisonInfo = comparisonJSON(j.cmp)
 	}
+	sj.NotDone = j.notDone
 	data, err := marshalSummary(sj)
 	if err != nil {
 		return nil, fmt.Errorf("summary.json: %w", err)

@@ -51,11 +51,15 @@ func sentence(s string) string {
 // comparison: the best hash per tier and on drops, drops and storms per method, then
 // the reference run's headline.
 func headline(j *job) []string {
+	var h []string
+	if j.partial != "" {
+		h = append(h, j.partial)
+	}
 	if j.cmp == nil {
-		return append([]string(nil), j.sum.Headline...)
+		return append(h, j.sum.Headline...)
 	}
 	c := j.cmp
-	h := append([]string(nil), c.Headline...)
+	h = append(h, c.Headline...)
 	var drops, lossless, storms []string
 	var anyLossless bool
 	for _, m := range c.Methods {

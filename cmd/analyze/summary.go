@@ -34,6 +34,9 @@ type summaryJSON struct {
 	// ComparisonInfo holds the comparison's order, bootstrap settings, the best
 	// method per metric and its headline.
 	ComparisonInfo *comparisonInfo `json:"comparison_info,omitempty"`
+	// NotDone: the points of a sweep that `analyze --partial` left out (a sweep of
+	// one categorical axis, compared as runs are).
+	NotDone []analysis.SweepPointStatus `json:"not_done,omitempty"`
 }
 
 type runRef struct {

@@ -41,20 +41,42 @@ func analyzeSweepDir(o *options) (handled bool, err error) {
 			varying = append(varying, &sw.Axes[i])
 		}
 	}
+	sw.Scan(dir)
+	switch {
+	case !sw.Complete && !o.opt.Partial:
+		return true, inputError{Err: analysis.IncompleteSweep(dir, sw)}
+	case sw.Counts[records.StatusDone] == 0:
+		return true, inputError{Err: fmt.Errorf("%w: %s: none of its %d points is done (replay sweep --status %s says why)",
+			analysis.ErrSweepIncomplete, dir, len(sw.Points), dir)}
+	}
 	if len(varying) == 0 || len(varying) == 1 && !varying[0].IsNumeric() {
-		sw.Scan(dir)
-		if !sw.Complete {
-			return true, inputError{Err: fmt.Errorf("%w: %s: %d of %d points not done (replay sweep --status %s lists them)",
-				analysis.ErrSweepIncomplete, dir, len(sw.Points)-sw.Counts[records.StatusDone], len(sw.Points), dir)}
-		}
 		o.dirs = nil
 		for _, p := range sw.Points {
-			o.dirs = append(o.dirs, filepath.Join(dir, p.Dir))
+			if p.Status == records.StatusDone {
+				o.dirs = append(o.dirs, filepath.Join(dir, p.Dir))
+			}
+		}
+		if o.notDone = analysis.SweepNotDone(sw); len(o.notDone) > 0 {
+			o.partial = analysis.PartialSentence(dir, sw.Axes, len(o.dirs), o.notDone)
 		}
 		o.defaultOut = filepath.Join(dir, records.AnalysisDir)
 		return false, nil
 	}
 	return true, analyzeSweep(o, dir)
+}
+
+// notDoneTable lists the points a partial analysis left out, with their settings,
+// status and reason.
+func notDoneTable(axes []records.SweepAxis, nd []analysis.SweepPointStatus) report.Table {
+	t := report.Table{Caption: "Points not analyzed (not done: replay sweep --status lists them)", Columns: []string{"point", "settings", "status", "why"}}
+	for _, p := range nd {
+		var set []string
+		for i, a := range axes {
+			set = append(set, a.Name+"="+p.Values[i])
+		}
+		t.Rows = append(t.Rows, []string{p.Dir, strings.Join(set, ", "), string(p.Status), firstNonEmpty(p.Detail, "-")})
+	}
+	return t
 }
 
 // sweepSummaryJSON is summary.json of a sweep: the headline, what was written, and
@@ -248,8 +270,12 @@ func sweepReport(s *analysis.SweepSummary, figs []report.Block) *report.Report {
 	for _, a := range s.Axes {
 		axes = append(axes, fmt.Sprintf("%s (%s)", a.Name, strings.Join(a.Values, ", ")))
 	}
+	title := fmt.Sprintf("Sweep of %s", cli.Plural(int64(len(s.Points)), "point"))
+	if len(s.NotDone) > 0 {
+		title = fmt.Sprintf("Sweep: %d of %s analyzed", len(s.Points), cli.Plural(int64(len(s.Points)+len(s.NotDone)), "point"))
+	}
 	rep := &report.Report{
-		Title:    fmt.Sprintf("Sweep of %s", cli.Plural(int64(len(s.Points)), "point")),
+		Title:    title,
 		Subtitle: s.Dir,
 		Headline: s.Headline,
 	}
@@ -278,6 +304,9 @@ func sweepReport(s *analysis.SweepSummary, figs []report.Block) *report.Report {
 		ans.Rows = append(ans.Rows, []string{a.Question, line, v, pt})
 	}
 	sec := report.Section{Title: "Sweep", Blocks: []report.Block{intro}}
+	if len(s.NotDone) > 0 {
+		sec.Blocks = append(sec.Blocks, report.TableBlock(notDoneTable(s.Axes, s.NotDone)))
+	}
 	if len(ans.Rows) > 0 {
 		sec.Blocks = append(sec.Blocks, report.TableBlock(ans))
 	}
