@@ -1,8 +1,10 @@
 package analysis
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"path/filepath"
 	"slices"
@@ -103,20 +105,10 @@ const (
 	TraitTransport = "transport"
 	TraitLB        = "load balancing"
 	TraitSpeedup   = "speedup"
+	TraitSeed      = "seed"
+	// Other replay options and configuration attributes are listed by their
+	// run.json key or dotted path (max_idle_ns, Switch.BufferSize).
 )
-
-// value is the trait's value in words.
-func (t RunTraits) value(trait string) string {
-	switch trait {
-	case TraitHash:
-		return t.Hash
-	case TraitTransport:
-		return t.Transport
-	case TraitLB:
-		return t.LB
-	}
-	return strconv.FormatFloat(t.Speedup, 'g', -1, 64)
-}
 
 // Best says which method is best on one metric and how sure that is.
 //
@@ -309,50 +301,150 @@ func comparable(runs []*Run) error {
 
 // What a comparison's run names are (Comparison.By).
 const (
-	NamedByHash          = "hash method"
-	NamedByTransport     = "transport"
-	NamedByHashTransport = "hash method and transport"
-	NamedByDir           = "run directory"
+	NamedByHash      = "hash method"
+	NamedByTransport = "transport"
+	// NamedByTraits: each run is named by the values that differ, "lb=flowlet",
+	// "hash=crc16, speedup=4" (see runDiffs).
+	NamedByTraits = "what differs"
+	NamedByDir    = "run directory"
 )
 
-// runNames names runs by what differs between them: by their hash method when it is
-// the only difference, by their transport ("open", "closed") when that is, by both
-// ("crc32 open") when those two are; otherwise, or when such names repeat or are
-// unknown, by their directory's base name. It also returns what the names are and the
-// traits that differ.
-func runNames(runs []*Run) (names []string, by string, differs []string, err error) {
-	traits := make([]RunTraits, len(runs))
-	for i, r := range runs {
-		traits[i] = traitsOf(r)
-	}
-	for _, t := range []string{TraitHash, TraitTransport, TraitLB, TraitSpeedup} {
-		for _, tr := range traits[1:] {
-			if tr.value(t) != traits[0].value(t) {
-				differs = append(differs, t)
-				break
+// runDiff is one thing that differs between the runs of a comparison: its key in a
+// run's name, its name in Comparison.Differs and each run's value.
+type runDiff struct {
+	key, trait string
+	values     []string
+}
+
+// runDiffs returns what differs between the runs, in this order: the hash method
+// (key hash), transport, load balancing (lb), speedup, the seed, then any other
+// replay option (run.json options, by its key: max_idle_ns, hosts, ...; the traces
+// left out) and any configuration attribute (run.json config, by its dotted path:
+// Switch.BufferSize, Switch.Pools[1].Size), each in name order. A configuration
+// attribute that a trait above already covers (Switch.EcmpHashMethod,
+// Switch.LoadBalancingMethod, Transport.Mode, Seed) is not repeated.
+func runDiffs(runs []*Run) []runDiff {
+	var out []runDiff
+	add := func(key, trait string, value func(i int) string) {
+		d := runDiff{key: key, trait: trait}
+		for i := range runs {
+			v := value(i)
+			if v == "" {
+				v = "unset" // an option an older run does not record
+			}
+			d.values = append(d.values, v)
+		}
+		for _, v := range d.values[1:] {
+			if v != d.values[0] {
+				out = append(out, d)
+				return
 			}
 		}
 	}
-	name := func(i int) string { return filepath.Base(runs[i].Dir) }
-	by = NamedByDir
+	info := func(i int) *RunInfo { return &runs[i].Info }
+	add("hash", TraitHash, func(i int) string { return info(i).Method })
+	add("transport", TraitTransport, func(i int) string { return info(i).Transport })
+	add("lb", TraitLB, func(i int) string { return info(i).Options.LB })
+	add("speedup", TraitSpeedup, func(i int) string { return strconv.FormatFloat(info(i).Options.Speedup, 'g', -1, 64) })
+	add("seed", TraitSeed, func(i int) string { return strconv.FormatUint(info(i).Seed, 10) })
+	covered := map[string]bool{"traces": true, "speedup": true, "lb": true, "hash": true,
+		"Seed": true, "Switch.EcmpHashMethod": true, "Switch.LoadBalancingMethod": true, "Transport.Mode": true}
+	for _, part := range []func(r *Run) json.RawMessage{
+		func(r *Run) json.RawMessage { b, _ := json.Marshal(r.Info.Options); return b },
+		func(r *Run) json.RawMessage { return r.Info.Config },
+	} {
+		flat := make([]map[string]string, len(runs))
+		keys := map[string]bool{}
+		for i, r := range runs {
+			flat[i] = map[string]string{}
+			var v any
+			if json.Unmarshal(part(r), &v) == nil {
+				flattenJSON("", v, flat[i])
+			}
+			for k := range flat[i] {
+				keys[k] = true
+			}
+		}
+		for _, k := range slices.Sorted(maps.Keys(keys)) {
+			if covered[k] {
+				continue
+			}
+			add(k, k, func(i int) string { return flat[i][k] })
+		}
+	}
+	return out
+}
+
+// flattenJSON puts the leaves of a decoded JSON value into out under dotted paths
+// (objects) and [i] indexes (arrays of objects), as --set spells attributes: a scalar
+// as its text (strings unquoted), an array of scalars or null as compact JSON.
+func flattenJSON(path string, v any, out map[string]string) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			p := k
+			if path != "" {
+				p = path + "." + k
+			}
+			flattenJSON(p, e, out)
+		}
+		return
+	case []any:
+		if slices.ContainsFunc(x, func(e any) bool { _, obj := e.(map[string]any); return obj }) {
+			for i, e := range x {
+				flattenJSON(fmt.Sprintf("%s[%d]", path, i), e, out)
+			}
+			return
+		}
+	case string:
+		out[path] = x
+		return
+	}
+	b, _ := json.Marshal(v)
+	out[path] = string(b)
+}
+
+// runNames names runs by what differs between them (runDiffs): by their hash method
+// alone ("crc16") when it is the only difference, by their transport alone ("open",
+// "closed") when that is, otherwise by every value that differs ("lb=flowlet";
+// "hash=crc16, speedup=4"); when nothing differs, or such names repeat, by their
+// directory's base name. It also returns what the names are and the traits that
+// differ.
+func runNames(runs []*Run) (names []string, by string, differs []string, err error) {
+	diffs := runDiffs(runs)
+	differs = []string{}
+	for _, d := range diffs {
+		differs = append(differs, d.trait)
+	}
+	name := func(i int) string {
+		var kv []string
+		for _, d := range diffs {
+			kv = append(kv, d.key+"="+d.values[i])
+		}
+		return strings.Join(kv, ", ")
+	}
+	by = NamedByTraits
 	switch {
-	case slices.Equal(differs, []string{TraitHash}):
-		name, by = func(i int) string { return traits[i].Hash }, NamedByHash
-	case slices.Equal(differs, []string{TraitTransport}):
-		name, by = func(i int) string { return traits[i].Transport }, NamedByTransport
-	case slices.Equal(differs, []string{TraitHash, TraitTransport}):
-		name, by = func(i int) string { return traits[i].Hash + " " + traits[i].Transport }, NamedByHashTransport
+	case len(diffs) == 0:
+		by = NamedByDir
+	case len(diffs) == 1 && diffs[0].trait == TraitHash:
+		name, by = func(i int) string { return diffs[0].values[i] }, NamedByHash
+	case len(diffs) == 1 && diffs[0].trait == TraitTransport:
+		name, by = func(i int) string { return diffs[0].values[i] }, NamedByTransport
 	}
 	if by != NamedByDir {
 		seen := map[string]bool{}
 		for i := range runs {
 			n := name(i)
-			if n == "" || n == " " || seen[n] {
-				name, by = func(i int) string { return filepath.Base(runs[i].Dir) }, NamedByDir
+			if n == "" || seen[n] {
+				by = NamedByDir
 				break
 			}
 			seen[n] = true
 		}
+	}
+	if by == NamedByDir {
+		name = func(i int) string { return filepath.Base(runs[i].Dir) }
 	}
 	for i := range runs {
 		n := name(i)
@@ -360,9 +452,6 @@ func runNames(runs []*Run) (names []string, by string, differs []string, err err
 			return nil, "", nil, fmt.Errorf("%w: two runs named %q", ErrNotComparable, n)
 		}
 		names = append(names, n)
-	}
-	if differs == nil {
-		differs = []string{}
 	}
 	return names, by, differs, nil
 }
@@ -542,6 +631,21 @@ func (c *Comparison) headline(tiers []records.Tier) []string {
 		h = append(h, fmt.Sprintf("Lowest FCT slowdown p99: %s (%s)%s.", b.Method, c.ByMethod[b.Method].Metrics[MetricSlowdownP99], c.clearWord(MetricSlowdownP99, b)))
 	}
 	return h
+}
+
+// Title is the comparison's title: what its runs differ in ("Hash methods
+// compared", "Open and closed loop compared", "Runs compared by load balancing and
+// speedup", "Runs compared" when nothing recorded differs).
+func (c *Comparison) Title() string {
+	switch c.By {
+	case NamedByHash:
+		return "Hash methods compared"
+	case NamedByTransport:
+		return "Open and closed loop compared"
+	case NamedByTraits:
+		return "Runs compared by " + andList(c.Differs)
+	}
+	return "Runs compared"
 }
 
 // Noun is what the comparison calls one of its runs: "method" when they are named by

@@ -263,14 +263,56 @@ func TestCompareOpenClosed(t *testing.T) {
 	if _, err := Compare([]*Run{open, closed}, Options{Bootstrap: 10}); !errors.Is(err, ErrNotComparable) || !strings.Contains(err.Error(), "first_ps") {
 		t.Errorf("same timing, other starts: %v", err)
 	}
-	closed.Info.Options.Speedup = 2 // other timing: starts differ by design; named by directory
+	closed.Info.Options.Speedup = 2 // other timing: starts differ by design; named by both
 	c, err = Compare([]*Run{open, closed}, Options{Bootstrap: 10})
-	if err != nil || !reflect.DeepEqual(c.Methods, []string{"tcp-open", "tcp-closed"}) || c.By != NamedByDir ||
+	if err != nil || !reflect.DeepEqual(c.Methods, []string{"transport=open, speedup=1", "transport=closed, speedup=2"}) || c.By != NamedByTraits ||
 		!reflect.DeepEqual(c.Differs, []string{TraitTransport, TraitSpeedup}) {
 		t.Errorf("other speedup: %v, names %v by %q, differs %v", err, c.Methods, c.By, c.Differs)
 	}
 	closed.Flows.Fingerprint.Tuple = 12
 	if _, err := Compare([]*Run{open, closed}, Options{Bootstrap: 10}); !errors.Is(err, ErrNotComparable) || !strings.Contains(err.Error(), "5-tuples") {
 		t.Errorf("other tuples: %v", err)
+	}
+}
+
+// Runs are named by what differs between them, from run.json: the hash or the
+// transport alone by its value, anything else as key=value (options by their
+// run.json key, configuration attributes by their path); nothing: the directory.
+func TestRunNames(t *testing.T) {
+	mk := func(dir string, edit func(r *Run)) *Run {
+		r := &Run{Dir: "/out/" + dir, Info: RunInfo{Method: "crc32WithSalt", Transport: "open", Seed: 1,
+			Options: records.RunOptions{Speedup: 1, LB: "none", Hash: "crc32WithSalt", Traces: []string{"/t/" + dir + ".pcap"}},
+			Config:  json.RawMessage(`{"Seed": 1, "Switch": {"BufferSize": "32MiB", "EcmpHashMethod": "crc32WithSalt", "Pools": [{"Name": "lossy", "Size": "60%"}]}}`)}}
+		edit(r)
+		return r
+	}
+	same := func(*Run) {}
+	for _, c := range []struct {
+		name    string
+		a, b    func(*Run)
+		names   []string
+		by      string
+		differs []string
+	}{
+		{"hash", same, func(r *Run) {
+			r.Info.Method, r.Info.Options.Hash = "crc16", "crc16"
+			r.Info.Config = json.RawMessage(strings.Replace(string(r.Info.Config), `"EcmpHashMethod": "crc32WithSalt"`, `"EcmpHashMethod": "crc16"`, 1))
+		}, []string{"crc32WithSalt", "crc16"}, NamedByHash, []string{TraitHash}},
+		{"load balancing", same, func(r *Run) { r.Info.Options.LB = "flowlet" }, []string{"lb=none", "lb=flowlet"}, NamedByTraits, []string{TraitLB}},
+		{"speedup and seed", same, func(r *Run) { r.Info.Options.Speedup, r.Info.Seed = 4, 2 },
+			[]string{"speedup=1, seed=1", "speedup=4, seed=2"}, NamedByTraits, []string{TraitSpeedup, TraitSeed}},
+		{"an option", same, func(r *Run) { r.Info.Options.MaxIdleNs = 1000 }, []string{"max_idle_ns=0", "max_idle_ns=1000"}, NamedByTraits, []string{"max_idle_ns"}},
+		{"configuration", same, func(r *Run) {
+			r.Info.Config = json.RawMessage(`{"Seed": 1, "Switch": {"BufferSize": "64MiB", "EcmpHashMethod": "crc32WithSalt", "Pools": [{"Name": "lossy", "Size": "50%"}]}}`)
+		}, []string{"Switch.BufferSize=32MiB, Switch.Pools[0].Size=60%", "Switch.BufferSize=64MiB, Switch.Pools[0].Size=50%"}, NamedByTraits,
+			[]string{"Switch.BufferSize", "Switch.Pools[0].Size"}},
+		{"nothing", same, same, []string{"a", "b"}, NamedByDir, []string{}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			names, by, differs, err := runNames([]*Run{mk("a", c.a), mk("b", c.b)})
+			if err != nil || !reflect.DeepEqual(names, c.names) || by != c.by || !reflect.DeepEqual(differs, c.differs) {
+				t.Errorf("names %q by %q, differs %q (%v); want %q by %q, differs %q", names, by, differs, err, c.names, c.by, c.differs)
+			}
+		})
 	}
 }

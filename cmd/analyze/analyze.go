@@ -27,7 +27,8 @@ type options struct {
 	// sentence that says so.
 	notDone []analysis.SweepPointStatus
 	partial string
-	top     int // rows of top-N tables in the report
+	force   bool // replace an analysis of other runs in the output directory
+	top     int  // rows of top-N tables in the report
 	asJSON  bool
 	quiet   bool
 	tables  export.Format // --tables: csv or parquet
@@ -67,8 +68,12 @@ func analyze(o *options) error {
 	if out == "" {
 		return usageError{Err: errNoOutput}
 	}
-	// Refuse an output directory that is not ours before the (long) analysis.
+	// Refuse an output directory that is not ours, or the analysis of other runs,
+	// before the (long) analysis.
 	if err := checkReplaceable(filepath.Clean(out)); err != nil {
+		return inputError{Err: err}
+	}
+	if err := checkSameInputs(filepath.Clean(out), dirs, o.force); err != nil {
 		return inputError{Err: err}
 	}
 	pg := newProgress(o.stderr, o.quiet || o.asJSON)

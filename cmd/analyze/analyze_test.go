@@ -569,3 +569,31 @@ func TestIntraRackRun(t *testing.T) {
 		}
 	}
 }
+
+// A second analysis of other runs into the same output directory does not silently
+// replace the first: it is refused (exit 2, naming both and --force) unless --force;
+// the analysis of the same runs again replaces it.
+func TestOtherAnalysisNotReplaced(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	demo, quiet := demoRun(t), quietRun(t)
+	if code, _, stderr := runCmd(demo, "-o", out, "-q", "--bootstrap", "20"); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	code, stdout, stderr := runCmd(quiet, "-o", out, "-q", "--bootstrap", "20")
+	if code != exitUsage || stdout != "" || !strings.Contains(stderr, "output directory "+out+" holds the analysis of other runs ("+demo) ||
+		!strings.Contains(stderr, "not of "+quiet) || !strings.Contains(stderr, "--force") || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("another run into the same -o: exit %d, stderr %q", code, stderr)
+	}
+	if d, _ := lookup(readJSON(t, filepath.Join(out, "summary.json")), "dir"); d != demo {
+		t.Errorf("the first analysis was replaced: dir %v", d)
+	}
+	if code, _, stderr := runCmd(demo, "-o", out, "-q", "--bootstrap", "20"); code != exitOK {
+		t.Errorf("the same run again: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := runCmd(quiet, "-o", out, "-q", "--bootstrap", "20", "--force"); code != exitOK {
+		t.Errorf("--force: exit %d: %s", code, stderr)
+	}
+	if d, _ := lookup(readJSON(t, filepath.Join(out, "summary.json")), "dir"); d != quiet {
+		t.Errorf("--force did not replace the analysis: dir %v", d)
+	}
+}

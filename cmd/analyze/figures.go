@@ -324,7 +324,7 @@ func metricCI(c *analysis.Comparison, metric string) plots.MetricCI {
 }
 
 func comparisonFigure(c *analysis.Comparison) plots.Comparison {
-	pc := plots.Comparison{Title: comparisonTitle(c)}
+	pc := plots.Comparison{Title: c.Title()}
 	for _, metric := range comparisonMetrics(c) {
 		pc.Metrics = append(pc.Metrics, metricCI(c, metric))
 	}

@@ -187,17 +187,6 @@ func metricFormat(c *analysis.Comparison, metric string) (format func(float64) s
 	return units.FormatFloat, ""
 }
 
-// comparisonTitle is the comparison's title: what its runs differ in.
-func comparisonTitle(c *analysis.Comparison) string {
-	switch c.By {
-	case analysis.NamedByHash:
-		return "Hash methods compared"
-	case analysis.NamedByTransport:
-		return "Open and closed loop compared"
-	}
-	return "Runs compared"
-}
-
 // runsTable says what each run of a comparison is and what differs between them.
 func runsTable(j *job) report.Block {
 	c := j.cmp
@@ -217,7 +206,7 @@ func runsTable(j *job) report.Block {
 
 func comparisonSection(j *job, figs *figures) report.Section {
 	c := j.cmp
-	sec := report.Section{Title: comparisonTitle(c), ID: "comparison"}
+	sec := report.Section{Title: c.Title(), ID: "comparison"}
 	sec.Blocks = append(sec.Blocks, runsTable(j))
 	sec.Blocks = append(sec.Blocks, figs.block(plots.NameHashComparison))
 	flows := c.ByMethod[c.Methods[0]].Flows

@@ -23,6 +23,7 @@ type flags struct {
 	quiet         bool
 	tables        string
 	partial       bool
+	force         bool
 }
 
 func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -91,6 +92,7 @@ Exit status: 0 success, 1 failure while running, 2 bad usage or input,
 	fl.BoolVar(&f.asJSON, "json", false, "print summary.json to stdout instead of the human summary")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress bar")
 	fl.StringVar(&f.tables, "tables", "csv", "format of tables/: csv or parquet (typed columns, zstd)")
+	fl.BoolVar(&f.force, "force", false, "replace an analysis of other runs in the output directory (without it, analyze refuses to overwrite one)")
 	fl.BoolVar(&f.partial, "partial", false, "a sweep directory that is not complete: analyze the points that are done and name the others (failed, incomplete, missing)")
 	return root
 }
@@ -98,7 +100,7 @@ Exit status: 0 success, 1 failure while running, 2 bad usage or input,
 // options validates the flags.
 func (f *flags) options() (*options, error) {
 	o := &options{out: f.out, top: f.top, asJSON: f.asJSON, quiet: f.quiet, opt: analysis.DefaultOptions()}
-	o.opt.Partial = f.partial
+	o.opt.Partial, o.force = f.partial, f.force
 	d, err := units.ParseTime(f.stormDuration)
 	if err != nil {
 		return nil, usageError{Err: fmt.Errorf("--storm-duration %q: %w", f.stormDuration, err)}

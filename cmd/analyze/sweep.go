@@ -99,6 +99,9 @@ func analyzeSweep(o *options, dir string) error {
 	if err := checkReplaceable(filepath.Clean(out)); err != nil {
 		return inputError{Err: err}
 	}
+	if err := checkSameInputs(filepath.Clean(out), []string{dir}, o.force); err != nil {
+		return inputError{Err: err}
+	}
 	ctx := o.ctx
 	if ctx == nil {
 		ctx = context.Background()
