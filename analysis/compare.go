@@ -731,10 +731,11 @@ func (c *Comparison) clearWord(metric string, b Best) string {
 }
 
 // Table returns the hash_comparison table: one row per method and metric with its
-// unit, the value (empty when undefined), the interval bounds (empty without one) and
-// whether the method is the unique best on it (a tie marks none).
+// unit, the value (empty when undefined), the interval bounds (empty without one),
+// whether the method is the unique best on it (a tie marks none) and whether the
+// value is judged (false when undefined, as summary.json's judged).
 func (c *Comparison) Table() Table {
-	t := Table{Name: "hash_comparison", Header: []string{"method", "metric", "unit", "value", "lo", "hi", "best"}}
+	t := Table{Name: "hash_comparison", Header: []string{"method", "metric", "unit", "value", "lo", "hi", "best", "judged"}}
 	for _, m := range c.Methods {
 		for _, metric := range c.Metrics {
 			e := c.ByMethod[m].Metrics[metric]
@@ -749,7 +750,7 @@ func (c *Comparison) Table() Table {
 			if c.Best[metric].Method == m {
 				best = "true"
 			}
-			t.Rows = append(t.Rows, []string{m, metric, MetricUnit(metric), v, lo, hi, best})
+			t.Rows = append(t.Rows, []string{m, metric, MetricUnit(metric), v, lo, hi, best, strconv.FormatBool(e.Defined())})
 		}
 	}
 	return t

@@ -106,7 +106,7 @@ func TestCompare(t *testing.T) {
 		t.Errorf("table has %d rows, want %d", len(tb.Rows), 2*len(c.Metrics))
 	}
 	var sb strings.Builder
-	if err := tb.WriteCSV(&sb); err != nil || !strings.HasPrefix(sb.String(), "method,metric,unit,value,lo,hi,best\n") {
+	if err := tb.WriteCSV(&sb); err != nil || !strings.HasPrefix(sb.String(), "method,metric,unit,value,lo,hi,best,judged\n") {
 		t.Errorf("CSV: %v %q", err, sb.String()[:60])
 	}
 	js, err := json.Marshal(c)

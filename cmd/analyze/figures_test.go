@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/tracefabric/tracefabric/analysis"
+	"github.com/tracefabric/tracefabric/records"
 )
 
 // TestMetricLabels: every comparison metric has a label that fits a figure panel
@@ -62,5 +63,19 @@ func TestPoolOccupancyGaps(t *testing.T) {
 	}
 	if got := poolOccupancy([]analysis.BufferSeries{s}, 0).Series[0].Samples.Len(); got != len(s.Ingress) {
 		t.Errorf("unknown period: kept %d of %d", got, len(s.Ingress))
+	}
+}
+
+// The member load figure shows the judged sets only (at least 5 flows per member):
+// an unjudged set's shares say nothing about the hash; it is counted, not drawn.
+func TestECMPLoadJudgedOnly(t *testing.T) {
+	r := analysis.ImbalanceOf([]analysis.SetLoad{
+		{Node: 0, Tier: records.TierRack, Set: 0, Bytes: []float64{100, 300}, Flows: []float64{5, 5}},
+		{Node: 1, Tier: records.TierRack, Set: 0, Bytes: []float64{500, 0}, Flows: []float64{1, 0}}, // too few flows
+		{Node: 2, Tier: records.TierRack, Set: 0, Bytes: []float64{0, 0}, Flows: []float64{0, 0}},   // no traffic
+	}, analysis.Nodes{"rack-p0-r0", "rack-p0-r1", "rack-p0-r2"})
+	l, unjudged := ecmpLoad(r)
+	if len(l.Sets) != 1 || l.Sets[0].Node != "rack-p0-r0" || unjudged != 1 {
+		t.Errorf("figure sets %+v, %d unjudged; want rack-p0-r0 alone and 1 unjudged set with traffic", l.Sets, unjudged)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/tracefabric/tracefabric/analysis"
+	"github.com/tracefabric/tracefabric/cmd/internal/cli"
 	"github.com/tracefabric/tracefabric/internal/units"
 	"github.com/tracefabric/tracefabric/plots"
 	"github.com/tracefabric/tracefabric/plots/report"
@@ -394,6 +395,13 @@ func ecmpSection(j *job, figs *figures) report.Section {
 	s := j.sum
 	sec := report.Section{Title: "ECMP load balance", ID: "ecmp"}
 	sec.Blocks = append(sec.Blocks, figs.block(plots.NameECMPMemberLoad))
+	if _, drawn := figs.drawn[plots.NameECMPMemberLoad]; drawn {
+		if _, unjudged := ecmpLoad(s.Imbalance); unjudged > 0 {
+			sec.Blocks = append(sec.Blocks, report.ParagraphBlock(fmt.Sprintf(
+				"The figure shows the judged sets only, leaving out %s with fewer than %d flows per member (tables/ecmp_sets.csv lists them, judged false).",
+				cli.Plural(int64(unjudged), "set"), analysis.MinFlowsPerMember)))
+		}
+	}
 	if s.Imbalance != nil && len(s.Imbalance.Tiers) > 0 {
 		t := report.Table{Caption: "Imbalance per tier (bytes; chi-square on flow counts)", Source: "tables/ecmp_tiers.csv",
 			Columns: []string{"tier", "judged sets", "max/mean", "CoV", "Jain", "idle members", "chi-square p", "worst set (max/mean)"}}
