@@ -53,7 +53,7 @@ func TestTablesJudged(t *testing.T) {
 	s := &Summary{Imbalance: ImbalanceOf([]SetLoad{
 		{Node: nid("fabric-p0-f0"), Tier: records.TierFabric, Set: 0, Bytes: []float64{50, 50, 0, 0}, Flows: []float64{10, 10, 0, 0}}, // 20 = 5 per member
 		{Node: nid("fabric-p0-f1"), Tier: records.TierFabric, Set: 0, Bytes: []float64{500, 0, 0, 0}, Flows: []float64{1, 0, 0, 0}},   // too few flows
-		{Node: nid("rack-p0-r0"), Tier: records.TierRack, Set: 0, Bytes: []float64{100, 300}, Flows: []float64{2, 3}},                  // too few
+		{Node: nid("rack-p0-r0"), Tier: records.TierRack, Set: 0, Bytes: []float64{100, 300}, Flows: []float64{2, 3}},                 // too few
 	}, testNodes())}
 	tables := map[string]Table{}
 	for _, tb := range s.Tables() {
