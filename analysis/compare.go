@@ -116,10 +116,15 @@ const (
 // two or more methods share the best value (Tied lists them): no method is best. With
 // a unique best, Difference is its value minus the runner-up's; for per-flow metrics
 // its interval is the paired bootstrap's (the same resampled flows in both runs,
-// replicate by replicate, BCa), and Clear is set when that interval excludes 0: the
+// replicate by replicate, BCa). Significant is set when that interval excludes 0: the
 // ranking is then unlikely to be an accident of which flows the trace happened to
-// hold. Run-level metrics have no interval and are never Clear. Method is "" (null in
-// JSON) when no method is best: a tie, an unranked metric or no defined value.
+// hold. Practical is set when the difference is at least Threshold, the metric's
+// practical threshold (PracticalThreshold: 5% of the runner-up's value for ratios,
+// times and slowdowns, with a floor for counts; an absolute step for fractions and
+// AMI). Clear is both: "clearly ahead"; significant alone is "statistically ahead".
+// Run-level metrics have no interval and are never Significant or Clear. Method is ""
+// (null in JSON) when no method is best: a tie, an unranked metric or no defined
+// value.
 type Best struct {
 	Method     string   `json:"method"`
 	Ranked     bool     `json:"ranked"`
@@ -129,13 +134,18 @@ type Best struct {
 	Higher     bool     `json:"higher_is_better"`
 	RunnerUp   string   `json:"runner_up,omitempty"`
 	Difference Estimate `json:"difference"`
-	Clear      bool     `json:"clear"`
+	// Significant: the difference's interval excludes 0; Practical: the difference
+	// is at least Threshold; Clear: both.
+	Significant bool    `json:"significant"`
+	Threshold   float64 `json:"threshold"`
+	Practical   bool    `json:"practical"`
+	Clear       bool    `json:"clear"`
 }
 
 // MarshalJSON writes a missing best method as null.
 func (b Best) MarshalJSON() ([]byte, error) {
 	o := bestJSON{Ranked: b.Ranked, Tie: b.Tie, Tied: b.Tied, Value: b.Value, Higher: b.Higher,
-		RunnerUp: b.RunnerUp, Difference: b.Difference, Clear: b.Clear}
+		RunnerUp: b.RunnerUp, Difference: b.Difference, Significant: b.Significant, Threshold: b.Threshold, Practical: b.Practical, Clear: b.Clear}
 	if b.Method != "" {
 		o.Method = &b.Method
 	}
@@ -143,15 +153,18 @@ func (b Best) MarshalJSON() ([]byte, error) {
 }
 
 type bestJSON struct {
-	Method     *string  `json:"method"`
-	Ranked     bool     `json:"ranked"`
-	Tie        bool     `json:"tie"`
-	Tied       []string `json:"tied,omitempty"`
-	Value      float64  `json:"value"`
-	Higher     bool     `json:"higher_is_better"`
-	RunnerUp   string   `json:"runner_up,omitempty"`
-	Difference Estimate `json:"difference"`
-	Clear      bool     `json:"clear"`
+	Method      *string  `json:"method"`
+	Ranked      bool     `json:"ranked"`
+	Tie         bool     `json:"tie"`
+	Tied        []string `json:"tied,omitempty"`
+	Value       float64  `json:"value"`
+	Higher      bool     `json:"higher_is_better"`
+	RunnerUp    string   `json:"runner_up,omitempty"`
+	Difference  Estimate `json:"difference"`
+	Significant bool     `json:"significant"`
+	Threshold   float64  `json:"threshold"`
+	Practical   bool     `json:"practical"`
+	Clear       bool     `json:"clear"`
 }
 
 // Comparison is the side-by-side of several runs of one trace (one per hash method,
@@ -572,12 +585,56 @@ func (c *Comparison) best(metric string) Best {
 	b.Difference = c.difference(metric, b.Method, b.RunnerUp)
 	if b.Difference.HasCI {
 		if b.Higher {
-			b.Clear = b.Difference.Lo > 0
+			b.Significant = b.Difference.Lo > 0
 		} else {
-			b.Clear = b.Difference.Hi < 0
+			b.Significant = b.Difference.Hi < 0
 		}
 	}
+	b.Threshold, _ = PracticalThreshold(metric, val(b.RunnerUp))
+	b.Practical = math.Abs(b.Difference.Value) >= b.Threshold
+	b.Clear = b.Significant && b.Practical
 	return b
+}
+
+// Practical thresholds (docs/analysis.md#best-method-per-metric): the smallest
+// difference between the best run and the runner-up that counts as a difference in
+// practice, besides being unlikely to be chance.
+const (
+	PracticalRelative = 0.05 // ratios, times, slowdowns, counts: 5% of the runner-up's value
+	PracticalFraction = 0.01 // shares (idle members, CE-marked deliveries): one percentage point
+	PracticalAMI      = 0.05 // the adjusted mutual information (0 independent, 1 determined)
+	PracticalCoV      = 0.01 // CoV: also at least 0.01 (two near-perfect spreads are alike)
+	PracticalPackets  = 10   // packet counts: also at least 10 packets
+	PracticalEvents   = 10   // pause intervals: also at least 10
+	PracticalStorms   = 1    // storms: also at least one
+)
+
+// PracticalThreshold returns the practical threshold of a metric whose runner-up has
+// value runnerUp, and the rule in words: an absolute step for fractions
+// (PracticalFraction) and the AMIs (PracticalAMI); otherwise PracticalRelative of
+// the runner-up's value, at least PracticalCoV for a CoV and at least a floor for
+// counts (PracticalPackets, PracticalEvents, PracticalStorms).
+func PracticalThreshold(metric string, runnerUp float64) (float64, string) {
+	rel := PracticalRelative * math.Abs(runnerUp)
+	if math.IsInf(rel, 0) || math.IsNaN(rel) {
+		rel = 0 // an unfinished runner-up: any finite best is ahead by infinitely much
+	}
+	pct := fmt.Sprintf("%g%% of the runner-up's value", 100*PracticalRelative)
+	switch {
+	case MetricUnit(metric) == "fraction":
+		return PracticalFraction, "1 percentage point"
+	case metric == MetricAMI || metric == MetricAMIByRack:
+		return PracticalAMI, fmt.Sprintf("an AMI of %g", PracticalAMI)
+	case strings.HasSuffix(metric, ".cov"):
+		return max(rel, PracticalCoV), fmt.Sprintf("%s and %g", pct, PracticalCoV)
+	case MetricUnit(metric) == "packets":
+		return max(rel, PracticalPackets), fmt.Sprintf("%s and %d packets", pct, PracticalPackets)
+	case MetricUnit(metric) == "intervals":
+		return max(rel, PracticalEvents), fmt.Sprintf("%s and %d intervals", pct, PracticalEvents)
+	case MetricUnit(metric) == "episodes":
+		return max(rel, PracticalStorms), fmt.Sprintf("%s and %d storm", pct, PracticalStorms)
+	}
+	return rel, pct
 }
 
 // difference is metric of method a minus method b, with the paired bootstrap's BCa
@@ -686,8 +743,11 @@ func (c *Comparison) polarizationLine() string {
 	}
 	d := c.difference(MetricAMI, worst, b.Method)
 	method := IntervalOf(MetricAMI)
-	if d.HasCI && d.Lo > 0 {
+	if d.HasCI && d.Lo > 0 && d.Value >= PracticalAMI {
 		return line + fmt.Sprintf(" Most polarized: %s (AMI %s; the paired 95%% %s interval of the difference with %s, %s, excludes 0).", strings.Join(most, ", "), ami(worst), method, b.Method, d)
+	}
+	if d.HasCI && d.Lo > 0 {
+		return line + fmt.Sprintf(" No "+c.Noun()+" is clearly the most polarized: %s reads highest (AMI %s; the paired 95%% %s interval of the difference with %s, %s, excludes 0, but a practical difference is an AMI of at least %g).", strings.Join(most, ", "), ami(worst), method, b.Method, d, PracticalAMI)
 	}
 	return line + fmt.Sprintf(" No "+c.Noun()+" is clearly the most polarized: %s reads highest (AMI %s) but the paired 95%% %s interval of the difference with %s, %s, includes 0.", strings.Join(most, ", "), ami(worst), method, b.Method, d)
 }
@@ -724,10 +784,38 @@ func (c *Comparison) clearWord(metric string, b Best) string {
 	if !d.HasCI {
 		return fmt.Sprintf(", ahead of %s (no interval: not a per-flow quantity)", b.RunnerUp)
 	}
-	if b.Clear {
-		return fmt.Sprintf(", clearly ahead of %s (the paired 95%% %s interval of the difference, %s, excludes 0)", b.RunnerUp, IntervalOf(metric), d)
+	interval := fmt.Sprintf("the paired 95%% %s interval of the difference, %s", IntervalOf(metric), d)
+	switch {
+	case b.Clear:
+		return fmt.Sprintf(", clearly ahead of %s (%s, excludes 0, and the difference is at least %s)", b.RunnerUp, interval, c.thresholdWords(metric, b))
+	case b.Significant:
+		return fmt.Sprintf(", statistically ahead of %s by %s (%s, excludes 0, but a practical difference is at least %s)", b.RunnerUp, c.by(metric, b), interval, c.thresholdWords(metric, b))
 	}
-	return fmt.Sprintf(", not clearly ahead of %s (the paired 95%% %s interval of the difference, %s, includes 0)", b.RunnerUp, IntervalOf(metric), d)
+	return fmt.Sprintf(", not clearly ahead of %s (%s, includes 0)", b.RunnerUp, interval)
+}
+
+// thresholdWords is the practical threshold of b's metric in words: "5% of the
+// runner-up's value", "1 percentage point".
+func (c *Comparison) thresholdWords(metric string, b Best) string {
+	_, rule := PracticalThreshold(metric, c.ByMethod[b.RunnerUp].Metrics[metric].Value)
+	return rule
+}
+
+// by is the size of b's difference in the terms of its threshold: a share of the
+// runner-up's value ("0.08%"), percentage points of a fraction, or the difference
+// of AMIs.
+func (c *Comparison) by(metric string, b Best) string {
+	d := math.Abs(b.Difference.Value)
+	switch {
+	case MetricUnit(metric) == "fraction":
+		return fmt.Sprintf("%.2g percentage points", 100*d)
+	case metric == MetricAMI || metric == MetricAMIByRack:
+		return units.FormatFloat(d)
+	}
+	if r := math.Abs(c.ByMethod[b.RunnerUp].Metrics[metric].Value); r > 0 {
+		return fmt.Sprintf("%.2g%%", 100*d/r)
+	}
+	return FormatEstimate(metric, Estimate{Value: d})
 }
 
 // Table returns the hash_comparison table: one row per method and metric with its

@@ -316,3 +316,70 @@ func TestRunNames(t *testing.T) {
 		})
 	}
 }
+
+// "Clearly ahead" needs a practical difference besides a significant one: with every
+// flow dropping 100 packets in one run and 101 in the other, the paired interval of
+// the 4,000-packet difference excludes 0 but it is 0.99% of the runner-up's 404,000,
+// below the 5% that counts: "statistically ahead by 0.99%"; at 110 packets a flow
+// (9.1%) it is clearly ahead.
+func TestComparePracticalDifference(t *testing.T) {
+	mk := func(method string, drops float64) *Run {
+		r := syntheticRun(method, 4000, false, 1) // the same member choices: only drops differ
+		r.Info.Options.Hash = method
+		for i := range r.Flows.Flows {
+			r.Flows.Flows[i].Dropped = drops
+		}
+		return r
+	}
+	for _, c := range []struct {
+		runnerUp           float64
+		significant, clear bool
+		words              string
+	}{
+		{101, true, false, "]), statistically ahead of xor16 by 0.99% (the paired 95% BCa interval of the difference, -4000 ["},
+		{110, true, true, "]), clearly ahead of xor16 (the paired 95% BCa interval of the difference, -4e+04 ["},
+	} {
+		c2, err := Compare([]*Run{mk("crc16", 100), mk("xor16", c.runnerUp)}, Options{Seed: 1, Bootstrap: 200})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := c2.Best[MetricDrops]
+		if b.Method != "crc16" || b.Significant != c.significant || b.Clear != c.clear || b.Practical != c.clear || b.Threshold != 0.05*4000*c.runnerUp {
+			t.Errorf("runner-up at %v a flow: best %+v", c.runnerUp, b)
+		}
+		h := strings.Join(c2.Headline, "\n")
+		if !strings.Contains(h, "Fewest drops: crc16 (400,000 [") || !strings.Contains(h, c.words) {
+			t.Errorf("runner-up at %v a flow: headline\n%s\nlacks %q", c.runnerUp, h, c.words)
+		}
+		if c.clear && !strings.Contains(h, "excludes 0, and the difference is at least 5% of the runner-up's value and 10 packets).") ||
+			!c.clear && !strings.Contains(h, "excludes 0, but a practical difference is at least 5% of the runner-up's value and 10 packets).") {
+			t.Errorf("runner-up at %v a flow: the headline does not state the rule:\n%s", c.runnerUp, h)
+		}
+	}
+}
+
+// The practical thresholds, by the kind of metric.
+func TestPracticalThreshold(t *testing.T) {
+	for _, c := range []struct {
+		metric   string
+		runnerUp float64
+		want     float64
+	}{
+		{TierMetric(records.TierRack, "max_mean"), 2, 0.1},
+		{TierMetric(records.TierRack, "cov"), 0.1, 0.01}, // 5% is 0.005: the floor
+		{TierMetric(records.TierRack, "cov"), 0.5, 0.025},
+		{TierMetric(records.TierRack, "idle_fraction"), 0.5, 0.01},
+		{MetricCEFraction, 0.9, 0.01},
+		{MetricAMI, 0.9, 0.05},
+		{MetricDrops, 100, 10}, // 5% is 5: the floor
+		{MetricDrops, 1000, 50},
+		{MetricStorms, 4, 1},
+		{MetricPauseIntervals, 1000, 50},
+		{MetricSlowdownP99, 40, 2},
+		{MetricP99Delay, 3e9, 1.5e8},
+	} {
+		if got, rule := PracticalThreshold(c.metric, c.runnerUp); !near(got, c.want) || rule == "" {
+			t.Errorf("%s at %v: threshold %v (%q), want %v", c.metric, c.runnerUp, got, rule, c.want)
+		}
+	}
+}

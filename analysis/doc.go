@@ -51,7 +51,8 @@
 // the measured member loads are shared among the flows (FlowTable.Apportion), so a
 // run's numbers are the same alone or compared. Best names the best method per ranked
 // metric: none on a tie; p-values and the plain NMI are not ranked; Clear when the
-// interval of the paired difference with the runner-up excludes 0.
+// interval of the paired difference with the runner-up excludes 0 (Significant) and
+// the difference is at least the metric's PracticalThreshold (Practical).
 //
 // Delay (docs/analysis.md#delay): percentiles and CDF from delay.arrow's log-bucket
 // histograms (DelayQuantile, NewDelayCDF); the flow mean-delay p99 is another number,

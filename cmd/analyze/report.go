@@ -243,11 +243,13 @@ func comparisonSection(j *job, figs *figures) report.Section {
 			best = "tie"
 		case b.Clear:
 			best += " (clear)"
+		case b.Significant:
+			best += " (statistically)"
 		}
 		t.Rows = append(t.Rows, append(row, best))
 	}
 	sec.Blocks = append(sec.Blocks, report.TableBlock(t),
-		report.ParagraphBlock("\"clear\": the 95% interval ("+c.Interval+"; for AMI, normal) of the paired difference between the best "+c.Noun()+" and the runner-up (the same resampled flows in both runs) excludes 0. \"tie\": several "+c.Noun()+"s share the best value, and none is best. Max/mean, CoV, Jain and idle members are byte-based, traffic-weighted over each tier's judged sets (at least 5 flows per member). The chi-square p-value tests the flow counts against uniform: it is evidence against uniformity, not a score, so it is reported and never ranked; methods are ranked on byte imbalance."))
+		report.ParagraphBlock("\"clear\": the 95% interval ("+c.Interval+"; for AMI, normal) of the paired difference between the best "+c.Noun()+" and the runner-up (the same resampled flows in both runs) excludes 0, and the difference is a practical one: at least 5% of the runner-up's value (for counts also at least 10 packets or pause intervals, or 1 storm; for a CoV also 0.01), 1 percentage point for a share, 0.05 for AMI. \"statistically\": the interval excludes 0 but the difference is smaller than that. \"tie\": several "+c.Noun()+"s share the best value, and none is best. Max/mean, CoV, Jain and idle members are byte-based, traffic-weighted over each tier's judged sets (at least 5 flows per member). The chi-square p-value tests the flow counts against uniform: it is evidence against uniformity, not a score, so it is reported and never ranked; methods are ranked on byte imbalance."))
 	return sec
 }
 
