@@ -43,12 +43,13 @@ const (
 // MetricDirection returns how a metric is ranked: chi-square p-values are not (a
 // p-value is evidence against uniformity, not a score: methods are ranked on byte
 // imbalance), nor is the plain NMI (kept for reference; AMI ranks polarization);
-// Jain's index is higher-is-better, everything else lower-is-better.
+// Jain's index and the share of completed flows are higher-is-better, everything else
+// lower-is-better.
 func MetricDirection(metric string) Direction {
 	switch {
 	case strings.HasSuffix(metric, ".chi2_p"), metric == MetricNMI, metric == MetricNMIByRack:
 		return NotRanked
-	case strings.HasSuffix(metric, ".jain"):
+	case strings.HasSuffix(metric, ".jain"), metric == MetricCompleteFraction:
 		return HigherIsBetter
 	}
 	return LowerIsBetter
@@ -256,8 +257,11 @@ func Compare(runs []*Run, opt Options) (*Comparison, error) {
 			FCT: r.Flows.FCT(r.Info.MTUBytes, r.Info.Topology.BDPBytes), ClosedLoop: r.ClosedLoop.Summary()}
 		why := undefinedReasons(r, tiers)
 		for k, e := range rep.Estimates() {
-			if !e.Defined() {
+			switch {
+			case !e.Defined():
 				e.Reason = why[names[k]]
+			case e.Unfinished():
+				e.Reason = unfinishedReason(names[k], m.FCT)
 			}
 			m.Metrics[names[k]] = e
 		}
@@ -490,9 +494,21 @@ func undefinedReasons(r *Run, tiers []records.Tier) map[string]string {
 	why[MetricNMIByRack] = why[MetricAMIByRack]
 	why[MetricCEFraction] = "no packet was delivered"
 	why[MetricFlowMeanP99] = "no packet was delivered"
-	why[MetricSlowdownP50] = NoCompletedFlow
-	why[MetricSlowdownP99] = NoCompletedFlow
+	why[MetricSlowdownP50] = NoFlowWithData
+	why[MetricSlowdownP99] = NoFlowWithData
+	why[MetricCompleteFraction] = NoFlowWithData
 	return why
+}
+
+// unfinishedReason says why a flow quantile is unfinished (+Inf): the share of flows
+// that did not complete reaches past it.
+func unfinishedReason(metric string, f FCTSummary) string {
+	q := "median"
+	if strings.HasSuffix(metric, "p99") || strings.HasSuffix(metric, "p99_ps") {
+		q = "99th percentile"
+	}
+	return fmt.Sprintf("the %s falls among the unfinished flows, which rank slowest: %s of the %s flows with data did not complete",
+		q, units.FormatFraction(1-f.CompleteFraction), units.FormatCount(f.Flows))
 }
 
 func firstNonEmpty(s ...string) string {
@@ -521,9 +537,13 @@ func runLevel(r *Run, opt Options) map[string]Estimate {
 	for _, q := range r.Queues {
 		marked += q.ECNMarked
 	}
-	p99 := Estimate{Value: delaySummary(r.Delay).P99Ps}
-	if math.IsNaN(p99.Value) {
+	p99 := Estimate{Value: packetDelayP99(r)}
+	switch {
+	case math.IsNaN(p99.Value):
 		p99.Reason = "no packet was delivered"
+	case math.IsInf(p99.Value, 1):
+		p99.Reason = fmt.Sprintf("the 99th percentile falls among the packets not delivered, which rank slowest: %s of the %s injected",
+			units.FormatFraction(float64(r.Info.Injected-r.Info.Delivered)/float64(r.Info.Injected)), units.FormatCount(r.Info.Injected))
 	}
 	return map[string]Estimate{
 		MetricLossless:       {Value: float64(r.Drops.Lossless)},
@@ -682,10 +702,15 @@ func (c *Comparison) headline(tiers []records.Tier) []string {
 	}
 	b = c.Best[MetricSlowdownP99]
 	switch {
+	case b.Tie && math.IsInf(b.Value, 1):
+		h = append(h, fmt.Sprintf("FCT slowdown p99: %s tie: the 99th percentile falls among the unfinished flows of each (unfinished flows rank slowest).", strings.Join(b.Tied, ", ")))
 	case b.Tie:
 		h = append(h, fmt.Sprintf("FCT slowdown p99: %s tie (%s).", strings.Join(b.Tied, ", "), FormatSlowdown(b.Value)))
 	case b.Method != "":
-		h = append(h, fmt.Sprintf("Lowest FCT slowdown p99: %s (%s)%s.", b.Method, c.ByMethod[b.Method].Metrics[MetricSlowdownP99], c.clearWord(MetricSlowdownP99, b)))
+		h = append(h, fmt.Sprintf("Lowest FCT slowdown p99 (unfinished flows rank slowest): %s (%s)%s.", b.Method, c.ByMethod[b.Method].Metrics[MetricSlowdownP99], c.clearWord(MetricSlowdownP99, b)))
+	}
+	if b = c.Best[MetricCompleteFraction]; b.Method != "" {
+		h = append(h, fmt.Sprintf("Most flows completed: %s (%s)%s.", b.Method, FormatEstimate(MetricCompleteFraction, c.ByMethod[b.Method].Metrics[MetricCompleteFraction]), c.clearWord(MetricCompleteFraction, b)))
 	}
 	return h
 }
@@ -767,6 +792,13 @@ func FormatEstimate(metric string, e Estimate) string {
 	default:
 		return e.String()
 	}
+	num := f
+	f = func(v float64) string {
+		if math.IsInf(v, 1) {
+			return UnfinishedWord
+		}
+		return num(v)
+	}
 	switch {
 	case !e.Defined():
 		return "-"
@@ -785,6 +817,14 @@ func (c *Comparison) clearWord(metric string, b Best) string {
 		return fmt.Sprintf(", ahead of %s (no interval: not a per-flow quantity)", b.RunnerUp)
 	}
 	interval := fmt.Sprintf("the paired 95%% %s interval of the difference, %s", IntervalOf(metric), d)
+	if r := c.ByMethod[b.RunnerUp].Metrics[metric]; r.Unfinished() {
+		// The best's value is finite (a tie otherwise): ahead by infinitely much.
+		word := "clearly ahead of"
+		if !b.Clear {
+			word = "ahead of"
+		}
+		return fmt.Sprintf(", %s %s, whose %s", word, b.RunnerUp, strings.TrimPrefix(r.Reason, "the "))
+	}
 	switch {
 	case b.Clear:
 		return fmt.Sprintf(", clearly ahead of %s (%s, excludes 0, and the difference is at least %s)", b.RunnerUp, interval, c.thresholdWords(metric, b))

@@ -234,13 +234,14 @@ func TestCompareOpenClosed(t *testing.T) {
 	if !reflect.DeepEqual(c.Methods, []string{"open", "closed"}) || c.By != NamedByTransport || !reflect.DeepEqual(c.Differs, []string{TraitTransport}) || c.Noun() != "run" {
 		t.Errorf("names %v by %q, differs %v", c.Methods, c.By, c.Differs)
 	}
-	// Open: 360 completed flows, 40 each at slowdowns 2..10: the median is the 180th
-	// smallest, 6 (40 x 5 = 200 >= 180); p99: 356.4 of 360, 10. Closed: 400 flows, 40
-	// each at 1.0..1.9: the 200th smallest is 1.4, the 396th 1.9.
-	want := map[string][2]float64{"open": {6, 10}, "closed": {1.4, 1.9}}
+	// Open: 400 flows with data, 40 unfinished (slowest) and 40 each at slowdowns
+	// 2..10: the median is the 200th smallest, 6 (40 x 5 = 200); p99: the 396th, past
+	// the 360 completed: unfinished. Closed: 400 flows, 40 each at 1.0..1.9: the 200th
+	// smallest is 1.4, the 396th 1.9.
+	want := map[string][2]float64{"open": {6, math.Inf(1)}, "closed": {1.4, 1.9}}
 	for m, w := range want {
 		p50, p99 := c.ByMethod[m].Metrics[MetricSlowdownP50], c.ByMethod[m].Metrics[MetricSlowdownP99]
-		if !near(p50.Value, w[0]) || !near(p99.Value, w[1]) || !p99.HasCI || p99.Lo > p99.Value || p99.Hi < p99.Value {
+		if !near(p50.Value, w[0]) || !(near(p99.Value, w[1]) || math.IsInf(w[1], 1) && p99.Unfinished()) || !p99.HasCI || p99.Lo > p99.Value || p99.Hi < p99.Value {
 			t.Errorf("%s slowdown p50 %v, p99 %v; want %v", m, p50, p99, w)
 		}
 		if f := c.ByMethod[m].FCT; f.SlowdownP50 != p50.Value || f.SlowdownP99 != p99.Value {
@@ -250,7 +251,9 @@ func TestCompareOpenClosed(t *testing.T) {
 	if b := c.Best[MetricSlowdownP99]; b.Method != "closed" || !b.Clear {
 		t.Errorf("best slowdown p99 %+v", b)
 	}
-	if h := strings.Join(c.Headline, "\n"); !strings.Contains(h, "Lowest FCT slowdown p99: closed") || strings.Contains(h, "Best hash") {
+	if h := strings.Join(c.Headline, "\n"); !strings.Contains(h, "Lowest FCT slowdown p99 (unfinished flows rank slowest): closed (1.9 [") ||
+		!strings.Contains(h, "clearly ahead of open, whose 99th percentile falls among the unfinished flows, which rank slowest: 10% of the 400 flows with data did not complete.") ||
+		!strings.Contains(h, "Most flows completed: closed (100% [100%, 100%]), clearly ahead of open") || strings.Contains(h, "Best hash") {
 		t.Errorf("headline:\n%s", h)
 	}
 	// The same mode with other sizes, or the same timing with other start times: other
@@ -381,5 +384,62 @@ func TestPracticalThreshold(t *testing.T) {
 		if got, rule := PracticalThreshold(c.metric, c.runnerUp); !near(got, c.want) || rule == "" {
 			t.Errorf("%s at %v: threshold %v (%q), want %v", c.metric, c.runnerUp, got, rule, c.want)
 		}
+	}
+}
+
+// A run that leaves flows unfinished never ranks first on FCT or flow delay: crc16
+// left 27% of its 1,000 flows unfinished and its completed flows have the lowest
+// slowdown (1.1) and delay (1 us); xor16 completed every flow at slowdown 2 and 2 us.
+// Counted only over completed flows, crc16 would win both p99s; with unfinished flows
+// ranked slowest, its p99s fall among them (unfinished), xor16 is clearly ahead, and
+// clearly the one that completed most flows.
+func TestUnfinishedFlowsRankWorst(t *testing.T) {
+	mk := func(method string, unfinishedShare float64, slowdown, delay float64) *Run {
+		r := syntheticRun(method, 1000, false, 1)
+		r.Info.Options.Hash = method
+		for i := range r.Flows.Flows {
+			f := &r.Flows.Flows[i]
+			f.SizeBytes, f.Data, f.Completion = 1000, true, records.CompletionComplete
+			f.Slowdown, f.DelayMeanPs = slowdown, delay
+			if float64(i%100) < 100*unfinishedShare {
+				f.Completion, f.Slowdown = records.CompletionDropped, math.NaN()
+			}
+		}
+		return r
+	}
+	c, err := Compare([]*Run{mk("crc16", 0.27, 1.1, 1e6), mk("xor16", 0, 2, 2e6)}, Options{Seed: 1, Bootstrap: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{MetricSlowdownP99, MetricFlowMeanP99, MetricCompleteFraction} {
+		if b := c.Best[m]; b.Method != "xor16" || !b.Clear {
+			t.Errorf("%s: best %+v, want xor16, clearly", m, b)
+		}
+	}
+	if e := c.ByMethod["crc16"].Metrics[MetricSlowdownP99]; !e.Unfinished() || !strings.Contains(e.Reason, "27% of the 1,000 flows with data did not complete") {
+		t.Errorf("crc16 slowdown p99 %v (%q), want unfinished, saying 27%%", e, e.Reason)
+	}
+	if e := c.ByMethod["crc16"].Metrics[MetricCompleteFraction]; !near(e.Value, 0.73) {
+		t.Errorf("crc16 complete fraction %v, want 0.73", e)
+	}
+	// The median: 730 of 1,000 finished at 1.1, so the 500th flow is one of them:
+	// crc16's median flow did finish faster, and it is the best there.
+	if b := c.Best[MetricSlowdownP50]; b.Method != "crc16" || c.ByMethod["crc16"].Metrics[MetricSlowdownP50].Value != 1.1 {
+		t.Errorf("slowdown p50: best %+v", b)
+	}
+	h := strings.Join(c.Headline, "\n")
+	if !strings.Contains(h, "Lowest FCT slowdown p99 (unfinished flows rank slowest): xor16 (2 [2, 2]), clearly ahead of crc16, whose 99th percentile falls among the unfinished flows") {
+		t.Errorf("headline:\n%s", h)
+	}
+	js, err := json.Marshal(c.ByMethod["crc16"].Metrics[MetricSlowdownP99])
+	if err != nil || !strings.Contains(string(js), `"value":null`) || !strings.Contains(string(js), `"unfinished":true`) || strings.Contains(string(js), "judged") {
+		t.Errorf("an unfinished estimate in JSON: %s %v", js, err)
+	}
+	var back Estimate
+	if err := json.Unmarshal(js, &back); err != nil || !back.Unfinished() {
+		t.Errorf("an unfinished estimate read back: %v %v", back, err)
+	}
+	if row := csvOf(t, c.Table()); !strings.Contains(row, "crc16,fct.slowdown_p99,,inf,inf,inf,false,true\n") {
+		t.Errorf("hash_comparison.csv lacks the unfinished p99 as inf:\n%s", row)
 	}
 }

@@ -164,21 +164,29 @@ func slowdownRows(n int, flow func(i int) *fctPoint, mtu, bdp int64) []SlowdownR
 // others (closed loop: every captured packet of the flow was a control packet the
 // simulated receivers replaced, e.g. the ACKs of a one-way transfer), which have no
 // completion time. Complete counts the flows that completed and ByCompletion all of
-// Flows by completion (every reason listed). SlowdownP50 and SlowdownP99 are the
-// empirical quantiles of fct_ps / ideal_fct_ps over the completed flows (null, with
-// Reason, when none completed); Rows the slowdown per transport and size bucket
-// (FCTSlowdown) with the MTU and fabric BDP that bound the buckets.
+// Flows by completion (every reason listed), CompleteFraction = Complete / Flows
+// (NaN without flows). SlowdownP50 and SlowdownP99 are the empirical quantiles of
+// fct_ps / ideal_fct_ps over the flows with data, an unfinished flow counted as
+// slower than every completed one (+Inf, SlowdownQuantile): +Inf ("unfinished",
+// null in JSON and named in Unfinished) when the quantile falls among the
+// unfinished flows, NaN without flows. Rows give the slowdown of the completed
+// flows per transport and size bucket (FCTSlowdown), with the MTU and fabric BDP
+// that bound the buckets.
 type FCTSummary struct {
-	MTUBytes     int64            `json:"mtu_bytes"`
-	BDPBytes     int64            `json:"bdp_bytes"`
-	Flows        int64            `json:"flows"`
-	NoDataFlows  int64            `json:"no_data_flows"`
-	Complete     int64            `json:"complete"`
-	ByCompletion map[string]int64 `json:"by_completion"`
-	SlowdownP50  float64          `json:"slowdown_p50"`
-	SlowdownP99  float64          `json:"slowdown_p99"`
-	Reason       string           `json:"reason,omitempty"`
-	Rows         []SlowdownRow    `json:"rows"`
+	MTUBytes         int64            `json:"mtu_bytes"`
+	BDPBytes         int64            `json:"bdp_bytes"`
+	Flows            int64            `json:"flows"`
+	NoDataFlows      int64            `json:"no_data_flows"`
+	Complete         int64            `json:"complete"`
+	CompleteFraction float64          `json:"complete_fraction"`
+	ByCompletion     map[string]int64 `json:"by_completion"`
+	SlowdownP50      float64          `json:"slowdown_p50"`
+	SlowdownP99      float64          `json:"slowdown_p99"`
+	// Unfinished names the quantiles (slowdown_p50, slowdown_p99) that fall among the
+	// unfinished flows: +Inf, written null.
+	Unfinished []string      `json:"unfinished"`
+	Reason     string        `json:"reason,omitempty"`
+	Rows       []SlowdownRow `json:"rows"`
 }
 
 // MarshalJSON writes undefined (NaN) measures as null.
@@ -214,21 +222,44 @@ func (ft *FlowTable) FCT(mtu, bdp int64) FCTSummary {
 			s.Complete++
 		}
 	}
-	s.SlowdownP50, s.SlowdownP99 = math.NaN(), math.NaN()
-	if all := s.Rows[len(s.Rows)-1]; all.P50 != nil {
-		s.SlowdownP50, s.SlowdownP99 = *all.P50, *all.P99
-	} else {
+	s.CompleteFraction, s.Unfinished = math.NaN(), []string{}
+	if s.Flows > 0 {
+		s.CompleteFraction = float64(s.Complete) / float64(s.Flows)
+	}
+	s.SlowdownP50, s.SlowdownP99 = ft.SlowdownQuantile(0.5), ft.SlowdownQuantile(0.99)
+	for _, q := range []struct {
+		name string
+		v    float64
+	}{{"slowdown_p50", s.SlowdownP50}, {"slowdown_p99", s.SlowdownP99}} {
+		if math.IsInf(q.v, 1) {
+			s.Unfinished = append(s.Unfinished, q.name)
+		}
+	}
+	switch {
+	case math.IsNaN(s.SlowdownP50):
+		s.Reason = NoFlowWithData
+	case s.Complete == 0:
 		s.Reason = NoCompletedFlow
 	}
 	return s
 }
 
+// UnfinishedWord is how a quantile that falls among the unfinished flows (+Inf) is
+// written for people.
+const UnfinishedWord = "unfinished"
+
+// NoFlowWithData is why a slowdown is undefined.
+const NoFlowWithData = "no flow with data"
+
 // FormatSlowdown formats a slowdown (a ratio >= 1) for people: three significant
-// digits, "1.00", "45.9", "312"; "-" when undefined.
+// digits, "1.00", "45.9", "312"; "unfinished" for +Inf (a quantile among the
+// unfinished flows); "-" when undefined.
 func FormatSlowdown(v float64) string {
 	switch {
 	case math.IsNaN(v):
 		return "-"
+	case math.IsInf(v, 1):
+		return UnfinishedWord
 	case math.Abs(v) >= 100:
 		return fmt.Sprintf("%.0f", v)
 	}

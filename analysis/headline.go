@@ -95,15 +95,21 @@ func fctLine(f FCTSummary) string {
 	if f.Complete == 0 || len(f.Rows) == 0 {
 		return line + ": no slowdown to report."
 	}
-	line += fmt.Sprintf("; slowdown p50 %s, p99 %s", FormatSlowdown(f.SlowdownP50), FormatSlowdown(f.SlowdownP99))
 	all := f.Rows[len(f.Rows)-5:] // transport "all": the four buckets, then "all"
+	largest := ""
 	for k := 3; k >= 0; k-- {
 		if r := all[k]; r.P99 != nil {
-			line += fmt.Sprintf(" (flows %s: p99 %s)", bucketWords(r.FCTBucket), FormatSlowdown(*r.P99))
+			largest = fmt.Sprintf(" (flows %s: p99 %s)", bucketWords(r.FCTBucket), FormatSlowdown(*r.P99))
 			break
 		}
 	}
-	return line + "."
+	if f.Complete == f.Flows {
+		return line + fmt.Sprintf("; slowdown p50 %s, p99 %s%s.", FormatSlowdown(f.SlowdownP50), FormatSlowdown(f.SlowdownP99), largest)
+	}
+	// Some unfinished: the ranked quantiles count them as slowest; the rows describe
+	// the completed flows.
+	return line + fmt.Sprintf("; slowdown with the unfinished flows ranked slowest: p50 %s, p99 %s; of the completed flows: p99 %s%s.",
+		FormatSlowdown(f.SlowdownP50), FormatSlowdown(f.SlowdownP99), FormatSlowdown(*all[4].P99), largest)
 }
 
 // bucketWords names a size bucket in a sentence: "< 9 KB", "9 KB to 205 KB", ">= 1.02 MB".

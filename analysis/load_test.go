@@ -308,8 +308,11 @@ func TestLoadAnalyze(t *testing.T) {
 	if p := s.Polarization; p.Flows != 2 || p.Judged || !math.IsNaN(p.AMI) || !strings.Contains(p.Reason, "too few flows (2)") {
 		t.Errorf("polarization %+v", p)
 	}
-	if !near(s.Delay.P99Ps, 2000+2000*(0.98)) {
-		t.Errorf("p99 %v", s.Delay.P99Ps)
+	// 2 of the 5 injected packets delivered, one in [1000, 2000) ps, one in [2000,
+	// 4000): over the delivered, p99 = 2000 + 2000 x 0.98; over the injected, the
+	// 3 undelivered rank slowest and the rank 4.95 is among them: unfinished.
+	if !near(s.Delay.All.P99Ps, 2000+2000*(0.98)) || !math.IsInf(s.Delay.P99Ps, 1) || !slices.Contains(s.Delay.Unfinished, "p99_ps") {
+		t.Errorf("delivered p99 %v, p99 %v (unfinished %v)", s.Delay.All.P99Ps, s.Delay.P99Ps, s.Delay.Unfinished)
 	}
 	if len(s.Buffer) != 2 || s.Buffer[0].Node != "rack-p1-r0" || s.Buffer[0].Peak != 9500 {
 		t.Errorf("buffer %+v", s.Buffer)
@@ -409,6 +412,10 @@ func TestLoadQuietRun(t *testing.T) {
 	}
 	if len(s.Warnings) != 0 {
 		t.Errorf("warnings %q", s.Warnings)
+	}
+	// Every packet delivered, the 5 in [1000, 2000) ps: p99 = 1000 + 1000 x 4.95 / 5.
+	if !near(s.Delay.P99Ps, 1990) || len(s.Delay.Unfinished) != 0 {
+		t.Errorf("p99 %v (unfinished %v), want 1990", s.Delay.P99Ps, s.Delay.Unfinished)
 	}
 }
 

@@ -41,6 +41,7 @@ const (
 	SweepFCTSlowdownP50 = "fct_slowdown_p50" // median FCT slowdown of completed flows (flows.arrow fct_ps / ideal_fct_ps)
 	SweepFCTSlowdownP95 = "fct_slowdown_p95" // 95th percentile
 	SweepFCTSlowdownP99 = "fct_slowdown_p99" // 99th percentile
+	SweepFCTComplete    = "fct_complete"     // share of the flows with data that completed (flows.arrow)
 	SweepMaxMeanPrefix  = "max_mean_"        // + tier: imbalance.tiers.<tier>.max_mean
 	sweepSourceRun      = "run.json"         // where a metric comes from
 	sweepSourceAnalysis = "analysis"         // Load and Analyze of the point
@@ -263,12 +264,15 @@ func pointMetrics(runDir string, opt Options) (map[string]*float64, error) {
 	} else {
 		m[SweepPolarization] = jsonNumber(doc, "polarization", "nmi")
 	}
-	p50, p95, p99, n, err := fctSlowdown(filepath.Join(runDir, records.FlowsFile))
+	p50, p95, p99, n, data, err := fctSlowdown(filepath.Join(runDir, records.FlowsFile))
 	if err != nil {
 		return nil, err
 	}
 	if n > 0 {
 		m[SweepFCTSlowdownP50], m[SweepFCTSlowdownP95], m[SweepFCTSlowdownP99] = num(p50), num(p95), num(p99)
+	}
+	if data > 0 {
+		m[SweepFCTComplete] = num(float64(n) / float64(data))
 	}
 	return m, nil
 }
@@ -298,30 +302,34 @@ func jsonNumber(doc map[string]any, keys ...string) *float64 {
 
 // fctSlowdown returns the 50th, 95th and 99th percentile of fct_ps / ideal_fct_ps
 // over the completed flows of flows.arrow (empirical quantiles: the smallest
-// slowdown with at least that fraction of flows at or below it), and how many
-// flows count.
-func fctSlowdown(path string) (p50, p95, p99 float64, n int, err error) {
+// slowdown with at least that fraction of flows at or below it), how many flows
+// count, and how many flows have data (size_bytes or ideal_fct_ps above 0: the
+// completed ones and the unfinished).
+func fctSlowdown(path string) (p50, p95, p99 float64, n, data int, err error) {
 	r, err := records.OpenFlows(path)
 	if err != nil {
-		return 0, 0, 0, 0, err
+		return 0, 0, 0, 0, 0, err
 	}
 	defer r.Close()
 	var xs []float64
 	var row records.FlowRow
 	for r.Next(&row) {
+		if row.SizeBytes > 0 || row.IdealFctPs > 0 {
+			data++
+		}
 		if row.Completion == records.CompletionComplete && row.IdealFctPs > 0 {
 			xs = append(xs, float64(row.FctPs)/float64(row.IdealFctPs))
 		}
 	}
 	if err := r.Err(); err != nil {
-		return 0, 0, 0, 0, err
+		return 0, 0, 0, 0, 0, err
 	}
 	if len(xs) == 0 {
-		return 0, 0, 0, 0, nil
+		return 0, 0, 0, 0, data, nil
 	}
 	sort.Float64s(xs)
 	q := func(p float64) float64 { return stat.Quantile(p, stat.Empirical, xs, nil) }
-	return q(0.50), q(0.95), q(0.99), len(xs), nil
+	return q(0.50), q(0.95), q(0.99), len(xs), data, nil
 }
 
 // sweepMetrics lists the metrics the points have, in display order.
@@ -365,9 +373,11 @@ func sweepMetrics(points []SweepPoint) []SweepMetric {
 	all = append(all,
 		SweepMetric{Name: SweepPolarization, Title: "rack/fabric polarization", Unit: "ratio", Source: sweepSourceAnalysis,
 			Note: polarizationNote},
-		SweepMetric{Name: SweepFCTSlowdownP50, Title: "FCT slowdown p50", Unit: "ratio", Source: sweepSourceFlows},
-		SweepMetric{Name: SweepFCTSlowdownP95, Title: "FCT slowdown p95", Unit: "ratio", Source: sweepSourceFlows},
-		SweepMetric{Name: SweepFCTSlowdownP99, Title: "FCT slowdown p99", Unit: "ratio", Source: sweepSourceFlows},
+		SweepMetric{Name: SweepFCTSlowdownP50, Title: "FCT slowdown p50", Unit: "ratio", Source: sweepSourceFlows, Note: "over the completed flows (see flows completed)"},
+		SweepMetric{Name: SweepFCTSlowdownP95, Title: "FCT slowdown p95", Unit: "ratio", Source: sweepSourceFlows, Note: "over the completed flows (see flows completed)"},
+		SweepMetric{Name: SweepFCTSlowdownP99, Title: "FCT slowdown p99", Unit: "ratio", Source: sweepSourceFlows, Note: "over the completed flows (see flows completed)"},
+		SweepMetric{Name: SweepFCTComplete, Title: "flows completed", Unit: "fraction", Source: sweepSourceFlows,
+			Note: "the slowdowns are over the completed flows: read them with this share", Higher: true},
 	)
 	var out []SweepMetric
 	for _, m := range all {

@@ -297,7 +297,7 @@ func comparisonMetrics(c *analysis.Comparison) []string {
 		}
 	}
 	for _, m := range []string{analysis.MetricAMI, analysis.MetricDrops, analysis.MetricCEFraction, analysis.MetricPausedPs, analysis.MetricP99Delay,
-		analysis.MetricSlowdownP50, analysis.MetricSlowdownP99} {
+		analysis.MetricSlowdownP50, analysis.MetricSlowdownP99, analysis.MetricCompleteFraction} {
 		if slices.Contains(c.Metrics, m) {
 			ms = append(ms, m)
 		}
@@ -333,10 +333,17 @@ func metricCI(c *analysis.Comparison, metric string) plots.MetricCI {
 		if e.HasCI {
 			v.Lo, v.Hi = e.Lo, e.Hi
 		}
+		if e.Unfinished() { // among the unfinished: no point to draw, the name says so
+			v.Method, v.Value, v.Lo, v.Hi = unfinishedMark+m, math.NaN(), math.NaN(), math.NaN()
+		}
 		mc.Values = append(mc.Values, v)
 	}
 	return mc
 }
+
+// unfinishedMark starts the name of a run whose value in a comparison panel is
+// unfinished (a quantile among its unfinished flows or undelivered packets): not drawn.
+const unfinishedMark = "∞ "
 
 func comparisonFigure(c *analysis.Comparison) plots.Comparison {
 	pc := plots.Comparison{Title: c.Title()}
@@ -391,6 +398,8 @@ func metricLabel(metric string) string {
 		return "FCT slowdown p50"
 	case analysis.MetricSlowdownP99:
 		return "FCT slowdown p99"
+	case analysis.MetricCompleteFraction:
+		return "flows completed"
 	case analysis.MetricPauseIntervals:
 		return "PFC pause intervals"
 	}

@@ -212,12 +212,18 @@ func comparisonSection(j *job, figs *figures) report.Section {
 	sec.Blocks = append(sec.Blocks, figs.block(plots.NameHashComparison))
 	flows := c.ByMethod[c.Methods[0]].Flows
 	sec.Blocks = append(sec.Blocks, report.ParagraphBlock(fmt.Sprintf(
-		"Values with [%g%% %s bootstrap interval; for AMI the normal interval with the bootstrap standard error] over the %s flows (%s replicates, seed %d, the same resampled flows for every %s; a replicate in which a metric is undefined is left out). Lossless drops, pause intervals and time, storms, CE marks at queues and the packet p99 delay are run-level numbers that cannot be resampled by flow: they have no interval. Imbalance comes from the member loads loadbalance.arrow measured (frame bytes), as in a single run's analysis. FCT slowdowns are over each run's completed flows (see Flow completion).",
+		"Values with [%g%% %s bootstrap interval; for AMI the normal interval with the bootstrap standard error] over the %s flows (%s replicates, seed %d, the same resampled flows for every %s; a replicate in which a metric is undefined is left out). Lossless drops, pause intervals and time, storms, CE marks at queues and the packet p99 delay are run-level numbers that cannot be resampled by flow: they have no interval. Imbalance comes from the member loads loadbalance.arrow measured (frame bytes), as in a single run's analysis. FCT slowdowns and the flow mean-delay p99 count every flow with data, an unfinished flow as slower than every completed one, and the packet p99 delay every injected packet, one not delivered as slower than every delivered one: a quantile that falls among them reads \"unfinished\" (in the figure, the run's name starts with ∞ and no point is drawn), so that a run never ranks ahead by leaving flows unfinished; \"flows completed\" is the share of the flows with data that completed (see Flow completion).",
 		100*c.Level, c.Interval, units.FormatCount(int64(flows)), units.FormatCount(int64(c.B)), c.Seed, c.Noun())))
 	cols := append(append([]string{"metric"}, c.Methods...), "best")
 	t := report.Table{Columns: cols, Source: "tables/hash_comparison.csv"}
 	for _, metric := range c.Metrics {
-		f, unit := metricFormat(c, metric)
+		num, unit := metricFormat(c, metric)
+		f := func(v float64) string {
+			if math.IsInf(v, 1) {
+				return analysis.UnfinishedWord
+			}
+			return num(v)
+		}
 		label := metricLabel(metric)
 		if unit != "" {
 			label += " (" + unit + ")"
