@@ -93,6 +93,7 @@ type Summary struct {
 	FCT          FCTSummary        `json:"fct"`
 	Transport    *TransportSummary `json:"transport"`
 	Buffer       []BufferSeries    `json:"buffer"`
+	Congestion   Congestion        `json:"congestion"`
 }
 
 // PFCSummary is the PFC part of a Summary. PausedPs sums the pause intervals'
@@ -282,6 +283,7 @@ func Analyze(run *Run, opt Options) (*Summary, error) {
 	commonWindow(s.Buffer)
 
 	s.Warnings = append(s.Warnings, crossCheck(run, s)...)
+	s.Congestion = congestion(run, s)
 	s.Headline = headline(s)
 	opt.progress("done", 1, 1)
 	return s, nil

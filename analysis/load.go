@@ -56,6 +56,7 @@ func LoadWith(runDir string, progress func(stage string, done, total int)) (*Run
 	if err != nil {
 		return nil, inRun(runDir, err)
 	}
+	info.OfferedLoad = readOfferedLoad(runDir)
 	l.run = &Run{Dir: runDir, Info: info}
 	steps := []struct {
 		file     string
@@ -294,7 +295,8 @@ func (l *loader) ports(path string) error {
 				l.hostUp[n] = portRef{r.Port, p}
 			}
 		}
-		l.run.Queues = append(l.run.Queues, QueueCounters{PortClass: PortClass{n, r.Port, r.TC}, Tier: r.Tier, TxPackets: r.TxPackets, ECNMarked: r.ECNMarked, WatermarkBytes: r.QueueWatermarkBytes})
+		l.run.Queues = append(l.run.Queues, QueueCounters{PortClass: PortClass{n, r.Port, r.TC}, Tier: r.Tier, Peer: p, TxPackets: r.TxPackets, TxBytes: r.TxBytes,
+			ECNMarked: r.ECNMarked, WatermarkBytes: r.QueueWatermarkBytes})
 		l.run.PortsPausedPs += r.PausedPs
 		return nil
 	})

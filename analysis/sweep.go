@@ -42,6 +42,7 @@ const (
 	SweepFCTSlowdownP95 = "fct_slowdown_p95" // 95th percentile
 	SweepFCTSlowdownP99 = "fct_slowdown_p99" // 99th percentile
 	SweepFCTComplete    = "fct_complete"     // share of the flows with data that completed (flows.arrow)
+	SweepHostLoad       = "host_link_load"   // the busiest host link's load (congestion.busiest_host_link)
 	SweepMaxMeanPrefix  = "max_mean_"        // + tier: imbalance.tiers.<tier>.max_mean
 	sweepSourceRun      = "run.json"         // where a metric comes from
 	sweepSourceAnalysis = "analysis"         // Load and Analyze of the point
@@ -124,6 +125,8 @@ type SweepSummary struct {
 	Series   []SweepSeries       `json:"series"`
 	Answers  []SweepAnswer       `json:"answers"`
 	Headline []string            `json:"headline"`
+
+	loadSource string // where SweepHostLoad comes from (LoadFromRunJSON, LoadFromPorts)
 }
 
 // ErrSweepIncomplete: a sweep directory with points that are not done.
@@ -170,13 +173,16 @@ func AnalyzeSweep(ctx context.Context, dir string, opt Options) (*SweepSummary, 
 			}
 			po := opt
 			po.Progress = nil // points run in parallel: only the count of points is reported
-			m, err := pointMetrics(filepath.Join(dir, p.Dir), po)
+			m, source, err := pointMetrics(filepath.Join(dir, p.Dir), po)
 			if err != nil {
 				errs[k] = fmt.Errorf("%s: %w", p.Dir, err)
 				return
 			}
 			s.Points[k] = SweepPoint{ID: p.ID, Dir: p.Dir, Values: p.Values, Metrics: m}
 			mu.Lock()
+			if source != "" && (s.loadSource == "" || source == LoadFromPorts) {
+				s.loadSource = source // ports.arrow when any point lacks offered_load
+			}
 			done++
 			opt.progress("sweep points", done, len(todo))
 			mu.Unlock()
@@ -220,13 +226,14 @@ func IncompleteSweep(dir string, sw *records.Sweep) error {
 		ErrSweepIncomplete, dir, len(nd), len(sw.Points), strings.Join(first, ", "), dir, len(sw.Points)-len(nd))
 }
 
-// pointMetrics reads one point's metrics.
-func pointMetrics(runDir string, opt Options) (map[string]*float64, error) {
+// pointMetrics reads one point's metrics, and where its SweepHostLoad comes from
+// (HostLoad.Source).
+func pointMetrics(runDir string, opt Options) (_ map[string]*float64, loadSource string, err error) {
 	m := map[string]*float64{}
 	num := func(v float64) *float64 { return &v }
 	rj, err := records.ReadRun(runDir)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	sim := &rj.Simulation
 	m[SweepDrops] = num(float64(sim.DroppedTotal()))
@@ -236,19 +243,19 @@ func pointMetrics(runDir string, opt Options) (map[string]*float64, error) {
 
 	run, err := Load(runDir)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	sum, err := Analyze(run, opt)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	js, err := json.Marshal(sum)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	var doc map[string]any
 	if err := json.Unmarshal(js, &doc); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	m[SweepPausedPs] = jsonNumber(doc, "pfc", "paused_ps")
 	if storms, ok := jsonPath(doc, "pfc", "storms").([]any); ok {
@@ -259,6 +266,14 @@ func pointMetrics(runDir string, opt Options) (map[string]*float64, error) {
 			m[SweepMaxMeanPrefix+tier] = jsonNumber(doc, "imbalance", "tiers", tier, "max_mean")
 		}
 	}
+	// The busiest host link's load: its peak 1 ms bin (run.json offered_load), else its
+	// mean over the run (ports.arrow); the source goes into the metric's note.
+	loadSource, _ = jsonPath(doc, "congestion", "busiest_host_link", "source").(string)
+	if v := jsonNumber(doc, "congestion", "busiest_host_link", "peak_share"); v != nil {
+		m[SweepHostLoad] = v
+	} else {
+		m[SweepHostLoad] = jsonNumber(doc, "congestion", "busiest_host_link", "mean_share")
+	}
 	if v := jsonNumber(doc, "polarization", "ami"); v != nil || jsonPath(doc, "polarization", "ami") != nil {
 		m[SweepPolarization] = v
 	} else {
@@ -266,7 +281,7 @@ func pointMetrics(runDir string, opt Options) (map[string]*float64, error) {
 	}
 	p50, p95, p99, n, data, err := fctSlowdown(filepath.Join(runDir, records.FlowsFile))
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if n > 0 {
 		m[SweepFCTSlowdownP50], m[SweepFCTSlowdownP95], m[SweepFCTSlowdownP99] = num(p50), num(p95), num(p99)
@@ -274,7 +289,7 @@ func pointMetrics(runDir string, opt Options) (map[string]*float64, error) {
 	if data > 0 {
 		m[SweepFCTComplete] = num(float64(n) / float64(data))
 	}
-	return m, nil
+	return m, loadSource, nil
 }
 
 // polarizationNote names the measure SweepPolarization holds.
@@ -366,6 +381,8 @@ func sweepMetrics(points []SweepPoint) []SweepMetric {
 		{Name: SweepPausedPs, Title: "PFC paused time", Unit: "ps", Source: sweepSourceAnalysis, Note: "summed over the paused port-classes"},
 		{Name: SweepStorms, Title: "PFC storms", Unit: "episodes", Source: sweepSourceAnalysis, Zero: "no PFC storm"},
 		{Name: SweepCEMarked, Title: "CE marks", Unit: "packets", Source: sweepSourceRun},
+		{Name: SweepHostLoad, Title: "busiest host link load", Unit: "fraction", Source: sweepSourceAnalysis,
+			Note: "of its speed: the peak 1 ms bin of run.json offered_load, or, for a run without it, the mean over the run from ports.arrow"},
 	}
 	for _, t := range tiers {
 		all = append(all, SweepMetric{Name: SweepMaxMeanPrefix + t, Title: "max/mean member load (" + t + ")", Unit: "ratio", Source: sweepSourceAnalysis})
@@ -611,6 +628,10 @@ func sweepHeadline(s *SweepSummary) []string {
 	if len(s.NotDone) > 0 {
 		out = append(out, PartialSentence(s.Dir, s.Axes, len(s.Points), s.NotDone))
 	}
+	if line := s.quietLine(); line != "" {
+		// Every answer is "the smallest swept": one line says it all.
+		return append(out, line)
+	}
 	type group struct {
 		question string
 		answers  []SweepAnswer
@@ -657,6 +678,49 @@ func sweepHeadline(s *SweepSummary) []string {
 		}
 	}
 	return out
+}
+
+// Quiet says whether nothing congested at any analyzed point: no drop, lossless
+// drop, PFC frame or CE mark (run.json).
+func (s *SweepSummary) Quiet() bool {
+	for _, p := range s.Points {
+		for _, m := range []string{SweepDrops, SweepLosslessDrops, SweepPFCFrames, SweepCEMarked} {
+			if v := p.Metrics[m]; v == nil || *v != 0 {
+				return false
+			}
+		}
+	}
+	return len(s.Points) > 0
+}
+
+// quietLine is the sweep's one headline line when nothing congested at any point:
+// that, and the busiest host link's largest load over the points (SweepHostLoad);
+// "" when something congested.
+func (s *SweepSummary) quietLine() string {
+	if !s.Quiet() {
+		return ""
+	}
+	line := fmt.Sprintf("Nothing congested at any of the %d points: no drop, PFC pause or ECN mark", len(s.Points))
+	hi := -1
+	for k := range s.Points {
+		if v := s.Points[k].Metrics[SweepHostLoad]; v != nil && (hi < 0 || *v > *s.Points[hi].Metrics[SweepHostLoad]) {
+			hi = k
+		}
+	}
+	if hi >= 0 {
+		line += fmt.Sprintf("; the busiest host link's load reached at most %s of its speed (%s; %s)", units.FormatFraction(*s.Points[hi].Metrics[SweepHostLoad]),
+			pointLabel(s, hi), s.hostLoadSource())
+	}
+	return line + ". The fabric was not loaded: raise the load (speedup, more traffic) to see it congest."
+}
+
+// hostLoadSource says what SweepHostLoad holds: "peak 1 ms bin, run.json
+// offered_load" or "mean over the run, ports.arrow".
+func (s *SweepSummary) hostLoadSource() string {
+	if s.loadSource == LoadFromRunJSON {
+		return "its peak 1 ms bin, " + LoadFromRunJSON
+	}
+	return "its mean over the run, " + LoadFromPorts + ": these runs have no run.json offered_load"
 }
 
 // pointLabel is "p0003: hash=crc16, Switch.BufferSize=16MiB" (the varying axes).

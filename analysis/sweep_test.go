@@ -217,3 +217,31 @@ func TestSweepPartial(t *testing.T) {
 		}
 	}
 }
+
+// A sweep where nothing congested at any point (no drop, lossless drop, PFC frame or
+// CE mark) says so in one line with the busiest host link's largest load, instead of
+// answers that are all "the smallest swept".
+func TestSweepNothingCongested(t *testing.T) {
+	sp := records.SweepAxis{Name: "speedup", Values: []string{"1", "4"}, Kind: records.KindNumber, Numeric: []float64{1, 4}}
+	s := &SweepSummary{Dir: "sw", Axes: []records.SweepAxis{sp}, loadSource: LoadFromRunJSON}
+	for k, load := range []float64{0.03, 0.12} {
+		zero, l := 0.0, load
+		s.Points = append(s.Points, SweepPoint{ID: k, Dir: records.PointDir(k), Values: []string{sp.Values[k]}, Metrics: map[string]*float64{
+			SweepDrops: &zero, SweepLosslessDrops: &zero, SweepPFCFrames: &zero, SweepCEMarked: &zero, SweepHostLoad: &l}})
+	}
+	s.Metrics = sweepMetrics(s.Points)
+	s.Series = sweepSeries(s)
+	s.Answers = sweepAnswers(s)
+	s.Headline = sweepHeadline(s)
+	want := "Nothing congested at any of the 2 points: no drop, PFC pause or ECN mark; the busiest host link's load reached at most 12% of its speed (p0001: speedup=4; its peak 1 ms bin, run.json offered_load). The fabric was not loaded: raise the load (speedup, more traffic) to see it congest."
+	if !s.Quiet() || !slices.Equal(s.Headline, []string{want}) {
+		t.Errorf("headline %q, want %q", s.Headline, want)
+	}
+	// One drop somewhere: the usual answers.
+	one := 1.0
+	s.Points[0].Metrics[SweepDrops] = &one
+	s.Answers = sweepAnswers(s)
+	if s.Quiet() || slices.Contains(sweepHeadline(s), want) {
+		t.Errorf("a sweep with a drop reads quiet: %q", sweepHeadline(s))
+	}
+}

@@ -418,10 +418,29 @@ func TestQuietRun(t *testing.T) {
 		t.Errorf("ecmp_member_load over unjudged sets: drawn %v, no_data %v", slices.Contains(figs, plots.NameECMPMemberLoad), got)
 	}
 	md, _ := os.ReadFile(filepath.Join(out, "report.md"))
-	for _, want := range []string{"No drops", "No PFC pauses", "No ECN marks", "No packets were dropped."} {
+	for _, want := range []string{"No drops", "No PFC pauses", "No ECN marks"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("report.md does not say %q", want)
 		}
+	}
+	// Nothing congested, in one line with the busiest host link's load: without
+	// run.json offered_load, its frame bytes (flows.arrow: IPv4 bytes + 18 per packet
+	// of the flow that host sends, one each) over the simulated time and its 100 Gbps.
+	var busiest float64
+	fr, err := records.OpenFlows(filepath.Join(runDir, records.FlowsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var row records.FlowRow
+	for fr.Next(&row) {
+		busiest = max(busiest, float64(row.Bytes+18*row.Packets))
+	}
+	fr.Close()
+	share := busiest * 8 / (float64(rj.Simulation.SimTimePs) * 1e-12) / 100e9
+	want := fmt.Sprintf("Nothing congested: no drop, PFC pause or ECN mark; the busiest host link, host-p0-r1-h0 to rack-p0-r1, carried %s of its 100Gbps on average over the %s simulated (ports.arrow; ",
+		units.FormatFraction(share), units.FormatPs(float64(rj.Simulation.SimTimePs)))
+	if head := stringsAt(t, sum, "headline"); !strings.HasPrefix(head[0], want) || slices.Contains(head, "No packets were dropped.") {
+		t.Errorf("headline %q, want it to open with %q", head, want)
 	}
 	if number(t, sum, "drops", "total") != 0 || number(t, sum, "pfc", "pause_intervals") != 0 {
 		t.Error("quiet run: drops or pauses in summary.json")

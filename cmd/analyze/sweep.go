@@ -121,8 +121,9 @@ func analyzeSweep(o *options, dir string) error {
 		return classifyInput(err)
 	}
 	var res []byte
+	var sj *sweepSummaryJSON
 	od, err := writeAnalysis(out, o.out != "", func(od *outputDir) (err error) {
-		res, err = writeSweep(ctx, od, s, o)
+		res, sj, err = writeSweep(ctx, od, s, o)
 		return err
 	})
 	if err != nil {
@@ -133,7 +134,17 @@ func analyzeSweep(o *options, dir string) error {
 		_, err := o.stdout.Write(res)
 		return err
 	}
-	fmt.Fprintf(o.stdout, "wrote %s: report.html, report.md, summary.json, sweep figures (plots/sweep_*.png, *.svg), tables/sweep.%s\n", od.d.Final(), o.tables)
+	fmt.Fprintf(o.stdout, "wrote %s: report.html, report.md, summary.json, %s (plots/sweep_*.png, *.svg), tables/sweep.%s\n", od.d.Final(),
+		cli.Plural(int64(len(sj.Figures)), "figure"), o.tables)
+	if len(sj.NoData) > 0 {
+		var parts []string
+		for _, m := range s.Metrics {
+			if why, ok := sj.NoData[plots.NameSweepPrefix+m.Name]; ok {
+				parts = append(parts, plots.NameSweepPrefix+m.Name+" ("+why+")")
+			}
+		}
+		fmt.Fprintf(o.stdout, "  not drawn: %s\n", strings.Join(parts, ", "))
+	}
 	for _, h := range s.Headline {
 		fmt.Fprintf(o.stdout, "  %s\n", h)
 	}
@@ -142,24 +153,28 @@ func analyzeSweep(o *options, dir string) error {
 
 // writeSweep writes the sweep's table, figures, report and (last) summary.json into
 // the output directory's temporary path, and returns summary.json.
-func writeSweep(ctx context.Context, od *outputDir, s *analysis.SweepSummary, o *options) ([]byte, error) {
+func writeSweep(ctx context.Context, od *outputDir, s *analysis.SweepSummary, o *options) ([]byte, *sweepSummaryJSON, error) {
 	sj := &sweepSummaryJSON{Tool: "tracefabric analyze " + version, Headline: s.Headline, NoData: map[string]string{},
 		Figures: []string{}, Sweep: s}
 	if err := os.Mkdir(od.path("tables"), 0o755); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	tables := []analysis.Table{s.Table()}
 	if err := writeTables(od.path("tables"), tables, o.tables); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	sj.Tables = append(sj.Tables, tables[0].Name)
 	if err := os.Mkdir(od.path(report.FigureDir), 0o755); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var figBlocks []report.Block
 	for _, m := range s.Metrics {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, nil, err
+		}
+		if allZero(s, m.Name) { // a flat line at 0 says nothing the table does not
+			sj.NoData[plots.NameSweepPrefix+m.Name] = "0 at every point"
+			continue
 		}
 		fig, err := plots.Sweep(sweepFigure(s, m), plots.Options{})
 		var nd *plots.NoDataError
@@ -168,11 +183,11 @@ func writeSweep(ctx context.Context, od *outputDir, s *analysis.SweepSummary, o 
 			continue
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		files, err := fig.Save(od.path(report.FigureDir))
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		sj.Figures = append(sj.Figures, fig.Name)
 		caption := m.Title + " (" + m.Source + ")"
@@ -181,16 +196,26 @@ func writeSweep(ctx context.Context, od *outputDir, s *analysis.SweepSummary, o 
 		}
 		figBlocks = append(figBlocks, report.FigureBlock(report.Figure{Name: fig.Name, Title: fig.Title, Caption: caption, PNG: files.PNGData}))
 	}
-	rep := sweepReport(s, figBlocks)
+	rep := sweepReport(s, figBlocks, sj.NoData)
 	if err := rep.Save(od.d.Temp()); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	data, err := json.MarshalIndent(sj, "", "  ")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	data = append(data, '\n')
-	return data, os.WriteFile(od.path(summaryFile), data, 0o644)
+	return data, sj, os.WriteFile(od.path(summaryFile), data, 0o644)
+}
+
+// allZero reports whether metric is 0 (or undefined) at every point of s.
+func allZero(s *analysis.SweepSummary, metric string) bool {
+	for _, p := range s.Points {
+		if v := p.Metrics[metric]; v != nil && *v != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // sweepFigure is the figure model of one metric: a panel per axis the series use.
@@ -268,7 +293,7 @@ func pointsTable(s *analysis.SweepSummary) report.Table {
 
 // sweepReport is the report of a sweep: the answers, the points' table, a figure
 // per metric.
-func sweepReport(s *analysis.SweepSummary, figs []report.Block) *report.Report {
+func sweepReport(s *analysis.SweepSummary, figs []report.Block, noData map[string]string) *report.Report {
 	var axes []string
 	for _, a := range s.Axes {
 		axes = append(axes, fmt.Sprintf("%s (%s)", a.Name, strings.Join(a.Values, ", ")))
@@ -317,7 +342,16 @@ func sweepReport(s *analysis.SweepSummary, figs []report.Block) *report.Report {
 	rep.Sections = append(rep.Sections, sec)
 	figSec := report.Section{Title: "Metrics against the axes", Blocks: figs}
 	if len(figs) == 0 {
-		figSec.Blocks = []report.Block{report.NoDataBlock("No figure: no metric has a value.")}
+		figSec.Blocks = []report.Block{report.NoDataBlock("No figure: no metric has a value other than 0.")}
+	}
+	if len(noData) > 0 {
+		var names []string
+		for _, m := range s.Metrics {
+			if why, ok := noData[plots.NameSweepPrefix+m.Name]; ok {
+				names = append(names, m.Title+" ("+why+")")
+			}
+		}
+		figSec.Blocks = append(figSec.Blocks, report.ParagraphBlock("Not drawn: "+strings.Join(names, ", ")+"; the table of every point above holds them."))
 	}
 	rep.Sections = append(rep.Sections, figSec)
 	return rep

@@ -48,6 +48,7 @@ func TestAnalyzeSweep(t *testing.T) {
 	// whose run dropped nothing.
 	want := map[string]string{}
 	drops := map[string]int64{}
+	var lossless int64
 	for k := range 12 {
 		p := records.PointDir(k)
 		run, err := records.ReadRun(filepath.Join(dir, p))
@@ -59,6 +60,7 @@ func TestAnalyzeSweep(t *testing.T) {
 			t.Fatalf("%s: hash %s", p, run.HashMethod)
 		}
 		drops[p] = run.Simulation.DroppedTotal()
+		lossless += run.Simulation.LosslessDrops
 		if _, ok := want[h]; !ok && drops[p] == 0 {
 			want[h] = size
 		}
@@ -78,6 +80,7 @@ func TestAnalyzeSweep(t *testing.T) {
 	var sum struct {
 		Headline []string
 		Figures  []string
+		NoData   map[string]string `json:"no_data"`
 		Sweep    struct {
 			Answers []struct {
 				Metric, Axis, Value string
@@ -152,10 +155,18 @@ func TestAnalyzeSweep(t *testing.T) {
 			t.Errorf("%s: drops %s in sweep.csv, %d in run.json", r[col["point"]], r[col["drops"]], drops[r[col["point"]]])
 		}
 	}
-	for _, name := range []string{"sweep_drops", "sweep_lossless_drops", "sweep_pfc_paused_ps"} {
+	for _, name := range []string{"sweep_drops", "sweep_pfc_paused_ps"} {
 		if _, err := os.Stat(filepath.Join(dir, "analysis", "plots", name+".png")); err != nil || !strings.Contains(strings.Join(sum.Figures, " "), name) {
 			t.Errorf("figure %s: %v (figures %v)", name, err, sum.Figures)
 		}
+	}
+	// No point had a lossless drop (run.json): its figure, a line at 0, is not drawn.
+	if lossless != 0 {
+		t.Fatalf("the demo sweep had %d lossless drops: choose another metric for this check", lossless)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "analysis", "plots", "sweep_lossless_drops.png")); err == nil || sum.NoData["sweep_lossless_drops"] != "0 at every point" ||
+		!strings.Contains(stdout, "not drawn: sweep_lossless_drops (0 at every point)") {
+		t.Errorf("the all-zero lossless drops figure: drawn %v, no_data %q", err == nil, sum.NoData["sweep_lossless_drops"])
 	}
 	if html, err := os.ReadFile(filepath.Join(dir, "analysis", "report.html")); err != nil || !strings.Contains(string(html), "smallest Switch.BufferSize with no drop") {
 		t.Errorf("report.html: %v", err)
