@@ -103,28 +103,17 @@ type SweepAnswer struct {
 	NotAnalyzed []string `json:"not_analyzed,omitempty"`
 }
 
-// SweepPointStatus is a point of the sweep that was not analyzed: its status in
-// sweep.json terms (records.PointStatus: failed, incomplete, mismatch, missing) and
-// why (its replay's error for a failed point).
-type SweepPointStatus struct {
-	ID     int                 `json:"id"`
-	Dir    string              `json:"dir"`
-	Values []string            `json:"values"`
-	Status records.PointStatus `json:"status"`
-	Detail string              `json:"detail,omitempty"`
-}
-
 // SweepSummary is the analysis of a sweep (summary.json "sweep"). Points are the
 // analyzed points; NotDone, in a partial analysis (Options.Partial), the others.
 type SweepSummary struct {
-	Dir      string              `json:"dir"`
-	Points   []SweepPoint        `json:"points"`
-	NotDone  []SweepPointStatus  `json:"not_done"`
-	Axes     []records.SweepAxis `json:"axes"`
-	Metrics  []SweepMetric       `json:"metrics"`
-	Series   []SweepSeries       `json:"series"`
-	Answers  []SweepAnswer       `json:"answers"`
-	Headline []string            `json:"headline"`
+	Dir      string               `json:"dir"`
+	Points   []SweepPoint         `json:"points"`
+	NotDone  []records.PointState `json:"not_done"`
+	Axes     []records.SweepAxis  `json:"axes"`
+	Metrics  []SweepMetric        `json:"metrics"`
+	Series   []SweepSeries        `json:"series"`
+	Answers  []SweepAnswer        `json:"answers"`
+	Headline []string             `json:"headline"`
 
 	loadSource string // where SweepHostLoad comes from (LoadFromRunJSON, LoadFromPorts)
 }
@@ -142,7 +131,7 @@ func AnalyzeSweep(ctx context.Context, dir string, opt Options) (*SweepSummary, 
 		return nil, err
 	}
 	sw.Scan(dir)
-	notDone := SweepNotDone(sw)
+	notDone := sw.States(true)
 	switch {
 	case len(notDone) > 0 && !opt.Partial:
 		return nil, IncompleteSweep(dir, sw)
@@ -199,22 +188,11 @@ func AnalyzeSweep(ctx context.Context, dir string, opt Options) (*SweepSummary, 
 	return s, nil
 }
 
-// SweepNotDone lists the points of a scanned sweep that are not done.
-func SweepNotDone(sw *records.Sweep) []SweepPointStatus {
-	out := []SweepPointStatus{}
-	for _, p := range sw.Points {
-		if p.Status != records.StatusDone {
-			out = append(out, SweepPointStatus{ID: p.ID, Dir: p.Dir, Values: p.Values, Status: p.Status, Detail: p.Detail})
-		}
-	}
-	return out
-}
-
 // IncompleteSweep is the ErrSweepIncomplete error of a scanned sweep in dir: how
 // many points are not done, the first five with their status, where to see them
 // all, and that analyze --partial analyzes the done ones.
 func IncompleteSweep(dir string, sw *records.Sweep) error {
-	nd := SweepNotDone(sw)
+	nd := sw.States(true)
 	var first []string
 	for _, p := range nd[:min(5, len(nd))] {
 		first = append(first, p.Dir+" "+string(p.Status))
@@ -594,7 +572,7 @@ func (s *SweepSummary) notAnalyzed(ai int, names, values []string) []string {
 // PartialSentence says which points of the sweep in dir a partial analysis of
 // analyzed points left out (nd): the first five with their settings on the varying
 // axes, status and reason, and how many more.
-func PartialSentence(dir string, axes []records.SweepAxis, analyzed int, nd []SweepPointStatus) string {
+func PartialSentence(dir string, axes []records.SweepAxis, analyzed int, nd []records.PointState) string {
 	var parts []string
 	for _, p := range nd[:min(5, len(nd))] {
 		var set []string

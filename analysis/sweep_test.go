@@ -186,7 +186,7 @@ func TestSweepPartial(t *testing.T) {
 	drops := []float64{0, 50, -1, 7, 90, 20} // p0002 failed
 	for k, v := range all {
 		if drops[k] < 0 {
-			s.NotDone = append(s.NotDone, SweepPointStatus{ID: k, Dir: records.PointDir(k), Values: v, Status: records.StatusFailed, Detail: "replay: boom"})
+			s.NotDone = append(s.NotDone, records.PointState{ID: k, Dir: records.PointDir(k), Values: v, Status: records.StatusFailed, Detail: "replay: boom"})
 			continue
 		}
 		d, zero := drops[k], 0.0

@@ -127,6 +127,28 @@ const (
 // PointStatuses lists the statuses in the order summaries count them.
 var PointStatuses = []PointStatus{StatusDone, StatusFailed, StatusIncomplete, StatusMismatch, StatusMissing}
 
+// PointState is a point and its status, as `replay sweep --status --json` and
+// `analyze --partial` list them.
+type PointState struct {
+	ID     int         `json:"id"`
+	Dir    string      `json:"dir"`
+	Values []string    `json:"values"`
+	Status PointStatus `json:"status"`
+	Detail string      `json:"detail,omitempty"`
+}
+
+// States lists the points with their status (as of the last Scan); only those not
+// done when notDone.
+func (s *Sweep) States(notDone bool) []PointState {
+	out := []PointState{}
+	for _, p := range s.Points {
+		if !notDone || p.Status != StatusDone {
+			out = append(out, PointState{ID: p.ID, Dir: p.Dir, Values: p.Values, Status: p.Status, Detail: p.Detail})
+		}
+	}
+	return out
+}
+
 // PointDir is the run directory name of point k: p0000, p0001, ...
 func PointDir(k int) string { return fmt.Sprintf("p%04d", k) }
 

@@ -25,7 +25,7 @@ type options struct {
 	defaultOut string
 	// notDone: the points of such a sweep left out by --partial, and partial the
 	// sentence that says so.
-	notDone []analysis.SweepPointStatus
+	notDone []records.PointState
 	partial string
 	force   bool // replace an analysis of other runs in the output directory
 	top     int  // rows of top-N tables in the report

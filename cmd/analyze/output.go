@@ -9,6 +9,7 @@ import (
 	"github.com/tracefabric/tracefabric/analysis"
 	"github.com/tracefabric/tracefabric/plots"
 	"github.com/tracefabric/tracefabric/plots/report"
+	"github.com/tracefabric/tracefabric/records"
 	"github.com/tracefabric/tracefabric/records/export"
 )
 
@@ -25,7 +26,7 @@ type job struct {
 	tables   export.Format // CSV (default) or Parquet
 	// notDone: the points of a sweep (of one categorical axis) that --partial left
 	// out of the comparison, and partial the sentence that says so.
-	notDone []analysis.SweepPointStatus
+	notDone []records.PointState
 	partial string
 }
 

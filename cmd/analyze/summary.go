@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/tracefabric/tracefabric/analysis"
+	"github.com/tracefabric/tracefabric/records"
 )
 
 // version is the tool version recorded in summary.json.
@@ -36,7 +37,7 @@ type summaryJSON struct {
 	ComparisonInfo *comparisonInfo `json:"comparison_info,omitempty"`
 	// NotDone: the points of a sweep that `analyze --partial` left out (a sweep of
 	// one categorical axis, compared as runs are).
-	NotDone []analysis.SweepPointStatus `json:"not_done,omitempty"`
+	NotDone []records.PointState `json:"not_done,omitempty"`
 }
 
 type runRef struct {

@@ -56,7 +56,7 @@ func analyzeSweepDir(o *options) (handled bool, err error) {
 				o.dirs = append(o.dirs, filepath.Join(dir, p.Dir))
 			}
 		}
-		if o.notDone = analysis.SweepNotDone(sw); len(o.notDone) > 0 {
+		if o.notDone = sw.States(true); len(o.notDone) > 0 {
 			o.partial = analysis.PartialSentence(dir, sw.Axes, len(o.dirs), o.notDone)
 		}
 		o.defaultOut = filepath.Join(dir, records.AnalysisDir)
@@ -67,7 +67,7 @@ func analyzeSweepDir(o *options) (handled bool, err error) {
 
 // notDoneTable lists the points a partial analysis left out, with their settings,
 // status and reason.
-func notDoneTable(axes []records.SweepAxis, nd []analysis.SweepPointStatus) report.Table {
+func notDoneTable(axes []records.SweepAxis, nd []records.PointState) report.Table {
 	t := report.Table{Caption: "Points not analyzed (not done: replay sweep --status lists them)", Columns: []string{"point", "settings", "status", "why"}}
 	for _, p := range nd {
 		var set []string

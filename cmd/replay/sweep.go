@@ -362,22 +362,12 @@ func sweepStatus(w io.Writer, dir string, asJSON bool) error {
 	}
 	s.Scan(dir)
 	if asJSON {
-		type point struct {
-			ID     int                 `json:"id"`
-			Dir    string              `json:"dir"`
-			Values []string            `json:"values"`
-			Status records.PointStatus `json:"status"`
-			Detail string              `json:"detail,omitempty"`
-		}
 		v := struct {
 			Dir      string                      `json:"dir"`
 			Complete bool                        `json:"complete"`
 			Counts   map[records.PointStatus]int `json:"status"`
-			Points   []point                     `json:"points"`
-		}{Dir: dir, Complete: s.Complete, Counts: s.Counts}
-		for _, p := range s.Points {
-			v.Points = append(v.Points, point{p.ID, p.Dir, p.Values, p.Status, p.Detail})
-		}
+			Points   []records.PointState        `json:"points"`
+		}{Dir: dir, Complete: s.Complete, Counts: s.Counts, Points: s.States(false)}
 		b, err := json.MarshalIndent(v, "", "  ")
 		if err != nil {
 			return err
