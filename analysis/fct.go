@@ -68,11 +68,13 @@ type SlowdownRow struct {
 // row.
 func FCTSlowdown(flows []FlowFCT, mtu, bdp int64) []SlowdownRow {
 	var p fctPoint
-	return slowdownRows(len(flows), func(i int) *fctPoint {
+	rows, _ := slowdownRows(len(flows), func(i int) *fctPoint {
 		f := &flows[i]
-		p = fctPoint{size: f.SizeBytes, slowdown: SlowdownOf(f.Complete, f.FctPs, f.IdealFctPs), transport: f.Transport, noData: f.SizeBytes == 0 && f.IdealFctPs == 0}
+		p = fctPoint{size: f.SizeBytes, slowdown: SlowdownOf(f.Complete, f.FctPs, f.IdealFctPs), transport: f.Transport, noData: f.SizeBytes == 0 && f.IdealFctPs == 0,
+			unfinished: !f.Complete}
 		return &p
 	}, mtu, bdp)
+	return rows
 }
 
 // SlowdownOf is a flow's slowdown fct / ideal (ps) when it completed with an ideal
@@ -86,15 +88,17 @@ func SlowdownOf(complete bool, fctPs, idealPs int64) float64 {
 
 // fctPoint is what the slowdown rows need of one flow.
 type fctPoint struct {
-	size      int64
-	slowdown  float64 // NaN unless completed
-	transport records.Transport
-	noData    bool
+	size       int64
+	slowdown   float64 // NaN unless completed
+	transport  records.Transport
+	noData     bool
+	unfinished bool // with data, not completed
 }
 
 // slowdownRows is FCTSlowdown over n flows given one at a time (flow may reuse its
-// result), in one pass.
-func slowdownRows(n int, flow func(i int) *fctPoint, mtu, bdp int64) []SlowdownRow {
+// result), in one pass; ranked holds the p50 and p99 over every flow with data, an
+// unfinished flow slowest (+Inf; as FlowStat), NaN without one.
+func slowdownRows(n int, flow func(i int) *fctPoint, mtu, bdp int64) (rows []SlowdownRow, ranked [2]float64) {
 	buckets := FCTBuckets(mtu, bdp)
 	all := FCTBucket{Name: "all", LoByte: 0, HiByte: -1}
 	const nb = 5 // the four buckets and "all"
@@ -104,10 +108,14 @@ func slowdownRows(n int, flow func(i int) *fctPoint, mtu, bdp int64) []SlowdownR
 	}
 	var cells [records.NumTransports + 1][nb]cell // transports, then "all"
 	var present [records.NumTransports]bool
+	unfinished := 0
 	for i := range n {
 		f := flow(i)
 		if f.noData || f.transport >= records.NumTransports {
 			continue
+		}
+		if f.unfinished {
+			unfinished++
 		}
 		present[f.transport] = true
 		b := len(buckets) - 1
@@ -155,7 +163,23 @@ func slowdownRows(n int, flow func(i int) *fctPoint, mtu, bdp int64) []SlowdownR
 		}
 	}
 	emit("all", int(records.NumTransports))
-	return out
+	// The quantiles with the unfinished flows ranked slowest, from the completed
+	// flows' sorted slowdowns (cell all/all, sorted by emit): the empirical rule's
+	// value is the ceil(p N)-th smallest of the N, unfinished past the completed.
+	done := cells[records.NumTransports][nb-1].s
+	total := float64(len(done) + unfinished)
+	for k, p := range [2]float64{0.5, 0.99} {
+		ranked[k] = math.NaN()
+		if total == 0 {
+			continue
+		}
+		i := max(int(math.Ceil(p*total)), 1) - 1 // as tailQuantile: fidx = p x total
+		ranked[k] = math.Inf(1)
+		if i < len(done) {
+			ranked[k] = done[i]
+		}
+	}
+	return out, ranked
 }
 
 // FCTSummary is the flow-completion part of a Summary (docs/analysis.md#flow-completion).
@@ -167,7 +191,7 @@ func slowdownRows(n int, flow func(i int) *fctPoint, mtu, bdp int64) []SlowdownR
 // Flows by completion (every reason listed), CompleteFraction = Complete / Flows
 // (NaN without flows). SlowdownP50 and SlowdownP99 are the empirical quantiles of
 // fct_ps / ideal_fct_ps over the flows with data, an unfinished flow counted as
-// slower than every completed one (+Inf, SlowdownQuantile): +Inf ("unfinished",
+// slower than every completed one (+Inf): +Inf ("unfinished",
 // null in JSON and named in Unfinished) when the quantile falls among the
 // unfinished flows, NaN without flows. Rows give the slowdown of the completed
 // flows per transport and size bucket (FCTSlowdown), with the MTU and fabric BDP
@@ -205,9 +229,10 @@ func (ft *FlowTable) FCT(mtu, bdp int64) FCTSummary {
 		s.ByCompletion[c.String()] = 0
 	}
 	var p fctPoint
-	s.Rows = slowdownRows(len(ft.Flows), func(i int) *fctPoint {
+	var all [2]float64
+	s.Rows, all = slowdownRows(len(ft.Flows), func(i int) *fctPoint {
 		fs := &ft.Flows[i]
-		p = fctPoint{size: fs.SizeBytes, slowdown: fs.Slowdown, transport: fs.Transport, noData: !fs.Data}
+		p = fctPoint{size: fs.SizeBytes, slowdown: fs.Slowdown, transport: fs.Transport, noData: !fs.Data, unfinished: unfinished(fs)}
 		return &p
 	}, mtu, bdp)
 	for i := range ft.Flows {
@@ -226,7 +251,7 @@ func (ft *FlowTable) FCT(mtu, bdp int64) FCTSummary {
 	if s.Flows > 0 {
 		s.CompleteFraction = float64(s.Complete) / float64(s.Flows)
 	}
-	s.SlowdownP50, s.SlowdownP99 = ft.SlowdownQuantile(0.5), ft.SlowdownQuantile(0.99)
+	s.SlowdownP50, s.SlowdownP99 = all[0], all[1]
 	for _, q := range []struct {
 		name string
 		v    float64

@@ -543,14 +543,6 @@ func (ft *FlowTable) FlowMeanP99() float64 {
 	return tailQuantile(0.99, delayed, delays, nil, float64(len(delayed)))
 }
 
-// SlowdownQuantile is the empirical p-quantile of the slowdown over the flows with
-// data, an unfinished flow +Inf (FlowStat's fct.slowdown_p50 and _p99 with every
-// weight 1), NaN without such a flow.
-func (ft *FlowTable) SlowdownQuantile(p float64) float64 {
-	order, values := ft.ordered(slowdownValue)
-	return tailQuantile(p, order, values, nil, float64(len(order)))
-}
-
 // ordered returns the flows whose value is defined (not NaN), in order of value (ties
 // by flow order), and their values in that order.
 func (ft *FlowTable) ordered(value func(*FlowSample) float64) (order []int32, values []float64) {
