@@ -488,8 +488,13 @@ func sweepSeries(s *SweepSummary) []SweepSeries {
 	return out
 }
 
+// loadAxes are the axes whose larger values raise the load (speedup; replicate and
+// target_load, the load axes of replay sweep): their question is the largest value
+// with no drop.
+var loadAxes = map[string]bool{"speedup": true, "replicate": true, "target_load": true}
+
 // sweepAnswers answers, per numeric axis and per metric with a Zero, "smallest
-// AXIS with ZERO" (largest for speedup, which raises the load) on every line.
+// AXIS with ZERO" (largest for the load axes, loadAxes) on every line.
 func sweepAnswers(s *SweepSummary) []SweepAnswer {
 	var out []SweepAnswer
 	for _, ai := range s.varying() {
@@ -503,7 +508,7 @@ func sweepAnswers(s *SweepSummary) []SweepAnswer {
 				continue
 			}
 			q := "smallest " + a.Name + " with " + m.Zero
-			largest := a.Name == "speedup"
+			largest := loadAxes[a.Name]
 			if largest {
 				q = "largest " + a.Name + " with " + m.Zero
 			}

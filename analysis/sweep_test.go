@@ -98,6 +98,15 @@ func TestSweepAnswersSpeedup(t *testing.T) {
 	if want := "Largest speedup with no drop: 2."; s.Headline[0] != want {
 		t.Errorf("headline %q, want %q", s.Headline[0], want)
 	}
+	// So do more copies of the capture and a higher target load.
+	for _, name := range []string{"replicate", "target_load"} {
+		ax := sp
+		ax.Name = name
+		s := sweepOf([]records.SweepAxis{ax}, [][]string{{"1"}, {"2"}, {"4"}}, []float64{0, 0, 12})
+		if a := s.Answers[0]; a.Question != "largest "+name+" with no drop" || a.Value != "2" {
+			t.Errorf("%s: answer %+v", name, a)
+		}
+	}
 }
 
 // Without a numeric axis the metrics go against the first varying axis, as
