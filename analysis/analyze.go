@@ -30,6 +30,10 @@ type Options struct {
 	TimelinePorts int
 	// Progress, if not nil, is told the stage and progress of long steps.
 	Progress func(stage string, done, total int)
+	// Partial lets AnalyzeSweep analyze the done points of an incomplete sweep
+	// (SweepSummary.NotDone names the others); without it an incomplete sweep is
+	// ErrSweepIncomplete.
+	Partial bool
 }
 
 // DefaultOptions returns the defaults with Seed 1.
@@ -89,6 +93,7 @@ type Summary struct {
 	FCT          FCTSummary        `json:"fct"`
 	Transport    *TransportSummary `json:"transport"`
 	Buffer       []BufferSeries    `json:"buffer"`
+	Congestion   Congestion        `json:"congestion"`
 }
 
 // PFCSummary is the PFC part of a Summary. PausedPs sums the pause intervals'
@@ -196,16 +201,20 @@ func (e ECNSummary) MarshalJSON() ([]byte, error) {
 	return marshalNullNaN(plain(e))
 }
 
-// DelaySummary holds the delay CDF of every class and of all classes together (All,
-// from the buckets summed by edges, marked TC 255); P99Ps is All's p99 (over
-// packets; null without deliveries). FlowMeanP99Ps is another number: the 99th percentile over the delivered
-// flows of each flow's mean one-way delay (flows.arrow; FlowStat), null without
-// deliveries.
+// DelaySummary holds the delay CDF of the delivered packets of every class and of
+// all classes together (All, from the buckets summed by edges, marked TC 255). P99Ps
+// is the p99 over the packets injected, a packet not delivered counted as slower
+// than every delivered one (+Inf when the p99 falls among them; packetDelayP99;
+// null without deliveries). FlowMeanP99Ps is another number: the 99th percentile over
+// the delivered and the unfinished flows of each flow's mean one-way delay, an
+// unfinished flow +Inf (flows.arrow; FlowStat), null without deliveries. Unfinished
+// names those of the two that are +Inf (written null).
 type DelaySummary struct {
 	Classes       []DelayCDF `json:"classes"`
 	All           DelayCDF   `json:"all"`
 	P99Ps         float64    `json:"p99_ps"`
 	FlowMeanP99Ps float64    `json:"flow_mean_p99_ps"`
+	Unfinished    []string   `json:"unfinished"`
 }
 
 // MarshalJSON writes undefined (NaN) measures as null.
@@ -274,6 +283,7 @@ func Analyze(run *Run, opt Options) (*Summary, error) {
 	commonWindow(s.Buffer)
 
 	s.Warnings = append(s.Warnings, crossCheck(run, s)...)
+	s.Congestion = congestion(run, s)
 	s.Headline = headline(s)
 	opt.progress("done", 1, 1)
 	return s, nil
@@ -359,6 +369,29 @@ func delaySummary(classes []DelayClass) DelaySummary {
 	return d
 }
 
+// packetDelayP99 is the run's delay.p99_ps: the 99th percentile one-way delay over
+// the delivered packets (delay.arrow) and those injected but not delivered
+// (run.json: injected - delivered; dropped or undrained), which rank slowest: +Inf
+// when it falls among them (the rank 0.99 N past the delivered packets), else the
+// histogram's quantile at that rank; NaN without a delivered packet.
+func packetDelayP99(r *Run) float64 {
+	d := delaySummary(r.Delay)
+	if d.All.Packets == 0 {
+		return math.NaN()
+	}
+	lost := max(r.Info.Injected-r.Info.Delivered, 0)
+	n := float64(d.All.Packets + lost)
+	rank := 0.99 * n
+	if rank > float64(d.All.Packets) {
+		return math.Inf(1)
+	}
+	var all []DelayBucket
+	for _, c := range r.Delay {
+		all = append(all, c.Buckets...)
+	}
+	return DelayQuantile(all, rank/float64(d.All.Packets))
+}
+
 // busiest returns the series of the k switches with the highest peak ingress
 // occupancy (all their pools), busiest first (ties by name), named by nodes.
 func busiest(series []BufferSeries, nodes Nodes, k int) []BufferSeries {
@@ -403,6 +436,16 @@ func busiest(series []BufferSeries, nodes Nodes, k int) []BufferSeries {
 // takes the flow mean-delay p99.
 func flowStats(run *Run, s *Summary, opt Options) {
 	s.Delay.FlowMeanP99Ps = run.Flows.FlowMeanP99()
+	s.Delay.P99Ps = packetDelayP99(run)
+	s.Delay.Unfinished = []string{}
+	for _, q := range []struct {
+		name string
+		v    float64
+	}{{"p99_ps", s.Delay.P99Ps}, {"flow_mean_p99_ps", s.Delay.FlowMeanP99Ps}} {
+		if math.IsInf(q.v, 1) {
+			s.Delay.Unfinished = append(s.Delay.Unfinished, q.name)
+		}
+	}
 	if len(run.Flows.Flows) == 0 {
 		return
 	}

@@ -62,7 +62,10 @@ func intervalMethods(metrics []string) []string {
 // Estimate is a point estimate with, when HasCI, a 95% bootstrap confidence interval
 // [Lo, Hi] (BCa, see Bootstrap). A Value of NaN is undefined (Reason says why): in
 // JSON {"value": null, "judged": false, "reason": "..."}, else {"value": v, "lo": l,
-// "hi": h}, lo and hi omitted without an interval.
+// "hi": h}, lo and hi omitted without an interval. A Value (or Hi) of +Inf is a
+// quantile that falls among the unfinished flows (or packets not delivered), which
+// rank worst: in JSON the number is null and "unfinished" (or "hi_unfinished") is
+// true, with the reason.
 type Estimate struct {
 	Value  float64
 	Lo     float64
@@ -71,59 +74,84 @@ type Estimate struct {
 	Reason string
 }
 
-// Defined reports whether the estimate has a value.
-func (e Estimate) Defined() bool { return !math.IsNaN(e.Value) && !math.IsInf(e.Value, 0) }
+// Defined reports whether the estimate has a value (+Inf, Unfinished, is one).
+func (e Estimate) Defined() bool { return !math.IsNaN(e.Value) }
+
+// Unfinished reports whether the value is +Inf: a quantile among the unfinished.
+func (e Estimate) Unfinished() bool { return math.IsInf(e.Value, 1) }
+
+// estimateJSON is an Estimate in JSON.
+type estimateJSON struct {
+	Value        *float64 `json:"value"`
+	Lo           *float64 `json:"lo,omitempty"`
+	Hi           *float64 `json:"hi,omitempty"`
+	Judged       *bool    `json:"judged,omitempty"`
+	Unfinished   bool     `json:"unfinished,omitempty"`
+	HiUnfinished bool     `json:"hi_unfinished,omitempty"`
+	Reason       string   `json:"reason,omitempty"`
+}
 
 // MarshalJSON writes {"value", "lo", "hi"}, or a null value with judged false and
-// the reason.
+// the reason; an infinite value or bound is null and flagged unfinished.
 func (e Estimate) MarshalJSON() ([]byte, error) {
-	type ci struct {
-		Value  *float64 `json:"value"`
-		Lo     *float64 `json:"lo,omitempty"`
-		Hi     *float64 `json:"hi,omitempty"`
-		Judged *bool    `json:"judged,omitempty"`
-		Reason string   `json:"reason,omitempty"`
-	}
 	if !e.Defined() {
 		f := false
-		return json.Marshal(ci{Judged: &f, Reason: e.Reason})
+		return json.Marshal(estimateJSON{Judged: &f, Reason: e.Reason})
 	}
-	c := ci{Value: &e.Value}
+	num := func(v *float64) *float64 {
+		if math.IsInf(*v, 0) {
+			return nil
+		}
+		return v
+	}
+	c := estimateJSON{Value: num(&e.Value), Unfinished: e.Unfinished()}
+	if e.Unfinished() {
+		c.Reason = e.Reason
+	}
 	if e.HasCI {
-		c.Lo, c.Hi = &e.Lo, &e.Hi
+		c.Lo, c.Hi, c.HiUnfinished = num(&e.Lo), num(&e.Hi), math.IsInf(e.Hi, 1)
 	}
 	return json.Marshal(c)
 }
 
 // UnmarshalJSON reads what MarshalJSON writes.
 func (e *Estimate) UnmarshalJSON(b []byte) error {
-	var c struct {
-		Value  *float64 `json:"value"`
-		Lo     *float64 `json:"lo"`
-		Hi     *float64 `json:"hi"`
-		Reason string   `json:"reason"`
-	}
+	var c estimateJSON
 	if err := json.Unmarshal(b, &c); err != nil {
 		return err
 	}
 	*e = Estimate{Value: math.NaN(), Reason: c.Reason}
-	if c.Value != nil {
+	switch {
+	case c.Value != nil:
 		e.Value = *c.Value
+	case c.Unfinished:
+		e.Value = math.Inf(1)
 	}
-	if c.Lo != nil && c.Hi != nil {
-		e.Lo, e.Hi, e.HasCI = *c.Lo, *c.Hi, true
+	hi := c.Hi
+	if c.HiUnfinished {
+		inf := math.Inf(1)
+		hi = &inf
+	}
+	if c.Lo != nil && hi != nil {
+		e.Lo, e.Hi, e.HasCI = *c.Lo, *hi, true
 	}
 	return nil
 }
 
 func (e Estimate) String() string {
+	f := func(v float64) string {
+		if math.IsInf(v, 1) {
+			return UnfinishedWord
+		}
+		return fmt.Sprintf("%.4g", v)
+	}
 	switch {
 	case !e.Defined():
 		return "-"
 	case !e.HasCI:
-		return fmt.Sprintf("%.4g", e.Value)
+		return f(e.Value)
 	}
-	return fmt.Sprintf("%.4g [%.4g, %.4g]", e.Value, e.Lo, e.Hi)
+	return fmt.Sprintf("%s [%s, %s]", f(e.Value), f(e.Lo), f(e.Hi))
 }
 
 // Bootstrap resamples flows to put confidence intervals on statistics computed from
@@ -395,10 +423,13 @@ func NormalCI(reps []float64, point, level float64) (lo, hi float64, ok bool) {
 //	a1 = Phi(z0 + (z0 + z_lo) / (1 - a (z0 + z_lo))), z_lo = Phi^-1((1-level)/2); a2 the same with z_hi
 //	[lo, hi] = the a1 and a2 quantiles of the replicates (stat.Quantile, Empirical)
 //
-// then moved to contain point. ok is false without a finite replicate. It sorts
+// then moved to contain point. An infinite replicate (a quantile that falls among the
+// unfinished flows in that resample) is a value above every finite one, so an end may
+// be +Inf; the jackknife's infinite values are left out of the acceleration. ok is
+// false without a replicate. It sorts
 // reps in place.
 func BCaCI(reps, jack []float64, point, level float64) (lo, hi float64, ok bool) {
-	s := finite(reps)
+	s := notNaN(reps) // an infinite replicate (a quantile among unfinished flows) is a value
 	if len(s) == 0 || math.IsNaN(point) {
 		return math.NaN(), math.NaN(), false
 	}
@@ -450,6 +481,17 @@ func acceleration(jack []float64) float64 {
 		return 0
 	}
 	return s3 / (6 * math.Pow(s2, 1.5))
+}
+
+// notNaN returns the values of x that are not NaN, infinite ones included (a copy).
+func notNaN(x []float64) []float64 {
+	out := make([]float64, 0, len(x))
+	for _, v := range x {
+		if !math.IsNaN(v) {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // finite returns the finite values of x (a copy).

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/floats/scalar"
@@ -181,16 +182,17 @@ func TestFlowStatPoint(t *testing.T) {
 		// 32 flows: dropped 0,1,2,0,1,2,... (sum 31), CE every other flow of 2 delivered
 		// packets each: 16 of 64.
 		MetricDrops: 31, MetricDeliveredCE: 16, MetricCEFraction: 16.0 / 64,
-		// 32 flows, each counted once: the p99 is the 32nd smallest mean delay, the
-		// largest (rack 1's 3311).
-		MetricFlowMeanP99: 3311,
+		// 32 flows, each counted once, the 8 unfinished ones (j mod 4 = 3) as slowest:
+		// the p99 rank 31.68 is past the 24 finished: unfinished, +Inf.
+		MetricFlowMeanP99: math.Inf(1),
 		// 24 completed flows (j mod 8 in 0, 1, 2, 4, 5, 6, four each): slowdowns 1,
-		// 1.25, 1.5, 2, 2.25, 2.5. Empirical median: the smallest value with 12 of 24
-		// at or below it, 1.5; p99: 23.76 of 24, the largest, 2.5.
-		MetricSlowdownP50: 1.5, MetricSlowdownP99: 2.5,
+		// 1.25, 1.5, 2, 2.25, 2.5; 8 unfinished, slowest. Empirical median over the 32:
+		// the smallest value with 16 at or below it, 2 (4 each at 1, 1.25, 1.5, 2); p99:
+		// 31.68 of 32, among the unfinished: +Inf. Completed: 24 of 32.
+		MetricSlowdownP50: 2, MetricSlowdownP99: math.Inf(1), MetricCompleteFraction: 0.75,
 	}
 	for i, n := range names {
-		if !scalar.EqualWithinAbsOrRel(out[i], want[n], 1e-12, 1e-9) {
+		if !scalar.EqualWithinAbsOrRel(out[i], want[n], 1e-12, 1e-9) && !(math.IsInf(want[n], 1) && math.IsInf(out[i], 1)) {
 			t.Errorf("%s = %v, want %v", n, out[i], want[n])
 		}
 	}
@@ -204,19 +206,29 @@ func TestFlowStatPoint(t *testing.T) {
 	if got := ref.Tiers[records.TierFabric].MaxMean; got != out[5] {
 		t.Errorf("fabric max/mean: FlowStat %v, ImbalanceOf %v", out[5], got)
 	}
-	// Zero weight on the slowest flow moves the p99 to the next one, and removes its
-	// shares from the loads it crossed.
-	slowest := len(ft.Flows) - 1
-	w[slowest] = 0
-	ft.FlowStat(tiers)()(w, out)
+	// Zero weight on the unfinished flows leaves the 24 completed: the flow mean-delay
+	// p99 is the largest of their delays, rack 1's 3310 (j = 30; 3311 is j = 31's,
+	// unfinished), and the slowdowns are the completed flows' alone: median 1.5 (12 of
+	// 24 at or below it), p99 2.5 (23.76 of 24, the largest); all of them completed.
 	at := func(name string) float64 { return out[slices.Index(names, name)] }
+	for i := range w {
+		w[i] = 1
+		if i%4 == 3 {
+			w[i] = 0
+		}
+	}
+	ft.FlowStat(tiers)()(w, out)
 	if got := at(MetricFlowMeanP99); got != 3310 {
-		t.Errorf("p99 without the slowest flow = %v, want 3310", got)
+		t.Errorf("p99 without the unfinished flows = %v, want 3310", got)
+	}
+	if p50, p99, done := at(MetricSlowdownP50), at(MetricSlowdownP99), at(MetricCompleteFraction); p50 != 1.5 || p99 != 2.5 || done != 1 {
+		t.Errorf("slowdown without the unfinished flows: p50 %v, p99 %v, complete %v; want 1.5, 2.5 and 1", p50, p99, done)
 	}
 	// Weights: the four flows of slowdown 2.5 (j = 6, 14, 22, 30) left out, those of
-	// slowdown 1 (j = 0, 8, 16, 24) counted three times: 28 in all, 12 at 1, then 4
-	// each at 1.25, 1.5, 2, 2.25. Median: 14 of 28, reached at 1.25 (16); p99: 27.72,
-	// the largest left, 2.25.
+	// slowdown 1 (j = 0, 8, 16, 24) counted three times, the 8 unfinished once: 28
+	// completed, 12 at 1, then 4 each at 1.25, 1.5, 2, 2.25, and 8 unfinished, 36 in
+	// all. Median: 18 of 36, reached at 1.5 (20); p99: 35.64, past the 28 completed:
+	// unfinished. Completed: 28 of 36.
 	for i := range w {
 		switch i % 8 {
 		case 6:
@@ -228,12 +240,18 @@ func TestFlowStatPoint(t *testing.T) {
 		}
 	}
 	ft.FlowStat(tiers)()(w, out)
-	if p50, p99 := at(MetricSlowdownP50), at(MetricSlowdownP99); p50 != 1.25 || p99 != 2.25 {
-		t.Errorf("weighted slowdown p50 %v, p99 %v; want 1.25 and 2.25", p50, p99)
+	if p50, p99, done := at(MetricSlowdownP50), at(MetricSlowdownP99), at(MetricCompleteFraction); p50 != 1.5 || !math.IsInf(p99, 1) || !near(done, 28.0/36) {
+		t.Errorf("weighted slowdown p50 %v, p99 %v, complete %v; want 1.5, +Inf and 28/36", p50, p99, done)
 	}
-	// The single run's FCT summary gives the same numbers with every weight 1.
-	if s := ft.FCT(9000, 200_000); s.SlowdownP50 != 1.5 || s.SlowdownP99 != 2.5 || s.Complete != 24 || s.Flows != 32 || s.ByCompletion["dropped"] != 8 {
+	// The single run's FCT summary gives the same numbers with every weight 1; its
+	// rows keep the completed flows' slowdowns (p99 of the 24: 2.5).
+	s := ft.FCT(9000, 200_000)
+	if s.SlowdownP50 != 2 || !math.IsInf(s.SlowdownP99, 1) || !slices.Equal(s.Unfinished, []string{"slowdown_p99"}) || s.CompleteFraction != 0.75 ||
+		s.Complete != 24 || s.Flows != 32 || s.ByCompletion["dropped"] != 8 || *s.Rows[len(s.Rows)-1].P99 != 2.5 {
 		t.Errorf("FCT summary %+v", s)
+	}
+	if js, err := json.Marshal(s); err != nil || !strings.Contains(string(js), `"slowdown_p99":null,"unfinished":["slowdown_p99"]`) {
+		t.Errorf("FCT summary JSON %s, %v: want slowdown_p99 null and named unfinished", js, err)
 	}
 	if bad := (&FlowTable{Sets: ft.Sets, Flows: []FlowSample{{RackCell: 9, FabricCell: -1}}}).Validate(); bad == nil {
 		t.Error("Validate accepted a cell outside the table")

@@ -1,8 +1,10 @@
 package analysis
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"path/filepath"
 	"slices"
@@ -41,12 +43,13 @@ const (
 // MetricDirection returns how a metric is ranked: chi-square p-values are not (a
 // p-value is evidence against uniformity, not a score: methods are ranked on byte
 // imbalance), nor is the plain NMI (kept for reference; AMI ranks polarization);
-// Jain's index is higher-is-better, everything else lower-is-better.
+// Jain's index and the share of completed flows are higher-is-better, everything else
+// lower-is-better.
 func MetricDirection(metric string) Direction {
 	switch {
 	case strings.HasSuffix(metric, ".chi2_p"), metric == MetricNMI, metric == MetricNMIByRack:
 		return NotRanked
-	case strings.HasSuffix(metric, ".jain"):
+	case strings.HasSuffix(metric, ".jain"), metric == MetricCompleteFraction:
 		return HigherIsBetter
 	}
 	return LowerIsBetter
@@ -103,20 +106,10 @@ const (
 	TraitTransport = "transport"
 	TraitLB        = "load balancing"
 	TraitSpeedup   = "speedup"
+	TraitSeed      = "seed"
+	// Other replay options and configuration attributes are listed by their
+	// run.json key or dotted path (max_idle_ns, Switch.BufferSize).
 )
-
-// value is the trait's value in words.
-func (t RunTraits) value(trait string) string {
-	switch trait {
-	case TraitHash:
-		return t.Hash
-	case TraitTransport:
-		return t.Transport
-	case TraitLB:
-		return t.LB
-	}
-	return strconv.FormatFloat(t.Speedup, 'g', -1, 64)
-}
 
 // Best says which method is best on one metric and how sure that is.
 //
@@ -124,10 +117,15 @@ func (t RunTraits) value(trait string) string {
 // two or more methods share the best value (Tied lists them): no method is best. With
 // a unique best, Difference is its value minus the runner-up's; for per-flow metrics
 // its interval is the paired bootstrap's (the same resampled flows in both runs,
-// replicate by replicate, BCa), and Clear is set when that interval excludes 0: the
+// replicate by replicate, BCa). Significant is set when that interval excludes 0: the
 // ranking is then unlikely to be an accident of which flows the trace happened to
-// hold. Run-level metrics have no interval and are never Clear. Method is "" (null in
-// JSON) when no method is best: a tie, an unranked metric or no defined value.
+// hold. Practical is set when the difference is at least Threshold, the metric's
+// practical threshold (PracticalThreshold: 5% of the runner-up's value for ratios,
+// times and slowdowns, with a floor for counts; an absolute step for fractions and
+// AMI). Clear is both: "clearly ahead"; significant alone is "statistically ahead".
+// Run-level metrics have no interval and are never Significant or Clear. Method is ""
+// (null in JSON) when no method is best: a tie, an unranked metric or no defined
+// value.
 type Best struct {
 	Method     string   `json:"method"`
 	Ranked     bool     `json:"ranked"`
@@ -137,13 +135,18 @@ type Best struct {
 	Higher     bool     `json:"higher_is_better"`
 	RunnerUp   string   `json:"runner_up,omitempty"`
 	Difference Estimate `json:"difference"`
-	Clear      bool     `json:"clear"`
+	// Significant: the difference's interval excludes 0; Practical: the difference
+	// is at least Threshold; Clear: both.
+	Significant bool    `json:"significant"`
+	Threshold   float64 `json:"threshold"`
+	Practical   bool    `json:"practical"`
+	Clear       bool    `json:"clear"`
 }
 
 // MarshalJSON writes a missing best method as null.
 func (b Best) MarshalJSON() ([]byte, error) {
 	o := bestJSON{Ranked: b.Ranked, Tie: b.Tie, Tied: b.Tied, Value: b.Value, Higher: b.Higher,
-		RunnerUp: b.RunnerUp, Difference: b.Difference, Clear: b.Clear}
+		RunnerUp: b.RunnerUp, Difference: b.Difference, Significant: b.Significant, Threshold: b.Threshold, Practical: b.Practical, Clear: b.Clear}
 	if b.Method != "" {
 		o.Method = &b.Method
 	}
@@ -151,15 +154,18 @@ func (b Best) MarshalJSON() ([]byte, error) {
 }
 
 type bestJSON struct {
-	Method     *string  `json:"method"`
-	Ranked     bool     `json:"ranked"`
-	Tie        bool     `json:"tie"`
-	Tied       []string `json:"tied,omitempty"`
-	Value      float64  `json:"value"`
-	Higher     bool     `json:"higher_is_better"`
-	RunnerUp   string   `json:"runner_up,omitempty"`
-	Difference Estimate `json:"difference"`
-	Clear      bool     `json:"clear"`
+	Method      *string  `json:"method"`
+	Ranked      bool     `json:"ranked"`
+	Tie         bool     `json:"tie"`
+	Tied        []string `json:"tied,omitempty"`
+	Value       float64  `json:"value"`
+	Higher      bool     `json:"higher_is_better"`
+	RunnerUp    string   `json:"runner_up,omitempty"`
+	Difference  Estimate `json:"difference"`
+	Significant bool     `json:"significant"`
+	Threshold   float64  `json:"threshold"`
+	Practical   bool     `json:"practical"`
+	Clear       bool     `json:"clear"`
 }
 
 // Comparison is the side-by-side of several runs of one trace (one per hash method,
@@ -251,8 +257,11 @@ func Compare(runs []*Run, opt Options) (*Comparison, error) {
 			FCT: r.Flows.FCT(r.Info.MTUBytes, r.Info.Topology.BDPBytes), ClosedLoop: r.ClosedLoop.Summary()}
 		why := undefinedReasons(r, tiers)
 		for k, e := range rep.Estimates() {
-			if !e.Defined() {
+			switch {
+			case !e.Defined():
 				e.Reason = why[names[k]]
+			case e.Unfinished():
+				e.Reason = unfinishedReason(names[k], m.FCT)
 			}
 			m.Metrics[names[k]] = e
 		}
@@ -309,50 +318,150 @@ func comparable(runs []*Run) error {
 
 // What a comparison's run names are (Comparison.By).
 const (
-	NamedByHash          = "hash method"
-	NamedByTransport     = "transport"
-	NamedByHashTransport = "hash method and transport"
-	NamedByDir           = "run directory"
+	NamedByHash      = "hash method"
+	NamedByTransport = "transport"
+	// NamedByTraits: each run is named by the values that differ, "lb=flowlet",
+	// "hash=crc16, speedup=4" (see runDiffs).
+	NamedByTraits = "what differs"
+	NamedByDir    = "run directory"
 )
 
-// runNames names runs by what differs between them: by their hash method when it is
-// the only difference, by their transport ("open", "closed") when that is, by both
-// ("crc32 open") when those two are; otherwise, or when such names repeat or are
-// unknown, by their directory's base name. It also returns what the names are and the
-// traits that differ.
-func runNames(runs []*Run) (names []string, by string, differs []string, err error) {
-	traits := make([]RunTraits, len(runs))
-	for i, r := range runs {
-		traits[i] = traitsOf(r)
-	}
-	for _, t := range []string{TraitHash, TraitTransport, TraitLB, TraitSpeedup} {
-		for _, tr := range traits[1:] {
-			if tr.value(t) != traits[0].value(t) {
-				differs = append(differs, t)
-				break
+// runDiff is one thing that differs between the runs of a comparison: its key in a
+// run's name, its name in Comparison.Differs and each run's value.
+type runDiff struct {
+	key, trait string
+	values     []string
+}
+
+// runDiffs returns what differs between the runs, in this order: the hash method
+// (key hash), transport, load balancing (lb), speedup, the seed, then any other
+// replay option (run.json options, by its key: max_idle_ns, hosts, ...; the traces
+// left out) and any configuration attribute (run.json config, by its dotted path:
+// Switch.BufferSize, Switch.Pools[1].Size), each in name order. A configuration
+// attribute that a trait above already covers (Switch.EcmpHashMethod,
+// Switch.LoadBalancingMethod, Transport.Mode, Seed) is not repeated.
+func runDiffs(runs []*Run) []runDiff {
+	var out []runDiff
+	add := func(key, trait string, value func(i int) string) {
+		d := runDiff{key: key, trait: trait}
+		for i := range runs {
+			v := value(i)
+			if v == "" {
+				v = "unset" // an option an older run does not record
+			}
+			d.values = append(d.values, v)
+		}
+		for _, v := range d.values[1:] {
+			if v != d.values[0] {
+				out = append(out, d)
+				return
 			}
 		}
 	}
-	name := func(i int) string { return filepath.Base(runs[i].Dir) }
-	by = NamedByDir
+	info := func(i int) *RunInfo { return &runs[i].Info }
+	add("hash", TraitHash, func(i int) string { return info(i).Method })
+	add("transport", TraitTransport, func(i int) string { return info(i).Transport })
+	add("lb", TraitLB, func(i int) string { return info(i).Options.LB })
+	add("speedup", TraitSpeedup, func(i int) string { return strconv.FormatFloat(info(i).Options.Speedup, 'g', -1, 64) })
+	add("seed", TraitSeed, func(i int) string { return strconv.FormatUint(info(i).Seed, 10) })
+	covered := map[string]bool{"traces": true, "speedup": true, "lb": true, "hash": true,
+		"Seed": true, "Switch.EcmpHashMethod": true, "Switch.LoadBalancingMethod": true, "Transport.Mode": true}
+	for _, part := range []func(r *Run) json.RawMessage{
+		func(r *Run) json.RawMessage { b, _ := json.Marshal(r.Info.Options); return b },
+		func(r *Run) json.RawMessage { return r.Info.Config },
+	} {
+		flat := make([]map[string]string, len(runs))
+		keys := map[string]bool{}
+		for i, r := range runs {
+			flat[i] = map[string]string{}
+			var v any
+			if json.Unmarshal(part(r), &v) == nil {
+				flattenJSON("", v, flat[i])
+			}
+			for k := range flat[i] {
+				keys[k] = true
+			}
+		}
+		for _, k := range slices.Sorted(maps.Keys(keys)) {
+			if covered[k] {
+				continue
+			}
+			add(k, k, func(i int) string { return flat[i][k] })
+		}
+	}
+	return out
+}
+
+// flattenJSON puts the leaves of a decoded JSON value into out under dotted paths
+// (objects) and [i] indexes (arrays of objects), as --set spells attributes: a scalar
+// as its text (strings unquoted), an array of scalars or null as compact JSON.
+func flattenJSON(path string, v any, out map[string]string) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			p := k
+			if path != "" {
+				p = path + "." + k
+			}
+			flattenJSON(p, e, out)
+		}
+		return
+	case []any:
+		if slices.ContainsFunc(x, func(e any) bool { _, obj := e.(map[string]any); return obj }) {
+			for i, e := range x {
+				flattenJSON(fmt.Sprintf("%s[%d]", path, i), e, out)
+			}
+			return
+		}
+	case string:
+		out[path] = x
+		return
+	}
+	b, _ := json.Marshal(v)
+	out[path] = string(b)
+}
+
+// runNames names runs by what differs between them (runDiffs): by their hash method
+// alone ("crc16") when it is the only difference, by their transport alone ("open",
+// "closed") when that is, otherwise by every value that differs ("lb=flowlet";
+// "hash=crc16, speedup=4"); when nothing differs, or such names repeat, by their
+// directory's base name. It also returns what the names are and the traits that
+// differ.
+func runNames(runs []*Run) (names []string, by string, differs []string, err error) {
+	diffs := runDiffs(runs)
+	differs = []string{}
+	for _, d := range diffs {
+		differs = append(differs, d.trait)
+	}
+	name := func(i int) string {
+		var kv []string
+		for _, d := range diffs {
+			kv = append(kv, d.key+"="+d.values[i])
+		}
+		return strings.Join(kv, ", ")
+	}
+	by = NamedByTraits
 	switch {
-	case slices.Equal(differs, []string{TraitHash}):
-		name, by = func(i int) string { return traits[i].Hash }, NamedByHash
-	case slices.Equal(differs, []string{TraitTransport}):
-		name, by = func(i int) string { return traits[i].Transport }, NamedByTransport
-	case slices.Equal(differs, []string{TraitHash, TraitTransport}):
-		name, by = func(i int) string { return traits[i].Hash + " " + traits[i].Transport }, NamedByHashTransport
+	case len(diffs) == 0:
+		by = NamedByDir
+	case len(diffs) == 1 && diffs[0].trait == TraitHash:
+		name, by = func(i int) string { return diffs[0].values[i] }, NamedByHash
+	case len(diffs) == 1 && diffs[0].trait == TraitTransport:
+		name, by = func(i int) string { return diffs[0].values[i] }, NamedByTransport
 	}
 	if by != NamedByDir {
 		seen := map[string]bool{}
 		for i := range runs {
 			n := name(i)
-			if n == "" || n == " " || seen[n] {
-				name, by = func(i int) string { return filepath.Base(runs[i].Dir) }, NamedByDir
+			if n == "" || seen[n] {
+				by = NamedByDir
 				break
 			}
 			seen[n] = true
 		}
+	}
+	if by == NamedByDir {
+		name = func(i int) string { return filepath.Base(runs[i].Dir) }
 	}
 	for i := range runs {
 		n := name(i)
@@ -360,9 +469,6 @@ func runNames(runs []*Run) (names []string, by string, differs []string, err err
 			return nil, "", nil, fmt.Errorf("%w: two runs named %q", ErrNotComparable, n)
 		}
 		names = append(names, n)
-	}
-	if differs == nil {
-		differs = []string{}
 	}
 	return names, by, differs, nil
 }
@@ -388,9 +494,21 @@ func undefinedReasons(r *Run, tiers []records.Tier) map[string]string {
 	why[MetricNMIByRack] = why[MetricAMIByRack]
 	why[MetricCEFraction] = "no packet was delivered"
 	why[MetricFlowMeanP99] = "no packet was delivered"
-	why[MetricSlowdownP50] = NoCompletedFlow
-	why[MetricSlowdownP99] = NoCompletedFlow
+	why[MetricSlowdownP50] = NoFlowWithData
+	why[MetricSlowdownP99] = NoFlowWithData
+	why[MetricCompleteFraction] = NoFlowWithData
 	return why
+}
+
+// unfinishedReason says why a flow quantile is unfinished (+Inf): the share of flows
+// that did not complete reaches past it.
+func unfinishedReason(metric string, f FCTSummary) string {
+	q := "median"
+	if strings.HasSuffix(metric, "p99") || strings.HasSuffix(metric, "p99_ps") {
+		q = "99th percentile"
+	}
+	return fmt.Sprintf("the %s falls among the unfinished flows, which rank slowest: %s of the %s flows with data did not complete",
+		q, units.FormatFraction(1-f.CompleteFraction), units.FormatCount(f.Flows))
 }
 
 func firstNonEmpty(s ...string) string {
@@ -419,9 +537,13 @@ func runLevel(r *Run, opt Options) map[string]Estimate {
 	for _, q := range r.Queues {
 		marked += q.ECNMarked
 	}
-	p99 := Estimate{Value: delaySummary(r.Delay).P99Ps}
-	if math.IsNaN(p99.Value) {
+	p99 := Estimate{Value: packetDelayP99(r)}
+	switch {
+	case math.IsNaN(p99.Value):
 		p99.Reason = "no packet was delivered"
+	case math.IsInf(p99.Value, 1):
+		p99.Reason = fmt.Sprintf("the 99th percentile falls among the packets not delivered, which rank slowest: %s of the %s injected",
+			units.FormatFraction(float64(r.Info.Injected-r.Info.Delivered)/float64(r.Info.Injected)), units.FormatCount(r.Info.Injected))
 	}
 	return map[string]Estimate{
 		MetricLossless:       {Value: float64(r.Drops.Lossless)},
@@ -483,12 +605,56 @@ func (c *Comparison) best(metric string) Best {
 	b.Difference = c.difference(metric, b.Method, b.RunnerUp)
 	if b.Difference.HasCI {
 		if b.Higher {
-			b.Clear = b.Difference.Lo > 0
+			b.Significant = b.Difference.Lo > 0
 		} else {
-			b.Clear = b.Difference.Hi < 0
+			b.Significant = b.Difference.Hi < 0
 		}
 	}
+	b.Threshold, _ = PracticalThreshold(metric, val(b.RunnerUp))
+	b.Practical = math.Abs(b.Difference.Value) >= b.Threshold
+	b.Clear = b.Significant && b.Practical
 	return b
+}
+
+// Practical thresholds (docs/analysis.md#best-method-per-metric): the smallest
+// difference between the best run and the runner-up that counts as a difference in
+// practice, besides being unlikely to be chance.
+const (
+	PracticalRelative = 0.05 // ratios, times, slowdowns, counts: 5% of the runner-up's value
+	PracticalFraction = 0.01 // shares (idle members, CE-marked deliveries): one percentage point
+	PracticalAMI      = 0.05 // the adjusted mutual information (0 independent, 1 determined)
+	PracticalCoV      = 0.01 // CoV: also at least 0.01 (two near-perfect spreads are alike)
+	PracticalPackets  = 10   // packet counts: also at least 10 packets
+	PracticalEvents   = 10   // pause intervals: also at least 10
+	PracticalStorms   = 1    // storms: also at least one
+)
+
+// PracticalThreshold returns the practical threshold of a metric whose runner-up has
+// value runnerUp, and the rule in words: an absolute step for fractions
+// (PracticalFraction) and the AMIs (PracticalAMI); otherwise PracticalRelative of
+// the runner-up's value, at least PracticalCoV for a CoV and at least a floor for
+// counts (PracticalPackets, PracticalEvents, PracticalStorms).
+func PracticalThreshold(metric string, runnerUp float64) (float64, string) {
+	rel := PracticalRelative * math.Abs(runnerUp)
+	if math.IsInf(rel, 0) || math.IsNaN(rel) {
+		rel = 0 // an unfinished runner-up: any finite best is ahead by infinitely much
+	}
+	pct := fmt.Sprintf("%g%% of the runner-up's value", 100*PracticalRelative)
+	switch {
+	case MetricUnit(metric) == "fraction":
+		return PracticalFraction, "1 percentage point"
+	case metric == MetricAMI || metric == MetricAMIByRack:
+		return PracticalAMI, fmt.Sprintf("an AMI of %g", PracticalAMI)
+	case strings.HasSuffix(metric, ".cov"):
+		return max(rel, PracticalCoV), fmt.Sprintf("%s and %g", pct, PracticalCoV)
+	case MetricUnit(metric) == "packets":
+		return max(rel, PracticalPackets), fmt.Sprintf("%s and %d packets", pct, PracticalPackets)
+	case MetricUnit(metric) == "intervals":
+		return max(rel, PracticalEvents), fmt.Sprintf("%s and %d intervals", pct, PracticalEvents)
+	case MetricUnit(metric) == "episodes":
+		return max(rel, PracticalStorms), fmt.Sprintf("%s and %d storm", pct, PracticalStorms)
+	}
+	return rel, pct
 }
 
 // difference is metric of method a minus method b, with the paired bootstrap's BCa
@@ -536,12 +702,32 @@ func (c *Comparison) headline(tiers []records.Tier) []string {
 	}
 	b = c.Best[MetricSlowdownP99]
 	switch {
+	case b.Tie && math.IsInf(b.Value, 1):
+		h = append(h, fmt.Sprintf("FCT slowdown p99: %s tie: the 99th percentile falls among the unfinished flows of each (unfinished flows rank slowest).", strings.Join(b.Tied, ", ")))
 	case b.Tie:
 		h = append(h, fmt.Sprintf("FCT slowdown p99: %s tie (%s).", strings.Join(b.Tied, ", "), FormatSlowdown(b.Value)))
 	case b.Method != "":
-		h = append(h, fmt.Sprintf("Lowest FCT slowdown p99: %s (%s)%s.", b.Method, c.ByMethod[b.Method].Metrics[MetricSlowdownP99], c.clearWord(MetricSlowdownP99, b)))
+		h = append(h, fmt.Sprintf("Lowest FCT slowdown p99 (unfinished flows rank slowest): %s (%s)%s.", b.Method, c.ByMethod[b.Method].Metrics[MetricSlowdownP99], c.clearWord(MetricSlowdownP99, b)))
+	}
+	if b = c.Best[MetricCompleteFraction]; b.Method != "" {
+		h = append(h, fmt.Sprintf("Most flows completed: %s (%s)%s.", b.Method, FormatEstimate(MetricCompleteFraction, c.ByMethod[b.Method].Metrics[MetricCompleteFraction]), c.clearWord(MetricCompleteFraction, b)))
 	}
 	return h
+}
+
+// Title is the comparison's title: what its runs differ in ("Hash methods
+// compared", "Open and closed loop compared", "Runs compared by load balancing and
+// speedup", "Runs compared" when nothing recorded differs).
+func (c *Comparison) Title() string {
+	switch c.By {
+	case NamedByHash:
+		return "Hash methods compared"
+	case NamedByTransport:
+		return "Open and closed loop compared"
+	case NamedByTraits:
+		return "Runs compared by " + andList(c.Differs)
+	}
+	return "Runs compared"
 }
 
 // Noun is what the comparison calls one of its runs: "method" when they are named by
@@ -582,8 +768,11 @@ func (c *Comparison) polarizationLine() string {
 	}
 	d := c.difference(MetricAMI, worst, b.Method)
 	method := IntervalOf(MetricAMI)
-	if d.HasCI && d.Lo > 0 {
+	if d.HasCI && d.Lo > 0 && d.Value >= PracticalAMI {
 		return line + fmt.Sprintf(" Most polarized: %s (AMI %s; the paired 95%% %s interval of the difference with %s, %s, excludes 0).", strings.Join(most, ", "), ami(worst), method, b.Method, d)
+	}
+	if d.HasCI && d.Lo > 0 {
+		return line + fmt.Sprintf(" No "+c.Noun()+" is clearly the most polarized: %s reads highest (AMI %s; the paired 95%% %s interval of the difference with %s, %s, excludes 0, but a practical difference is an AMI of at least %g).", strings.Join(most, ", "), ami(worst), method, b.Method, d, PracticalAMI)
 	}
 	return line + fmt.Sprintf(" No "+c.Noun()+" is clearly the most polarized: %s reads highest (AMI %s) but the paired 95%% %s interval of the difference with %s, %s, includes 0.", strings.Join(most, ", "), ami(worst), method, b.Method, d)
 }
@@ -603,6 +792,13 @@ func FormatEstimate(metric string, e Estimate) string {
 	default:
 		return e.String()
 	}
+	num := f
+	f = func(v float64) string {
+		if math.IsInf(v, 1) {
+			return UnfinishedWord
+		}
+		return num(v)
+	}
 	switch {
 	case !e.Defined():
 		return "-"
@@ -620,17 +816,54 @@ func (c *Comparison) clearWord(metric string, b Best) string {
 	if !d.HasCI {
 		return fmt.Sprintf(", ahead of %s (no interval: not a per-flow quantity)", b.RunnerUp)
 	}
-	if b.Clear {
-		return fmt.Sprintf(", clearly ahead of %s (the paired 95%% %s interval of the difference, %s, excludes 0)", b.RunnerUp, IntervalOf(metric), d)
+	interval := fmt.Sprintf("the paired 95%% %s interval of the difference, %s", IntervalOf(metric), d)
+	if r := c.ByMethod[b.RunnerUp].Metrics[metric]; r.Unfinished() {
+		// The best's value is finite (a tie otherwise): ahead by infinitely much.
+		word := "clearly ahead of"
+		if !b.Clear {
+			word = "ahead of"
+		}
+		return fmt.Sprintf(", %s %s, whose %s", word, b.RunnerUp, strings.TrimPrefix(r.Reason, "the "))
 	}
-	return fmt.Sprintf(", not clearly ahead of %s (the paired 95%% %s interval of the difference, %s, includes 0)", b.RunnerUp, IntervalOf(metric), d)
+	switch {
+	case b.Clear:
+		return fmt.Sprintf(", clearly ahead of %s (%s, excludes 0, and the difference is at least %s)", b.RunnerUp, interval, c.thresholdWords(metric, b))
+	case b.Significant:
+		return fmt.Sprintf(", statistically ahead of %s by %s (%s, excludes 0, but a practical difference is at least %s)", b.RunnerUp, c.by(metric, b), interval, c.thresholdWords(metric, b))
+	}
+	return fmt.Sprintf(", not clearly ahead of %s (%s, includes 0)", b.RunnerUp, interval)
+}
+
+// thresholdWords is the practical threshold of b's metric in words: "5% of the
+// runner-up's value", "1 percentage point".
+func (c *Comparison) thresholdWords(metric string, b Best) string {
+	_, rule := PracticalThreshold(metric, c.ByMethod[b.RunnerUp].Metrics[metric].Value)
+	return rule
+}
+
+// by is the size of b's difference in the terms of its threshold: a share of the
+// runner-up's value ("0.08%"), percentage points of a fraction, or the difference
+// of AMIs.
+func (c *Comparison) by(metric string, b Best) string {
+	d := math.Abs(b.Difference.Value)
+	switch {
+	case MetricUnit(metric) == "fraction":
+		return fmt.Sprintf("%.2g percentage points", 100*d)
+	case metric == MetricAMI || metric == MetricAMIByRack:
+		return units.FormatFloat(d)
+	}
+	if r := math.Abs(c.ByMethod[b.RunnerUp].Metrics[metric].Value); r > 0 {
+		return fmt.Sprintf("%.2g%%", 100*d/r)
+	}
+	return FormatEstimate(metric, Estimate{Value: d})
 }
 
 // Table returns the hash_comparison table: one row per method and metric with its
-// unit, the value (empty when undefined), the interval bounds (empty without one) and
-// whether the method is the unique best on it (a tie marks none).
+// unit, the value (empty when undefined), the interval bounds (empty without one),
+// whether the method is the unique best on it (a tie marks none) and whether the
+// value is judged (false when undefined, as summary.json's judged).
 func (c *Comparison) Table() Table {
-	t := Table{Name: "hash_comparison", Header: []string{"method", "metric", "unit", "value", "lo", "hi", "best"}}
+	t := Table{Name: "hash_comparison", Header: []string{"method", "metric", "unit", "value", "lo", "hi", "best", "judged"}}
 	for _, m := range c.Methods {
 		for _, metric := range c.Metrics {
 			e := c.ByMethod[m].Metrics[metric]
@@ -645,7 +878,7 @@ func (c *Comparison) Table() Table {
 			if c.Best[metric].Method == m {
 				best = "true"
 			}
-			t.Rows = append(t.Rows, []string{m, metric, MetricUnit(metric), v, lo, hi, best})
+			t.Rows = append(t.Rows, []string{m, metric, MetricUnit(metric), v, lo, hi, best, strconv.FormatBool(e.Defined())})
 		}
 	}
 	return t

@@ -106,7 +106,7 @@ func TestCompare(t *testing.T) {
 		t.Errorf("table has %d rows, want %d", len(tb.Rows), 2*len(c.Metrics))
 	}
 	var sb strings.Builder
-	if err := tb.WriteCSV(&sb); err != nil || !strings.HasPrefix(sb.String(), "method,metric,unit,value,lo,hi,best\n") {
+	if err := tb.WriteCSV(&sb); err != nil || !strings.HasPrefix(sb.String(), "method,metric,unit,value,lo,hi,best,judged\n") {
 		t.Errorf("CSV: %v %q", err, sb.String()[:60])
 	}
 	js, err := json.Marshal(c)
@@ -234,13 +234,14 @@ func TestCompareOpenClosed(t *testing.T) {
 	if !reflect.DeepEqual(c.Methods, []string{"open", "closed"}) || c.By != NamedByTransport || !reflect.DeepEqual(c.Differs, []string{TraitTransport}) || c.Noun() != "run" {
 		t.Errorf("names %v by %q, differs %v", c.Methods, c.By, c.Differs)
 	}
-	// Open: 360 completed flows, 40 each at slowdowns 2..10: the median is the 180th
-	// smallest, 6 (40 x 5 = 200 >= 180); p99: 356.4 of 360, 10. Closed: 400 flows, 40
-	// each at 1.0..1.9: the 200th smallest is 1.4, the 396th 1.9.
-	want := map[string][2]float64{"open": {6, 10}, "closed": {1.4, 1.9}}
+	// Open: 400 flows with data, 40 unfinished (slowest) and 40 each at slowdowns
+	// 2..10: the median is the 200th smallest, 6 (40 x 5 = 200); p99: the 396th, past
+	// the 360 completed: unfinished. Closed: 400 flows, 40 each at 1.0..1.9: the 200th
+	// smallest is 1.4, the 396th 1.9.
+	want := map[string][2]float64{"open": {6, math.Inf(1)}, "closed": {1.4, 1.9}}
 	for m, w := range want {
 		p50, p99 := c.ByMethod[m].Metrics[MetricSlowdownP50], c.ByMethod[m].Metrics[MetricSlowdownP99]
-		if !near(p50.Value, w[0]) || !near(p99.Value, w[1]) || !p99.HasCI || p99.Lo > p99.Value || p99.Hi < p99.Value {
+		if !near(p50.Value, w[0]) || !(near(p99.Value, w[1]) || math.IsInf(w[1], 1) && p99.Unfinished()) || !p99.HasCI || p99.Lo > p99.Value || p99.Hi < p99.Value {
 			t.Errorf("%s slowdown p50 %v, p99 %v; want %v", m, p50, p99, w)
 		}
 		if f := c.ByMethod[m].FCT; f.SlowdownP50 != p50.Value || f.SlowdownP99 != p99.Value {
@@ -250,7 +251,9 @@ func TestCompareOpenClosed(t *testing.T) {
 	if b := c.Best[MetricSlowdownP99]; b.Method != "closed" || !b.Clear {
 		t.Errorf("best slowdown p99 %+v", b)
 	}
-	if h := strings.Join(c.Headline, "\n"); !strings.Contains(h, "Lowest FCT slowdown p99: closed") || strings.Contains(h, "Best hash") {
+	if h := strings.Join(c.Headline, "\n"); !strings.Contains(h, "Lowest FCT slowdown p99 (unfinished flows rank slowest): closed (1.9 [") ||
+		!strings.Contains(h, "clearly ahead of open, whose 99th percentile falls among the unfinished flows, which rank slowest: 10% of the 400 flows with data did not complete.") ||
+		!strings.Contains(h, "Most flows completed: closed (100% [100%, 100%]), clearly ahead of open") || strings.Contains(h, "Best hash") {
 		t.Errorf("headline:\n%s", h)
 	}
 	// The same mode with other sizes, or the same timing with other start times: other
@@ -263,14 +266,180 @@ func TestCompareOpenClosed(t *testing.T) {
 	if _, err := Compare([]*Run{open, closed}, Options{Bootstrap: 10}); !errors.Is(err, ErrNotComparable) || !strings.Contains(err.Error(), "first_ps") {
 		t.Errorf("same timing, other starts: %v", err)
 	}
-	closed.Info.Options.Speedup = 2 // other timing: starts differ by design; named by directory
+	closed.Info.Options.Speedup = 2 // other timing: starts differ by design; named by both
 	c, err = Compare([]*Run{open, closed}, Options{Bootstrap: 10})
-	if err != nil || !reflect.DeepEqual(c.Methods, []string{"tcp-open", "tcp-closed"}) || c.By != NamedByDir ||
+	if err != nil || !reflect.DeepEqual(c.Methods, []string{"transport=open, speedup=1", "transport=closed, speedup=2"}) || c.By != NamedByTraits ||
 		!reflect.DeepEqual(c.Differs, []string{TraitTransport, TraitSpeedup}) {
 		t.Errorf("other speedup: %v, names %v by %q, differs %v", err, c.Methods, c.By, c.Differs)
 	}
 	closed.Flows.Fingerprint.Tuple = 12
 	if _, err := Compare([]*Run{open, closed}, Options{Bootstrap: 10}); !errors.Is(err, ErrNotComparable) || !strings.Contains(err.Error(), "5-tuples") {
 		t.Errorf("other tuples: %v", err)
+	}
+}
+
+// Runs are named by what differs between them, from run.json: the hash or the
+// transport alone by its value, anything else as key=value (options by their
+// run.json key, configuration attributes by their path); nothing: the directory.
+func TestRunNames(t *testing.T) {
+	mk := func(dir string, edit func(r *Run)) *Run {
+		r := &Run{Dir: "/out/" + dir, Info: RunInfo{Method: "crc32WithSalt", Transport: "open", Seed: 1,
+			Options: records.RunOptions{Speedup: 1, LB: "none", Hash: "crc32WithSalt", Traces: []string{"/t/" + dir + ".pcap"}},
+			Config:  json.RawMessage(`{"Seed": 1, "Switch": {"BufferSize": "32MiB", "EcmpHashMethod": "crc32WithSalt", "Pools": [{"Name": "lossy", "Size": "60%"}]}}`)}}
+		edit(r)
+		return r
+	}
+	same := func(*Run) {}
+	for _, c := range []struct {
+		name    string
+		a, b    func(*Run)
+		names   []string
+		by      string
+		differs []string
+	}{
+		{"hash", same, func(r *Run) {
+			r.Info.Method, r.Info.Options.Hash = "crc16", "crc16"
+			r.Info.Config = json.RawMessage(strings.Replace(string(r.Info.Config), `"EcmpHashMethod": "crc32WithSalt"`, `"EcmpHashMethod": "crc16"`, 1))
+		}, []string{"crc32WithSalt", "crc16"}, NamedByHash, []string{TraitHash}},
+		{"load balancing", same, func(r *Run) { r.Info.Options.LB = "flowlet" }, []string{"lb=none", "lb=flowlet"}, NamedByTraits, []string{TraitLB}},
+		{"speedup and seed", same, func(r *Run) { r.Info.Options.Speedup, r.Info.Seed = 4, 2 },
+			[]string{"speedup=1, seed=1", "speedup=4, seed=2"}, NamedByTraits, []string{TraitSpeedup, TraitSeed}},
+		{"an option", same, func(r *Run) { r.Info.Options.MaxIdleNs = 1000 }, []string{"max_idle_ns=0", "max_idle_ns=1000"}, NamedByTraits, []string{"max_idle_ns"}},
+		{"configuration", same, func(r *Run) {
+			r.Info.Config = json.RawMessage(`{"Seed": 1, "Switch": {"BufferSize": "64MiB", "EcmpHashMethod": "crc32WithSalt", "Pools": [{"Name": "lossy", "Size": "50%"}]}}`)
+		}, []string{"Switch.BufferSize=32MiB, Switch.Pools[0].Size=60%", "Switch.BufferSize=64MiB, Switch.Pools[0].Size=50%"}, NamedByTraits,
+			[]string{"Switch.BufferSize", "Switch.Pools[0].Size"}},
+		{"nothing", same, same, []string{"a", "b"}, NamedByDir, []string{}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			names, by, differs, err := runNames([]*Run{mk("a", c.a), mk("b", c.b)})
+			if err != nil || !reflect.DeepEqual(names, c.names) || by != c.by || !reflect.DeepEqual(differs, c.differs) {
+				t.Errorf("names %q by %q, differs %q (%v); want %q by %q, differs %q", names, by, differs, err, c.names, c.by, c.differs)
+			}
+		})
+	}
+}
+
+// "Clearly ahead" needs a practical difference besides a significant one: with every
+// flow dropping 100 packets in one run and 101 in the other, the paired interval of
+// the 4,000-packet difference excludes 0 but it is 0.99% of the runner-up's 404,000,
+// below the 5% that counts: "statistically ahead by 0.99%"; at 110 packets a flow
+// (9.1%) it is clearly ahead.
+func TestComparePracticalDifference(t *testing.T) {
+	mk := func(method string, drops float64) *Run {
+		r := syntheticRun(method, 4000, false, 1) // the same member choices: only drops differ
+		r.Info.Options.Hash = method
+		for i := range r.Flows.Flows {
+			r.Flows.Flows[i].Dropped = drops
+		}
+		return r
+	}
+	for _, c := range []struct {
+		runnerUp           float64
+		significant, clear bool
+		words              string
+	}{
+		{101, true, false, "]), statistically ahead of xor16 by 0.99% (the paired 95% BCa interval of the difference, -4000 ["},
+		{110, true, true, "]), clearly ahead of xor16 (the paired 95% BCa interval of the difference, -4e+04 ["},
+	} {
+		c2, err := Compare([]*Run{mk("crc16", 100), mk("xor16", c.runnerUp)}, Options{Seed: 1, Bootstrap: 200})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := c2.Best[MetricDrops]
+		if b.Method != "crc16" || b.Significant != c.significant || b.Clear != c.clear || b.Practical != c.clear || b.Threshold != 0.05*4000*c.runnerUp {
+			t.Errorf("runner-up at %v a flow: best %+v", c.runnerUp, b)
+		}
+		h := strings.Join(c2.Headline, "\n")
+		if !strings.Contains(h, "Fewest drops: crc16 (400,000 [") || !strings.Contains(h, c.words) {
+			t.Errorf("runner-up at %v a flow: headline\n%s\nlacks %q", c.runnerUp, h, c.words)
+		}
+		if c.clear && !strings.Contains(h, "excludes 0, and the difference is at least 5% of the runner-up's value and 10 packets).") ||
+			!c.clear && !strings.Contains(h, "excludes 0, but a practical difference is at least 5% of the runner-up's value and 10 packets).") {
+			t.Errorf("runner-up at %v a flow: the headline does not state the rule:\n%s", c.runnerUp, h)
+		}
+	}
+}
+
+// The practical thresholds, by the kind of metric.
+func TestPracticalThreshold(t *testing.T) {
+	for _, c := range []struct {
+		metric   string
+		runnerUp float64
+		want     float64
+	}{
+		{TierMetric(records.TierRack, "max_mean"), 2, 0.1},
+		{TierMetric(records.TierRack, "cov"), 0.1, 0.01}, // 5% is 0.005: the floor
+		{TierMetric(records.TierRack, "cov"), 0.5, 0.025},
+		{TierMetric(records.TierRack, "idle_fraction"), 0.5, 0.01},
+		{MetricCEFraction, 0.9, 0.01},
+		{MetricAMI, 0.9, 0.05},
+		{MetricDrops, 100, 10}, // 5% is 5: the floor
+		{MetricDrops, 1000, 50},
+		{MetricStorms, 4, 1},
+		{MetricPauseIntervals, 1000, 50},
+		{MetricSlowdownP99, 40, 2},
+		{MetricP99Delay, 3e9, 1.5e8},
+	} {
+		if got, rule := PracticalThreshold(c.metric, c.runnerUp); !near(got, c.want) || rule == "" {
+			t.Errorf("%s at %v: threshold %v (%q), want %v", c.metric, c.runnerUp, got, rule, c.want)
+		}
+	}
+}
+
+// A run that leaves flows unfinished never ranks first on FCT or flow delay: crc16
+// left 27% of its 1,000 flows unfinished and its completed flows have the lowest
+// slowdown (1.1) and delay (1 us); xor16 completed every flow at slowdown 2 and 2 us.
+// Counted only over completed flows, crc16 would win both p99s; with unfinished flows
+// ranked slowest, its p99s fall among them (unfinished), xor16 is clearly ahead, and
+// clearly the one that completed most flows.
+func TestUnfinishedFlowsRankWorst(t *testing.T) {
+	mk := func(method string, unfinishedShare float64, slowdown, delay float64) *Run {
+		r := syntheticRun(method, 1000, false, 1)
+		r.Info.Options.Hash = method
+		for i := range r.Flows.Flows {
+			f := &r.Flows.Flows[i]
+			f.SizeBytes, f.Data, f.Completion = 1000, true, records.CompletionComplete
+			f.Slowdown, f.DelayMeanPs = slowdown, delay
+			if float64(i%100) < 100*unfinishedShare {
+				f.Completion, f.Slowdown = records.CompletionDropped, math.NaN()
+			}
+		}
+		return r
+	}
+	c, err := Compare([]*Run{mk("crc16", 0.27, 1.1, 1e6), mk("xor16", 0, 2, 2e6)}, Options{Seed: 1, Bootstrap: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{MetricSlowdownP99, MetricFlowMeanP99, MetricCompleteFraction} {
+		if b := c.Best[m]; b.Method != "xor16" || !b.Clear {
+			t.Errorf("%s: best %+v, want xor16, clearly", m, b)
+		}
+	}
+	if e := c.ByMethod["crc16"].Metrics[MetricSlowdownP99]; !e.Unfinished() || !strings.Contains(e.Reason, "27% of the 1,000 flows with data did not complete") {
+		t.Errorf("crc16 slowdown p99 %v (%q), want unfinished, saying 27%%", e, e.Reason)
+	}
+	if e := c.ByMethod["crc16"].Metrics[MetricCompleteFraction]; !near(e.Value, 0.73) {
+		t.Errorf("crc16 complete fraction %v, want 0.73", e)
+	}
+	// The median: 730 of 1,000 finished at 1.1, so the 500th flow is one of them:
+	// crc16's median flow did finish faster, and it is the best there.
+	if b := c.Best[MetricSlowdownP50]; b.Method != "crc16" || c.ByMethod["crc16"].Metrics[MetricSlowdownP50].Value != 1.1 {
+		t.Errorf("slowdown p50: best %+v", b)
+	}
+	h := strings.Join(c.Headline, "\n")
+	if !strings.Contains(h, "Lowest FCT slowdown p99 (unfinished flows rank slowest): xor16 (2 [2, 2]), clearly ahead of crc16, whose 99th percentile falls among the unfinished flows") {
+		t.Errorf("headline:\n%s", h)
+	}
+	js, err := json.Marshal(c.ByMethod["crc16"].Metrics[MetricSlowdownP99])
+	if err != nil || !strings.Contains(string(js), `"value":null`) || !strings.Contains(string(js), `"unfinished":true`) || strings.Contains(string(js), "judged") {
+		t.Errorf("an unfinished estimate in JSON: %s %v", js, err)
+	}
+	var back Estimate
+	if err := json.Unmarshal(js, &back); err != nil || !back.Unfinished() {
+		t.Errorf("an unfinished estimate read back: %v %v", back, err)
+	}
+	if row := csvOf(t, c.Table()); !strings.Contains(row, "crc16,fct.slowdown_p99,,inf,inf,inf,false,true\n") {
+		t.Errorf("hash_comparison.csv lacks the unfinished p99 as inf:\n%s", row)
 	}
 }

@@ -51,7 +51,8 @@
 // the measured member loads are shared among the flows (FlowTable.Apportion), so a
 // run's numbers are the same alone or compared. Best names the best method per ranked
 // metric: none on a tie; p-values and the plain NMI are not ranked; Clear when the
-// interval of the paired difference with the runner-up excludes 0.
+// interval of the paired difference with the runner-up excludes 0 (Significant) and
+// the difference is at least the metric's PracticalThreshold (Practical).
 //
 // Delay (docs/analysis.md#delay): percentiles and CDF from delay.arrow's log-bucket
 // histograms (DelayQuantile, NewDelayCDF); the flow mean-delay p99 is another number,
@@ -61,8 +62,9 @@
 // ideal_fct_ps of the completed flows, per transport and size bucket ([0, MTU),
 // [MTU, BDP), [BDP, 5 BDP), >= 5 BDP, as m3), empirical quantiles (FCTSlowdown,
 // FlowTable.FCT); comparisons bootstrap its p50 and p99. Runs are comparable when
-// their flows' identities agree (FlowFingerprint), named by what differs (hash method,
-// transport).
+// their flows' identities agree (FlowFingerprint), named by what differs in their
+// run.json (the hash method or transport alone by its value, else key=value of every
+// option and configuration attribute that differs: lb=flowlet, Switch.BufferSize=16MiB).
 //
 // Closed loop (docs/analysis.md#closed-loop): transport.arrow's events by kind, per
 // flow and over time (TransportEvents, in any row order), CNPs and rate cuts per

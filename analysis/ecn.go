@@ -12,7 +12,9 @@ import (
 type QueueCounters struct {
 	PortClass
 	Tier      records.Tier
+	Peer      NodeID // the node at the other end of the port's link
 	TxPackets int64
+	TxBytes   int64 // frame bytes sent
 	ECNMarked int64
 	// WatermarkBytes is the queue's largest occupancy over the run (bytes).
 	WatermarkBytes int64

@@ -53,7 +53,8 @@ func ExampleDelayQuantile() {
 	// 1900
 }
 
-// A run without drops or pauses: the headline says so instead of printing zeros.
+// A run without drops, pauses or marks: the headline says in one line that nothing
+// congested, instead of printing zeros.
 func ExampleAnalyze() {
 	run := &analysis.Run{
 		Info:  analysis.RunInfo{SimPs: 1_000_000_000, Injected: 1000, Delivered: 1000, Complete: true},
@@ -70,8 +71,6 @@ func ExampleAnalyze() {
 		fmt.Println(line)
 	}
 	// Output:
-	// No packets were dropped.
-	// No PFC pauses.
+	// Nothing congested: no drop, PFC pause or ECN mark; the ports hold no host link's load.
 	// Worst ECMP imbalance at the rack tier: the busiest of rack-p0-r0 uplinks carries 1.50x the mean member load in bytes (tier: max/mean 1.50, Jain 0.800, idle members 0%, flow chi-square p = 0.527).
-	// No packets were ECN-marked.
 }

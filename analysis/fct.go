@@ -68,11 +68,13 @@ type SlowdownRow struct {
 // row.
 func FCTSlowdown(flows []FlowFCT, mtu, bdp int64) []SlowdownRow {
 	var p fctPoint
-	return slowdownRows(len(flows), func(i int) *fctPoint {
+	rows, _ := slowdownRows(len(flows), func(i int) *fctPoint {
 		f := &flows[i]
-		p = fctPoint{size: f.SizeBytes, slowdown: SlowdownOf(f.Complete, f.FctPs, f.IdealFctPs), transport: f.Transport, noData: f.SizeBytes == 0 && f.IdealFctPs == 0}
+		p = fctPoint{size: f.SizeBytes, slowdown: SlowdownOf(f.Complete, f.FctPs, f.IdealFctPs), transport: f.Transport, noData: f.SizeBytes == 0 && f.IdealFctPs == 0,
+			unfinished: !f.Complete}
 		return &p
 	}, mtu, bdp)
+	return rows
 }
 
 // SlowdownOf is a flow's slowdown fct / ideal (ps) when it completed with an ideal
@@ -86,15 +88,17 @@ func SlowdownOf(complete bool, fctPs, idealPs int64) float64 {
 
 // fctPoint is what the slowdown rows need of one flow.
 type fctPoint struct {
-	size      int64
-	slowdown  float64 // NaN unless completed
-	transport records.Transport
-	noData    bool
+	size       int64
+	slowdown   float64 // NaN unless completed
+	transport  records.Transport
+	noData     bool
+	unfinished bool // with data, not completed
 }
 
 // slowdownRows is FCTSlowdown over n flows given one at a time (flow may reuse its
-// result), in one pass.
-func slowdownRows(n int, flow func(i int) *fctPoint, mtu, bdp int64) []SlowdownRow {
+// result), in one pass; ranked holds the p50 and p99 over every flow with data, an
+// unfinished flow slowest (+Inf; as FlowStat), NaN without one.
+func slowdownRows(n int, flow func(i int) *fctPoint, mtu, bdp int64) (rows []SlowdownRow, ranked [2]float64) {
 	buckets := FCTBuckets(mtu, bdp)
 	all := FCTBucket{Name: "all", LoByte: 0, HiByte: -1}
 	const nb = 5 // the four buckets and "all"
@@ -104,10 +108,14 @@ func slowdownRows(n int, flow func(i int) *fctPoint, mtu, bdp int64) []SlowdownR
 	}
 	var cells [records.NumTransports + 1][nb]cell // transports, then "all"
 	var present [records.NumTransports]bool
+	unfinished := 0
 	for i := range n {
 		f := flow(i)
 		if f.noData || f.transport >= records.NumTransports {
 			continue
+		}
+		if f.unfinished {
+			unfinished++
 		}
 		present[f.transport] = true
 		b := len(buckets) - 1
@@ -155,7 +163,23 @@ func slowdownRows(n int, flow func(i int) *fctPoint, mtu, bdp int64) []SlowdownR
 		}
 	}
 	emit("all", int(records.NumTransports))
-	return out
+	// The quantiles with the unfinished flows ranked slowest, from the completed
+	// flows' sorted slowdowns (cell all/all, sorted by emit): the empirical rule's
+	// value is the ceil(p N)-th smallest of the N, unfinished past the completed.
+	done := cells[records.NumTransports][nb-1].s
+	total := float64(len(done) + unfinished)
+	for k, p := range [2]float64{0.5, 0.99} {
+		ranked[k] = math.NaN()
+		if total == 0 {
+			continue
+		}
+		i := max(int(math.Ceil(p*total)), 1) - 1 // as tailQuantile: fidx = p x total
+		ranked[k] = math.Inf(1)
+		if i < len(done) {
+			ranked[k] = done[i]
+		}
+	}
+	return out, ranked
 }
 
 // FCTSummary is the flow-completion part of a Summary (docs/analysis.md#flow-completion).
@@ -164,21 +188,29 @@ func slowdownRows(n int, flow func(i int) *fctPoint, mtu, bdp int64) []SlowdownR
 // others (closed loop: every captured packet of the flow was a control packet the
 // simulated receivers replaced, e.g. the ACKs of a one-way transfer), which have no
 // completion time. Complete counts the flows that completed and ByCompletion all of
-// Flows by completion (every reason listed). SlowdownP50 and SlowdownP99 are the
-// empirical quantiles of fct_ps / ideal_fct_ps over the completed flows (null, with
-// Reason, when none completed); Rows the slowdown per transport and size bucket
-// (FCTSlowdown) with the MTU and fabric BDP that bound the buckets.
+// Flows by completion (every reason listed), CompleteFraction = Complete / Flows
+// (NaN without flows). SlowdownP50 and SlowdownP99 are the empirical quantiles of
+// fct_ps / ideal_fct_ps over the flows with data, an unfinished flow counted as
+// slower than every completed one (+Inf): +Inf ("unfinished",
+// null in JSON and named in Unfinished) when the quantile falls among the
+// unfinished flows, NaN without flows. Rows give the slowdown of the completed
+// flows per transport and size bucket (FCTSlowdown), with the MTU and fabric BDP
+// that bound the buckets.
 type FCTSummary struct {
-	MTUBytes     int64            `json:"mtu_bytes"`
-	BDPBytes     int64            `json:"bdp_bytes"`
-	Flows        int64            `json:"flows"`
-	NoDataFlows  int64            `json:"no_data_flows"`
-	Complete     int64            `json:"complete"`
-	ByCompletion map[string]int64 `json:"by_completion"`
-	SlowdownP50  float64          `json:"slowdown_p50"`
-	SlowdownP99  float64          `json:"slowdown_p99"`
-	Reason       string           `json:"reason,omitempty"`
-	Rows         []SlowdownRow    `json:"rows"`
+	MTUBytes         int64            `json:"mtu_bytes"`
+	BDPBytes         int64            `json:"bdp_bytes"`
+	Flows            int64            `json:"flows"`
+	NoDataFlows      int64            `json:"no_data_flows"`
+	Complete         int64            `json:"complete"`
+	CompleteFraction float64          `json:"complete_fraction"`
+	ByCompletion     map[string]int64 `json:"by_completion"`
+	SlowdownP50      float64          `json:"slowdown_p50"`
+	SlowdownP99      float64          `json:"slowdown_p99"`
+	// Unfinished names the quantiles (slowdown_p50, slowdown_p99) that fall among the
+	// unfinished flows: +Inf, written null.
+	Unfinished []string      `json:"unfinished"`
+	Reason     string        `json:"reason,omitempty"`
+	Rows       []SlowdownRow `json:"rows"`
 }
 
 // MarshalJSON writes undefined (NaN) measures as null.
@@ -197,9 +229,10 @@ func (ft *FlowTable) FCT(mtu, bdp int64) FCTSummary {
 		s.ByCompletion[c.String()] = 0
 	}
 	var p fctPoint
-	s.Rows = slowdownRows(len(ft.Flows), func(i int) *fctPoint {
+	var all [2]float64
+	s.Rows, all = slowdownRows(len(ft.Flows), func(i int) *fctPoint {
 		fs := &ft.Flows[i]
-		p = fctPoint{size: fs.SizeBytes, slowdown: fs.Slowdown, transport: fs.Transport, noData: !fs.Data}
+		p = fctPoint{size: fs.SizeBytes, slowdown: fs.Slowdown, transport: fs.Transport, noData: !fs.Data, unfinished: unfinished(fs)}
 		return &p
 	}, mtu, bdp)
 	for i := range ft.Flows {
@@ -214,21 +247,44 @@ func (ft *FlowTable) FCT(mtu, bdp int64) FCTSummary {
 			s.Complete++
 		}
 	}
-	s.SlowdownP50, s.SlowdownP99 = math.NaN(), math.NaN()
-	if all := s.Rows[len(s.Rows)-1]; all.P50 != nil {
-		s.SlowdownP50, s.SlowdownP99 = *all.P50, *all.P99
-	} else {
+	s.CompleteFraction, s.Unfinished = math.NaN(), []string{}
+	if s.Flows > 0 {
+		s.CompleteFraction = float64(s.Complete) / float64(s.Flows)
+	}
+	s.SlowdownP50, s.SlowdownP99 = all[0], all[1]
+	for _, q := range []struct {
+		name string
+		v    float64
+	}{{"slowdown_p50", s.SlowdownP50}, {"slowdown_p99", s.SlowdownP99}} {
+		if math.IsInf(q.v, 1) {
+			s.Unfinished = append(s.Unfinished, q.name)
+		}
+	}
+	switch {
+	case math.IsNaN(s.SlowdownP50):
+		s.Reason = NoFlowWithData
+	case s.Complete == 0:
 		s.Reason = NoCompletedFlow
 	}
 	return s
 }
 
+// UnfinishedWord is how a quantile that falls among the unfinished flows (+Inf) is
+// written for people.
+const UnfinishedWord = "unfinished"
+
+// NoFlowWithData is why a slowdown is undefined.
+const NoFlowWithData = "no flow with data"
+
 // FormatSlowdown formats a slowdown (a ratio >= 1) for people: three significant
-// digits, "1.00", "45.9", "312"; "-" when undefined.
+// digits, "1.00", "45.9", "312"; "unfinished" for +Inf (a quantile among the
+// unfinished flows); "-" when undefined.
 func FormatSlowdown(v float64) string {
 	switch {
 	case math.IsNaN(v):
 		return "-"
+	case math.IsInf(v, 1):
+		return UnfinishedWord
 	case math.Abs(v) >= 100:
 		return fmt.Sprintf("%.0f", v)
 	}

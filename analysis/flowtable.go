@@ -267,12 +267,48 @@ const (
 	MetricDeliveredCE = "ecn.delivered_ce"          // delivered packets that arrived CE-marked
 	MetricCEFraction  = "ecn.delivered_ce_fraction" // their share of the delivered packets
 	MetricFlowMeanP99 = "delay.flow_mean_p99_ps"    // 99th percentile over flows of each flow's mean delay, ps
-	MetricSlowdownP50 = "fct.slowdown_p50"          // median over completed flows of fct / ideal fct
-	MetricSlowdownP99 = "fct.slowdown_p99"          // 99th percentile over completed flows of fct / ideal fct
+	MetricSlowdownP50 = "fct.slowdown_p50"          // median over the flows with data of fct / ideal fct, an unfinished flow slowest (+Inf)
+	MetricSlowdownP99 = "fct.slowdown_p99"          // 99th percentile of the same
+	// MetricCompleteFraction is the share of the flows with data that completed.
+	MetricCompleteFraction = "fct.complete_fraction"
 
 	tierMetricPrefix  = "imbalance.tiers."
-	metricsAfterTiers = 10 // FlowStat's values after the tiers'
+	metricsAfterTiers = 11 // FlowStat's values after the tiers'
 )
+
+// Unfinished flows rank worst (docs/analysis.md#flow-completion): in the slowdown
+// and flow mean-delay quantiles a flow with data that did not complete counts as
+// slower than every completed flow, +Inf, so that a run that leaves flows unfinished
+// is never ranked ahead for them; a quantile that falls among them is +Inf
+// ("unfinished").
+
+// unfinished reports whether a flow has data and did not complete.
+func unfinished(f *FlowSample) bool { return f.Data && f.Completion != records.CompletionComplete }
+
+// slowdownValue is a flow's value in the slowdown quantiles: its slowdown when it
+// completed, +Inf when unfinished, NaN (not counted) without data.
+func slowdownValue(f *FlowSample) float64 {
+	switch {
+	case unfinished(f):
+		return math.Inf(1)
+	case f.Data:
+		return f.Slowdown
+	}
+	return math.NaN()
+}
+
+// flowDelayValue is a flow's value in the flow mean-delay quantile: +Inf when
+// unfinished, else its mean delay when it delivered a packet, NaN (not counted)
+// otherwise.
+func flowDelayValue(f *FlowSample) float64 {
+	switch {
+	case unfinished(f):
+		return math.Inf(1)
+	case f.Delivered > 0:
+		return f.DelayMeanPs
+	}
+	return math.NaN()
+}
 
 // TierMetric is the name of a tier's metric: "imbalance.tiers.<tier>.<metric>".
 func TierMetric(tier records.Tier, metric string) string {
@@ -282,7 +318,8 @@ func TierMetric(tier records.Tier, metric string) string {
 // FlowStatNames names the values FlowStat computes for the given tiers, in order:
 // TierMetric(tier, m) for each tier and TierMetricNames, then MetricAMI,
 // MetricAMIByRack, MetricNMI, MetricNMIByRack, MetricDrops, MetricDeliveredCE,
-// MetricCEFraction, MetricFlowMeanP99, MetricSlowdownP50 and MetricSlowdownP99.
+// MetricCEFraction, MetricFlowMeanP99, MetricSlowdownP50, MetricSlowdownP99 and
+// MetricCompleteFraction.
 func FlowStatNames(tiers []records.Tier) []string {
 	var n []string
 	for _, t := range tiers {
@@ -291,7 +328,7 @@ func FlowStatNames(tiers []records.Tier) []string {
 		}
 	}
 	return append(n, MetricAMI, MetricAMIByRack, MetricNMI, MetricNMIByRack, MetricDrops, MetricDeliveredCE, MetricCEFraction, MetricFlowMeanP99,
-		MetricSlowdownP50, MetricSlowdownP99)
+		MetricSlowdownP50, MetricSlowdownP99, MetricCompleteFraction)
 }
 
 // FlowStat returns the statistic a bootstrap resamples, for use with Bootstrap.Run:
@@ -307,10 +344,12 @@ func FlowStatNames(tiers []records.Tier) []string {
 //   - drops.total and ecn.delivered_ce: the weighted sums of Dropped and CE;
 //     ecn.delivered_ce_fraction: delivered_ce over the weighted delivered packets;
 //   - delay.flow_mean_p99_ps: the empirical 99th percentile (stat.Quantile's Empirical
-//     rule) over the delivered flows, each counted w times, of each flow's mean delay;
+//     rule) over the delivered and the unfinished flows, each counted w times, of each
+//     flow's mean delay, an unfinished flow +Inf (flowDelayValue);
 //   - fct.slowdown_p50 and fct.slowdown_p99: the empirical median and 99th percentile
-//     over the completed flows, each counted w times, of fct_ps / ideal_fct_ps
-//     (docs/analysis.md#flow-completion).
+//     over the flows with data, each counted w times, of fct_ps / ideal_fct_ps, an
+//     unfinished flow +Inf (slowdownValue; docs/analysis.md#flow-completion);
+//   - fct.complete_fraction: the completed flows' weight over the flows with data.
 //
 // With every weight 1 the values are the single-run summary's. Each returned function
 // owns its scratch space.
@@ -331,24 +370,26 @@ func (ft *FlowTable) FlowStat(tiers []records.Tier) func() func(w, out []float64
 			sets = append(sets, judgedSet{t, s.Offset, s.Members})
 		}
 	}
-	// Delivered flows in delay order, completed flows in slowdown order.
-	delayed, delays := ft.ordered(func(f *FlowSample) float64 {
-		if f.Delivered > 0 {
-			return f.DelayMeanPs
-		}
-		return math.NaN()
-	})
-	completed, slowdowns := ft.ordered(func(f *FlowSample) float64 {
-		if f.Data {
-			return f.Slowdown
-		}
-		return math.NaN()
-	})
-	var drops0, ce0, del0 float64
-	for _, f := range ft.Flows {
+	// Delivered (and unfinished) flows in delay order, flows with data in slowdown
+	// order, the unfinished last.
+	delayed, delays := ft.ordered(flowDelayValue)
+	inDelay := make([]bool, len(ft.Flows))
+	for _, i := range delayed {
+		inDelay[i] = true
+	}
+	completed, slowdowns := ft.ordered(slowdownValue)
+	var drops0, ce0, del0, data0, done0 float64
+	for i := range ft.Flows {
+		f := &ft.Flows[i]
 		drops0 += f.Dropped
 		ce0 += f.CE
 		del0 += f.Delivered
+		if f.Data {
+			data0++
+			if !unfinished(f) {
+				done0++
+			}
+		}
 	}
 	slow := newRankedQuantiles(len(ft.Flows), completed, slowdowns)
 	ps := ft.newPolStat()
@@ -370,6 +411,7 @@ func (ft *FlowTable) FlowStat(tiers []records.Tier) func() func(w, out []float64
 			copy(flows, ft.CellFlows)
 			copy(cont, cont0)
 			drops, ce, del, delivered, complete := drops0, ce0, del0, float64(len(delayed)), float64(len(completed))
+			data, done := data0, done0
 			copy(groups, slow.group0)
 			for i := range ft.Flows {
 				d := w[i] - 1
@@ -387,12 +429,18 @@ func (ft *FlowTable) FlowStat(tiers []records.Tier) func() func(w, out []float64
 				drops += d * f.Dropped
 				ce += d * f.CE
 				del += d * f.Delivered
-				if f.Delivered > 0 {
+				if inDelay[i] {
 					delivered += d
 				}
 				if r := slow.rank[i]; r >= 0 {
 					complete += d
 					groups[int(r)/slow.size] += d
+				}
+				if f.Data {
+					data += d
+					if !unfinished(f) {
+						done += d
+					}
 				}
 			}
 			for c := range bytes { // a flow's removal can leave rounding below zero
@@ -420,6 +468,10 @@ func (ft *FlowTable) FlowStat(tiers []records.Tier) func() func(w, out []float64
 			out[k+7] = tailQuantile(0.99, delayed, delays, w, delivered)
 			out[k+8] = slow.quantile(0.5, groups, w, complete)
 			out[k+9] = slow.quantile(0.99, groups, w, complete)
+			out[k+10] = math.NaN()
+			if data > 0 {
+				out[k+10] = done / data
+			}
 		}
 	}
 }
@@ -483,15 +535,11 @@ func (ft *FlowTable) PolarizationStat() func() func(w, out []float64) {
 	}
 }
 
-// FlowMeanP99 is the 99th percentile over the delivered flows of each flow's mean
-// delay (FlowStat's delay.flow_mean_p99_ps with every weight 1), NaN without one.
+// FlowMeanP99 is the 99th percentile over the delivered and the unfinished flows of
+// each flow's mean delay, an unfinished flow +Inf (FlowStat's delay.flow_mean_p99_ps
+// with every weight 1), NaN without one.
 func (ft *FlowTable) FlowMeanP99() float64 {
-	delayed, delays := ft.ordered(func(f *FlowSample) float64 {
-		if f.Delivered > 0 {
-			return f.DelayMeanPs
-		}
-		return math.NaN()
-	})
+	delayed, delays := ft.ordered(flowDelayValue)
 	return tailQuantile(0.99, delayed, delays, nil, float64(len(delayed)))
 }
 

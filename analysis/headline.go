@@ -12,12 +12,17 @@ import (
 // headline writes the sentences at the top of the report.
 func headline(s *Summary) []string {
 	var h []string
+	quiet := !s.Congestion.Congested
+	if quiet { // one line instead of "No packets were dropped.", "No PFC pauses.", ...
+		h = append(h, quietLine(s.Congestion, s.Run.SimPs))
+	}
 	d := s.Drops
 	inj := s.Run.Injected
 	if inj == 0 {
 		inj = s.Flows.Packets
 	}
 	switch {
+	case d.Total == 0 && quiet:
 	case d.Total == 0:
 		h = append(h, "No packets were dropped.")
 	default:
@@ -34,6 +39,7 @@ func headline(s *Summary) []string {
 	}
 	p := s.PFC
 	switch {
+	case p.PauseIntervals == 0 && quiet:
 	case p.PauseIntervals == 0:
 		h = append(h, "No PFC pauses.")
 	default:
@@ -59,9 +65,11 @@ func headline(s *Summary) []string {
 	if line := polarizationLine(s.Polarization); line != "" {
 		h = append(h, line)
 	}
-	if s.ECN.Marked == 0 && s.ECN.DeliveredCE == 0 {
+	switch {
+	case s.ECN.Marked == 0 && s.ECN.DeliveredCE == 0 && quiet:
+	case s.ECN.Marked == 0 && s.ECN.DeliveredCE == 0:
 		h = append(h, "No packets were ECN-marked.")
-	} else {
+	default:
 		h = append(h, fmt.Sprintf("ECN: %s mark%s at %s queue%s; %s of delivered packets arrived CE-marked.", units.FormatCount(s.ECN.Marked), plural(int(s.ECN.Marked)), units.FormatCount(int64(len(s.ECN.Queues))), plural(len(s.ECN.Queues)), pct(s.ECN.DeliveredCE, s.ECN.Delivered)))
 	}
 	if s.Delay.All.Packets > 0 {
@@ -95,15 +103,21 @@ func fctLine(f FCTSummary) string {
 	if f.Complete == 0 || len(f.Rows) == 0 {
 		return line + ": no slowdown to report."
 	}
-	line += fmt.Sprintf("; slowdown p50 %s, p99 %s", FormatSlowdown(f.SlowdownP50), FormatSlowdown(f.SlowdownP99))
 	all := f.Rows[len(f.Rows)-5:] // transport "all": the four buckets, then "all"
+	largest := ""
 	for k := 3; k >= 0; k-- {
 		if r := all[k]; r.P99 != nil {
-			line += fmt.Sprintf(" (flows %s: p99 %s)", bucketWords(r.FCTBucket), FormatSlowdown(*r.P99))
+			largest = fmt.Sprintf(" (flows %s: p99 %s)", bucketWords(r.FCTBucket), FormatSlowdown(*r.P99))
 			break
 		}
 	}
-	return line + "."
+	if f.Complete == f.Flows {
+		return line + fmt.Sprintf("; slowdown p50 %s, p99 %s%s.", FormatSlowdown(f.SlowdownP50), FormatSlowdown(f.SlowdownP99), largest)
+	}
+	// Some unfinished: the ranked quantiles count them as slowest; the rows describe
+	// the completed flows.
+	return line + fmt.Sprintf("; slowdown with the unfinished flows ranked slowest: p50 %s, p99 %s; of the completed flows: p99 %s%s.",
+		FormatSlowdown(f.SlowdownP50), FormatSlowdown(f.SlowdownP99), FormatSlowdown(*all[4].P99), largest)
 }
 
 // bucketWords names a size bucket in a sentence: "< 9 KB", "9 KB to 205 KB", ">= 1.02 MB".

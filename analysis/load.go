@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/tracefabric/tracefabric/internal/units"
 	"github.com/tracefabric/tracefabric/records"
@@ -47,13 +49,14 @@ func Load(runDir string) (*Run, error) { return LoadWith(runDir, nil) }
 func LoadWith(runDir string, progress func(stage string, done, total int)) (*Run, error) {
 	meta, err := records.ReadRun(runDir)
 	if err != nil {
-		return nil, fmt.Errorf("analysis: run %s: %w", runDir, err)
+		return nil, inRun(runDir, err)
 	}
 	l := &loader{dir: runDir, meta: meta, progress: progress, ids: map[string]NodeID{}}
 	info, err := runInfo(meta)
 	if err != nil {
-		return nil, fmt.Errorf("analysis: run %s: %w", runDir, err)
+		return nil, inRun(runDir, err)
 	}
+	info.OfferedLoad = readOfferedLoad(runDir)
 	l.run = &Run{Dir: runDir, Info: info}
 	steps := []struct {
 		file     string
@@ -77,16 +80,26 @@ func LoadWith(runDir string, progress func(stage string, done, total int)) (*Run
 			if s.optional && !listed && errors.Is(err, os.ErrNotExist) {
 				continue
 			}
-			if errors.Is(err, os.ErrNotExist) {
-				return nil, fmt.Errorf("analysis: run %s: record file %s is missing: %w", runDir, s.file, err)
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err // the path is named once, here
 			}
-			return nil, fmt.Errorf("analysis: run %s: record file %s: %w", runDir, s.file, err)
+			return nil, fmt.Errorf("%s: %w: a record file of the run is missing", path, err)
 		}
 		if err := s.read(path); err != nil {
-			return nil, fmt.Errorf("analysis: run %s: %w", runDir, err)
+			return nil, inRun(runDir, err)
 		}
 	}
 	return l.run, nil
+}
+
+// inRun names the run directory in err unless err already names it (the records'
+// errors name the file).
+func inRun(runDir string, err error) error {
+	if strings.Contains(err.Error(), runDir) {
+		return err
+	}
+	return fmt.Errorf("run %s: %w", runDir, err)
 }
 
 func runInfo(m *records.Run) (RunInfo, error) {
@@ -282,7 +295,8 @@ func (l *loader) ports(path string) error {
 				l.hostUp[n] = portRef{r.Port, p}
 			}
 		}
-		l.run.Queues = append(l.run.Queues, QueueCounters{PortClass: PortClass{n, r.Port, r.TC}, Tier: r.Tier, TxPackets: r.TxPackets, ECNMarked: r.ECNMarked, WatermarkBytes: r.QueueWatermarkBytes})
+		l.run.Queues = append(l.run.Queues, QueueCounters{PortClass: PortClass{n, r.Port, r.TC}, Tier: r.Tier, Peer: p, TxPackets: r.TxPackets, TxBytes: r.TxBytes,
+			ECNMarked: r.ECNMarked, WatermarkBytes: r.QueueWatermarkBytes})
 		l.run.PortsPausedPs += r.PausedPs
 		return nil
 	})

@@ -102,6 +102,9 @@ type RunInfo struct {
 	// MTUBytes is the configuration's Switch.Mtu (bytes; 0 when unknown).
 	MTUBytes int64 `json:"-"`
 	Complete bool  `json:"complete"`
+	// OfferedLoad is run.json's offered_load (the busiest host link's offered load in
+	// time bins), nil when the run.json has none (older runs).
+	OfferedLoad *OfferedLoad `json:"offered_load,omitempty"`
 }
 
 // DroppedTotal sums Dropped.

@@ -41,6 +41,8 @@ const (
 	SweepFCTSlowdownP50 = "fct_slowdown_p50" // median FCT slowdown of completed flows (flows.arrow fct_ps / ideal_fct_ps)
 	SweepFCTSlowdownP95 = "fct_slowdown_p95" // 95th percentile
 	SweepFCTSlowdownP99 = "fct_slowdown_p99" // 99th percentile
+	SweepFCTComplete    = "fct_complete"     // share of the flows with data that completed (flows.arrow)
+	SweepHostLoad       = "host_link_load"   // the busiest host link's load (congestion.busiest_host_link)
 	SweepMaxMeanPrefix  = "max_mean_"        // + tier: imbalance.tiers.<tier>.max_mean
 	sweepSourceRun      = "run.json"         // where a metric comes from
 	sweepSourceAnalysis = "analysis"         // Load and Analyze of the point
@@ -85,35 +87,43 @@ type SweepSeries struct {
 // SweepAnswer answers "smallest AXIS with ZERO" (largest, for speedup) for one line
 // of the other varying axes (LineAxes at LineValues): Value is the axis value as
 // written, "" when no point of the line reaches zero; Again lists the values past it
-// where the metric is not zero again (a non-monotone response).
+// where the metric is not zero again (a non-monotone response). In a partial sweep,
+// NotAnalyzed lists the line's values whose points were not analyzed (not done): the
+// answer is over the others.
 type SweepAnswer struct {
-	Question   string   `json:"question"`
-	Metric     string   `json:"metric"`
-	Axis       string   `json:"axis"`
-	LineAxes   []string `json:"line_axes"`
-	LineValues []string `json:"line_values"`
-	Value      string   `json:"value"`
-	X          *float64 `json:"x"`
-	Point      *int     `json:"point"`
-	Again      []string `json:"again,omitempty"`
+	Question    string   `json:"question"`
+	Metric      string   `json:"metric"`
+	Axis        string   `json:"axis"`
+	LineAxes    []string `json:"line_axes"`
+	LineValues  []string `json:"line_values"`
+	Value       string   `json:"value"`
+	X           *float64 `json:"x"`
+	Point       *int     `json:"point"`
+	Again       []string `json:"again,omitempty"`
+	NotAnalyzed []string `json:"not_analyzed,omitempty"`
 }
 
-// SweepSummary is the analysis of a sweep (summary.json "sweep").
+// SweepSummary is the analysis of a sweep (summary.json "sweep"). Points are the
+// analyzed points; NotDone, in a partial analysis (Options.Partial), the others.
 type SweepSummary struct {
-	Dir      string              `json:"dir"`
-	Points   []SweepPoint        `json:"points"`
-	Axes     []records.SweepAxis `json:"axes"`
-	Metrics  []SweepMetric       `json:"metrics"`
-	Series   []SweepSeries       `json:"series"`
-	Answers  []SweepAnswer       `json:"answers"`
-	Headline []string            `json:"headline"`
+	Dir      string               `json:"dir"`
+	Points   []SweepPoint         `json:"points"`
+	NotDone  []records.PointState `json:"not_done"`
+	Axes     []records.SweepAxis  `json:"axes"`
+	Metrics  []SweepMetric        `json:"metrics"`
+	Series   []SweepSeries        `json:"series"`
+	Answers  []SweepAnswer        `json:"answers"`
+	Headline []string             `json:"headline"`
+
+	loadSource string // where SweepHostLoad comes from (LoadFromRunJSON, LoadFromPorts)
 }
 
 // ErrSweepIncomplete: a sweep directory with points that are not done.
 var ErrSweepIncomplete = errors.New("sweep is incomplete")
 
 // AnalyzeSweep analyzes the sweep in dir: every point must be done (replay sweep
-// --status says which are not). Points are analyzed in parallel (GOMAXPROCS at a
+// --status says which are not), unless opt.Partial, which analyzes the done points
+// and lists the others in NotDone. Points are analyzed in parallel (GOMAXPROCS at a
 // time); ctx stops it.
 func AnalyzeSweep(ctx context.Context, dir string, opt Options) (*SweepSummary, error) {
 	sw, err := records.ReadSweep(dir)
@@ -121,26 +131,26 @@ func AnalyzeSweep(ctx context.Context, dir string, opt Options) (*SweepSummary, 
 		return nil, err
 	}
 	sw.Scan(dir)
-	if !sw.Complete {
-		var missing []string
-		for _, p := range sw.Points {
-			if p.Status != records.StatusDone {
-				missing = append(missing, p.Dir+" "+string(p.Status))
-				if len(missing) == 5 {
-					break
-				}
-			}
-		}
-		return nil, fmt.Errorf("%w: %s: %d of %d points not done (%s...; replay sweep --status %s lists them)",
-			ErrSweepIncomplete, dir, len(sw.Points)-sw.Counts[records.StatusDone], len(sw.Points), strings.Join(missing, ", "), dir)
+	notDone := sw.States(true)
+	switch {
+	case len(notDone) > 0 && !opt.Partial:
+		return nil, IncompleteSweep(dir, sw)
+	case len(notDone) == len(sw.Points):
+		return nil, fmt.Errorf("%w: %s: none of its %d points is done (replay sweep --status %s says why)", ErrSweepIncomplete, dir, len(sw.Points), dir)
 	}
-	s := &SweepSummary{Dir: dir, Axes: sw.Axes, Points: make([]SweepPoint, len(sw.Points))}
-	errs := make([]error, len(sw.Points))
+	var todo []records.SweepPoint
+	for _, p := range sw.Points {
+		if p.Status == records.StatusDone {
+			todo = append(todo, p)
+		}
+	}
+	s := &SweepSummary{Dir: dir, Axes: sw.Axes, Points: make([]SweepPoint, len(todo)), NotDone: notDone}
+	errs := make([]error, len(todo))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
 	var done int
 	var mu sync.Mutex
-	for k, p := range sw.Points {
+	for k, p := range todo {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -152,15 +162,18 @@ func AnalyzeSweep(ctx context.Context, dir string, opt Options) (*SweepSummary, 
 			}
 			po := opt
 			po.Progress = nil // points run in parallel: only the count of points is reported
-			m, err := pointMetrics(filepath.Join(dir, p.Dir), po)
+			m, source, err := pointMetrics(filepath.Join(dir, p.Dir), po)
 			if err != nil {
 				errs[k] = fmt.Errorf("%s: %w", p.Dir, err)
 				return
 			}
 			s.Points[k] = SweepPoint{ID: p.ID, Dir: p.Dir, Values: p.Values, Metrics: m}
 			mu.Lock()
+			if source != "" && (s.loadSource == "" || source == LoadFromPorts) {
+				s.loadSource = source // ports.arrow when any point lacks offered_load
+			}
 			done++
-			opt.progress("sweep points", done, len(sw.Points))
+			opt.progress("sweep points", done, len(todo))
 			mu.Unlock()
 		}()
 	}
@@ -175,13 +188,30 @@ func AnalyzeSweep(ctx context.Context, dir string, opt Options) (*SweepSummary, 
 	return s, nil
 }
 
-// pointMetrics reads one point's metrics.
-func pointMetrics(runDir string, opt Options) (map[string]*float64, error) {
+// IncompleteSweep is the ErrSweepIncomplete error of a scanned sweep in dir: how
+// many points are not done, the first five with their status, where to see them
+// all, and that analyze --partial analyzes the done ones.
+func IncompleteSweep(dir string, sw *records.Sweep) error {
+	nd := sw.States(true)
+	var first []string
+	for _, p := range nd[:min(5, len(nd))] {
+		first = append(first, p.Dir+" "+string(p.Status))
+	}
+	if len(nd) > len(first) {
+		first = append(first, "...")
+	}
+	return fmt.Errorf("%w: %s: %d of %d points not done (%s; replay sweep --status %s lists them); analyze --partial analyzes the %d done",
+		ErrSweepIncomplete, dir, len(nd), len(sw.Points), strings.Join(first, ", "), dir, len(sw.Points)-len(nd))
+}
+
+// pointMetrics reads one point's metrics, and where its SweepHostLoad comes from
+// (HostLoad.Source).
+func pointMetrics(runDir string, opt Options) (_ map[string]*float64, loadSource string, err error) {
 	m := map[string]*float64{}
 	num := func(v float64) *float64 { return &v }
 	rj, err := records.ReadRun(runDir)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	sim := &rj.Simulation
 	m[SweepDrops] = num(float64(sim.DroppedTotal()))
@@ -191,19 +221,19 @@ func pointMetrics(runDir string, opt Options) (map[string]*float64, error) {
 
 	run, err := Load(runDir)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	sum, err := Analyze(run, opt)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	js, err := json.Marshal(sum)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	var doc map[string]any
 	if err := json.Unmarshal(js, &doc); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	m[SweepPausedPs] = jsonNumber(doc, "pfc", "paused_ps")
 	if storms, ok := jsonPath(doc, "pfc", "storms").([]any); ok {
@@ -214,19 +244,30 @@ func pointMetrics(runDir string, opt Options) (map[string]*float64, error) {
 			m[SweepMaxMeanPrefix+tier] = jsonNumber(doc, "imbalance", "tiers", tier, "max_mean")
 		}
 	}
+	// The busiest host link's load: its peak 1 ms bin (run.json offered_load), else its
+	// mean over the run (ports.arrow); the source goes into the metric's note.
+	loadSource, _ = jsonPath(doc, "congestion", "busiest_host_link", "source").(string)
+	if v := jsonNumber(doc, "congestion", "busiest_host_link", "peak_share"); v != nil {
+		m[SweepHostLoad] = v
+	} else {
+		m[SweepHostLoad] = jsonNumber(doc, "congestion", "busiest_host_link", "mean_share")
+	}
 	if v := jsonNumber(doc, "polarization", "ami"); v != nil || jsonPath(doc, "polarization", "ami") != nil {
 		m[SweepPolarization] = v
 	} else {
 		m[SweepPolarization] = jsonNumber(doc, "polarization", "nmi")
 	}
-	p50, p95, p99, n, err := fctSlowdown(filepath.Join(runDir, records.FlowsFile))
+	p50, p95, p99, n, data, err := fctSlowdown(filepath.Join(runDir, records.FlowsFile))
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if n > 0 {
 		m[SweepFCTSlowdownP50], m[SweepFCTSlowdownP95], m[SweepFCTSlowdownP99] = num(p50), num(p95), num(p99)
 	}
-	return m, nil
+	if data > 0 {
+		m[SweepFCTComplete] = num(float64(n) / float64(data))
+	}
+	return m, loadSource, nil
 }
 
 // polarizationNote names the measure SweepPolarization holds.
@@ -254,30 +295,34 @@ func jsonNumber(doc map[string]any, keys ...string) *float64 {
 
 // fctSlowdown returns the 50th, 95th and 99th percentile of fct_ps / ideal_fct_ps
 // over the completed flows of flows.arrow (empirical quantiles: the smallest
-// slowdown with at least that fraction of flows at or below it), and how many
-// flows count.
-func fctSlowdown(path string) (p50, p95, p99 float64, n int, err error) {
+// slowdown with at least that fraction of flows at or below it), how many flows
+// count, and how many flows have data (size_bytes or ideal_fct_ps above 0: the
+// completed ones and the unfinished).
+func fctSlowdown(path string) (p50, p95, p99 float64, n, data int, err error) {
 	r, err := records.OpenFlows(path)
 	if err != nil {
-		return 0, 0, 0, 0, err
+		return 0, 0, 0, 0, 0, err
 	}
 	defer r.Close()
 	var xs []float64
 	var row records.FlowRow
 	for r.Next(&row) {
+		if row.SizeBytes > 0 || row.IdealFctPs > 0 {
+			data++
+		}
 		if row.Completion == records.CompletionComplete && row.IdealFctPs > 0 {
 			xs = append(xs, float64(row.FctPs)/float64(row.IdealFctPs))
 		}
 	}
 	if err := r.Err(); err != nil {
-		return 0, 0, 0, 0, err
+		return 0, 0, 0, 0, 0, err
 	}
 	if len(xs) == 0 {
-		return 0, 0, 0, 0, nil
+		return 0, 0, 0, 0, data, nil
 	}
 	sort.Float64s(xs)
 	q := func(p float64) float64 { return stat.Quantile(p, stat.Empirical, xs, nil) }
-	return q(0.50), q(0.95), q(0.99), len(xs), nil
+	return q(0.50), q(0.95), q(0.99), len(xs), data, nil
 }
 
 // sweepMetrics lists the metrics the points have, in display order.
@@ -314,6 +359,8 @@ func sweepMetrics(points []SweepPoint) []SweepMetric {
 		{Name: SweepPausedPs, Title: "PFC paused time", Unit: "ps", Source: sweepSourceAnalysis, Note: "summed over the paused port-classes"},
 		{Name: SweepStorms, Title: "PFC storms", Unit: "episodes", Source: sweepSourceAnalysis, Zero: "no PFC storm"},
 		{Name: SweepCEMarked, Title: "CE marks", Unit: "packets", Source: sweepSourceRun},
+		{Name: SweepHostLoad, Title: "busiest host link load", Unit: "fraction", Source: sweepSourceAnalysis,
+			Note: "of its speed: the peak 1 ms bin of run.json offered_load, or, for a run without it, the mean over the run from ports.arrow"},
 	}
 	for _, t := range tiers {
 		all = append(all, SweepMetric{Name: SweepMaxMeanPrefix + t, Title: "max/mean member load (" + t + ")", Unit: "ratio", Source: sweepSourceAnalysis})
@@ -321,9 +368,11 @@ func sweepMetrics(points []SweepPoint) []SweepMetric {
 	all = append(all,
 		SweepMetric{Name: SweepPolarization, Title: "rack/fabric polarization", Unit: "ratio", Source: sweepSourceAnalysis,
 			Note: polarizationNote},
-		SweepMetric{Name: SweepFCTSlowdownP50, Title: "FCT slowdown p50", Unit: "ratio", Source: sweepSourceFlows},
-		SweepMetric{Name: SweepFCTSlowdownP95, Title: "FCT slowdown p95", Unit: "ratio", Source: sweepSourceFlows},
-		SweepMetric{Name: SweepFCTSlowdownP99, Title: "FCT slowdown p99", Unit: "ratio", Source: sweepSourceFlows},
+		SweepMetric{Name: SweepFCTSlowdownP50, Title: "FCT slowdown p50", Unit: "ratio", Source: sweepSourceFlows, Note: "over the completed flows (see flows completed)"},
+		SweepMetric{Name: SweepFCTSlowdownP95, Title: "FCT slowdown p95", Unit: "ratio", Source: sweepSourceFlows, Note: "over the completed flows (see flows completed)"},
+		SweepMetric{Name: SweepFCTSlowdownP99, Title: "FCT slowdown p99", Unit: "ratio", Source: sweepSourceFlows, Note: "over the completed flows (see flows completed)"},
+		SweepMetric{Name: SweepFCTComplete, Title: "flows completed", Unit: "fraction", Source: sweepSourceFlows,
+			Note: "the slowdowns are over the completed flows: read them with this share", Higher: true},
 	)
 	var out []SweepMetric
 	for _, m := range all {
@@ -439,8 +488,13 @@ func sweepSeries(s *SweepSummary) []SweepSeries {
 	return out
 }
 
+// loadAxes are the axes whose larger values raise the load (speedup; replicate and
+// target_load, the load axes of replay sweep): their question is the largest value
+// with no drop.
+var loadAxes = map[string]bool{"speedup": true, "replicate": true, "target_load": true}
+
 // sweepAnswers answers, per numeric axis and per metric with a Zero, "smallest
-// AXIS with ZERO" (largest for speedup, which raises the load) on every line.
+// AXIS with ZERO" (largest for the load axes, loadAxes) on every line.
 func sweepAnswers(s *SweepSummary) []SweepAnswer {
 	var out []SweepAnswer
 	for _, ai := range s.varying() {
@@ -454,7 +508,7 @@ func sweepAnswers(s *SweepSummary) []SweepAnswer {
 				continue
 			}
 			q := "smallest " + a.Name + " with " + m.Zero
-			largest := a.Name == "speedup"
+			largest := loadAxes[a.Name]
 			if largest {
 				q = "largest " + a.Name + " with " + m.Zero
 			}
@@ -471,6 +525,7 @@ func sweepAnswers(s *SweepSummary) []SweepAnswer {
 					order = slices.Clone(pts)
 					slices.Reverse(order)
 				}
+				ans.NotAnalyzed = s.notAnalyzed(ai, ans.LineAxes, ans.LineValues)
 				found := -1
 				for i, p := range order {
 					if v := p.Metrics[m.Name]; v != nil && *v == 0 {
@@ -496,11 +551,70 @@ func sweepAnswers(s *SweepSummary) []SweepAnswer {
 	return out
 }
 
+// notAnalyzed lists the values of axis ai, in the axis's order, of the points not
+// analyzed on the line where the axes names take values.
+func (s *SweepSummary) notAnalyzed(ai int, names, values []string) []string {
+	var out []string
+	for _, v := range s.Axes[ai].Values {
+		for _, p := range s.NotDone {
+			on := p.Values[ai] == v
+			for k, name := range names {
+				for i, a := range s.Axes {
+					if a.Name == name && p.Values[i] != values[k] {
+						on = false
+					}
+				}
+			}
+			if on {
+				out = append(out, v)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// PartialSentence says which points of the sweep in dir a partial analysis of
+// analyzed points left out (nd): the first five with their settings on the varying
+// axes, status and reason, and how many more.
+func PartialSentence(dir string, axes []records.SweepAxis, analyzed int, nd []records.PointState) string {
+	var parts []string
+	for _, p := range nd[:min(5, len(nd))] {
+		var set []string
+		for i, a := range axes {
+			if len(a.Values) > 1 {
+				set = append(set, a.Name+"="+p.Values[i])
+			}
+		}
+		part := p.Dir
+		if len(set) > 0 {
+			part += " (" + strings.Join(set, ", ") + ")"
+		}
+		part += " " + string(p.Status)
+		if p.Detail != "" {
+			part += ": " + p.Detail
+		}
+		parts = append(parts, part)
+	}
+	line := fmt.Sprintf("Partial sweep: %d of %d points analyzed; not done: %s", analyzed, analyzed+len(nd), strings.Join(parts, "; "))
+	if n := len(nd) - len(parts); n > 0 {
+		line += fmt.Sprintf("; and %d more (replay sweep --status %s lists them)", n, dir)
+	}
+	return line + "."
+}
+
 // sweepHeadline states the answers, each question in one sentence with the lines
 // grouped by their answer, then the range of drops and lossless drops over the
-// points.
+// points; a partial analysis first says which points it left out.
 func sweepHeadline(s *SweepSummary) []string {
 	var out []string
+	if len(s.NotDone) > 0 {
+		out = append(out, PartialSentence(s.Dir, s.Axes, len(s.Points), s.NotDone))
+	}
+	if line := s.quietLine(); line != "" {
+		// Every answer is "the smallest swept": one line says it all.
+		return append(out, line)
+	}
 	type group struct {
 		question string
 		answers  []SweepAnswer
@@ -549,6 +663,49 @@ func sweepHeadline(s *SweepSummary) []string {
 	return out
 }
 
+// Quiet says whether nothing congested at any analyzed point: no drop, lossless
+// drop, PFC frame or CE mark (run.json).
+func (s *SweepSummary) Quiet() bool {
+	for _, p := range s.Points {
+		for _, m := range []string{SweepDrops, SweepLosslessDrops, SweepPFCFrames, SweepCEMarked} {
+			if v := p.Metrics[m]; v == nil || *v != 0 {
+				return false
+			}
+		}
+	}
+	return len(s.Points) > 0
+}
+
+// quietLine is the sweep's one headline line when nothing congested at any point:
+// that, and the busiest host link's largest load over the points (SweepHostLoad);
+// "" when something congested.
+func (s *SweepSummary) quietLine() string {
+	if !s.Quiet() {
+		return ""
+	}
+	line := fmt.Sprintf("Nothing congested at any of the %d points: no drop, PFC pause or ECN mark", len(s.Points))
+	hi := -1
+	for k := range s.Points {
+		if v := s.Points[k].Metrics[SweepHostLoad]; v != nil && (hi < 0 || *v > *s.Points[hi].Metrics[SweepHostLoad]) {
+			hi = k
+		}
+	}
+	if hi >= 0 {
+		line += fmt.Sprintf("; the busiest host link's load reached at most %s of its speed (%s; %s)", units.FormatFraction(*s.Points[hi].Metrics[SweepHostLoad]),
+			pointLabel(s, hi), s.hostLoadSource())
+	}
+	return line + ". The fabric was not loaded: raise the load (speedup, more traffic) to see it congest."
+}
+
+// hostLoadSource says what SweepHostLoad holds: "peak 1 ms bin, run.json
+// offered_load" or "mean over the run, ports.arrow".
+func (s *SweepSummary) hostLoadSource() string {
+	if s.loadSource == LoadFromRunJSON {
+		return "its peak 1 ms bin, " + LoadFromRunJSON
+	}
+	return "its mean over the run, " + LoadFromPorts + ": these runs have no run.json offered_load"
+}
+
 // pointLabel is "p0003: hash=crc16, Switch.BufferSize=16MiB" (the varying axes).
 func pointLabel(s *SweepSummary, k int) string {
 	p := &s.Points[k]
@@ -590,23 +747,26 @@ func answerSentence(s *SweepSummary, q string, answers []SweepAnswer) string {
 		limit, extreme = extreme, limit
 	}
 	text := func(a SweepAnswer) string {
+		base := a.Value
+		var notes []string
 		switch {
 		case a.Value == "" && smallest:
-			return "none up to " + axis.Values[limit]
+			base = "none up to " + axis.Values[limit]
 		case a.Value == "":
-			return "none down to " + axis.Values[limit]
-		}
-		var notes []string
-		if a.Value == axis.Values[extreme] {
+			base = "none down to " + axis.Values[limit]
+		case a.Value == axis.Values[extreme]:
 			notes = append(notes, "the "+strings.Fields(q)[0]+" swept")
 		}
 		if len(a.Again) > 0 {
 			notes = append(notes, "but not at "+strings.Join(a.Again, ", "))
 		}
-		if len(notes) > 0 {
-			return a.Value + " (" + strings.Join(notes, "; ") + ")"
+		if len(a.NotAnalyzed) > 0 {
+			notes = append(notes, "not analyzed: "+strings.Join(a.NotAnalyzed, ", "))
 		}
-		return a.Value
+		if len(notes) > 0 {
+			return base + " (" + strings.Join(notes, "; ") + ")"
+		}
+		return base
 	}
 	type bucket struct {
 		text  string

@@ -98,6 +98,15 @@ func TestSweepAnswersSpeedup(t *testing.T) {
 	if want := "Largest speedup with no drop: 2."; s.Headline[0] != want {
 		t.Errorf("headline %q, want %q", s.Headline[0], want)
 	}
+	// So do more copies of the capture and a higher target load.
+	for _, name := range []string{"replicate", "target_load"} {
+		ax := sp
+		ax.Name = name
+		s := sweepOf([]records.SweepAxis{ax}, [][]string{{"1"}, {"2"}, {"4"}}, []float64{0, 0, 12})
+		if a := s.Answers[0]; a.Question != "largest "+name+" with no drop" || a.Value != "2" {
+			t.Errorf("%s: answer %+v", name, a)
+		}
+	}
 }
 
 // Without a numeric axis the metrics go against the first varying axis, as
@@ -174,5 +183,74 @@ func TestSweepHeadlineGroups(t *testing.T) {
 	want = "Smallest BufferSize with no drop: 128MiB at hash=a, transport=open; at hash=b, transport=closed; at hash=c, transport=open and 1 more combinations of hash, transport; 16MiB (the smallest swept) at hash=a, transport=closed; at hash=b, transport=open."
 	if s.Headline[0] != want {
 		t.Errorf("headline\n%q, want\n%q", s.Headline[0], want)
+	}
+}
+
+// A partial analysis (Options.Partial) says which points it left out, with their
+// status and reason, and an answer on a line with a point left out says which value
+// was not analyzed.
+func TestSweepPartial(t *testing.T) {
+	s := &SweepSummary{Dir: "sw", Axes: []records.SweepAxis{hashAxis, bufferAxis}}
+	all := [][]string{{"crc16", "64MiB"}, {"crc16", "16MiB"}, {"crc16", "32MiB"}, {"xor16", "64MiB"}, {"xor16", "16MiB"}, {"xor16", "32MiB"}}
+	drops := []float64{0, 50, -1, 7, 90, 20} // p0002 failed
+	for k, v := range all {
+		if drops[k] < 0 {
+			s.NotDone = append(s.NotDone, records.PointState{ID: k, Dir: records.PointDir(k), Values: v, Status: records.StatusFailed, Detail: "replay: boom"})
+			continue
+		}
+		d, zero := drops[k], 0.0
+		s.Points = append(s.Points, SweepPoint{ID: k, Dir: records.PointDir(k), Values: v, Metrics: map[string]*float64{SweepDrops: &d, SweepLosslessDrops: &zero}})
+	}
+	s.Metrics = sweepMetrics(s.Points)
+	s.Series = sweepSeries(s)
+	s.Answers = sweepAnswers(s)
+	s.Headline = sweepHeadline(s)
+	for _, want := range []string{
+		"Partial sweep: 5 of 6 points analyzed; not done: p0002 (hash=crc16, BufferSize=32MiB) failed: replay: boom.",
+		"Smallest BufferSize with no drop: 64MiB (not analyzed: 32MiB) at hash=crc16; none up to 64MiB at hash=xor16.",
+		"Drops: from 0 (p0000: hash=crc16, BufferSize=64MiB) to 90 (p0004: hash=xor16, BufferSize=16MiB) over the 5 points.",
+	} {
+		if !slices.Contains(s.Headline, want) {
+			t.Errorf("headline %q lacks %q", s.Headline, want)
+		}
+	}
+	for _, a := range s.Answers {
+		want := map[string][]string{"crc16": {"32MiB"}}[a.LineValues[0]]
+		if !slices.Equal(a.NotAnalyzed, want) {
+			t.Errorf("%s at %v: not analyzed %v, want %v", a.Question, a.LineValues, a.NotAnalyzed, want)
+		}
+	}
+	for _, ser := range s.Series {
+		if ser.Metric == SweepDrops && ser.LineValues[0] == "crc16" && !slices.Equal(ser.Labels, []string{"16MiB", "64MiB"}) {
+			t.Errorf("crc16 series over %v, want the analyzed 16MiB and 64MiB", ser.Labels)
+		}
+	}
+}
+
+// A sweep where nothing congested at any point (no drop, lossless drop, PFC frame or
+// CE mark) says so in one line with the busiest host link's largest load, instead of
+// answers that are all "the smallest swept".
+func TestSweepNothingCongested(t *testing.T) {
+	sp := records.SweepAxis{Name: "speedup", Values: []string{"1", "4"}, Kind: records.KindNumber, Numeric: []float64{1, 4}}
+	s := &SweepSummary{Dir: "sw", Axes: []records.SweepAxis{sp}, loadSource: LoadFromRunJSON}
+	for k, load := range []float64{0.03, 0.12} {
+		zero, l := 0.0, load
+		s.Points = append(s.Points, SweepPoint{ID: k, Dir: records.PointDir(k), Values: []string{sp.Values[k]}, Metrics: map[string]*float64{
+			SweepDrops: &zero, SweepLosslessDrops: &zero, SweepPFCFrames: &zero, SweepCEMarked: &zero, SweepHostLoad: &l}})
+	}
+	s.Metrics = sweepMetrics(s.Points)
+	s.Series = sweepSeries(s)
+	s.Answers = sweepAnswers(s)
+	s.Headline = sweepHeadline(s)
+	want := "Nothing congested at any of the 2 points: no drop, PFC pause or ECN mark; the busiest host link's load reached at most 12% of its speed (p0001: speedup=4; its peak 1 ms bin, run.json offered_load). The fabric was not loaded: raise the load (speedup, more traffic) to see it congest."
+	if !s.Quiet() || !slices.Equal(s.Headline, []string{want}) {
+		t.Errorf("headline %q, want %q", s.Headline, want)
+	}
+	// One drop somewhere: the usual answers.
+	one := 1.0
+	s.Points[0].Metrics[SweepDrops] = &one
+	s.Answers = sweepAnswers(s)
+	if s.Quiet() || slices.Contains(sweepHeadline(s), want) {
+		t.Errorf("a sweep with a drop reads quiet: %q", sweepHeadline(s))
 	}
 }

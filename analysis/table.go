@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"strconv"
 
@@ -60,4 +61,18 @@ func WriteTables(dir string, tables []Table) error {
 
 func fi(v int64) string      { return strconv.FormatInt(v, 10) }
 func ft(v units.Time) string { return strconv.FormatInt(int64(v), 10) }
-func ff(v float64) string    { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// ff formats a float in full precision; an undefined (NaN) value is an empty cell
+// (null), as summary.json writes it; +Inf (a quantile among the unfinished flows) is
+// "inf", which strconv, pandas and spreadsheets read as infinity.
+func ff(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return ""
+	case math.IsInf(v, 1):
+		return "inf"
+	case math.IsInf(v, -1):
+		return "-inf"
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}

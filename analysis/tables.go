@@ -84,24 +84,27 @@ func (s *Summary) Tables() []Table {
 	}
 	ts = append(ts, t)
 
-	t = Table{Name: "ecmp_member_load", Header: []string{"node", "tier", "set", "member", "bytes", "flows", "byte_share", "flow_share"}}
-	t2 := Table{Name: "ecmp_sets", Header: []string{"node", "tier", "set", "members", "basis", "total", "max_mean", "cov", "jain", "idle_fraction", "chi2", "chi2_p"}}
+	// judged (as summary.json's): a set with at least MinFlowsPerMember flows per
+	// member, a tier with at least one such set; the others' measures are no verdict.
+	t = Table{Name: "ecmp_member_load", Header: []string{"node", "tier", "set", "member", "bytes", "flows", "byte_share", "flow_share", "judged"}}
+	t2 := Table{Name: "ecmp_sets", Header: []string{"node", "tier", "set", "members", "basis", "total", "max_mean", "cov", "jain", "idle_fraction", "chi2", "chi2_p", "judged"}}
 	if s.Imbalance != nil {
 		for _, si := range s.Imbalance.Sets {
+			judged := strconv.FormatBool(si.Judged)
 			for m := range si.BytesLoad {
-				t.Rows = append(t.Rows, []string{si.Node, si.Tier.String(), strconv.Itoa(si.Set), strconv.Itoa(m), ff(si.BytesLoad[m]), ff(si.FlowsLoad[m]), ff(share(si.BytesLoad[m], si.Bytes.Total)), ff(share(si.FlowsLoad[m], si.Flows.Total))})
+				t.Rows = append(t.Rows, []string{si.Node, si.Tier.String(), strconv.Itoa(si.Set), strconv.Itoa(m), ff(si.BytesLoad[m]), ff(si.FlowsLoad[m]), ff(share(si.BytesLoad[m], si.Bytes.Total)), ff(share(si.FlowsLoad[m], si.Flows.Total)), judged})
 			}
 			for _, b := range []struct {
 				name string
 				b    Balance
 			}{{"bytes", si.Bytes}, {"flows", si.Flows}} {
-				t2.Rows = append(t2.Rows, []string{si.Node, si.Tier.String(), strconv.Itoa(si.Set), strconv.Itoa(b.b.Members), b.name, ff(b.b.Total), ff(b.b.MaxMean), ff(b.b.CoV), ff(b.b.Jain), ff(b.b.IdleFraction), ff(b.b.Chi2), ff(b.b.Chi2P)})
+				t2.Rows = append(t2.Rows, []string{si.Node, si.Tier.String(), strconv.Itoa(si.Set), strconv.Itoa(b.b.Members), b.name, ff(b.b.Total), ff(b.b.MaxMean), ff(b.b.CoV), ff(b.b.Jain), ff(b.b.IdleFraction), ff(b.b.Chi2), ff(b.b.Chi2P), judged})
 			}
 		}
 	}
 	ts = append(ts, t, t2)
 
-	t = Table{Name: "ecmp_tiers", Header: []string{"tier", "basis", "sets", "max_mean", "cov", "jain", "idle_fraction", "chi2_p", "worst_max_mean", "worst_max_mean_set"}}
+	t = Table{Name: "ecmp_tiers", Header: []string{"tier", "basis", "sets", "max_mean", "cov", "jain", "idle_fraction", "chi2_p", "worst_max_mean", "worst_max_mean_set", "judged"}}
 	if s.Imbalance != nil {
 		for _, tier := range s.Imbalance.TierNames() {
 			ti := s.Imbalance.Tiers[tier]
@@ -109,7 +112,7 @@ func (s *Summary) Tables() []Table {
 				name string
 				s    TierStats
 			}{{"bytes", ti.Bytes}, {"flows", ti.Flows}} {
-				t.Rows = append(t.Rows, []string{tier.String(), b.name, strconv.Itoa(b.s.Sets), ff(b.s.MaxMean), ff(b.s.CoV), ff(b.s.Jain), ff(b.s.IdleFraction), ff(b.s.Chi2P), ff(b.s.Worst.MaxMean), b.s.Worst.MaxMeanSet})
+				t.Rows = append(t.Rows, []string{tier.String(), b.name, strconv.Itoa(b.s.Sets), ff(b.s.MaxMean), ff(b.s.CoV), ff(b.s.Jain), ff(b.s.IdleFraction), ff(b.s.Chi2P), ff(b.s.Worst.MaxMean), b.s.Worst.MaxMeanSet, strconv.FormatBool(ti.Judged)})
 			}
 		}
 	}

@@ -101,6 +101,12 @@ func isAnalysis(dir string) bool {
 	return err == nil && fi.Mode().IsRegular()
 }
 
+// isRunDir reports whether dir holds a run.json.
+func isRunDir(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, RunFile))
+	return err == nil
+}
+
 // isAnalysisPartial reports whether name is the temporary directory of an analysis
 // (.analysis.partial-<pid>-<random>), of any process.
 func isAnalysisPartial(name string) bool {
@@ -141,6 +147,8 @@ func checkReplaceable(dir string) error {
 			// analyze's temporary output, interrupted or killed: it goes with the run.
 		case e.IsDir() && isRunExport(dir, e.Name()):
 			// replay export's output for this run: stale too.
+		case e.IsDir() && isRunDir(filepath.Join(dir, e.Name())):
+			return fmt.Errorf("%w: %s holds runs in subdirectories (%q: the layout of replay run --hash all), which one run cannot replace; replay with --hash all to replace them, or choose another output directory", ErrNotRunDir, dir, e.Name())
 		default:
 			return fmt.Errorf("%w: %s holds %q, not only run.json, *.arrow files, an analysis/ written by analyze and exports (parquet/, csv/) written by replay export; remove it or choose another output directory", ErrNotRunDir, dir, e.Name())
 		}

@@ -150,6 +150,13 @@ func TestOutputDirRefusesForeign(t *testing.T) {
 		name  string
 		setup func(dir string) error
 	}{
+		{"a --hash all directory", func(dir string) error {
+			if err := os.Mkdir(filepath.Join(dir, "crc16"), 0o755); err != nil {
+				return err
+			}
+			writeRunJSON(filepath.Join(dir, "crc16"))
+			return nil
+		}},
 		{"other files", func(dir string) error { return os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("mine"), 0o644) }},
 		{"foreign run.json", func(dir string) error { return os.WriteFile(filepath.Join(dir, RunFile), []byte(`{"a":1}`), 0o644) }},
 		{"arrow without run.json", func(dir string) error { return os.WriteFile(filepath.Join(dir, DropsFile), nil, 0o644) }},
@@ -191,8 +198,9 @@ func TestOutputDirRefusesForeign(t *testing.T) {
 			if err := tc.setup(final); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := CreateOutputDir(final); !errors.Is(err, ErrNotRunDir) || !strings.Contains(err.Error(), final) {
-				t.Errorf("CreateOutputDir over it: %v, want ErrNotRunDir naming %s", err, final)
+			want := map[string]string{"a --hash all directory": `runs in subdirectories ("crc16": the layout of replay run --hash all)`}[tc.name]
+			if _, err := CreateOutputDir(final); !errors.Is(err, ErrNotRunDir) || !strings.Contains(err.Error(), final) || !strings.Contains(err.Error(), want) {
+				t.Errorf("CreateOutputDir over it: %v, want ErrNotRunDir naming %s and saying %q", err, final, want)
 			}
 		})
 	}

@@ -119,7 +119,35 @@ const (
 	StatusIncomplete PointStatus = "incomplete" // a partial directory (running, interrupted or killed) or an incomplete run
 	StatusMismatch   PointStatus = "mismatch"   // a complete run of other settings (another sweep's)
 	StatusMissing    PointStatus = "missing"    // nothing yet
+	// StatusFailed: a process ran the point and its replay failed (Detail is the
+	// error); it stays failed until a run of it completes or starts again.
+	StatusFailed PointStatus = "failed"
 )
+
+// PointStatuses lists the statuses in the order summaries count them.
+var PointStatuses = []PointStatus{StatusDone, StatusFailed, StatusIncomplete, StatusMismatch, StatusMissing}
+
+// PointState is a point and its status, as `replay sweep --status --json` and
+// `analyze --partial` list them.
+type PointState struct {
+	ID     int         `json:"id"`
+	Dir    string      `json:"dir"`
+	Values []string    `json:"values"`
+	Status PointStatus `json:"status"`
+	Detail string      `json:"detail,omitempty"`
+}
+
+// States lists the points with their status (as of the last Scan); only those not
+// done when notDone.
+func (s *Sweep) States(notDone bool) []PointState {
+	out := []PointState{}
+	for _, p := range s.Points {
+		if !notDone || p.Status != StatusDone {
+			out = append(out, PointState{ID: p.ID, Dir: p.Dir, Values: p.Values, Status: p.Status, Detail: p.Detail})
+		}
+	}
+	return out
+}
 
 // PointDir is the run directory name of point k: p0000, p0001, ...
 func PointDir(k int) string { return fmt.Sprintf("p%04d", k) }
@@ -182,7 +210,9 @@ func WriteSweep(dir string, s *Sweep) error {
 }
 
 // Scan looks at every point's run directory under dir and sets its Status and
-// Detail, Counts and Complete.
+// Detail, Counts and Complete. A point that sweep.json records as failed stays
+// failed, with its reason, unless its directory now holds its complete run or a
+// partial directory of it exists (it runs again).
 func (s *Sweep) Scan(dir string) {
 	partials := map[string]string{} // point dir -> a partial directory of it
 	if entries, err := os.ReadDir(dir); err == nil {
@@ -192,16 +222,41 @@ func (s *Sweep) Scan(dir string) {
 			}
 		}
 	}
-	s.Counts = map[PointStatus]int{StatusDone: 0, StatusIncomplete: 0, StatusMismatch: 0, StatusMissing: 0}
+	s.Counts = map[PointStatus]int{}
+	for _, st := range PointStatuses {
+		s.Counts[st] = 0
+	}
 	for k := range s.Points {
 		p := &s.Points[k]
+		failed, reason := p.Status == StatusFailed, p.Detail
 		p.Status, p.Detail = s.pointStatus(filepath.Join(dir, p.Dir), p)
-		if p.Status != StatusDone && partials[p.Dir] != "" {
+		switch {
+		case p.Status == StatusDone:
+		case partials[p.Dir] != "":
 			p.Status, p.Detail = StatusIncomplete, partials[p.Dir]+" exists (running, interrupted or killed)"
+		case failed:
+			p.Status, p.Detail = StatusFailed, reason
 		}
 		s.Counts[p.Status]++
 	}
 	s.Complete = s.Counts[StatusDone] == len(s.Points)
+}
+
+// Fail marks point k failed with its reason (one line), unless the last Scan found
+// it done; Counts follow.
+func (s *Sweep) Fail(k int, reason string) {
+	p := &s.Points[k]
+	if p.Status == StatusDone {
+		return
+	}
+	if s.Counts == nil {
+		s.Counts = map[PointStatus]int{}
+	}
+	if p.Status != "" {
+		s.Counts[p.Status]--
+	}
+	p.Status, p.Detail = StatusFailed, strings.Join(strings.Fields(reason), " ")
+	s.Counts[StatusFailed]++
 }
 
 // pointStatus is the status of one point's run directory: done when it holds a

@@ -23,11 +23,16 @@ type options struct {
 	// defaultOut, when set, replaces the default output directory (a sweep of one
 	// axis compared as runs are: the sweep's analysis/).
 	defaultOut string
-	top        int // rows of top-N tables in the report
-	asJSON     bool
-	quiet      bool
-	tables     export.Format // --tables: csv or parquet
-	opt        analysis.Options
+	// notDone: the points of such a sweep left out by --partial, and partial the
+	// sentence that says so.
+	notDone []records.PointState
+	partial string
+	force   bool // replace an analysis of other runs in the output directory
+	top     int  // rows of top-N tables in the report
+	asJSON  bool
+	quiet   bool
+	tables  export.Format // --tables: csv or parquet
+	opt     analysis.Options
 
 	stdout, stderr io.Writer
 	ctx            context.Context // cancelled by SIGINT/SIGTERM (nil: never)
@@ -47,6 +52,9 @@ func analyze(o *options) error {
 	if handled, err := analyzeSweepDir(o); handled {
 		return err
 	}
+	if o.opt.Partial && o.defaultOut == "" {
+		return usageError{Err: errors.New("--partial goes with a sweep directory (replay sweep -o DIR): it analyzes the points that are done")}
+	}
 	dirs, out, err := resolveRuns(o.dirs)
 	if err != nil {
 		return err
@@ -60,8 +68,12 @@ func analyze(o *options) error {
 	if out == "" {
 		return usageError{Err: errNoOutput}
 	}
-	// Refuse an output directory that is not ours before the (long) analysis.
+	// Refuse an output directory that is not ours, or the analysis of other runs,
+	// before the (long) analysis.
 	if err := checkReplaceable(filepath.Clean(out)); err != nil {
+		return inputError{Err: err}
+	}
+	if err := checkSameInputs(filepath.Clean(out), dirs, o.force); err != nil {
 		return inputError{Err: err}
 	}
 	pg := newProgress(o.stderr, o.quiet || o.asJSON)
@@ -105,7 +117,7 @@ func analyze(o *options) error {
 
 	var res *result
 	od, err := writeAnalysis(out, o.out != "", func(od *outputDir) (err error) {
-		res, err = writeOutputs(od, &job{ctx: ctx, inputs: inputs, ref: ref, sum: sum, cmp: cmp, top: o.top, progress: pg, tables: o.tables})
+		res, err = writeOutputs(od, &job{ctx: ctx, inputs: inputs, ref: ref, sum: sum, cmp: cmp, top: o.top, progress: pg, tables: o.tables, notDone: o.notDone, partial: o.partial})
 		return err
 	})
 	if err != nil {
@@ -151,7 +163,7 @@ func resolveRuns(args []string) (dirs []string, out string, err error) {
 	for _, a := range args {
 		ds, err := analysis.FindRuns(a)
 		if err != nil {
-			return nil, "", classifyInput(fmt.Errorf("%s: %w", a, err))
+			return nil, "", classifyInput(err) // it names a
 		}
 		for _, d := range ds {
 			abs, _ := filepath.Abs(d)

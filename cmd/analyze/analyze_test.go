@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -407,16 +408,39 @@ func TestQuietRun(t *testing.T) {
 		}
 	}
 	figs := stringsAt(t, sum, "figures")
-	for _, f := range []string{plots.NameDelayCDF, plots.NameECMPMemberLoad} {
-		if !slices.Contains(figs, f) {
-			t.Errorf("figure %s not drawn (figures %v)", f, figs)
-		}
+	if !slices.Contains(figs, plots.NameDelayCDF) {
+		t.Errorf("figure %s not drawn (figures %v)", plots.NameDelayCDF, figs)
+	}
+	// Two flows over 4-member sets: no set is judged, so the member load figure, which
+	// shows judged sets only, is not drawn, and says why.
+	if got, _ := lookup(noData, plots.NameECMPMemberLoad); slices.Contains(figs, plots.NameECMPMemberLoad) ||
+		!strings.HasPrefix(fmt.Sprint(got), "no equal-cost set carried enough flows to be judged (at least 5 per member; the ") {
+		t.Errorf("ecmp_member_load over unjudged sets: drawn %v, no_data %v", slices.Contains(figs, plots.NameECMPMemberLoad), got)
 	}
 	md, _ := os.ReadFile(filepath.Join(out, "report.md"))
-	for _, want := range []string{"No drops", "No PFC pauses", "No ECN marks", "No packets were dropped."} {
+	for _, want := range []string{"No drops", "No PFC pauses", "No ECN marks"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("report.md does not say %q", want)
 		}
+	}
+	// Nothing congested, in one line with the busiest host link's load: without
+	// run.json offered_load, its frame bytes (flows.arrow: IPv4 bytes + 18 per packet
+	// of the flow that host sends, one each) over the simulated time and its 100 Gbps.
+	var busiest float64
+	fr, err := records.OpenFlows(filepath.Join(runDir, records.FlowsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var row records.FlowRow
+	for fr.Next(&row) {
+		busiest = max(busiest, float64(row.Bytes+18*row.Packets))
+	}
+	fr.Close()
+	share := busiest * 8 / (float64(rj.Simulation.SimTimePs) * 1e-12) / 100e9
+	want := fmt.Sprintf("Nothing congested: no drop, PFC pause or ECN mark; the busiest host link, host-p0-r1-h0 to rack-p0-r1, carried %s of its 100Gbps on average over the %s simulated (ports.arrow; ",
+		units.FormatFraction(share), units.FormatPs(float64(rj.Simulation.SimTimePs)))
+	if head := stringsAt(t, sum, "headline"); !strings.HasPrefix(head[0], want) || slices.Contains(head, "No packets were dropped.") {
+		t.Errorf("headline %q, want it to open with %q", head, want)
 	}
 	if number(t, sum, "drops", "total") != 0 || number(t, sum, "pfc", "pause_intervals") != 0 {
 		t.Error("quiet run: drops or pauses in summary.json")
@@ -469,13 +493,23 @@ func TestBadInput(t *testing.T) {
 	}
 	empty := t.TempDir()
 	missing := filepath.Join(t.TempDir(), "nope")
+	analyzed := copyDir(t, demoDir) // with an analysis/ of its own
+	if err := os.Mkdir(filepath.Join(analyzed, records.AnalysisDir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(analyzed, records.AnalysisDir, records.AnalysisSummaryFile), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 
 	for _, c := range []struct {
 		name string
 		args []string
 		want []string // substrings of the error line
 	}{
-		{"missing directory", []string{missing}, []string{missing, "no such file"}},
+		{"missing directory", []string{missing}, []string{missing + ": no such file or directory"}},
+		{"run.json given", []string{filepath.Join(analyzed, records.RunFile)}, []string{"is a file of the run directory " + analyzed, "(analyze " + analyzed + ")"}},
+		{"a record file given", []string{filepath.Join(analyzed, records.FlowsFile)}, []string{"(analyze " + analyzed + ")"}},
+		{"an analysis given", []string{filepath.Join(analyzed, records.AnalysisDir)}, []string{"is an analysis written by analyze, of the run directory " + analyzed + ": analyze " + analyzed}},
 		{"no runs in directory", []string{empty}, []string{empty, "run.json"}},
 		{"truncated drops.arrow", []string{truncated}, []string{"drops.arrow"}},
 		{"missing pfc.arrow", []string{missingFile}, []string{"pfc.arrow"}},
@@ -507,6 +541,9 @@ func TestBadInput(t *testing.T) {
 				if !strings.Contains(stderr, w) {
 					t.Errorf("stderr %q does not mention %q", stderr, w)
 				}
+			}
+			if len(c.args) == 1 && strings.Count(stderr, c.args[0]) > 1 && !strings.Contains(c.name, "given") {
+				t.Errorf("stderr %q names %s more than once", stderr, c.args[0])
 			}
 		})
 	}
@@ -554,5 +591,33 @@ func TestIntraRackRun(t *testing.T) {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("report.md does not say %q", want)
 		}
+	}
+}
+
+// A second analysis of other runs into the same output directory does not silently
+// replace the first: it is refused (exit 2, naming both and --force) unless --force;
+// the analysis of the same runs again replaces it.
+func TestOtherAnalysisNotReplaced(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	demo, quiet := demoRun(t), quietRun(t)
+	if code, _, stderr := runCmd(demo, "-o", out, "-q", "--bootstrap", "20"); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	code, stdout, stderr := runCmd(quiet, "-o", out, "-q", "--bootstrap", "20")
+	if code != exitUsage || stdout != "" || !strings.Contains(stderr, "output directory "+out+" holds the analysis of other runs ("+demo) ||
+		!strings.Contains(stderr, "not of "+quiet) || !strings.Contains(stderr, "--force") || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("another run into the same -o: exit %d, stderr %q", code, stderr)
+	}
+	if d, _ := lookup(readJSON(t, filepath.Join(out, "summary.json")), "dir"); d != demo {
+		t.Errorf("the first analysis was replaced: dir %v", d)
+	}
+	if code, _, stderr := runCmd(demo, "-o", out, "-q", "--bootstrap", "20"); code != exitOK {
+		t.Errorf("the same run again: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := runCmd(quiet, "-o", out, "-q", "--bootstrap", "20", "--force"); code != exitOK {
+		t.Errorf("--force: exit %d: %s", code, stderr)
+	}
+	if d, _ := lookup(readJSON(t, filepath.Join(out, "summary.json")), "dir"); d != quiet {
+		t.Errorf("--force did not replace the analysis: dir %v", d)
 	}
 }

@@ -83,7 +83,7 @@ func TestCompareOpenClosed(t *testing.T) {
 	if rj := readRunJSON(t, open); float64(rj.Simulation.DroppedTotal()) != dOpen {
 		t.Errorf("open drops %v, run.json %d", dOpen, rj.Simulation.DroppedTotal())
 	}
-	if !strings.Contains(stdout, "Lowest FCT slowdown p99: ") || !strings.Contains(stdout, "Dropped packets per run: open ") {
+	if !strings.Contains(stdout, "Lowest FCT slowdown p99 (unfinished flows rank slowest): closed (") || !strings.Contains(stdout, "Dropped packets per run: open ") {
 		t.Errorf("summary lines:\n%s", stdout)
 	}
 	metrics := stringsAt(t, cmp, "comparison_info", "metrics")
@@ -307,5 +307,92 @@ func TestClosedLoopControlDrops(t *testing.T) {
 	}
 	if got := number(t, cmp, "comparison", names[1], "drops", "total", "value"); got != float64(byKind[records.KindData]) {
 		t.Errorf("drops.total in the comparison %v, alone %d", got, byKind[records.KindData])
+	}
+}
+
+// rewriteFlows copies run directory src and edits every row of its flows.arrow (the
+// same rows, the same flows: only what edit changes).
+func rewriteFlows(t *testing.T, src, name string, edit func(i int, r *records.FlowRow)) string {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), name)
+	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	os.RemoveAll(filepath.Join(dst, records.AnalysisDir))
+	path := filepath.Join(dst, records.FlowsFile)
+	r, err := records.OpenFlows(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []records.FlowRow
+	var row records.FlowRow
+	for r.Next(&row) {
+		rows = append(rows, row)
+	}
+	nodes := r.Nodes()
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	w, err := records.NewFlowsWriter(path, records.Dictionaries{Nodes: nodes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range rows {
+		edit(i, &rows[i])
+		if err := w.Append(&rows[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// End to end, on two run directories of the demo trace whose flows.arrow is edited
+// to known numbers: crc16 left 27% of its 632 flows unfinished (the first 171) and
+// completed the others at slowdown 1.1; xor16 completed every flow at
+// slowdown 2. Over the completed flows alone crc16 would have the lowest p99; it never
+// ranks first on the p99 or on completion, and the report says why.
+func TestUnfinishedRunNeverRanksFirst(t *testing.T) {
+	cmp := cmpRun(t)
+	edit := func(unfinished int, slowdown float64) func(int, *records.FlowRow) {
+		return func(i int, r *records.FlowRow) {
+			r.Completion, r.FctPs = records.CompletionComplete, int64(float64(r.IdealFctPs)*slowdown)
+			if i < unfinished {
+				r.Completion, r.FctPs = records.CompletionDropped, 0
+			}
+		}
+	}
+	a := rewriteFlows(t, filepath.Join(cmp, "crc16"), "crc16", edit(171, 1.1))
+	b := rewriteFlows(t, filepath.Join(cmp, "xor16"), "xor16", edit(0, 2))
+	out := filepath.Join(t.TempDir(), "cmp")
+	code, stdout, stderr := runCmd(a, b, "-o", out, "-q", "--bootstrap", "200")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	sum := readJSON(t, filepath.Join(out, "summary.json"))
+	for _, m := range []string{"fct.slowdown_p99", "fct.complete_fraction"} {
+		if best, _ := lookup(sum, "comparison_info", "best", m, "method"); best != "xor16" {
+			t.Errorf("best %s: %v, want xor16", m, best)
+		}
+		if clear, _ := lookup(sum, "comparison_info", "best", m, "clear"); clear != true {
+			t.Errorf("%s: xor16 not clearly ahead", m)
+		}
+	}
+	if u, _ := lookup(sum, "comparison", "crc16", "fct", "slowdown_p99", "unfinished"); u != true {
+		t.Errorf("crc16's p99 is not unfinished in summary.json")
+	}
+	if f := number(t, sum, "comparison", "crc16", "fct", "complete_fraction", "value"); f != float64(632-171)/632 {
+		t.Errorf("crc16 completed %v, want %v", f, float64(632-171)/632)
+	}
+	if !strings.Contains(stdout, "Lowest FCT slowdown p99 (unfinished flows rank slowest): xor16 (2 [") ||
+		!strings.Contains(stdout, "clearly ahead of crc16, whose 99th percentile falls among the unfinished flows, which rank slowest: 27.1% of the 632 flows with data did not complete.") {
+		t.Errorf("summary:\n%s", stdout)
+	}
+	md := readFile(t, filepath.Join(out, "report.md"))
+	if !strings.Contains(md, `| FCT slowdown p99 | unfinished \[unfinished, unfinished\] | 2 \[2, 2\] | xor16 (clear) |`) {
+		t.Errorf("the comparison table does not show crc16's p99 unfinished and xor16 clearly best:\n%s", md)
 	}
 }

@@ -157,6 +157,9 @@ func TestComparisonReportWords(t *testing.T) {
 	if !strings.Contains(md, "of the paired difference between the best method and the runner-up (the same resampled flows in both runs) excludes 0") || strings.Contains(md, "does not overlap") {
 		t.Error("the report does not state the clear rule as the paired difference's interval excluding 0")
 	}
+	if !strings.Contains(md, "and the difference is a practical one: at least 5% of the runner-up's value") || !strings.Contains(md, `"statistically": the interval excludes 0 but the difference is smaller than that`) {
+		t.Error("the report does not state the practical threshold of clear")
+	}
 	if !regexp.MustCompile(`\| lossless \(headroom\) drops \|( 0 \|){6} tie \|`).MatchString(md) {
 		t.Error("six methods with 0 lossless drops: the row does not say tie")
 	}

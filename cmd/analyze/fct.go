@@ -15,7 +15,7 @@ import (
 
 // fctDefinition states what the Flow completion section's numbers are
 // (docs/analysis.md#flow-completion).
-const fctDefinition = "The flow completion time (FCT) is one way: from the time the flow's first packet was available to its sender (its captured time, divided by the speedup) to the delivery of its last byte at the receiver. The ideal FCT is the same flow alone in the empty fabric, with the same application timing, on the path its first packet took, store and forward at every hop. Slowdown = FCT / ideal FCT: 1 is a flow the fabric did not slow. Flows are bucketed by size (the captured IPv4 bytes of their data packets) as m3 does: below the MTU, from the MTU to the fabric BDP, from the BDP to 5 BDP, and 5 BDP or more. The quantiles are empirical (the p-quantile is the smallest slowdown with at least a fraction p of the bucket's completed flows at or below it), over the completed flows only: a flow that did not complete (open loop: packets dropped and never resent; packets still in the fabric at the end; closed loop: its sender still had data when the run stopped) has no FCT, and is counted apart."
+const fctDefinition = "The flow completion time (FCT) is one way: from the time the flow's first packet was available to its sender (its captured time, divided by the speedup) to the delivery of its last byte at the receiver. The ideal FCT is the same flow alone in the empty fabric, with the same application timing, on the path its first packet took, store and forward at every hop. Slowdown = FCT / ideal FCT: 1 is a flow the fabric did not slow. Flows are bucketed by size (the captured IPv4 bytes of their data packets) as m3 does: below the MTU, from the MTU to the fabric BDP, from the BDP to 5 BDP, and 5 BDP or more. The quantiles are empirical (the p-quantile is the smallest slowdown with at least a fraction p of the flows at or below it). A flow that did not complete (open loop: packets dropped and never resent; packets still in the fabric at the end; closed loop: its sender still had data when the run stopped) has no FCT: the slowdown p50 and p99 of the Completion table (the numbers comparisons rank) count it as slower than every completed flow, so that a quantile among the unfinished flows reads \"unfinished\" and leaving flows unfinished never looks fast; the per-bucket table and figure describe the completed flows only (complete of flows)."
 
 // openClosedCaveat is said when open- and closed-loop runs are compared.
 const openClosedCaveat = "Open loop, a flow is every captured packet of its 5-tuple direction, pure ACKs included (its size and FCT count them); closed loop, captured pure ACKs are replaced by the simulated receivers' own, so a flow holds only its data (and a direction that carried only ACKs has no data and no FCT). The small-flow buckets of the two modes therefore hold partly different flows."
@@ -47,7 +47,7 @@ func fctSection(j *job, figs *figures) report.Section {
 	}
 	sec.Blocks = append(sec.Blocks, figs.block(plots.NameFCTSlowdown))
 	f0 := runs[0].f
-	t := report.Table{Caption: "Completion", Columns: []string{"flows with data", "complete", "incomplete", "no data of their own", "slowdown p50", "slowdown p99"}}
+	t := report.Table{Caption: "Completion", Columns: []string{"flows with data", "complete", "incomplete", "no data of their own", "slowdown p50 (unfinished slowest)", "slowdown p99 (unfinished slowest)"}}
 	if j.cmp != nil {
 		t.Columns = append([]string{"run"}, t.Columns...)
 	}

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 
 	"github.com/tracefabric/tracefabric/analysis"
+	"github.com/tracefabric/tracefabric/cmd/internal/cli"
 	"github.com/tracefabric/tracefabric/internal/units"
 	"github.com/tracefabric/tracefabric/plots"
 	"github.com/tracefabric/tracefabric/records"
@@ -48,7 +49,13 @@ func figureSpecs(j *job) []figureSpec {
 			return f, unsampledQueues(err, j.inputs[j.ref].run.Queues, j.inputs[j.ref].run.Nodes, cfg.Switch.BufferStatsReportInterval)
 		}},
 		figureSpec{plots.NameECMPMemberLoad, func() (*plots.Figure, error) {
-			return plots.ECMPMemberLoad(ecmpLoad(s.Imbalance), plots.Options{})
+			l, unjudged := ecmpLoad(s.Imbalance)
+			if len(l.Sets) == 0 && unjudged > 0 {
+				return nil, &plots.NoDataError{Figure: plots.NameECMPMemberLoad, Reason: fmt.Sprintf(
+					"no equal-cost set carried enough flows to be judged (at least %d per member; the %s are in tables/ecmp_sets with judged false)",
+					analysis.MinFlowsPerMember, cli.Plural(int64(unjudged), "unjudged set"))}
+			}
+			return plots.ECMPMemberLoad(l, plots.Options{})
 		}},
 		figureSpec{plots.NameECNMarking, func() (*plots.Figure, error) {
 			return plots.ECNMarking(ecnMarks(s.ECN), plots.Options{})
@@ -229,15 +236,23 @@ func holdsMultiple(lo, hi, p units.Time) bool {
 	return first < hi
 }
 
-func ecmpLoad(r *analysis.ImbalanceResult) plots.ECMPLoad {
-	var l plots.ECMPLoad
+// ecmpLoad is the ecmp_member_load figure's input: the judged sets (JudgedSet: at
+// least MinFlowsPerMember flows per member), whose shares say something about the
+// hash; unjudged counts the sets with traffic it leaves out.
+func ecmpLoad(r *analysis.ImbalanceResult) (l plots.ECMPLoad, unjudged int) {
 	if r == nil {
-		return l
+		return l, 0
 	}
 	for _, s := range r.Sets {
+		if !s.Judged {
+			if s.Bytes.Total > 0 {
+				unjudged++
+			}
+			continue
+		}
 		l.Sets = append(l.Sets, plots.ECMPSet{Node: s.Node, Set: strconv.Itoa(s.Set), Name: s.Label, Bytes: plotter.Values(s.BytesLoad)})
 	}
-	return l
+	return l, unjudged
 }
 
 func ecnMarks(e analysis.ECNSummary) plots.ECNMarks {
@@ -282,7 +297,7 @@ func comparisonMetrics(c *analysis.Comparison) []string {
 		}
 	}
 	for _, m := range []string{analysis.MetricAMI, analysis.MetricDrops, analysis.MetricCEFraction, analysis.MetricPausedPs, analysis.MetricP99Delay,
-		analysis.MetricSlowdownP50, analysis.MetricSlowdownP99} {
+		analysis.MetricSlowdownP50, analysis.MetricSlowdownP99, analysis.MetricCompleteFraction} {
 		if slices.Contains(c.Metrics, m) {
 			ms = append(ms, m)
 		}
@@ -318,13 +333,20 @@ func metricCI(c *analysis.Comparison, metric string) plots.MetricCI {
 		if e.HasCI {
 			v.Lo, v.Hi = e.Lo, e.Hi
 		}
+		if e.Unfinished() { // among the unfinished: no point to draw, the name says so
+			v.Method, v.Value, v.Lo, v.Hi = unfinishedMark+m, math.NaN(), math.NaN(), math.NaN()
+		}
 		mc.Values = append(mc.Values, v)
 	}
 	return mc
 }
 
+// unfinishedMark starts the name of a run whose value in a comparison panel is
+// unfinished (a quantile among its unfinished flows or undelivered packets): not drawn.
+const unfinishedMark = "∞ "
+
 func comparisonFigure(c *analysis.Comparison) plots.Comparison {
-	pc := plots.Comparison{Title: comparisonTitle(c)}
+	pc := plots.Comparison{Title: c.Title()}
 	for _, metric := range comparisonMetrics(c) {
 		pc.Metrics = append(pc.Metrics, metricCI(c, metric))
 	}
@@ -376,6 +398,8 @@ func metricLabel(metric string) string {
 		return "FCT slowdown p50"
 	case analysis.MetricSlowdownP99:
 		return "FCT slowdown p99"
+	case analysis.MetricCompleteFraction:
+		return "flows completed"
 	case analysis.MetricPauseIntervals:
 		return "PFC pause intervals"
 	}

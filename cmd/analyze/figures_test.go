@@ -1,10 +1,13 @@
 package main
 
 import (
+	"math"
 	"strings"
 	"testing"
 
 	"github.com/tracefabric/tracefabric/analysis"
+	"github.com/tracefabric/tracefabric/plots"
+	"github.com/tracefabric/tracefabric/records"
 )
 
 // TestMetricLabels: every comparison metric has a label that fits a figure panel
@@ -62,5 +65,40 @@ func TestPoolOccupancyGaps(t *testing.T) {
 	}
 	if got := poolOccupancy([]analysis.BufferSeries{s}, 0).Series[0].Samples.Len(); got != len(s.Ingress) {
 		t.Errorf("unknown period: kept %d of %d", got, len(s.Ingress))
+	}
+}
+
+// The member load figure shows the judged sets only (at least 5 flows per member):
+// an unjudged set's shares say nothing about the hash; it is counted, not drawn.
+func TestECMPLoadJudgedOnly(t *testing.T) {
+	r := analysis.ImbalanceOf([]analysis.SetLoad{
+		{Node: 0, Tier: records.TierRack, Set: 0, Bytes: []float64{100, 300}, Flows: []float64{5, 5}},
+		{Node: 1, Tier: records.TierRack, Set: 0, Bytes: []float64{500, 0}, Flows: []float64{1, 0}}, // too few flows
+		{Node: 2, Tier: records.TierRack, Set: 0, Bytes: []float64{0, 0}, Flows: []float64{0, 0}},   // no traffic
+	}, analysis.Nodes{"rack-p0-r0", "rack-p0-r1", "rack-p0-r2"})
+	l, unjudged := ecmpLoad(r)
+	if len(l.Sets) != 1 || l.Sets[0].Node != "rack-p0-r0" || unjudged != 1 {
+		t.Errorf("figure sets %+v, %d unjudged; want rack-p0-r0 alone and 1 unjudged set with traffic", l.Sets, unjudged)
+	}
+}
+
+// A comparison panel does not draw an unfinished value (+Inf): the run's name starts
+// with the mark instead, and the others are drawn as they are.
+func TestMetricCIUnfinished(t *testing.T) {
+	m := analysis.MetricSlowdownP99
+	c := &analysis.Comparison{Methods: []string{"crc16", "xor16"}, Best: map[string]analysis.Best{m: {Method: "xor16", Ranked: true}},
+		ByMethod: map[string]*analysis.MethodMetrics{
+			"crc16": {Metrics: map[string]analysis.Estimate{m: {Value: math.Inf(1), Lo: math.Inf(1), Hi: math.Inf(1), HasCI: true}}},
+			"xor16": {Metrics: map[string]analysis.Estimate{m: {Value: 2, Lo: 1.9, Hi: math.Inf(1), HasCI: true}}},
+		}}
+	mc := metricCI(c, m)
+	if v := mc.Values[0]; v.Method != "∞ crc16" || !math.IsNaN(v.Value) || !math.IsNaN(v.Hi) {
+		t.Errorf("unfinished value drawn as %+v", v)
+	}
+	if v := mc.Values[1]; v.Method != "xor16" || v.Value != 2 || mc.Marked != "xor16" {
+		t.Errorf("finished value %+v, marked %q", v, mc.Marked)
+	}
+	if _, err := plots.HashComparison(plots.Comparison{Metrics: []plots.MetricCI{mc}}, plots.Options{}); err != nil {
+		t.Errorf("the panel with an unfinished run and an unbounded interval: %v", err)
 	}
 }

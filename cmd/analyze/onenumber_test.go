@@ -23,8 +23,15 @@ func TestOneNumberPerName(t *testing.T) {
 	if len(metrics) < 20 {
 		t.Fatalf("comparison metrics %v", metrics)
 	}
-	for _, c := range []struct{ dir, method string }{{hash, "crc32WithSalt"}, {flowlet, "flowlet"}} {
-		out := filepath.Join(t.TempDir(), c.method)
+	// Named by what differs: the load balancing, from run.json.
+	if names := stringsAt(t, cmp, "comparison_info", "methods"); strings.Join(names, " ") != "lb=none lb=flowlet" {
+		t.Errorf("runs named %q, want lb=none and lb=flowlet", names)
+	}
+	if md := readFile(t, filepath.Join(cmpOut, "report.md")); !strings.Contains(md, "Runs compared by load balancing") {
+		t.Error("the comparison's title does not say what differs")
+	}
+	for _, c := range []struct{ dir, method string }{{hash, "lb=none"}, {flowlet, "lb=flowlet"}} {
+		out := filepath.Join(t.TempDir(), "alone")
 		if code, _, stderr := runCmd(c.dir, "-o", out, "-q", "--bootstrap", "300"); code != exitOK {
 			t.Fatalf("%s alone: exit %d: %s", c.method, code, stderr)
 		}

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/tracefabric/tracefabric/internal/atomicfile"
 	"github.com/tracefabric/tracefabric/records"
@@ -93,4 +96,63 @@ func checkReplaceable(dir string) error {
 		return nil
 	}
 	return fmt.Errorf("output directory %s: %w: it holds files but no %s; remove it or choose another -o", dir, errNotAnalysisDir, summaryFile)
+}
+
+// errOtherAnalysis: the output directory holds the analysis of other runs, which
+// only --force replaces.
+var errOtherAnalysis = errors.New("holds the analysis of other runs")
+
+// checkSameInputs refuses to replace, without force, a previous analysis in dir
+// (absent: nothing to replace) of other inputs than inputs (run or sweep
+// directories): a second comparison into the same place does not silently replace
+// the first. The previous inputs are its summary.json's runs[].dir (or sweep.dir),
+// compared as absolute paths whatever their order (the points of a sweep as their
+// sweep); a summary.json that lists none is replaced.
+func checkSameInputs(dir string, inputs []string, force bool) error {
+	data, err := os.ReadFile(filepath.Join(dir, summaryFile))
+	if force || err != nil {
+		return nil
+	}
+	var prev struct {
+		Runs []struct {
+			Dir string `json:"dir"`
+		} `json:"runs"`
+		Sweep *struct {
+			Dir string `json:"dir"`
+		} `json:"sweep"`
+	}
+	if json.Unmarshal(data, &prev) != nil {
+		return nil
+	}
+	var old []string
+	for _, r := range prev.Runs {
+		old = append(old, r.Dir)
+	}
+	if prev.Sweep != nil {
+		old = append(old, prev.Sweep.Dir)
+	}
+	if len(old) == 0 || slices.Equal(absSorted(old), absSorted(inputs)) {
+		return nil
+	}
+	return fmt.Errorf("output directory %s %w (%s, says its %s), not of %s: choose another -o, or --force to replace it",
+		dir, errOtherAnalysis, strings.Join(old, ", "), summaryFile, strings.Join(inputs, ", "))
+}
+
+// absSorted returns the absolute, cleaned paths, sorted and without repeats, a
+// sweep's point directory replaced by its sweep's (so that the analysis of some of
+// a sweep's points and of all of them have the same inputs).
+func absSorted(paths []string) []string {
+	out := make([]string, 0, len(paths))
+	for _, p := range paths {
+		if a, err := filepath.Abs(p); err == nil {
+			p = a
+		}
+		p = filepath.Clean(p)
+		if _, err := os.Stat(filepath.Join(filepath.Dir(p), records.SweepFile)); err == nil {
+			p = filepath.Dir(p)
+		}
+		out = append(out, p)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/tracefabric/tracefabric/analysis"
 	"github.com/tracefabric/tracefabric/plots"
 	"github.com/tracefabric/tracefabric/plots/report"
+	"github.com/tracefabric/tracefabric/records"
 	"github.com/tracefabric/tracefabric/records/export"
 )
 
@@ -23,6 +24,10 @@ type job struct {
 	top      int
 	progress *progress
 	tables   export.Format // CSV (default) or Parquet
+	// notDone: the points of a sweep (of one categorical axis) that --partial left
+	// out of the comparison, and partial the sentence that says so.
+	notDone []records.PointState
+	partial string
 }
 
 // result is what writeOutputs wrote.
@@ -116,6 +121,7 @@ func writeOutputs(od *outputDir, j *job) (*result, error) {
 		sj.Reference = methodName(j.cmp, j.ref)
 		sj.Comparison, sj.ComparisonInfo = comparisonJSON(j.cmp)
 	}
+	sj.NotDone = j.notDone
 	data, err := marshalSummary(sj)
 	if err != nil {
 		return nil, fmt.Errorf("summary.json: %w", err)

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/tracefabric/tracefabric/analysis"
+	"github.com/tracefabric/tracefabric/cmd/internal/cli"
 	"github.com/tracefabric/tracefabric/internal/units"
 	"github.com/tracefabric/tracefabric/plots"
 	"github.com/tracefabric/tracefabric/plots/report"
@@ -51,11 +52,15 @@ func sentence(s string) string {
 // comparison: the best hash per tier and on drops, drops and storms per method, then
 // the reference run's headline.
 func headline(j *job) []string {
+	var h []string
+	if j.partial != "" {
+		h = append(h, j.partial)
+	}
 	if j.cmp == nil {
-		return append([]string(nil), j.sum.Headline...)
+		return append(h, j.sum.Headline...)
 	}
 	c := j.cmp
-	h := append([]string(nil), c.Headline...)
+	h = append(h, c.Headline...)
 	var drops, lossless, storms []string
 	var anyLossless bool
 	for _, m := range c.Methods {
@@ -183,17 +188,6 @@ func metricFormat(c *analysis.Comparison, metric string) (format func(float64) s
 	return units.FormatFloat, ""
 }
 
-// comparisonTitle is the comparison's title: what its runs differ in.
-func comparisonTitle(c *analysis.Comparison) string {
-	switch c.By {
-	case analysis.NamedByHash:
-		return "Hash methods compared"
-	case analysis.NamedByTransport:
-		return "Open and closed loop compared"
-	}
-	return "Runs compared"
-}
-
 // runsTable says what each run of a comparison is and what differs between them.
 func runsTable(j *job) report.Block {
 	c := j.cmp
@@ -213,17 +207,23 @@ func runsTable(j *job) report.Block {
 
 func comparisonSection(j *job, figs *figures) report.Section {
 	c := j.cmp
-	sec := report.Section{Title: comparisonTitle(c), ID: "comparison"}
+	sec := report.Section{Title: c.Title(), ID: "comparison"}
 	sec.Blocks = append(sec.Blocks, runsTable(j))
 	sec.Blocks = append(sec.Blocks, figs.block(plots.NameHashComparison))
 	flows := c.ByMethod[c.Methods[0]].Flows
 	sec.Blocks = append(sec.Blocks, report.ParagraphBlock(fmt.Sprintf(
-		"Values with [%g%% %s bootstrap interval; for AMI the normal interval with the bootstrap standard error] over the %s flows (%s replicates, seed %d, the same resampled flows for every %s; a replicate in which a metric is undefined is left out). Lossless drops, pause intervals and time, storms, CE marks at queues and the packet p99 delay are run-level numbers that cannot be resampled by flow: they have no interval. Imbalance comes from the member loads loadbalance.arrow measured (frame bytes), as in a single run's analysis. FCT slowdowns are over each run's completed flows (see Flow completion).",
+		"Values with [%g%% %s bootstrap interval; for AMI the normal interval with the bootstrap standard error] over the %s flows (%s replicates, seed %d, the same resampled flows for every %s; a replicate in which a metric is undefined is left out). Lossless drops, pause intervals and time, storms, CE marks at queues and the packet p99 delay are run-level numbers that cannot be resampled by flow: they have no interval. Imbalance comes from the member loads loadbalance.arrow measured (frame bytes), as in a single run's analysis. FCT slowdowns and the flow mean-delay p99 count every flow with data, an unfinished flow as slower than every completed one, and the packet p99 delay every injected packet, one not delivered as slower than every delivered one: a quantile that falls among them reads \"unfinished\" (in the figure, the run's name starts with ∞ and no point is drawn), so that a run never ranks ahead by leaving flows unfinished; \"flows completed\" is the share of the flows with data that completed (see Flow completion).",
 		100*c.Level, c.Interval, units.FormatCount(int64(flows)), units.FormatCount(int64(c.B)), c.Seed, c.Noun())))
 	cols := append(append([]string{"metric"}, c.Methods...), "best")
 	t := report.Table{Columns: cols, Source: "tables/hash_comparison.csv"}
 	for _, metric := range c.Metrics {
-		f, unit := metricFormat(c, metric)
+		num, unit := metricFormat(c, metric)
+		f := func(v float64) string {
+			if math.IsInf(v, 1) {
+				return analysis.UnfinishedWord
+			}
+			return num(v)
+		}
 		label := metricLabel(metric)
 		if unit != "" {
 			label += " (" + unit + ")"
@@ -249,11 +249,13 @@ func comparisonSection(j *job, figs *figures) report.Section {
 			best = "tie"
 		case b.Clear:
 			best += " (clear)"
+		case b.Significant:
+			best += " (statistically)"
 		}
 		t.Rows = append(t.Rows, append(row, best))
 	}
 	sec.Blocks = append(sec.Blocks, report.TableBlock(t),
-		report.ParagraphBlock("\"clear\": the 95% interval ("+c.Interval+"; for AMI, normal) of the paired difference between the best "+c.Noun()+" and the runner-up (the same resampled flows in both runs) excludes 0. \"tie\": several "+c.Noun()+"s share the best value, and none is best. Max/mean, CoV, Jain and idle members are byte-based, traffic-weighted over each tier's judged sets (at least 5 flows per member). The chi-square p-value tests the flow counts against uniform: it is evidence against uniformity, not a score, so it is reported and never ranked; methods are ranked on byte imbalance."))
+		report.ParagraphBlock("\"clear\": the 95% interval ("+c.Interval+"; for AMI, normal) of the paired difference between the best "+c.Noun()+" and the runner-up (the same resampled flows in both runs) excludes 0, and the difference is a practical one: at least 5% of the runner-up's value (for counts also at least 10 packets or pause intervals, or 1 storm; for a CoV also 0.01), 1 percentage point for a share, 0.05 for AMI. \"statistically\": the interval excludes 0 but the difference is smaller than that. \"tie\": several "+c.Noun()+"s share the best value, and none is best. Max/mean, CoV, Jain and idle members are byte-based, traffic-weighted over each tier's judged sets (at least 5 flows per member). The chi-square p-value tests the flow counts against uniform: it is evidence against uniformity, not a score, so it is reported and never ranked; methods are ranked on byte imbalance."))
 	return sec
 }
 
@@ -401,6 +403,13 @@ func ecmpSection(j *job, figs *figures) report.Section {
 	s := j.sum
 	sec := report.Section{Title: "ECMP load balance", ID: "ecmp"}
 	sec.Blocks = append(sec.Blocks, figs.block(plots.NameECMPMemberLoad))
+	if _, drawn := figs.drawn[plots.NameECMPMemberLoad]; drawn {
+		if _, unjudged := ecmpLoad(s.Imbalance); unjudged > 0 {
+			sec.Blocks = append(sec.Blocks, report.ParagraphBlock(fmt.Sprintf(
+				"The figure shows the judged sets only, leaving out %s with fewer than %d flows per member (tables/ecmp_sets.csv lists them, judged false).",
+				cli.Plural(int64(unjudged), "set"), analysis.MinFlowsPerMember)))
+		}
+	}
 	if s.Imbalance != nil && len(s.Imbalance.Tiers) > 0 {
 		t := report.Table{Caption: "Imbalance per tier (bytes; chi-square on flow counts)", Source: "tables/ecmp_tiers.csv",
 			Columns: []string{"tier", "judged sets", "max/mean", "CoV", "Jain", "idle members", "chi-square p", "worst set (max/mean)"}}

@@ -22,6 +22,8 @@ type flags struct {
 	asJSON        bool
 	quiet         bool
 	tables        string
+	partial       bool
+	force         bool
 }
 
 func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -61,6 +63,7 @@ Exit status: 0 success, 1 failure while running, 2 bad usage or input,
 		Example: `  analyze out/demo                  # writes out/demo/analysis/
   analyze out/cmp                   # the six runs of 'replay run --hash all -o out/cmp'
   analyze out/a out/b -o out/a-vs-b # two runs of one trace, compared
+  analyze out/sweep --partial       # the points of a sweep that are done, the others named
   analyze out/demo --json | jq .drops.total`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
@@ -89,12 +92,15 @@ Exit status: 0 success, 1 failure while running, 2 bad usage or input,
 	fl.BoolVar(&f.asJSON, "json", false, "print summary.json to stdout instead of the human summary")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress bar")
 	fl.StringVar(&f.tables, "tables", "csv", "format of tables/: csv or parquet (typed columns, zstd)")
+	fl.BoolVar(&f.force, "force", false, "replace an analysis of other runs in the output directory (without it, analyze refuses to overwrite one)")
+	fl.BoolVar(&f.partial, "partial", false, "a sweep directory that is not complete: analyze the points that are done and name the others (failed, incomplete, missing)")
 	return root
 }
 
 // options validates the flags.
 func (f *flags) options() (*options, error) {
 	o := &options{out: f.out, top: f.top, asJSON: f.asJSON, quiet: f.quiet, opt: analysis.DefaultOptions()}
+	o.opt.Partial, o.force = f.partial, f.force
 	d, err := units.ParseTime(f.stormDuration)
 	if err != nil {
 		return nil, usageError{Err: fmt.Errorf("--storm-duration %q: %w", f.stormDuration, err)}

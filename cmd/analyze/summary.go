@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/tracefabric/tracefabric/analysis"
+	"github.com/tracefabric/tracefabric/records"
 )
 
 // version is the tool version recorded in summary.json.
@@ -34,6 +35,9 @@ type summaryJSON struct {
 	// ComparisonInfo holds the comparison's order, bootstrap settings, the best
 	// method per metric and its headline.
 	ComparisonInfo *comparisonInfo `json:"comparison_info,omitempty"`
+	// NotDone: the points of a sweep that `analyze --partial` left out (a sweep of
+	// one categorical axis, compared as runs are).
+	NotDone []records.PointState `json:"not_done,omitempty"`
 }
 
 type runRef struct {

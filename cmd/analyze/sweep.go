@@ -41,20 +41,42 @@ func analyzeSweepDir(o *options) (handled bool, err error) {
 			varying = append(varying, &sw.Axes[i])
 		}
 	}
+	sw.Scan(dir)
+	switch {
+	case !sw.Complete && !o.opt.Partial:
+		return true, inputError{Err: analysis.IncompleteSweep(dir, sw)}
+	case sw.Counts[records.StatusDone] == 0:
+		return true, inputError{Err: fmt.Errorf("%w: %s: none of its %d points is done (replay sweep --status %s says why)",
+			analysis.ErrSweepIncomplete, dir, len(sw.Points), dir)}
+	}
 	if len(varying) == 0 || len(varying) == 1 && !varying[0].IsNumeric() {
-		sw.Scan(dir)
-		if !sw.Complete {
-			return true, inputError{Err: fmt.Errorf("%w: %s: %d of %d points not done (replay sweep --status %s lists them)",
-				analysis.ErrSweepIncomplete, dir, len(sw.Points)-sw.Counts[records.StatusDone], len(sw.Points), dir)}
-		}
 		o.dirs = nil
 		for _, p := range sw.Points {
-			o.dirs = append(o.dirs, filepath.Join(dir, p.Dir))
+			if p.Status == records.StatusDone {
+				o.dirs = append(o.dirs, filepath.Join(dir, p.Dir))
+			}
+		}
+		if o.notDone = sw.States(true); len(o.notDone) > 0 {
+			o.partial = analysis.PartialSentence(dir, sw.Axes, len(o.dirs), o.notDone)
 		}
 		o.defaultOut = filepath.Join(dir, records.AnalysisDir)
 		return false, nil
 	}
 	return true, analyzeSweep(o, dir)
+}
+
+// notDoneTable lists the points a partial analysis left out, with their settings,
+// status and reason.
+func notDoneTable(axes []records.SweepAxis, nd []records.PointState) report.Table {
+	t := report.Table{Caption: "Points not analyzed (not done: replay sweep --status lists them)", Columns: []string{"point", "settings", "status", "why"}}
+	for _, p := range nd {
+		var set []string
+		for i, a := range axes {
+			set = append(set, a.Name+"="+p.Values[i])
+		}
+		t.Rows = append(t.Rows, []string{p.Dir, strings.Join(set, ", "), string(p.Status), firstNonEmpty(p.Detail, "-")})
+	}
+	return t
 }
 
 // sweepSummaryJSON is summary.json of a sweep: the headline, what was written, and
@@ -77,6 +99,9 @@ func analyzeSweep(o *options, dir string) error {
 	if err := checkReplaceable(filepath.Clean(out)); err != nil {
 		return inputError{Err: err}
 	}
+	if err := checkSameInputs(filepath.Clean(out), []string{dir}, o.force); err != nil {
+		return inputError{Err: err}
+	}
 	ctx := o.ctx
 	if ctx == nil {
 		ctx = context.Background()
@@ -96,8 +121,9 @@ func analyzeSweep(o *options, dir string) error {
 		return classifyInput(err)
 	}
 	var res []byte
+	var sj *sweepSummaryJSON
 	od, err := writeAnalysis(out, o.out != "", func(od *outputDir) (err error) {
-		res, err = writeSweep(ctx, od, s, o)
+		res, sj, err = writeSweep(ctx, od, s, o)
 		return err
 	})
 	if err != nil {
@@ -108,7 +134,17 @@ func analyzeSweep(o *options, dir string) error {
 		_, err := o.stdout.Write(res)
 		return err
 	}
-	fmt.Fprintf(o.stdout, "wrote %s: report.html, report.md, summary.json, sweep figures (plots/sweep_*.png, *.svg), tables/sweep.%s\n", od.d.Final(), o.tables)
+	fmt.Fprintf(o.stdout, "wrote %s: report.html, report.md, summary.json, %s (plots/sweep_*.png, *.svg), tables/sweep.%s\n", od.d.Final(),
+		cli.Plural(int64(len(sj.Figures)), "figure"), o.tables)
+	if len(sj.NoData) > 0 {
+		var parts []string
+		for _, m := range s.Metrics {
+			if why, ok := sj.NoData[plots.NameSweepPrefix+m.Name]; ok {
+				parts = append(parts, plots.NameSweepPrefix+m.Name+" ("+why+")")
+			}
+		}
+		fmt.Fprintf(o.stdout, "  not drawn: %s\n", strings.Join(parts, ", "))
+	}
 	for _, h := range s.Headline {
 		fmt.Fprintf(o.stdout, "  %s\n", h)
 	}
@@ -117,24 +153,28 @@ func analyzeSweep(o *options, dir string) error {
 
 // writeSweep writes the sweep's table, figures, report and (last) summary.json into
 // the output directory's temporary path, and returns summary.json.
-func writeSweep(ctx context.Context, od *outputDir, s *analysis.SweepSummary, o *options) ([]byte, error) {
+func writeSweep(ctx context.Context, od *outputDir, s *analysis.SweepSummary, o *options) ([]byte, *sweepSummaryJSON, error) {
 	sj := &sweepSummaryJSON{Tool: "tracefabric analyze " + version, Headline: s.Headline, NoData: map[string]string{},
 		Figures: []string{}, Sweep: s}
 	if err := os.Mkdir(od.path("tables"), 0o755); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	tables := []analysis.Table{s.Table()}
 	if err := writeTables(od.path("tables"), tables, o.tables); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	sj.Tables = append(sj.Tables, tables[0].Name)
 	if err := os.Mkdir(od.path(report.FigureDir), 0o755); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var figBlocks []report.Block
 	for _, m := range s.Metrics {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, nil, err
+		}
+		if allZero(s, m.Name) { // a flat line at 0 says nothing the table does not
+			sj.NoData[plots.NameSweepPrefix+m.Name] = "0 at every point"
+			continue
 		}
 		fig, err := plots.Sweep(sweepFigure(s, m), plots.Options{})
 		var nd *plots.NoDataError
@@ -143,11 +183,11 @@ func writeSweep(ctx context.Context, od *outputDir, s *analysis.SweepSummary, o 
 			continue
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		files, err := fig.Save(od.path(report.FigureDir))
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		sj.Figures = append(sj.Figures, fig.Name)
 		caption := m.Title + " (" + m.Source + ")"
@@ -156,16 +196,26 @@ func writeSweep(ctx context.Context, od *outputDir, s *analysis.SweepSummary, o 
 		}
 		figBlocks = append(figBlocks, report.FigureBlock(report.Figure{Name: fig.Name, Title: fig.Title, Caption: caption, PNG: files.PNGData}))
 	}
-	rep := sweepReport(s, figBlocks)
+	rep := sweepReport(s, figBlocks, sj.NoData)
 	if err := rep.Save(od.d.Temp()); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	data, err := json.MarshalIndent(sj, "", "  ")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	data = append(data, '\n')
-	return data, os.WriteFile(od.path(summaryFile), data, 0o644)
+	return data, sj, os.WriteFile(od.path(summaryFile), data, 0o644)
+}
+
+// allZero reports whether metric is 0 (or undefined) at every point of s.
+func allZero(s *analysis.SweepSummary, metric string) bool {
+	for _, p := range s.Points {
+		if v := p.Metrics[metric]; v != nil && *v != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // sweepFigure is the figure model of one metric: a panel per axis the series use.
@@ -243,13 +293,17 @@ func pointsTable(s *analysis.SweepSummary) report.Table {
 
 // sweepReport is the report of a sweep: the answers, the points' table, a figure
 // per metric.
-func sweepReport(s *analysis.SweepSummary, figs []report.Block) *report.Report {
+func sweepReport(s *analysis.SweepSummary, figs []report.Block, noData map[string]string) *report.Report {
 	var axes []string
 	for _, a := range s.Axes {
 		axes = append(axes, fmt.Sprintf("%s (%s)", a.Name, strings.Join(a.Values, ", ")))
 	}
+	title := fmt.Sprintf("Sweep of %s", cli.Plural(int64(len(s.Points)), "point"))
+	if len(s.NotDone) > 0 {
+		title = fmt.Sprintf("Sweep: %d of %s analyzed", len(s.Points), cli.Plural(int64(len(s.Points)+len(s.NotDone)), "point"))
+	}
 	rep := &report.Report{
-		Title:    fmt.Sprintf("Sweep of %s", cli.Plural(int64(len(s.Points)), "point")),
+		Title:    title,
 		Subtitle: s.Dir,
 		Headline: s.Headline,
 	}
@@ -278,6 +332,9 @@ func sweepReport(s *analysis.SweepSummary, figs []report.Block) *report.Report {
 		ans.Rows = append(ans.Rows, []string{a.Question, line, v, pt})
 	}
 	sec := report.Section{Title: "Sweep", Blocks: []report.Block{intro}}
+	if len(s.NotDone) > 0 {
+		sec.Blocks = append(sec.Blocks, report.TableBlock(notDoneTable(s.Axes, s.NotDone)))
+	}
 	if len(ans.Rows) > 0 {
 		sec.Blocks = append(sec.Blocks, report.TableBlock(ans))
 	}
@@ -285,7 +342,16 @@ func sweepReport(s *analysis.SweepSummary, figs []report.Block) *report.Report {
 	rep.Sections = append(rep.Sections, sec)
 	figSec := report.Section{Title: "Metrics against the axes", Blocks: figs}
 	if len(figs) == 0 {
-		figSec.Blocks = []report.Block{report.NoDataBlock("No figure: no metric has a value.")}
+		figSec.Blocks = []report.Block{report.NoDataBlock("No figure: no metric has a value other than 0.")}
+	}
+	if len(noData) > 0 {
+		var names []string
+		for _, m := range s.Metrics {
+			if why, ok := noData[plots.NameSweepPrefix+m.Name]; ok {
+				names = append(names, m.Title+" ("+why+")")
+			}
+		}
+		figSec.Blocks = append(figSec.Blocks, report.ParagraphBlock("Not drawn: "+strings.Join(names, ", ")+"; the table of every point above holds them."))
 	}
 	rep.Sections = append(rep.Sections, figSec)
 	return rep

@@ -48,6 +48,7 @@ func TestAnalyzeSweep(t *testing.T) {
 	// whose run dropped nothing.
 	want := map[string]string{}
 	drops := map[string]int64{}
+	var lossless int64
 	for k := range 12 {
 		p := records.PointDir(k)
 		run, err := records.ReadRun(filepath.Join(dir, p))
@@ -59,6 +60,7 @@ func TestAnalyzeSweep(t *testing.T) {
 			t.Fatalf("%s: hash %s", p, run.HashMethod)
 		}
 		drops[p] = run.Simulation.DroppedTotal()
+		lossless += run.Simulation.LosslessDrops
 		if _, ok := want[h]; !ok && drops[p] == 0 {
 			want[h] = size
 		}
@@ -78,6 +80,7 @@ func TestAnalyzeSweep(t *testing.T) {
 	var sum struct {
 		Headline []string
 		Figures  []string
+		NoData   map[string]string `json:"no_data"`
 		Sweep    struct {
 			Answers []struct {
 				Metric, Axis, Value string
@@ -152,13 +155,77 @@ func TestAnalyzeSweep(t *testing.T) {
 			t.Errorf("%s: drops %s in sweep.csv, %d in run.json", r[col["point"]], r[col["drops"]], drops[r[col["point"]]])
 		}
 	}
-	for _, name := range []string{"sweep_drops", "sweep_lossless_drops", "sweep_pfc_paused_ps"} {
+	for _, name := range []string{"sweep_drops", "sweep_pfc_paused_ps"} {
 		if _, err := os.Stat(filepath.Join(dir, "analysis", "plots", name+".png")); err != nil || !strings.Contains(strings.Join(sum.Figures, " "), name) {
 			t.Errorf("figure %s: %v (figures %v)", name, err, sum.Figures)
 		}
 	}
+	// No point had a lossless drop (run.json): its figure, a line at 0, is not drawn.
+	if lossless != 0 {
+		t.Fatalf("the demo sweep had %d lossless drops: choose another metric for this check", lossless)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "analysis", "plots", "sweep_lossless_drops.png")); err == nil || sum.NoData["sweep_lossless_drops"] != "0 at every point" ||
+		!strings.Contains(stdout, "not drawn: sweep_lossless_drops (0 at every point)") {
+		t.Errorf("the all-zero lossless drops figure: drawn %v, no_data %q", err == nil, sum.NoData["sweep_lossless_drops"])
+	}
 	if html, err := os.ReadFile(filepath.Join(dir, "analysis", "report.html")); err != nil || !strings.Contains(string(html), "smallest Switch.BufferSize with no drop") {
 		t.Errorf("report.html: %v", err)
+	}
+
+	// p0004 (crc16 at 112MiB) failed: without --partial the sweep is refused, with a
+	// hint; with it, the 11 other points are analyzed and p0004 is named.
+	failPoint(t, dir, 4, "replay: the reason p0004 failed")
+	code, _, stderr = runCmd(dir, "-q")
+	if code != exitUsage || !strings.Contains(stderr, "1 of 12 points not done (p0004 failed;") || !strings.Contains(stderr, "analyze --partial analyzes the 11 done") {
+		t.Errorf("a sweep with a failed point: exit %d, stderr %q", code, stderr)
+	}
+	code, stdout, stderr = runCmd(dir, "-q", "--partial")
+	if code != exitOK {
+		t.Fatalf("--partial: exit %d: %s", code, stderr)
+	}
+	part := readJSON(t, filepath.Join(dir, "analysis", "summary.json"))
+	head, _ := lookup(part, "headline")
+	first := head.([]any)[0].(string)
+	if want := "Partial sweep: 11 of 12 points analyzed; not done: p0004 (hash=crc16, Switch.BufferSize=112MiB) failed: replay: the reason p0004 failed."; first != want || !strings.Contains(stdout, want) {
+		t.Errorf("--partial headline %q, want %q", first, want)
+	}
+	if pts, _ := lookup(part, "sweep", "points"); len(pts.([]any)) != 11 {
+		t.Errorf("--partial analyzed %d points, want 11", len(pts.([]any)))
+	}
+	nd, _ := lookup(part, "sweep", "not_done")
+	if l, ok := nd.([]any); !ok || len(l) != 1 || l[0].(map[string]any)["dir"] != "p0004" || l[0].(map[string]any)["status"] != "failed" {
+		t.Errorf("sweep.not_done %v", nd)
+	}
+	ans, _ := lookup(part, "sweep", "answers")
+	for _, a := range ans.([]any) {
+		a := a.(map[string]any)
+		if a["axis"] != "Switch.BufferSize" {
+			continue
+		}
+		na, _ := a["not_analyzed"].([]any)
+		if line := a["line_values"].([]any)[0]; (line == "crc16") != (len(na) == 1 && na[0] == "112MiB") {
+			t.Errorf("answer at hash=%v: not analyzed %v", line, na)
+		}
+	}
+	if md := readFile(t, filepath.Join(dir, "analysis", "report.md")); !strings.Contains(md, "| p0004 | hash=crc16, Switch.BufferSize=112MiB | failed | replay: the reason p0004 failed |") {
+		t.Error("the report does not list the point left out")
+	}
+}
+
+// failPoint marks point k failed in dir's sweep.json, as the process whose replay of
+// it failed does, and removes its run directory.
+func failPoint(t *testing.T, dir string, k int, reason string) {
+	t.Helper()
+	if err := os.RemoveAll(filepath.Join(dir, records.PointDir(k))); err != nil {
+		t.Fatal(err)
+	}
+	sw, err := records.ReadSweep(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sw.Points[k].Status, sw.Points[k].Detail = records.StatusFailed, reason
+	if err := records.WriteSweep(dir, sw); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -189,7 +256,21 @@ func TestAnalyzeSweepOfOneAxis(t *testing.T) {
 	}
 	os.RemoveAll(filepath.Join(dir, "p0001"))
 	code, _, stderr := runCmd(dir, "-q")
-	if code != exitUsage || !strings.Contains(stderr, "1 of 2 points not done") || strings.Count(stderr, "\n") != 1 {
+	if code != exitUsage || !strings.Contains(stderr, "1 of 2 points not done (p0001 missing;") || !strings.Contains(stderr, "analyze --partial") ||
+		strings.Count(stderr, "\n") != 1 {
 		t.Errorf("incomplete sweep: exit %d, stderr %q", code, stderr)
+	}
+	// --partial: the done point alone, the other named.
+	code, stdout, stderr := runCmd(dir, "-q", "--partial")
+	if code != exitOK || !strings.Contains(stdout, "Partial sweep: 1 of 2 points analyzed; not done: p0001 (hash=crc32WithSalt) missing.") {
+		t.Errorf("--partial: exit %d\n%s%s", code, stdout, stderr)
+	}
+	nd, _ := lookup(readJSON(t, filepath.Join(dir, "analysis", "summary.json")), "not_done")
+	if l, ok := nd.([]any); !ok || len(l) != 1 || l[0].(map[string]any)["dir"] != "p0001" {
+		t.Errorf("not_done %v", nd)
+	}
+	// --partial is for sweeps.
+	if code, _, stderr := runCmd(filepath.Join(dir, "p0000"), "-q", "--partial"); code != exitUsage || !strings.Contains(stderr, "--partial goes with a sweep directory") {
+		t.Errorf("--partial on a run: exit %d, stderr %q", code, stderr)
 	}
 }

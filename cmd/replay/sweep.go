@@ -147,7 +147,7 @@ The sweep file (-c):
 	fl.IntVarP(&f.jobs, "jobs", "j", 0, "replay `N` points in parallel (default 0: the number of CPUs)")
 	fl.IntVar(&f.index, "index", 0, "with --of N: run only the points k with k mod N == `I` (0 <= I < N)")
 	fl.IntVar(&f.of, "of", 0, "the number `N` of processes sharing the sweep (with --index, or --emit k8s: the Job's completions)")
-	fl.StringVar(&f.status, "status", "", "say which points of the sweep in `DIR` are done, incomplete or missing (exit 0 when all are done, 3 when not)")
+	fl.StringVar(&f.status, "status", "", "say which points of the sweep in `DIR` are done, failed (with the reason), incomplete or missing (exit 0 when all are done, 3 when not)")
 	fl.BoolVar(&f.asJSON, "json", false, "print sweep.json (with --status: the statuses) instead of the summary")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress bar")
 	fl.StringVar(&f.emit, "emit", "", "print a scheduler's manifest instead of running: k8s (a batch/v1 Indexed Job)")
@@ -362,22 +362,12 @@ func sweepStatus(w io.Writer, dir string, asJSON bool) error {
 	}
 	s.Scan(dir)
 	if asJSON {
-		type point struct {
-			ID     int                 `json:"id"`
-			Dir    string              `json:"dir"`
-			Values []string            `json:"values"`
-			Status records.PointStatus `json:"status"`
-			Detail string              `json:"detail,omitempty"`
-		}
 		v := struct {
 			Dir      string                      `json:"dir"`
 			Complete bool                        `json:"complete"`
 			Counts   map[records.PointStatus]int `json:"status"`
-			Points   []point                     `json:"points"`
-		}{Dir: dir, Complete: s.Complete, Counts: s.Counts}
-		for _, p := range s.Points {
-			v.Points = append(v.Points, point{p.ID, p.Dir, p.Values, p.Status, p.Detail})
-		}
+			Points   []records.PointState        `json:"points"`
+		}{Dir: dir, Complete: s.Complete, Counts: s.Counts, Points: s.States(false)}
 		b, err := json.MarshalIndent(v, "", "  ")
 		if err != nil {
 			return err
@@ -387,7 +377,7 @@ func sweepStatus(w io.Writer, dir string, asJSON bool) error {
 		}
 	} else {
 		fmt.Fprintf(w, "%s: %s", dir, cli.Plural(int64(len(s.Points)), "point"))
-		for _, st := range []records.PointStatus{records.StatusDone, records.StatusIncomplete, records.StatusMismatch, records.StatusMissing} {
+		for _, st := range records.PointStatuses {
 			if n := s.Counts[st]; n > 0 || st == records.StatusDone {
 				fmt.Fprintf(w, ", %d %s", n, st)
 			}

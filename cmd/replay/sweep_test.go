@@ -297,17 +297,28 @@ func TestSweepStatusAndResume(t *testing.T) {
 	if err := os.MkdirAll(partial, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	// p0003 failed in the process that ran it: sweep.json says so, with the reason.
+	os.RemoveAll(filepath.Join(dir, "p0003"))
+	sw, err := records.ReadSweep(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sw.Points[3].Status, sw.Points[3].Detail = records.StatusFailed, "replay: the reason it failed"
+	if err := records.WriteSweep(dir, sw); err != nil {
+		t.Fatal(err)
+	}
 	code, stdout, stderr := runCmd("sweep", "--status", dir)
 	if code != exitIncomplete {
 		t.Fatalf("--status of an incomplete sweep: exit %d, want %d: %s", code, exitIncomplete, stderr)
 	}
-	for _, want := range []string{"12 points, 10 done, 1 incomplete, 1 missing", "missing p0005 [hash=crc16 Switch.BufferSize=128MiB]",
+	for _, want := range []string{"12 points, 9 done, 1 failed, 1 incomplete, 1 missing", "missing p0005 [hash=crc16 Switch.BufferSize=128MiB]",
+		"failed p0003 [hash=crc16 Switch.BufferSize=64MiB]: replay: the reason it failed",
 		"incomplete p0007 [hash=xor16 Switch.BufferSize=112MiB]: p0007.partial-"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("--status lacks %q:\n%s", want, stdout)
 		}
 	}
-	if stderr != "replay sweep: "+dir+": 2 of 12 points not done\n" {
+	if stderr != "replay sweep: "+dir+": 3 of 12 points not done\n" {
 		t.Errorf("stderr %q", stderr)
 	}
 	code, stdout, _ = runCmd("sweep", "--status", dir, "--json")
@@ -317,14 +328,16 @@ func TestSweepStatusAndResume(t *testing.T) {
 			Dir, Status string
 		}
 	}
-	if err := json.Unmarshal([]byte(stdout), &st); err != nil || code != exitIncomplete || st.Complete || st.Points[5].Status != "missing" || st.Points[7].Status != "incomplete" {
+	if err := json.Unmarshal([]byte(stdout), &st); err != nil || code != exitIncomplete || st.Complete || st.Points[5].Status != "missing" || st.Points[7].Status != "incomplete" ||
+		st.Points[3].Status != "failed" {
 		t.Errorf("--status --json: exit %d %v %+v", code, err, st)
 	}
 	code, stdout, stderr = runCmd("sweep", "-c", file, demo, "-o", dir, "-j", "2", "-q")
-	if code != exitOK || !strings.Contains(stdout, "ran 2 points in") || !strings.Contains(stdout, "10 points already done") {
+	if code != exitOK || !strings.Contains(stdout, "ran 3 points in") || !strings.Contains(stdout, "9 points already done") {
 		t.Fatalf("resume: exit %d\n%s%s", code, stdout, stderr)
 	}
-	if lines := strings.Split(stdout, "\n"); len(lines) != 4 || !slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, "p0005 ") }) ||
+	if lines := strings.Split(stdout, "\n"); len(lines) != 5 || !slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, "p0005 ") }) ||
+		!slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, "p0003 ") }) ||
 		!slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, "p0007 ") }) {
 		t.Errorf("resume ran other points:\n%s", stdout)
 	}

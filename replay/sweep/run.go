@@ -185,7 +185,9 @@ func Run(pl *Plan, opt Options) (*Result, error) {
 		mu   sync.Mutex
 		next int
 		errs []error
-		wg   sync.WaitGroup
+		// failed holds the reason of each point that failed here, for sweep.json.
+		failed = map[int]string{}
+		wg     sync.WaitGroup
 	)
 	event := func(e Event) {
 		if opt.Event != nil {
@@ -212,6 +214,7 @@ func Run(pl *Plan, opt Options) (*Result, error) {
 				mu.Lock()
 				if err != nil {
 					if ctx.Err() == nil {
+						failed[p.ID] = err.Error()
 						err = fmt.Errorf("%s: %w", pl.Label(p), err)
 						errs = append(errs, err)
 					}
@@ -228,7 +231,7 @@ func Run(pl *Plan, opt Options) (*Result, error) {
 	slices.SortFunc(res.Ran, func(a, b *Point) int { return a.ID - b.ID })
 
 	var werr error
-	res.Sweep, werr = pl.writeEnd(opt.Dir, def)
+	res.Sweep, werr = pl.writeEnd(opt.Dir, def, failed)
 	if created && res.Sweep != nil && res.Sweep.Counts[records.StatusDone] == 0 && ctx.Err() != nil {
 		removeEmptySweep(opt.Dir)
 	}
@@ -236,8 +239,9 @@ func Run(pl *Plan, opt Options) (*Result, error) {
 		return res, context.Cause(ctx)
 	}
 	if len(errs) > 0 {
+		slices.SortFunc(errs, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) }) // p0001 before p0003
 		if len(errs) > 1 {
-			return res, fmt.Errorf("%d points failed; the first: %w", len(errs), errs[0])
+			return res, fmt.Errorf("%d points failed (sweep.json and replay sweep --status %s give each reason); the first: %w", len(errs), opt.Dir, errs[0])
 		}
 		return res, errs[0]
 	}
@@ -313,8 +317,10 @@ func (pl *Plan) writeStart(dir string, def *records.Sweep, summary *ingest.Summa
 
 // writeEnd scans every point's run directory and writes sweep.json with their
 // statuses, under the lock: whichever process of a distributed sweep finishes last
-// sees every other's completed points.
-func (pl *Plan) writeEnd(dir string, def *records.Sweep) (*records.Sweep, error) {
+// sees every other's completed points. The points this process failed (failed: id
+// -> reason) are marked failed (records.StatusFailed); those other processes marked
+// failed stay so (Scan).
+func (pl *Plan) writeEnd(dir string, def *records.Sweep, failed map[int]string) (*records.Sweep, error) {
 	unlock, err := lock(dir)
 	if err != nil {
 		return nil, err
@@ -328,6 +334,9 @@ func (pl *Plan) writeEnd(dir string, def *records.Sweep) (*records.Sweep, error)
 		return nil, inputErrf("%s: %s was replaced by another sweep's (%s) while this one ran", dir, records.SweepFile, why)
 	}
 	s.Scan(dir)
+	for _, id := range slices.Sorted(maps.Keys(failed)) {
+		s.Fail(id, failed[id])
+	}
 	return s, records.WriteSweep(dir, s)
 }
 

@@ -189,3 +189,57 @@ func TestRunCachedTrace(t *testing.T) {
 		}
 	}
 }
+
+// A point whose replay fails is recorded failed, with its reason, in sweep.json; the
+// other points run; a later scan keeps it failed (it is not merely missing) until a
+// run of it completes; the same command runs it again.
+func TestRunFailedPoint(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays the demo trace 3 times")
+	}
+	pl := plan(t, "set: {Topology.Pods: 1, Topology.HostsPerRack: 32}\naxes:\n  hash: [crc16, xor16]\n")
+	dir := filepath.Join(t.TempDir(), "sw")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// A regular file where p0001's run directory goes: its replay cannot write.
+	blocker := filepath.Join(dir, "p0001")
+	if err := os.WriteFile(blocker, []byte("in the way"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opt := Options{Run: replay.Options{Traces: []string{demo}, Version: "test"}, Dir: dir, Jobs: 1}
+	res, err := Run(pl, opt)
+	if err == nil || !strings.Contains(err.Error(), "p0001") {
+		t.Fatalf("a failing point: error %v, want one naming p0001", err)
+	}
+	if got := ids(res.Ran); !slices.Equal(got, []int{0}) {
+		t.Errorf("ran %v, want [0] (the other point still runs)", got)
+	}
+	check := func(when string, s *records.Sweep) {
+		t.Helper()
+		p := s.Points[1]
+		if p.Status != records.StatusFailed || !strings.Contains(p.Detail, "p0001") || !strings.Contains(p.Detail, "not a directory") {
+			t.Errorf("%s: p0001 status %s, detail %q; want failed with the replay's reason", when, p.Status, p.Detail)
+		}
+		if s.Points[0].Status != records.StatusDone || s.Counts[records.StatusFailed] != 1 || s.Counts[records.StatusDone] != 1 || s.Complete {
+			t.Errorf("%s: counts %v, complete %v", when, s.Counts, s.Complete)
+		}
+	}
+	check("the sweep's result", res.Sweep)
+	s, err := records.ReadSweep(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("sweep.json", s)
+	s.Scan(dir) // as replay sweep --status does
+	check("a later scan", s)
+	// Out of the way: the same command runs it again and the sweep completes.
+	os.Remove(blocker)
+	res, err = Run(pl, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(res.Ran); !slices.Equal(got, []int{1}) || !res.Sweep.Complete || res.Sweep.Points[1].Detail != "" {
+		t.Errorf("rerun ran %v, complete %v, p0001 %+v", got, res.Sweep.Complete, res.Sweep.Points[1])
+	}
+}
