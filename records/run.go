@@ -48,6 +48,9 @@ type Run struct {
 	Trace json.RawMessage `json:"trace"`
 	// Simulation summarises the simulation's totals.
 	Simulation Simulation `json:"simulation"`
+	// ClosedLoop says, in a closed-loop run, what became of the trace's flows
+	// (docs/model.md#application-model); nil open loop.
+	ClosedLoop *ClosedLoop `json:"closed_loop,omitempty"`
 	// Records maps each record file written (ports.arrow, ...) to its row count.
 	Records map[string]int64 `json:"records"`
 	// Complete is true only in the run.json of a run that finished and committed its
@@ -127,6 +130,41 @@ type Simulation struct {
 	Retransmits int64 `json:"retransmits"`
 	Timeouts    int64 `json:"timeouts"`
 }
+
+// ClosedLoop is run.json's closed_loop: the flows of a closed-loop run by what
+// became of them. Flows = Closed + ControlOnly + Open + the sum of Fallback.
+type ClosedLoop struct {
+	Flows int64 `json:"flows"` // flows of the run (flows.arrow's rows)
+	// Closed counts the flows re-sent by closed-loop senders (NewReno, DCTCP, DCQCN).
+	Closed int64 `json:"closed"`
+	// ControlOnly counts the flows left out: every captured packet a control packet
+	// (TCP pure ACK, RoCEv2 ACK/NAK/CNP) that the reverse direction's receiver
+	// generates itself (the ACKs of a one-way transfer). They have no data.
+	ControlOnly int64 `json:"control_only"`
+	// Open counts the flows replayed open loop because their protocol has no
+	// closed-loop sender (UDP other than RoCEv2, ICMP, ...; TCP or RoCEv2 with
+	// Transport.Tcp or Transport.Roce open).
+	Open int64 `json:"open"`
+	// Fallback counts, by reason, the TCP and RoCEv2 flows replayed open loop
+	// because closed loop cannot re-send them (every reason present, 0 included).
+	Fallback map[string]int64 `json:"fallback"`
+}
+
+// Closed-loop fallback reasons (run.json closed_loop.fallback;
+// docs/model.md#application-model).
+const (
+	// FallbackFragmented: the flow carries IP fragments, which a sender cannot
+	// re-send as segments (the rest of each datagram is a flow of its own).
+	FallbackFragmented = "fragmented"
+	// FallbackControlWithoutSender: the flow has only control packets and the
+	// reverse direction has no closed-loop sender whose receiver would generate them.
+	FallbackControlWithoutSender = "control-without-sender"
+	// FallbackTooManySegments: more segments than a sender numbers (2^31 - 1).
+	FallbackTooManySegments = "too-many-segments"
+)
+
+// FallbackReasons lists the fallback reasons in documentation order.
+var FallbackReasons = []string{FallbackFragmented, FallbackControlWithoutSender, FallbackTooManySegments}
 
 // ControlCount is what became of the control packets of one kind.
 type ControlCount struct {

@@ -38,13 +38,13 @@ func (pr *Prepared) Derive(cfg *config.Config, speedup float64) (*Prepared, erro
 		return nil, err
 	}
 	d := &Prepared{Opt: opt, Summary: pr.Summary, Clos: pr.Clos, HostMap: pr.HostMap, T0: pr.T0, Idle: pr.Idle,
-		fileOffset: pr.fileOffset, smss: pr.smss, cache: pr.cache}
-	if d.closedLoop() && d.smss == nil {
-		smss, err := segmentSizes(&d.Opt, d.Summary)
+		fileOffset: pr.fileOffset, facts: pr.facts, cache: pr.cache}
+	if d.closedLoop() && d.facts == nil {
+		facts, err := closedFlows(&d.Opt, d.Summary)
 		if err != nil {
-			return nil, fmt.Errorf("segment sizes: %w", err)
+			return nil, fmt.Errorf("closed-loop flows: %w", err)
 		}
-		d.smss = smss
+		d.facts = facts
 	}
 	return d, nil
 }

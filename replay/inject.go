@@ -22,9 +22,14 @@ func (s *sim) inject(now units.Time, p *arrival) {
 		s.newFlow(now, fid, p)
 	}
 	f := &s.flows[fid]
-	if p.replaced != notReplaced {
+	if p.replaced != notReplaced && !f.keepCtl {
 		s.trace.replaced[p.replaced]++
 		return
+	}
+	if !f.started {
+		// The flow's start: its first segment (docs/model.md#application-model), the
+		// instant its FCT and its ideal FCT both count from.
+		f.started, f.start = true, now
 	}
 	if f.closed && !f.registered {
 		if err := s.registerSender(fid, f, p); err != nil {
@@ -96,7 +101,16 @@ func (s *sim) newFlow(now units.Time, fid int32, p *arrival) {
 	}
 	f := &s.flows[fid]
 	f.kind, f.auto = flowKind(&s.cfg.Transport, p)
-	f.closed = f.kind != transport.Open
+	if f.kind == transport.Open {
+		return
+	}
+	reason, _, replaceCtl := s.pr.facts.decide(p, s.mtu)
+	f.keepCtl = !replaceCtl
+	if reason != fallbackNone {
+		f.kind, f.auto, f.fallback = transport.Open, false, reason
+		return
+	}
+	f.closed = true
 }
 
 // registerSender creates the sender of closed-loop flow fid at its first data packet p
@@ -107,7 +121,7 @@ func (s *sim) registerSender(fid int32, f *flowState, p *arrival) error {
 	kind, auto := f.kind, f.auto
 	rev := s.net.AddKey(flowKey(p.daddr, p.saddr, p.proto, p.dport, p.sport, p.laterFrag))
 	return s.layer.NewFlow(fid, transport.FlowSpec{Kind: kind, AutoTCP: auto, Src: p.src, Dst: p.dst,
-		Key: f.key, Reverse: rev, SMSS: s.pr.smss[f.tuple], IPv6: p.saddr.Is6()})
+		Key: f.key, Reverse: rev, SMSS: s.pr.facts.flows[f.tuple].smss, IPv6: p.saddr.Is6()})
 }
 
 // flowKey is the ECMP key of a packet from src to dst (docs/model.md#ecmp-hashing):

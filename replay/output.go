@@ -119,7 +119,7 @@ func (s *sim) writeFlows() error {
 			RackMember: int32(f.rackMember), FabricMember: int32(f.fabricMember), PathChanges: f.pathChanges,
 			Transport: transportOf[f.kind]}
 		if f.size > 0 {
-			row.IdealFctPs = int64(f.ideal.last - f.first)
+			row.IdealFctPs = int64(f.ideal.last - f.start)
 		}
 		if f.delivered > 0 {
 			row.DelayMinPs, row.DelayMaxPs, row.DelayMeanPs = f.delayMin, f.delayMax, f.delaySum/f.delivered
@@ -137,7 +137,7 @@ func (s *sim) writeFlows() error {
 			s.timeouts += st.Timeouts
 			switch {
 			case st.Complete && f.oversize == 0:
-				row.Completion, row.FctPs = records.CompletionComplete, max(0, int64(st.LastDelivery-st.FirstAvail))
+				row.Completion, row.FctPs = records.CompletionComplete, max(0, int64(st.LastDelivery-f.start))
 			case f.oversize > 0:
 				row.Completion = records.CompletionDropped // --oversize drop took part of it at the source
 			case f.undrained > 0:
@@ -152,7 +152,7 @@ func (s *sim) writeFlows() error {
 			case f.undrained > 0:
 				row.Completion = records.CompletionUndrained
 			default:
-				row.Completion, row.FctPs = records.CompletionComplete, int64(f.lastDeliver-f.first)
+				row.Completion, row.FctPs = records.CompletionComplete, int64(f.lastDeliver-f.start)
 			}
 		}
 		if row.Packets != row.Delivered+row.Dropped+row.Undrained {
@@ -233,7 +233,33 @@ func (s *sim) runJSON() (*records.Run, error) {
 	rows := s.rows
 	return &records.Run{Version: s.pr.Opt.Version, SchemaVersion: records.SchemaVersion, Command: s.pr.Opt.Command,
 		Seed: uint64(s.cfg.Seed), HashMethod: hm, Transport: transportMode, Options: s.runOptions(),
-		Config: cfgJSON, Topology: topo, Trace: trace, Simulation: sim, Records: rows}, nil
+		Config: cfgJSON, Topology: topo, Trace: trace, Simulation: sim, ClosedLoop: s.closedLoopJSON(), Records: rows}, nil
+}
+
+// closedLoopJSON is run.json's closed_loop: the flows by what became of them (nil
+// open loop).
+func (s *sim) closedLoopJSON() *records.ClosedLoop {
+	if s.layer == nil {
+		return nil
+	}
+	c := &records.ClosedLoop{Flows: int64(len(s.flows)), Fallback: map[string]int64{}}
+	for _, r := range records.FallbackReasons {
+		c.Fallback[r] = 0
+	}
+	for i := range s.flows {
+		f := &s.flows[i]
+		switch {
+		case f.closed && f.registered:
+			c.Closed++
+		case f.closed:
+			c.ControlOnly++
+		case f.fallback != fallbackNone:
+			c.Fallback[fallbackNames[f.fallback]]++
+		default:
+			c.Open++
+		}
+	}
+	return c
 }
 
 // runOptions are the options the run used, defaults filled in, paths made absolute.

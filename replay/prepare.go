@@ -118,8 +118,9 @@ type Prepared struct {
 
 	warnOnce   sync.Once
 	fileOffset []int64 // records before each file in the merged capture (trace_index)
-	// smss is, in a closed-loop run, the largest TCP payload of each flow.
-	smss map[ingest.FiveTuple]int32
+	// facts are, in a closed-loop run, the TCP and RoCEv2 flows' facts (SMSS,
+	// segments, fragments) that the closed-loop pre-pass read.
+	facts *closedFacts
 	// cache, when not nil, holds the trace's arrivals (CacheTrace).
 	cache *traceCache
 }
@@ -213,7 +214,7 @@ func prepare(opt Options, forRun bool) (*Prepared, error) {
 	}
 	pr := &Prepared{Opt: opt, Summary: sum, Clos: clos, HostMap: hm, T0: sum.FirstUnicast, Idle: idle, fileOffset: offsets}
 	if forRun && pr.closedLoop() {
-		if pr.smss, err = segmentSizes(&pr.Opt, sum); err != nil {
+		if pr.facts, err = closedFlows(&pr.Opt, sum); err != nil {
 			return nil, err
 		}
 	}

@@ -371,6 +371,19 @@ func printRunSummary(w io.Writer, dir string, r *records.Run) {
 			cli.Plural(replaced, "captured control packet"), sent(records.KindAck, "ACK"),
 			sent(records.KindCNP, "CNP"), sent(records.KindNAK, "NAK"),
 			cli.Plural(s.Retransmits, "packet"), cli.Plural(s.Timeouts, "timeout"))
+		if c := r.ClosedLoop; c != nil {
+			var fb []string
+			for _, reason := range records.FallbackReasons {
+				if n := c.Fallback[reason]; n > 0 {
+					fb = append(fb, fmt.Sprintf("%s %d", reason, n))
+				}
+			}
+			if len(fb) == 0 {
+				fb = append(fb, "none")
+			}
+			fmt.Fprintf(w, "  flows: %d re-sent closed loop, %d control only (left out), %d open loop; fallback to open loop: %s\n",
+				c.Closed, c.ControlOnly, c.Open, strings.Join(fb, ", "))
+		}
 	}
 	if ni, err := records.TraceNotInjected(r.Trace); err == nil {
 		at := "at its captured time"
