@@ -48,6 +48,8 @@ type Run struct {
 	Trace json.RawMessage `json:"trace"`
 	// Simulation summarises the simulation's totals.
 	Simulation Simulation `json:"simulation"`
+	// HostMapping says where the endpoints went (docs/model.md#host-mapping).
+	HostMapping *HostMapping `json:"host_mapping,omitempty"`
 	// ClosedLoop says, in a closed-loop run, what became of the trace's flows
 	// (docs/model.md#application-model); nil open loop.
 	ClosedLoop *ClosedLoop `json:"closed_loop,omitempty"`
@@ -129,6 +131,38 @@ type Simulation struct {
 	// Retransmits and Timeouts sum flows.arrow's columns (closed loop).
 	Retransmits int64 `json:"retransmits"`
 	Timeouts    int64 `json:"timeouts"`
+}
+
+// HostMapping is run.json's host_mapping: the endpoints per rack.
+type HostMapping struct {
+	Mode      string `json:"mode"`       // subnet, spread, hash or the CSV file's absolute path
+	Endpoints int    `json:"endpoints"`  // endpoints of the trace the mapping placed
+	RacksUsed int    `json:"racks_used"` // racks with an endpoint of a simulated flow
+	HostsUsed int    `json:"hosts_used"` // hosts with an endpoint of a simulated flow
+	// Subnet, for the subnet mapping: its groups, those moved whole to another rack
+	// than their own and those split over several racks.
+	Subnet *SubnetGroups `json:"subnet,omitempty"`
+	// Racks lists every rack in order with its hosts and the endpoints of the run's
+	// flows on it (copies of --replicate included).
+	Racks []MappedRack `json:"racks"`
+	// Warning is the warning the mapping drew when it leaves the fabric unused ("" if
+	// none).
+	Warning string `json:"warning,omitempty"`
+}
+
+// SubnetGroups are the subnet mapping's groups (docs/model.md#host-mapping).
+type SubnetGroups struct {
+	Groups int `json:"groups"`
+	Moved  int `json:"moved"`
+	Split  int `json:"split"`
+}
+
+// MappedRack is one rack of host_mapping.racks.
+type MappedRack struct {
+	Name      string `json:"name"`
+	Hosts     int    `json:"hosts"`      // hosts of the rack
+	Endpoints int    `json:"endpoints"`  // distinct addresses of the run's flows on its hosts
+	HostsUsed int    `json:"hosts_used"` // its hosts with such an address
 }
 
 // ClosedLoop is run.json's closed_loop: the flows of a closed-loop run by what

@@ -119,7 +119,7 @@ func (o *Options) runOptions() records.RunOptions {
 	switch in.Hosts {
 	case "":
 		in.Hosts = MapSubnet
-	case MapSubnet, MapHash:
+	case MapSubnet, MapHash, MapSpread:
 	default:
 		in.Hosts = absPath(in.Hosts)
 	}

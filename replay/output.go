@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/tracefabric/tracefabric/internal/ipaddr"
 	"github.com/tracefabric/tracefabric/records"
 	"github.com/tracefabric/tracefabric/switchmodel"
 	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
@@ -233,7 +234,47 @@ func (s *sim) runJSON() (*records.Run, error) {
 	rows := s.rows
 	return &records.Run{Version: s.pr.Opt.Version, SchemaVersion: records.SchemaVersion, Command: s.pr.Opt.Command,
 		Seed: uint64(s.cfg.Seed), HashMethod: hm, Transport: transportMode, Options: s.runOptions(),
-		Config: cfgJSON, Topology: topo, Trace: trace, Simulation: sim, ClosedLoop: s.closedLoopJSON(), Records: rows}, nil
+		Config: cfgJSON, Topology: topo, Trace: trace, Simulation: sim, HostMapping: s.hostMappingJSON(), ClosedLoop: s.closedLoopJSON(), Records: rows}, nil
+}
+
+// hostMappingJSON is run.json's host_mapping: the mapping's counts and, per rack,
+// the endpoints of the run's flows (copies included).
+func (s *sim) hostMappingJSON() *records.HostMapping {
+	hm := s.pr.HostMap
+	h := &records.HostMapping{Mode: s.runOptions().Hosts, Endpoints: hm.Len(), Warning: hm.Unused()}
+	if hm.Mode == MapSubnet {
+		h.Subnet = &records.SubnetGroups{Groups: hm.Groups, Moved: hm.Moved, Split: hm.Split}
+	}
+	h.Racks = make([]records.MappedRack, len(hm.Racks))
+	for i, r := range hm.Racks {
+		h.Racks[i] = records.MappedRack{Name: r.Name, Hosts: len(r.Hosts)}
+	}
+	seen := map[ipaddr.Addr]bool{}
+	hosts := map[int32]bool{}
+	for i := range s.flows {
+		f := &s.flows[i]
+		for _, e := range [2]struct {
+			a    ipaddr.Addr
+			host int32
+		}{{f.tuple.Src, f.src}, {f.tuple.Dst, f.dst}} {
+			r := &h.Racks[hm.RackOf(e.host)]
+			if !seen[e.a] {
+				seen[e.a] = true
+				r.Endpoints++
+			}
+			if !hosts[e.host] {
+				hosts[e.host] = true
+				r.HostsUsed++
+				h.HostsUsed++
+			}
+		}
+	}
+	for _, r := range h.Racks {
+		if r.Endpoints > 0 {
+			h.RacksUsed++
+		}
+	}
+	return h
 }
 
 // closedLoopJSON is run.json's closed_loop: the flows by what became of them (nil

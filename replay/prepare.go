@@ -50,7 +50,8 @@ type Options struct {
 	Traces []string
 	// Config is the validated effective configuration (config.Load).
 	Config *config.Config
-	// Hosts is the host mapping: "subnet" (default), "hash" or a CSV file (docs/model.md#replay).
+	// Hosts is the host mapping: "subnet" (default), "spread", "hash" or a CSV file
+	// (docs/model.md#host-mapping).
 	Hosts string
 	// RackPrefix and RackPrefix6 are the subnet mapping's grouping prefix lengths for
 	// IPv4 and IPv6 endpoints (0: 24 and 64).
@@ -117,7 +118,8 @@ type Prepared struct {
 	Idle IdleStats
 
 	warnOnce   sync.Once
-	fileOffset []int64 // records before each file in the merged capture (trace_index)
+	intraOnce  sync.Once // the warning that every packet stayed on one host
+	fileOffset []int64   // records before each file in the merged capture (trace_index)
 	// facts are, in a closed-loop run, the TCP and RoCEv2 flows' facts (SMSS,
 	// segments, fragments) that the closed-loop pre-pass read.
 	facts *closedFacts
@@ -207,6 +209,9 @@ func prepare(opt Options, forRun bool) (*Prepared, error) {
 	hm, err := MapHosts(opt.Hosts, sum.EndpointAddrs, clos.Grid, opt.RackPrefix, opt.RackPrefix6)
 	if err != nil {
 		return nil, inputErrf("%w", err)
+	}
+	if w := hm.Unused(); forRun && w != "" && opt.Warn != nil {
+		opt.Warn(w)
 	}
 	offsets := make([]int64, len(opt.Traces))
 	for i := 1; i < len(offsets); i++ {

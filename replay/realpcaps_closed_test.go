@@ -49,15 +49,26 @@ func realCaptures(t *testing.T, mutate func(*Options)) map[string]func(*Options)
 			continue
 		case errors.Is(err, ErrInput) && strings.Contains(err.Error(), "--max-idle"):
 			opt.MaxIdle = time.Second
+		case errors.Is(err, ErrHostMap):
+			// More endpoints than the default 128 hosts (tls-browsing's 167): 32 a rack.
+			cfg := config.Default()
+			if opt.Config != nil {
+				cfg = *opt.Config
+			}
+			cfg.Topology.HostsPerRack = 32
+			opt.Config = &cfg
 		default:
 			t.Fatalf("%s: %v", filepath.Base(path), err)
 		}
-		reorder, idle := opt.ReorderWindow, opt.MaxIdle
+		reorder, idle, cfg := opt.ReorderWindow, opt.MaxIdle, opt.Config
 		tweak := func(o *Options) {
 			if mutate != nil {
 				mutate(o)
 			}
 			o.ReorderWindow, o.MaxIdle = reorder, idle
+			if cfg != nil {
+				o.Config = cfg
+			}
 		}
 		out[path] = tweak
 	}
@@ -73,14 +84,7 @@ func realCaptures(t *testing.T, mutate func(*Options)) map[string]func(*Options)
 // loop's flow categories adding up, the same flows in both modes, and the same
 // records twice. The log has each capture's line of the closed-loop table.
 func TestRealPcapsClosedLoop(t *testing.T) {
-	caps := realCaptures(t, func(o *Options) {
-		if strings.HasPrefix(filepath.Base(o.Traces[0]), "tls-browsing") {
-			// 167 endpoints in 135 subnets: more than the default mapping places.
-			cfg := config.Default()
-			cfg.Topology.HostsPerRack = 32
-			o.Config = &cfg
-		}
-	})
+	caps := realCaptures(t, nil)
 	want := expectedIP(t, realPcaps(t))
 	for _, path := range slices.Sorted(func(yield func(string) bool) {
 		for p := range caps {

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"fmt"
 	"runtime"
 	"time"
 
@@ -40,6 +41,12 @@ func (pr *Prepared) Run(outDir, method string) (*records.Run, error) {
 	if err != nil {
 		out.Abort()
 		return nil, err
+	}
+	if t := &s.trace; t.replayed > 0 && t.intraHost == t.replayed && pr.Opt.Warn != nil {
+		pr.intraOnce.Do(func() {
+			pr.Opt.Warn(fmt.Sprintf("--hosts %s maps both ends of every one of the %d replayed packets to one host: nothing entered the fabric; "+
+				"map the endpoints onto distinct hosts (--hosts spread, --hosts subnet, or another CSV file)", pr.HostMap.Mode, t.replayed))
+		})
 	}
 	if err := out.Commit(run); err != nil {
 		return nil, err

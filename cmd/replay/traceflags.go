@@ -175,7 +175,7 @@ type replayFlags struct {
 
 func (r *replayFlags) register(cmd *cobra.Command, opt *replay.Options) {
 	f := cmd.Flags()
-	f.StringVar(&opt.Hosts, "hosts", "subnet", "host mapping: subnet, hash, or a CSV file of cidr,host-name lines")
+	f.StringVar(&opt.Hosts, "hosts", "subnet", "host mapping: subnet (by --rack-prefix groups, spilling to the next rack when full), spread (endpoints round-robin over the racks), hash, or a CSV file of cidr,host-name lines")
 	f.IntVar(&opt.RackPrefix, "rack-prefix", 24, "subnet mapping: group IPv4 endpoints by this prefix length, one group per rack")
 	f.IntVar(&opt.RackPrefix6, "rack-prefix6", 64, "subnet mapping: group IPv6 endpoints by this prefix length (IPv4 groups first, then IPv6, share the racks in turn)")
 	f.StringVar(&opt.Oversize, "oversize", "split", "packets longer than the MTU: split into MTU-sized packets, or drop")
