@@ -454,7 +454,7 @@ func sweepAnswers(s *SweepSummary) []SweepAnswer {
 				continue
 			}
 			q := "smallest " + a.Name + " with " + m.Zero
-			largest := a.Name == "speedup"
+			largest := a.Name == "speedup" || a.Name == "replicate" || a.Name == "target_load" // the load axes: the most load with no drop
 			if largest {
 				q = "largest " + a.Name + " with " + m.Zero
 			}

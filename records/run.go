@@ -48,6 +48,11 @@ type Run struct {
 	Trace json.RawMessage `json:"trace"`
 	// Simulation summarises the simulation's totals.
 	Simulation Simulation `json:"simulation"`
+	// OfferedLoad is the busiest host link's offered load at the run's speedup
+	// (docs/model.md#offered-load).
+	OfferedLoad *OfferedLoad `json:"offered_load,omitempty"`
+	// Replication describes the copies of --replicate (nil without).
+	Replication *Replication `json:"replication,omitempty"`
 	// HostMapping says where the endpoints went (docs/model.md#host-mapping).
 	HostMapping *HostMapping `json:"host_mapping,omitempty"`
 	// ClosedLoop says, in a closed-loop run, what became of the trace's flows
@@ -87,6 +92,13 @@ type RunOptions struct {
 	WindowAbsolute  bool     `json:"window_absolute"`    // --start was a time of day, not an offset
 	WindowNs        int64    `json:"window_duration_ns"` // --duration; 0: to the end
 	MaxIdleNs       int64    `json:"max_idle_ns"`        // --max-idle; 0: idle gaps kept
+	// Replicate is --replicate: one count of copies for every trace, or one per trace
+	// (absent: the capture once); ReplicateJitterNs --replicate-jitter (capture time).
+	Replicate         []int `json:"replicate,omitempty"`
+	ReplicateJitterNs int64 `json:"replicate_jitter_ns,omitempty"`
+	// TargetLoad is --target-load, percent (absent: off): Speedup is then the one the
+	// replay found for it.
+	TargetLoad float64 `json:"target_load,omitempty"`
 }
 
 // Topology is run.json's topology summary.
@@ -131,6 +143,31 @@ type Simulation struct {
 	// Retransmits and Timeouts sum flows.arrow's columns (closed loop).
 	Retransmits int64 `json:"retransmits"`
 	Timeouts    int64 `json:"timeouts"`
+}
+
+// OfferedLoad is run.json's offered_load: what the replayed packets offer the host
+// links at the run's speedup, in 1 ms bins of simulated time (docs/model.md#offered-load).
+type OfferedLoad struct {
+	BinPs int64 `json:"bin_ps"` // the bin, ps (1 ms)
+	Bins  int64 `json:"bins"`   // bins from time 0 to the last injection
+	// BusiestLink is the host whose link (in Direction: "tx" from the host, "rx" to it)
+	// has the highest p99 ("" when no packet crossed a host link).
+	BusiestLink string  `json:"busiest_link"`
+	Direction   string  `json:"direction"`
+	P99Bps      float64 `json:"p99_bps"`    // its p99 bin (nearest rank over all bins), bit/s
+	P99Share    float64 `json:"p99_share"`  // P99Bps over the link's speed
+	PeakShare   float64 `json:"peak_share"` // the largest bin of any host link and direction over its speed
+	Speedup     float64 `json:"speedup"`    // the run's speedup
+}
+
+// Replication is run.json's replication (--replicate, docs/model.md#load-from-a-small-capture).
+type Replication struct {
+	Copies      int     `json:"copies"`       // N
+	PerTrace    []int   `json:"per_trace"`    // copies of each trace, in options.traces order
+	AddressStep int     `json:"address_step"` // copy k adds k x step to the leading 8 (IPv4) or 16 (IPv6) address bits
+	OffsetsNs   []int64 `json:"offsets_ns"`   // per copy, its time offset (capture time, ns)
+	RackShift   []int   `json:"rack_shift"`   // per copy, the racks its hosts are rotated by
+	Packets     int64   `json:"packets"`      // packets of every copy handed to the injector
 }
 
 // HostMapping is run.json's host_mapping: the endpoints per rack.

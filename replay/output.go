@@ -232,9 +232,17 @@ func (s *sim) runJSON() (*records.Run, error) {
 			sim.Injected, sim.Delivered, sim.DroppedTotal(), sim.UndrainedTotal())
 	}
 	rows := s.rows
+	var load *records.OfferedLoad
+	if s.load != nil {
+		load = s.load.result().json(s.pr, s.load.bins)
+	}
+	repl := s.pr.repl.json()
+	if repl != nil {
+		repl.Packets = s.trace.arrivals
+	}
 	return &records.Run{Version: s.pr.Opt.Version, SchemaVersion: records.SchemaVersion, Command: s.pr.Opt.Command,
 		Seed: uint64(s.cfg.Seed), HashMethod: hm, Transport: transportMode, Options: s.runOptions(),
-		Config: cfgJSON, Topology: topo, Trace: trace, Simulation: sim, HostMapping: s.hostMappingJSON(), ClosedLoop: s.closedLoopJSON(), Records: rows}, nil
+		Config: cfgJSON, Topology: topo, Trace: trace, Simulation: sim, OfferedLoad: load, Replication: repl, HostMapping: s.hostMappingJSON(), ClosedLoop: s.closedLoopJSON(), Records: rows}, nil
 }
 
 // hostMappingJSON is run.json's host_mapping: the mapping's counts and, per rack,

@@ -75,6 +75,7 @@ type sim struct {
 	doneInjecting bool
 	mtu           int32
 	trace         traceCounts
+	load          *offeredLoad // the host links' offered load, filled by the feed
 
 	flows        []flowState
 	undrained    map[int32]int64               // data packets left at the end, by node
@@ -146,14 +147,20 @@ func newSim(pr *Prepared, cfg *config.Config, out *records.OutputDir) (*sim, err
 // limit.
 func (s *sim) run() error {
 	opt := &s.pr.Opt
-	if s.pr.cache != nil {
-		s.feed = newCacheFeed(s.pr)
+	s.load = s.pr.newLoad()
+	if s.pr.cache != nil && s.pr.repl == nil {
+		s.feed = newCacheFeed(s.pr, s.load)
 	} else {
 		r, err := openTrace(s.pr)
 		if err != nil {
 			return err
 		}
-		s.feed = newFeed(s.pr, r)
+		f, err := newFeed(s.pr, r, s.load)
+		if err != nil {
+			r.Close()
+			return err
+		}
+		s.feed = f
 	}
 	// The simulation loop runs on this goroutine alone: pinned to its thread, the
 	// thread's CPU time is the loop's (run.json cpu_s), whatever else the machine runs.
@@ -212,7 +219,10 @@ func (s *sim) advance() {
 // schedule it; after the last one, stop the engine so run can start the drain.
 func (s *sim) Handle(now units.Time, kind int32, arg int64) {
 	s.inject(now, s.next)
-	s.trace.replayed++
+	s.trace.arrivals++
+	if s.next.copy == 0 {
+		s.trace.replayed++
+	}
 	if s.trace.replayed&0xffff == 0 {
 		s.progress(false)
 	}

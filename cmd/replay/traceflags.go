@@ -171,6 +171,7 @@ func openStdin(traces []string, in *os.File) (*os.File, error) {
 type replayFlags struct {
 	tf       traceFlags
 	maxDrain string
+	jitter   string
 }
 
 func (r *replayFlags) register(cmd *cobra.Command, opt *replay.Options) {
@@ -181,6 +182,7 @@ func (r *replayFlags) register(cmd *cobra.Command, opt *replay.Options) {
 	f.StringVar(&opt.Oversize, "oversize", "split", "packets longer than the MTU: split into MTU-sized packets, or drop")
 	f.StringVar(&r.maxDrain, "max-drain", "1s", "simulate at most this long after the last packet to drain the fabric")
 	f.BoolVar(&opt.RecordPackets, "record-packets", false, "also write packets.arrow: one row per simulated packet with its path")
+	f.StringVar(&r.jitter, "replicate-jitter", "", "--replicate: offset each copy by a seeded draw in [0, `D`) of capture time")
 	r.tf.register(cmd, true)
 	r.tf.registerFamily(cmd)
 }
@@ -200,6 +202,13 @@ func (r *replayFlags) apply(cmd *cobra.Command, opt *replay.Options) error {
 			return usageError{Err: fmt.Errorf("--max-drain %q: want a duration > 0", r.maxDrain)}
 		}
 		opt.MaxDrain = d
+	}
+	if r.jitter != "" {
+		d, err := units.ParseSpan(r.jitter)
+		if err != nil || d < 0 {
+			return usageError{Err: fmt.Errorf("--replicate-jitter %q: want a duration >= 0 (100us, 1ms)", r.jitter)}
+		}
+		opt.ReplicateJitter = d
 	}
 	var err error
 	if opt.Window, err = r.tf.window(); err != nil {
