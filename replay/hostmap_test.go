@@ -93,12 +93,8 @@ func TestMapSubnetSpills(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for a, name := range map[ipaddr.Addr]string{ip(192, 168, 0, 1): "host-p0-r0-h0", ip(192, 168, 0, 16): "host-p0-r0-h15",
-		ip(192, 168, 0, 17): "host-p0-r1-h0", ip(192, 168, 1, 1): "host-p0-r1-h1"} {
-		if id, _ := m.Host(a); defaultGrid.HostName(id) != name {
-			t.Errorf("%v -> %s, want %s", a, defaultGrid.HostName(id), name)
-		}
-	}
+	wantHosts(t, m, defaultGrid, map[ipaddr.Addr]string{ip(192, 168, 0, 1): "host-p0-r0-h0", ip(192, 168, 0, 16): "host-p0-r0-h15",
+		ip(192, 168, 0, 17): "host-p0-r1-h0", ip(192, 168, 1, 1): "host-p0-r1-h1"})
 	if m.Groups != 2 || m.Split != 1 || m.Moved != 0 {
 		t.Errorf("groups %d, split %d, moved %d; want 2, 1, 0", m.Groups, m.Split, m.Moved)
 	}
@@ -106,6 +102,16 @@ func TestMapSubnetSpills(t *testing.T) {
 	m, err = MapHosts(MapSubnet, eps, defaultGrid, 28, 0)
 	if err != nil || m.Split != 0 {
 		t.Errorf("--rack-prefix 28: %v, %d groups split", err, m.Split)
+	}
+}
+
+// wantHosts checks that each endpoint maps to the named host.
+func wantHosts(t *testing.T, m *HostMap, g HostGrid, want map[ipaddr.Addr]string) {
+	t.Helper()
+	for a, name := range want {
+		if id, ok := m.Host(a); !ok || g.HostName(id) != name {
+			t.Errorf("%v -> %s (%v), want %s", a, g.HostName(id), ok, name)
+		}
 	}
 }
 
@@ -149,12 +155,8 @@ func TestMapSubnetWorkedExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for a, name := range map[ipaddr.Addr]string{ip(10, 0, 5, 1): "host-p0-r1-h3", ip(10, 0, 5, 2): "host-p0-r2-h2",
-		ip(10, 0, 5, 3): "host-p0-r2-h3", ip(10, 0, 5, 4): "host-p0-r3-h1"} {
-		if id, _ := m.Host(a); g.HostName(id) != name {
-			t.Errorf("split group: %v -> %s, want %s", a, g.HostName(id), name)
-		}
-	}
+	wantHosts(t, m, g, map[ipaddr.Addr]string{ip(10, 0, 5, 1): "host-p0-r1-h3", ip(10, 0, 5, 2): "host-p0-r2-h2",
+		ip(10, 0, 5, 3): "host-p0-r2-h3", ip(10, 0, 5, 4): "host-p0-r3-h1"})
 	if m.Split != 1 {
 		t.Errorf("split %d groups, want 1", m.Split)
 	}

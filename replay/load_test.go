@@ -305,3 +305,19 @@ func p99FromTrace(t *testing.T, trace string, speedup float64, offsets []int64, 
 	}
 	return best, name
 }
+
+// Closed loop, a copy's flows are decided by the captured flows they copy: --replicate
+// 2 of midconn.pcap doubles every count of closed_loop and the packets injected
+// (TestMidConnectionTrace has one copy's).
+func TestReplicateClosedLoop(t *testing.T) {
+	run, _ := runTrace(t, "testdata/pcaps/midconn.pcap", func(o *Options) {
+		closedOpts(o)
+		o.Replicate, o.ReplicateJitter = []int{2}, 10*time.Microsecond
+	})
+	cl := run.ClosedLoop
+	want := map[string]int64{records.FallbackFragmented: 2, records.FallbackControlWithoutSender: 6, records.FallbackTooManySegments: 0}
+	if cl.Flows != 26 || cl.Closed != 12 || cl.ControlOnly != 4 || cl.Open != 2 || !maps.Equal(cl.Fallback, want) ||
+		run.Simulation.Injected != 2*74 || run.Simulation.Delivered != 2*74 || run.Replication.Packets != 2*93 {
+		t.Errorf("closed_loop %+v, injected %d, delivered %d, replication %+v", cl, run.Simulation.Injected, run.Simulation.Delivered, run.Replication)
+	}
+}
