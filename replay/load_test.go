@@ -199,7 +199,7 @@ func TestTargetLoad(t *testing.T) {
 		trace  string
 		copies int
 		jitter time.Duration
-	}{{"incast", 1, 0}, {"tcp-incast", 1, 0}, {"incast", 3, 200 * time.Microsecond}} {
+	}{{"incast", 1, 0}, {"tcp-incast", 1, 0}, {"tcp-incast", 3, 200 * time.Microsecond}} {
 		trace := repoPath(t, "testdata/pcaps/"+c.trace+".pcap")
 		run, _ := runTraceAbs(t, trace, func(o *Options) {
 			o.TargetLoad = 80

@@ -82,7 +82,7 @@ func realCaptures(t *testing.T, mutate func(*Options)) map[string]func(*Options)
 // default fabric (docs/model.md#application-model): no error, conservation per flow
 // and fabric-wide, every completed flow at least as slow as its ideal, the closed
 // loop's flow categories adding up, the same flows in both modes, and the same
-// records twice. The log has each capture's line of the closed-loop table.
+// closed-loop records twice. The log has each capture's line of the closed-loop table.
 func TestRealPcapsClosedLoop(t *testing.T) {
 	caps := realCaptures(t, nil)
 	want := expectedIP(t, realPcaps(t))
@@ -109,8 +109,10 @@ func TestRealPcapsClosedLoop(t *testing.T) {
 					}
 				}
 				r := replayReal(t, path, mut)
-				again := replayReal(t, path, mut)
-				sameFiles(t, r.run, r.out, again.out)
+				if closed { // open loop's determinism on real captures: TestRealPcapDeterministic
+					again := replayReal(t, path, mut)
+					sameFiles(t, r.run, r.out, again.out)
+				}
 				if closed {
 					r.checkClosed(t)
 				} else {
