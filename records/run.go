@@ -48,6 +48,16 @@ type Run struct {
 	Trace json.RawMessage `json:"trace"`
 	// Simulation summarises the simulation's totals.
 	Simulation Simulation `json:"simulation"`
+	// OfferedLoad is the busiest host link's offered load at the run's speedup
+	// (docs/model.md#offered-load).
+	OfferedLoad *OfferedLoad `json:"offered_load,omitempty"`
+	// Replication describes the copies of --replicate (nil without).
+	Replication *Replication `json:"replication,omitempty"`
+	// HostMapping says where the endpoints went (docs/model.md#host-mapping).
+	HostMapping *HostMapping `json:"host_mapping,omitempty"`
+	// ClosedLoop says, in a closed-loop run, what became of the trace's flows
+	// (docs/model.md#application-model); nil open loop.
+	ClosedLoop *ClosedLoop `json:"closed_loop,omitempty"`
 	// Records maps each record file written (ports.arrow, ...) to its row count.
 	Records map[string]int64 `json:"records"`
 	// Complete is true only in the run.json of a run that finished and committed its
@@ -82,6 +92,13 @@ type RunOptions struct {
 	WindowAbsolute  bool     `json:"window_absolute"`    // --start was a time of day, not an offset
 	WindowNs        int64    `json:"window_duration_ns"` // --duration; 0: to the end
 	MaxIdleNs       int64    `json:"max_idle_ns"`        // --max-idle; 0: idle gaps kept
+	// Replicate is --replicate: one count of copies for every trace, or one per trace
+	// (absent: the capture once); ReplicateJitterNs --replicate-jitter (capture time).
+	Replicate         []int `json:"replicate,omitempty"`
+	ReplicateJitterNs int64 `json:"replicate_jitter_ns,omitempty"`
+	// TargetLoad is --target-load, percent (absent: off): Speedup is then the one the
+	// replay found for it.
+	TargetLoad float64 `json:"target_load,omitempty"`
 }
 
 // Topology is run.json's topology summary.
@@ -127,6 +144,98 @@ type Simulation struct {
 	Retransmits int64 `json:"retransmits"`
 	Timeouts    int64 `json:"timeouts"`
 }
+
+// OfferedLoad is run.json's offered_load: what the replayed packets offer the host
+// links at the run's speedup, in 1 ms bins of simulated time (docs/model.md#offered-load).
+type OfferedLoad struct {
+	BinPs int64 `json:"bin_ps"` // the bin, ps (1 ms)
+	Bins  int64 `json:"bins"`   // bins from time 0 to the last injection
+	// BusiestLink is the host whose link (in Direction: "tx" from the host, "rx" to it)
+	// has the highest p99 ("" when no packet crossed a host link).
+	BusiestLink string  `json:"busiest_link"`
+	Direction   string  `json:"direction"`
+	P99Bps      float64 `json:"p99_bps"`    // its p99 bin (nearest rank over all bins), bit/s
+	P99Share    float64 `json:"p99_share"`  // P99Bps over the link's speed
+	PeakShare   float64 `json:"peak_share"` // the largest bin of any host link and direction over its speed
+	Speedup     float64 `json:"speedup"`    // the run's speedup
+}
+
+// Replication is run.json's replication (--replicate, docs/model.md#load-from-a-small-capture).
+type Replication struct {
+	Copies      int     `json:"copies"`       // N
+	PerTrace    []int   `json:"per_trace"`    // copies of each trace, in options.traces order
+	AddressStep int     `json:"address_step"` // copy k adds k x step to the leading 8 (IPv4) or 16 (IPv6) address bits
+	OffsetsNs   []int64 `json:"offsets_ns"`   // per copy, its time offset (capture time, ns)
+	RackShift   []int   `json:"rack_shift"`   // per copy, the racks its hosts are rotated by
+	Packets     int64   `json:"packets"`      // packets of every copy handed to the injector
+}
+
+// HostMapping is run.json's host_mapping: the endpoints per rack.
+type HostMapping struct {
+	Mode      string `json:"mode"`       // subnet, spread, hash or the CSV file's absolute path
+	Endpoints int    `json:"endpoints"`  // endpoints of the trace the mapping placed
+	RacksUsed int    `json:"racks_used"` // racks with an endpoint of a simulated flow
+	HostsUsed int    `json:"hosts_used"` // hosts with an endpoint of a simulated flow
+	// Subnet, for the subnet mapping: its groups, those moved whole to another rack
+	// than their own and those split over several racks.
+	Subnet *SubnetGroups `json:"subnet,omitempty"`
+	// Racks lists every rack in order with its hosts and the endpoints of the run's
+	// flows on it (copies of --replicate included).
+	Racks []MappedRack `json:"racks"`
+	// Warning is the warning the mapping drew when it leaves the fabric unused ("" if
+	// none).
+	Warning string `json:"warning,omitempty"`
+}
+
+// SubnetGroups are the subnet mapping's groups (docs/model.md#host-mapping).
+type SubnetGroups struct {
+	Groups int `json:"groups"`
+	Moved  int `json:"moved"`
+	Split  int `json:"split"`
+}
+
+// MappedRack is one rack of host_mapping.racks.
+type MappedRack struct {
+	Name      string `json:"name"`
+	Hosts     int    `json:"hosts"`      // hosts of the rack
+	Endpoints int    `json:"endpoints"`  // distinct addresses of the run's flows on its hosts
+	HostsUsed int    `json:"hosts_used"` // its hosts with such an address
+}
+
+// ClosedLoop is run.json's closed_loop: the flows of a closed-loop run by what
+// became of them. Flows = Closed + ControlOnly + Open + the sum of Fallback.
+type ClosedLoop struct {
+	Flows int64 `json:"flows"` // flows of the run (flows.arrow's rows)
+	// Closed counts the flows re-sent by closed-loop senders (NewReno, DCTCP, DCQCN).
+	Closed int64 `json:"closed"`
+	// ControlOnly counts the flows left out: every captured packet a control packet
+	// (TCP pure ACK, RoCEv2 ACK/NAK/CNP) that the reverse direction's receiver
+	// generates itself (the ACKs of a one-way transfer). They have no data.
+	ControlOnly int64 `json:"control_only"`
+	// Open counts the flows replayed open loop because their protocol has no
+	// closed-loop sender (UDP other than RoCEv2, ICMP, ...; TCP or RoCEv2 with
+	// Transport.Tcp or Transport.Roce open).
+	Open int64 `json:"open"`
+	// Fallback counts, by reason, the TCP and RoCEv2 flows replayed open loop
+	// because closed loop cannot re-send them (every reason present, 0 included).
+	Fallback map[string]int64 `json:"fallback"`
+}
+
+// Closed-loop fallback reasons (run.json closed_loop.fallback;
+// docs/model.md#application-model).
+const (
+	// FallbackFragmented: the flow carries IP fragments, which a sender cannot
+	// re-send as segments (the rest of each datagram is a flow of its own).
+	FallbackFragmented = "fragmented"
+	// FallbackControlWithoutSender: the flow has only control packets and the
+	// reverse direction has no closed-loop sender whose receiver would generate them.
+	FallbackControlWithoutSender = "control-without-sender"
+	// FallbackTooManySegments: more segments than a sender numbers (2^31 - 1).
+	FallbackTooManySegments = "too-many-segments"
+)
+
+// FallbackReasons lists the fallback reasons in documentation order.
+var FallbackReasons = []string{FallbackFragmented, FallbackControlWithoutSender, FallbackTooManySegments}
 
 // ControlCount is what became of the control packets of one kind.
 type ControlCount struct {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/tracefabric/tracefabric/internal/atomicfile"
@@ -98,8 +99,12 @@ type SweepPoint struct {
 	Dir string `json:"dir"` // its run directory, relative to the sweep directory: PointDir(ID)
 	// Values holds the point's value of each axis (Values[i] is one of Axes[i].Values).
 	Values []string `json:"values"`
-	// Speedup is the point's --speedup.
+	// Speedup is the point's --speedup (with TargetLoad, the run finds its own).
 	Speedup float64 `json:"speedup"`
+	// Replicate and TargetLoad are the point's --replicate and --target-load (percent),
+	// absent without those axes.
+	Replicate  []int   `json:"replicate,omitempty"`
+	TargetLoad float64 `json:"target_load,omitempty"`
 	// ConfigSHA256 is the SHA-256 of the point's effective configuration as compact
 	// JSON (run.json "config", compacted): a run directory holds this point's run
 	// only when they match.
@@ -275,12 +280,14 @@ func (s *Sweep) pointStatus(runDir string, p *SweepPoint) (PointStatus, string) 
 	if err != nil || sum != p.ConfigSHA256 {
 		return StatusMismatch, "holds a run of another configuration"
 	}
-	if run.Options.Speedup != p.Speedup {
-		return StatusMismatch, "holds a run of another speedup"
+	if p.TargetLoad == 0 && run.Options.Speedup != p.Speedup || run.Options.TargetLoad != p.TargetLoad ||
+		!slices.Equal(run.Options.Replicate, p.Replicate) {
+		return StatusMismatch, "holds a run of another speedup, --replicate or --target-load"
 	}
 	if s.Options != nil {
 		in := run.Options
 		in.Speedup, in.LB, in.Hash = s.Options.Speedup, s.Options.LB, s.Options.Hash
+		in.Replicate, in.TargetLoad = s.Options.Replicate, s.Options.TargetLoad
 		if !reflect.DeepEqual(&in, s.Options) {
 			return StatusMismatch, "holds a run of other inputs (traces, host mapping, window, ...)"
 		}

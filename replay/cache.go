@@ -73,7 +73,10 @@ func (pr *Prepared) CacheTrace(maxBytes int64) error {
 	if err != nil {
 		return err
 	}
-	f := newFeed(src, r)
+	f, err := newFeed(src, r, nil)
+	if err != nil {
+		return err
+	}
 	c := &traceCache{packets: make([]cachedPacket, 0, pr.Summary.IPPackets())}
 	for {
 		a, err := f.Next()
@@ -118,14 +121,15 @@ type cacheFeed struct {
 	i      int
 	a      arrival
 	closed bool
-	tcp    bool // closed loop replaces captured TCP pure ACKs
-	roce   bool // ... and RoCEv2 ACKs, NAKs and CNPs
+	tcp    bool         // closed loop replaces captured TCP pure ACKs
+	roce   bool         // ... and RoCEv2 ACKs, NAKs and CNPs
+	load   *offeredLoad // the run's offered load
 }
 
-func newCacheFeed(pr *Prepared) *cacheFeed {
+func newCacheFeed(pr *Prepared, load *offeredLoad) *cacheFeed {
 	tr := &pr.Opt.Config.Transport
 	closed := pr.closedLoop()
-	return &cacheFeed{pr: pr, c: pr.cache, closed: closed,
+	return &cacheFeed{pr: pr, c: pr.cache, closed: closed, load: load,
 		tcp: closed && tr.Tcp != config.TcpOpen, roce: closed && tr.Roce != config.RoceOpen}
 }
 
@@ -148,6 +152,9 @@ func (f *cacheFeed) Next() (*arrival, error) {
 	}
 	a.at = f.pr.injectTime(p.off)
 	a.traceIndex, a.length, a.dscp, a.ecn = p.traceIndex, p.length, p.dscp, p.ecn
+	if p.fid != noFlow && f.load != nil {
+		f.load.add(a.at, a.src, a.dst, a.length)
+	}
 	if f.closed {
 		a.payload = p.payload
 		switch p.control {

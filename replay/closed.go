@@ -1,8 +1,12 @@
 package replay
 
 import (
+	"math"
+
 	"github.com/tracefabric/tracefabric/ingest"
 	"github.com/tracefabric/tracefabric/internal/config"
+	"github.com/tracefabric/tracefabric/internal/ipaddr"
+	"github.com/tracefabric/tracefabric/records"
 	"github.com/tracefabric/tracefabric/switchmodel/transport"
 )
 
@@ -72,9 +76,51 @@ func flowKind(tr *config.Transport, a *arrival) (k transport.Kind, auto bool) {
 	return transport.Open, false
 }
 
-// segmentSizes is the closed-loop pre-pass: the largest TCP payload of every flow
-// (its SMSS, docs/model.md#tcp), read once from the whole capture.
-func segmentSizes(opt *Options, sum *ingest.Summary) (map[ingest.FiveTuple]int32, error) {
+// Fallback reasons (docs/model.md#application-model, run.json closed_loop.fallback):
+// why a TCP or RoCEv2 flow that closed loop would re-send is replayed open loop
+// instead. A per-flow inconsistency never stops a run: the flow falls back.
+const (
+	fallbackNone uint8 = iota
+	// fallbackFragmented: the flow carries IP fragments (first fragments: the rest of
+	// each datagram is a flow of its own, without ports), which a sender cannot
+	// re-send as whole segments.
+	fallbackFragmented
+	// fallbackControlWithoutSender: every captured packet of the flow is a control
+	// packet (TCP pure ACKs, RoCEv2 ACK/NAK/CNP) and the reverse direction has no
+	// closed-loop sender whose receiver would generate them (the capture saw one
+	// direction, or the reverse falls back itself): they are replayed as captured.
+	fallbackControlWithoutSender
+	// fallbackTooManySegments: more segments than a sender numbers (2^31 - 1).
+	fallbackTooManySegments
+	numFallbacks
+)
+
+// fallbackNames are the reasons' names in run.json.
+var fallbackNames = [numFallbacks]string{"", records.FallbackFragmented, records.FallbackControlWithoutSender, records.FallbackTooManySegments}
+
+// flowFacts is what the closed-loop pre-pass learns of a TCP or RoCEv2 flow before
+// the run: what its sender needs (the SMSS) and what decides whether it falls back.
+type flowFacts struct {
+	smss       int32  // the largest TCP payload of the flow's segments (its SMSS, docs/model.md#tcp)
+	maxLen     uint32 // the largest size L of its segments
+	segments   int64  // captured packets that are segments (not control packets the receivers replace)
+	fragmented bool   // one of its segments is an IP fragment
+}
+
+// closedFacts are the facts of a trace's TCP and RoCEv2 flows (closedFlows).
+type closedFacts struct {
+	flows map[ingest.FiveTuple]flowFacts
+	// roce holds the RoCEv2 address pairs (source, destination) with a flow of
+	// segments: RoCEv2 sends its ACKs, NAKs and CNPs to UDP port 4791 from a port of
+	// its own, so they are matched to their data by addresses, not by reversed ports.
+	roce map[[2]ipaddr.Addr]flowFacts
+}
+
+// closedFlows is the closed-loop pre-pass: the facts of every TCP and RoCEv2 flow,
+// read once from the whole capture. Control packets are told apart as when every
+// transport is closed loop, so the facts hold whatever Transport.Tcp and
+// Transport.Roce say (the runs derived from a Prepared share them).
+func closedFlows(opt *Options, sum *ingest.Summary) (*closedFacts, error) {
 	iopt := opt.ingestOptions()
 	iopt.Warn = nil // Summarize reported them
 	iopt.InOrder = sum.InOrderFiles()
@@ -83,21 +129,75 @@ func segmentSizes(opt *Options, sum *ingest.Summary) (map[ingest.FiveTuple]int32
 		return nil, inputErrf("%w", err)
 	}
 	defer r.Close()
-	smss := map[ingest.FiveTuple]int32{}
+	all := config.Transport{Tcp: config.TcpAuto, Roce: config.RoceDcqcn}
+	cf := &closedFacts{flows: map[ingest.FiveTuple]flowFacts{}, roce: map[[2]ipaddr.Addr]flowFacts{}}
 	var p ingest.Packet
-	for {
+	for i := 0; ; i++ {
+		if i&0xffff == 0 && opt.Context != nil && opt.Context.Err() != nil {
+			return nil, opt.Context.Err()
+		}
 		ok, err := r.Next(&p)
 		if err != nil {
 			return nil, inputErrf("%w", err)
 		}
 		if !ok {
-			return smss, nil
+			return cf, nil
 		}
-		if n, _ := p.TCPPayload(); p.Proto == 6 && n > 0 {
-			k := p.Tuple()
-			if int32(n) > smss[k] {
-				smss[k] = int32(n)
+		tcp, roce := p.Proto == 6, p.Proto == 17 && p.DstPort == roceUDPPort
+		if !tcp && !roce || p.Multicast() {
+			continue
+		}
+		k := p.Tuple()
+		ff := cf.flows[k]
+		if replacedKind(&all, &p) == notReplaced {
+			ff.segments++
+			ff.maxLen = max(ff.maxLen, p.TotalLen)
+			ff.fragmented = ff.fragmented || p.Fragment
+			if n, _ := p.TCPPayload(); tcp && int32(n) > ff.smss {
+				ff.smss = int32(n)
+			}
+			if roce {
+				pf := cf.roce[[2]ipaddr.Addr{p.Src, p.Dst}]
+				pf.segments++
+				pf.maxLen = max(pf.maxLen, p.TotalLen)
+				pf.fragmented = pf.fragmented || p.Fragment
+				cf.roce[[2]ipaddr.Addr{p.Src, p.Dst}] = pf
 			}
 		}
+		cf.flows[k] = ff
 	}
+}
+
+// decide is what becomes, in a closed-loop run, of a flow whose sender would be
+// closed loop, at its first packet a (docs/model.md#application-model): re-sent
+// (fallbackNone with segments), left out (fallbackNone, control only: its control
+// packets are replaced by those the reverse direction's receiver generates), or
+// replayed open loop for a reason. replaceControl says whether the flow's captured
+// control packets are replaced: always for a re-sent flow; otherwise when the
+// reverse direction has a closed-loop sender.
+func (cf *closedFacts) decide(a *arrival, mtu int32) (reason uint8, segments int64, replaceControl bool) {
+	ff := cf.flows[a.tuple()]
+	var rev flowFacts
+	if a.proto == 17 {
+		rev = cf.roce[[2]ipaddr.Addr{a.daddr, a.saddr}]
+	} else {
+		rev = cf.flows[ingest.FiveTuple{Src: a.daddr, Dst: a.saddr, SrcPort: a.dport, DstPort: a.sport, Proto: a.proto}]
+	}
+	reverseSender := rev.segments > 0 && !rev.fragmented && !tooManySegments(rev, mtu)
+	switch {
+	case ff.fragmented:
+		return fallbackFragmented, ff.segments, reverseSender
+	case tooManySegments(ff, mtu):
+		return fallbackTooManySegments, ff.segments, reverseSender
+	case ff.segments == 0 && !reverseSender:
+		return fallbackControlWithoutSender, 0, false
+	}
+	return fallbackNone, ff.segments, true
+}
+
+// tooManySegments reports whether a flow may have more segments than a sender
+// numbers: its packets, each split into at most ceil(maxLen / MTU) pieces.
+func tooManySegments(ff flowFacts, mtu int32) bool {
+	pieces := max(1, (int64(ff.maxLen)+int64(mtu)-1)/int64(mtu))
+	return ff.segments > math.MaxInt32/pieces
 }

@@ -136,7 +136,7 @@ func TestClosedLoopEqualsOpenLoopWhenEmpty(t *testing.T) {
 // complete flow's FCT is never below its ideal, and closed-loop flows complete
 // (nothing is lost for good).
 func TestCommittedTracesFCT(t *testing.T) {
-	for _, name := range []string{"demo", "incast", "many-flows", "tcp-incast", "ipv6", "mixed"} {
+	for _, name := range []string{"demo", "incast", "many-flows", "tcp-incast", "ipv6", "mixed", "midconn"} {
 		for _, closed := range []bool{false, true} {
 			t.Run(name+map[bool]string{false: "/open", true: "/closed"}[closed], func(t *testing.T) {
 				var mut func(*Options)

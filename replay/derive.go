@@ -20,6 +20,13 @@ import (
 // Prepared, it is read-only once Run starts and runs in parallel with pr and other
 // derived ones.
 func (pr *Prepared) Derive(cfg *config.Config, speedup float64) (*Prepared, error) {
+	return pr.DeriveLoad(cfg, speedup, pr.Opt.Replicate, pr.Opt.TargetLoad)
+}
+
+// DeriveLoad is Derive with the point's own --replicate counts and --target-load
+// (percent, 0: off; speedup is then ignored): the target-load pass reads the trace
+// once for all the runs derived from pr.
+func (pr *Prepared) DeriveLoad(cfg *config.Config, speedup float64, replicate []int, targetLoad float64) (*Prepared, error) {
 	if cfg == nil {
 		return nil, inputErrf("replay: Derive: no configuration")
 	}
@@ -33,18 +40,21 @@ func (pr *Prepared) Derive(cfg *config.Config, speedup float64) (*Prepared, erro
 		return nil, inputErrf("--speedup %v must be a finite number > 0", speedup)
 	}
 	opt := pr.Opt
-	opt.Config, opt.Speedup = cfg, speedup
-	if err := checkTimeRange(&opt, pr.Summary, pr.Idle); err != nil {
+	opt.Config, opt.Speedup, opt.Replicate, opt.TargetLoad = cfg, speedup, replicate, targetLoad
+	if err := opt.defaults(); err != nil {
 		return nil, err
 	}
 	d := &Prepared{Opt: opt, Summary: pr.Summary, Clos: pr.Clos, HostMap: pr.HostMap, T0: pr.T0, Idle: pr.Idle,
-		fileOffset: pr.fileOffset, smss: pr.smss, cache: pr.cache}
-	if d.closedLoop() && d.smss == nil {
-		smss, err := segmentSizes(&d.Opt, d.Summary)
+		fileOffset: pr.fileOffset, facts: pr.facts, cache: pr.cache, loadRecs: pr.loadRecs}
+	if err := d.load(); err != nil {
+		return nil, err
+	}
+	if d.closedLoop() && d.facts == nil {
+		facts, err := closedFlows(&d.Opt, d.Summary)
 		if err != nil {
-			return nil, fmt.Errorf("segment sizes: %w", err)
+			return nil, fmt.Errorf("closed-loop flows: %w", err)
 		}
-		d.smss = smss
+		d.facts = facts
 	}
 	return d, nil
 }

@@ -2,8 +2,8 @@
 // records (docs/model.md#topology, docs/model.md#replay, docs/records.md).
 //
 // It builds the Clos of docs/model.md#clos-builder (NewClos: a pure graph with the
-// up/down routing of docs/model.md#routing), maps the trace's IPv4 and IPv6 endpoints onto its hosts (MapHosts: subnet, hash or
-// a CSV file), instantiates the switch model of package switchmodel on that graph,
+// up/down routing of docs/model.md#routing), maps the trace's IPv4 and IPv6 endpoints onto its hosts (MapHosts: subnet, spread,
+// hash or a CSV file), instantiates the switch model of package switchmodel on that graph,
 // injects every IPv4 packet of the capture at (t - t0) / Speedup into its source host's
 // NIC, runs until the fabric drains or the drain limit passes, and writes the record
 // files of package records plus run.json into an output directory that appears
@@ -23,8 +23,13 @@
 // Decisions where the spec is silent:
 //   - Host ids are dense and in name order: id = (pod*RacksPerPod+rack)*HostsPerRack+host;
 //     node indices put hosts first, then racks, fabric and spine switches.
+//   - The host mapping places endpoints on a list of racks (Rack: a name and its hosts
+//     in order; MapRacks), not on the Clos's arithmetic, so any fabric can use it.
 //   - In subnet mode, /prefix groups placed on the same rack (more groups than racks)
-//     take that rack's hosts in order, continuing after earlier groups.
+//     take that rack's hosts in order, continuing after earlier groups; a group that
+//     does not fit its rack moves whole to the next rack with room, or is split rack
+//     by rack when no rack has room (docs/model.md#host-mapping).
+//   - In spread mode endpoint k goes to the k-th rack in turn, skipping full racks.
 //   - In hash mode an endpoint goes to host crc32IEEE(address bytes) mod Hosts.
 //   - In a CSV host file the longest matching prefix wins; a header line "cidr,..." and
 //     lines starting with # are skipped; an unmatched endpoint is an error.

@@ -34,6 +34,7 @@ type arrival struct {
 	dscp, ecn    uint8
 	laterFrag    bool   // a non-first fragment: no ports in the ECMP key
 	replaced     uint8  // closed loop: a captured control packet not injected (replacedTCPAck, ...)
+	copy         uint16 // --replicate: the copy (0: the capture itself)
 	payload      uint32 // TCP payload bytes (closed loop)
 }
 
@@ -63,26 +64,106 @@ type feed struct {
 	cur    *arrivalBatch
 	i      int
 	flows  flowTable
-	hosts  [][2]int32 // per flow id: source and destination host
-	clock  idleClock  // capture time to replay time (idle gaps shortened)
-	closed bool       // closed loop: classify replaced packets, keep TCP payloads
+	hosts  [][2]int32   // per flow id: source and destination host
+	clock  idleClock    // capture time to replay time (idle gaps shortened)
+	closed bool         // closed loop: classify replaced packets, keep TCP payloads
+	load   *offeredLoad // when not nil, the run's offered load (docs/model.md#offered-load)
+	copies *copyFeed    // --replicate: every copy's reader, merged; nil: r alone
 }
 
-func newFeed(pr *Prepared, r *ingest.Reader) *feed {
+// copyFeed reads the capture once per copy of --replicate and merges the copies by
+// (time, copy): copy k's packets at their capture offsets plus its time offset, each
+// with its own idle clock (the same for all), skipping the traces it does not hold.
+type copyFeed struct {
+	rp     *replication
+	rs     []*ingest.Reader // rs[0] is feed.r
+	clocks []idleClock
+	pkts   []ingest.Packet
+	offs   []int64 // each copy's pending packet's offset (its time offset included)
+	merge  *copyMerge
+	cp     ingest.Packet // the copy being prepared, addresses rewritten
+}
+
+// newFeed starts reading pr's trace from r (and, with copies, from a reader per copy
+// more), accounting the offered load into load when it is not nil.
+func newFeed(pr *Prepared, r *ingest.Reader, load *offeredLoad) (*feed, error) {
 	f := &feed{pr: pr, r: r, full: make(chan *arrivalBatch, feedBatches),
 		free: make(chan *arrivalBatch, feedBatches), done: make(chan struct{}),
-		clock: newIdleClock(pr.T0, pr.Opt.MaxIdle), closed: pr.closedLoop()}
+		clock: newIdleClock(pr.T0, pr.Opt.MaxIdle), closed: pr.closedLoop(), load: load}
+	if rp := pr.repl; rp != nil {
+		c := &copyFeed{rp: rp, rs: []*ingest.Reader{r}, merge: newCopyMerge(rp.copies),
+			clocks: make([]idleClock, rp.copies), pkts: make([]ingest.Packet, rp.copies), offs: make([]int64, rp.copies)}
+		for k := 1; k < rp.copies; k++ {
+			rk, err := openTrace(pr)
+			if err != nil {
+				for _, o := range c.rs {
+					o.Close()
+				}
+				return nil, err
+			}
+			c.rs = append(c.rs, rk)
+		}
+		for k := range c.clocks {
+			c.clocks[k] = newIdleClock(pr.T0, pr.Opt.MaxIdle)
+		}
+		f.copies = c
+	}
 	for range feedBatches {
 		f.free <- &arrivalBatch{as: make([]arrival, feedBatch)}
 	}
 	f.wg.Add(1)
 	go f.read()
-	return f
+	return f, nil
+}
+
+// fill reads copy k's next packet it holds into its pending slot and queues it; at
+// the end of the capture the copy leaves the merge.
+func (c *copyFeed) fill(k int) error {
+	p := &c.pkts[k]
+	for {
+		ok, err := c.rs[k].Next(p)
+		if err != nil || !ok {
+			return err
+		}
+		if p.Multicast() {
+			continue // not simulated; the summary counts it (skipped.multicast)
+		}
+		off := c.clocks[k].offset(p.Timestamp) // every copy's clock sees every packet
+		if k >= c.rp.perFile[p.FileIndex] {
+			continue // this copy does not hold the packet's trace
+		}
+		c.offs[k] = off + c.rp.offset[k]
+		c.merge.push(c.offs[k], k)
+		return nil
+	}
+}
+
+// next returns the next packet of the merged copies (nil at the end), its offset and
+// its copy.
+func (c *copyFeed) next(started *bool) (*ingest.Packet, int64, int, error) {
+	if !*started {
+		*started = true
+		for k := range c.rs {
+			if err := c.fill(k); err != nil {
+				return nil, 0, 0, err
+			}
+		}
+	}
+	if c.merge.len() == 0 {
+		return nil, 0, 0, nil
+	}
+	off, k := c.merge.pop()
+	c.cp = c.pkts[k] // the pending slot is refilled below
+	if err := c.fill(k); err != nil {
+		return nil, 0, 0, err
+	}
+	return &c.cp, off, k, nil
 }
 
 func (f *feed) read() {
 	defer f.wg.Done()
 	var p ingest.Packet
+	started := false
 	for {
 		var b *arrivalBatch
 		select {
@@ -97,14 +178,21 @@ func (f *feed) read() {
 		}
 		for b.n < len(b.as) {
 			ok := false
-			if err == nil {
-				ok, err = f.r.Next(&p)
-			}
-			if err == nil && ok {
-				if p.Multicast() {
-					continue // not simulated; the summary counts it (skipped.multicast)
+			if c := f.copies; c != nil && err == nil {
+				var q *ingest.Packet
+				var off int64
+				var k int
+				if q, off, k, err = c.next(&started); q != nil && err == nil {
+					ok = true
+					err = f.prepareCopy(q, off, k, &b.as[b.n])
 				}
-				err = f.prepare(&p, &b.as[b.n])
+			} else if err == nil {
+				if ok, err = f.r.Next(&p); err == nil && ok {
+					if p.Multicast() {
+						continue // not simulated; the summary counts it (skipped.multicast)
+					}
+					err = f.prepare(&p, f.clock.offset(p.Timestamp), 0, &b.as[b.n])
+				}
 			}
 			if err != nil || !ok {
 				b.last, b.err = true, err
@@ -123,11 +211,12 @@ func (f *feed) read() {
 	}
 }
 
-// prepare fills a from trace packet p. A known flow knows its hosts; the host map is
-// consulted for the first packet of a flow (and for every intra-host packet, which
-// has no flow).
-func (f *feed) prepare(p *ingest.Packet, a *arrival) error {
-	*a = arrival{at: f.pr.injectTime(f.clock.offset(p.Timestamp)), traceIndex: f.pr.fileOffset[p.FileIndex] + p.Index,
+// prepare fills a from packet p of copy k (0 without --replicate; a copy's addresses
+// already rewritten) at capture offset off. A known flow knows its hosts; the host
+// map is consulted for the first packet of a flow (and for every intra-host packet,
+// which has no flow).
+func (f *feed) prepare(p *ingest.Packet, off int64, k int, a *arrival) error {
+	*a = arrival{at: f.pr.injectTime(off), traceIndex: f.pr.fileOffset[p.FileIndex] + p.Index, copy: uint16(k),
 		saddr: p.Src, daddr: p.Dst, sport: p.SrcPort, dport: p.DstPort, length: p.TotalLen,
 		proto: p.Proto, dscp: p.DSCP, ecn: p.ECN, laterFrag: p.Fragment && p.FragOffset != 0}
 	if f.closed {
@@ -140,13 +229,14 @@ func (f *feed) prepare(p *ingest.Packet, a *arrival) error {
 	fid, slot := f.flows.find(p)
 	if fid >= 0 {
 		a.fid, a.src, a.dst = fid, f.hosts[fid][0], f.hosts[fid][1]
+		if f.load != nil {
+			f.load.add(a.at, a.src, a.dst, a.length)
+		}
 		return nil
 	}
-	src, ok1 := f.pr.HostMap.Host(p.Src)
-	dst, ok2 := f.pr.HostMap.Host(p.Dst)
-	if !ok1 || !ok2 {
-		return fmt.Errorf("packet %d of %s: endpoint not in the host map (the trace changed since it was read?)",
-			p.Index, f.pr.Opt.Traces[p.FileIndex])
+	src, dst, err := f.hostsOf(p, int(a.copy))
+	if err != nil {
+		return err
 	}
 	a.src, a.dst = src, dst
 	if src == dst {
@@ -156,16 +246,52 @@ func (f *feed) prepare(p *ingest.Packet, a *arrival) error {
 	a.fid = int32(len(f.hosts))
 	f.flows.insert(slot, p, a.fid)
 	f.hosts = append(f.hosts, [2]int32{src, dst})
+	if f.load != nil {
+		f.load.add(a.at, a.src, a.dst, a.length)
+	}
 	return nil
+}
+
+// hostsOf maps packet p of copy k onto its hosts: its original addresses' hosts,
+// rotated for a copy.
+func (f *feed) hostsOf(p *ingest.Packet, k int) (src, dst int32, err error) {
+	sa, da := p.Src, p.Dst
+	if k > 0 {
+		rp := f.pr.repl
+		sa, da = rp.original(sa, k), rp.original(da, k)
+	}
+	src, ok1 := f.pr.HostMap.Host(sa)
+	dst, ok2 := f.pr.HostMap.Host(da)
+	if !ok1 || !ok2 {
+		return 0, 0, fmt.Errorf("packet %d of %s: endpoint not in the host map (the trace changed since it was read?)",
+			p.Index, f.pr.Opt.Traces[p.FileIndex])
+	}
+	if k > 0 {
+		src, dst = f.pr.repl.hostOf[k][src], f.pr.repl.hostOf[k][dst]
+	}
+	return src, dst, nil
+}
+
+// prepareCopy fills a from packet p of copy k at offset off (its time offset
+// included): copy 0 as prepare does, a copy with its addresses rewritten.
+func (f *feed) prepareCopy(p *ingest.Packet, off int64, k int, a *arrival) error {
+	if k > 0 {
+		rp := f.pr.repl
+		p.Src, p.Dst = rp.addr(p.Src, k), rp.addr(p.Dst, k)
+	}
+	return f.prepare(p, off, k, a)
 }
 
 // injectTime converts a capture time offset from T0 (ns, idle gaps shortened) to
 // simulated time.
-func (pr *Prepared) injectTime(d int64) units.Time {
-	if pr.Opt.Speedup == 1 {
+func (pr *Prepared) injectTime(d int64) units.Time { return injectAt(d, pr.Opt.Speedup) }
+
+// injectAt is injectTime at speedup.
+func injectAt(d int64, speedup float64) units.Time {
+	if speedup == 1 {
 		return units.Time(d) * units.Nanosecond
 	}
-	return units.Time(float64(d) * 1000 / pr.Opt.Speedup)
+	return units.Time(float64(d) * 1000 / speedup)
 }
 
 // Next returns the next arrival (valid until the following call), or nil at the end
@@ -187,9 +313,14 @@ func (f *feed) Next() (*arrival, error) {
 	}
 }
 
-// Close stops the reading goroutine and closes the reader.
+// Close stops the reading goroutine and closes the readers.
 func (f *feed) Close() error {
 	close(f.done)
 	f.wg.Wait()
+	if c := f.copies; c != nil {
+		for _, r := range c.rs[1:] {
+			r.Close()
+		}
+	}
 	return f.r.Close()
 }

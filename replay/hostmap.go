@@ -47,10 +47,33 @@ func (g HostGrid) HostID(name string) (int32, bool) {
 	return int32((p*g.RacksPerPod+r)*g.HostsPerRack + h), true
 }
 
-// Host-mapping modes (docs/model.md#replay, flag --hosts).
+// Rack is one rack of a fabric as the host mapping sees it: its name and its hosts'
+// ids, in order (h0, h1, ...). The mapping places endpoints on a list of racks, so
+// any fabric that lists its racks can use it.
+type Rack struct {
+	Name  string
+	Hosts []int32
+}
+
+// RackList lists the grid's racks in name order (pod, then rack), each with its
+// hosts in order.
+func (g HostGrid) RackList() []Rack {
+	racks := make([]Rack, g.Racks())
+	for r := range racks {
+		racks[r].Name = rackName(g, r)
+		racks[r].Hosts = make([]int32, g.HostsPerRack)
+		for h := range racks[r].Hosts {
+			racks[r].Hosts[h] = int32(r*g.HostsPerRack + h)
+		}
+	}
+	return racks
+}
+
+// Host-mapping modes (docs/model.md#host-mapping, flag --hosts).
 const (
 	MapSubnet = "subnet"
 	MapHash   = "hash"
+	MapSpread = "spread"
 )
 
 // ErrHostMap is wrapped by every host-mapping error.
@@ -60,8 +83,14 @@ var ErrHostMap = errors.New("host mapping")
 // fabric.
 type HostMap struct {
 	Grid   HostGrid
-	Mode   string // "subnet", "hash" or the CSV file's path
+	Mode   string // "subnet", "hash", "spread" or the CSV file's path
+	Racks  []Rack // the racks mapped onto, in order
 	byAddr map[ipaddr.Addr]int32
+	rackOf []int32 // host id -> index in Racks
+	// Groups counts the subnet mapping's groups; Split those spread over several
+	// racks (larger than any rack's free hosts), Moved those placed whole on another
+	// rack than their own (docs/model.md#host-mapping).
+	Groups, Split, Moved int
 }
 
 // Host returns the host of addr; ok is false for an address the map does not know.
@@ -86,55 +115,139 @@ func (m *HostMap) Endpoints() (addrs []ipaddr.Addr, hosts []int32) {
 	return addrs, hosts
 }
 
+// RackOf is the index in Racks of host id's rack.
+func (m *HostMap) RackOf(id int32) int { return int(m.rackOf[id]) }
+
+// PerRack counts the endpoints and the distinct hosts they use on each rack of Racks.
+func (m *HostMap) PerRack() (endpoints, hosts []int) {
+	endpoints, hosts = make([]int, len(m.Racks)), make([]int, len(m.Racks))
+	used := map[int32]bool{}
+	for _, id := range m.byAddr {
+		r := m.rackOf[id]
+		endpoints[r]++
+		if !used[id] {
+			used[id] = true
+			hosts[r]++
+		}
+	}
+	return endpoints, hosts
+}
+
+// Unused says, when the mapping leaves the fabric unused (docs/model.md#host-mapping),
+// why and what to change: every endpoint on one host (every packet is intra-host), or
+// every endpoint in one rack (no packet crosses a rack's uplinks). "" otherwise, and
+// for fewer than two endpoints.
+func (m *HostMap) Unused() string {
+	if m.Len() < 2 || len(m.Racks) < 2 {
+		return ""
+	}
+	eps, hosts := m.PerRack()
+	racks, used := 0, 0
+	var rack string
+	for r, n := range eps {
+		if n > 0 {
+			racks++
+			rack = m.Racks[r].Name
+		}
+		used += hosts[r]
+	}
+	fix := "spread them over the racks with --hosts spread, or give each address a group of its own with --rack-prefix 32 (--rack-prefix6 128), or map them with a CSV file (--hosts FILE)"
+	mode := "--hosts " + m.Mode
+	switch {
+	case used == 1:
+		return fmt.Sprintf("%s maps all %d endpoints to one host: every packet is intra-host and nothing enters the fabric; %s", mode, m.Len(), fix)
+	case racks == 1:
+		return fmt.Sprintf("%s maps all %d endpoints to rack %s: no packet crosses the fabric beyond that rack; %s", mode, m.Len(), rack, fix)
+	}
+	return ""
+}
+
 // Default grouping prefixes of the subnet mapping (--rack-prefix, --rack-prefix6).
 const (
 	DefaultRackPrefix  = 24
 	DefaultRackPrefix6 = 64
 )
 
-// MapHosts maps endpoints onto the grid (docs/model.md#host-mapping). mode is
-// "subnet" (default when empty), "hash", or the path of a CSV file of
-// "cidr,host-name" lines. prefixLen and prefixLen6 are the subnet mode's grouping
-// prefixes for IPv4 and IPv6 endpoints (0: 24 and 64; flags --rack-prefix and
-// --rack-prefix6).
+// MapHosts maps endpoints onto the grid's racks (MapRacks with g.RackList() and the
+// grid's host names).
+func MapHosts(mode string, endpoints []ipaddr.Addr, g HostGrid, prefixLen, prefixLen6 int) (*HostMap, error) {
+	if g.Hosts() <= 0 {
+		return nil, fmt.Errorf("%w: the topology has no hosts", ErrHostMap)
+	}
+	m, err := MapRacks(mode, endpoints, g.RackList(), g, prefixLen, prefixLen6)
+	if m != nil {
+		m.Grid = g
+	}
+	return m, err
+}
+
+// HostNames names the hosts of a fabric (HostGrid does for the Clos).
+type HostNames interface {
+	HostName(id int32) string
+	HostID(name string) (int32, bool)
+}
+
+// MapRacks maps endpoints onto racks (docs/model.md#host-mapping). mode is "subnet"
+// (default when empty), "spread", "hash", or the path of a CSV file of
+// "cidr,host-name" lines whose names names resolves. prefixLen and prefixLen6 are
+// the subnet mode's grouping prefixes for IPv4 and IPv6 endpoints (0: 24 and 64;
+// flags --rack-prefix and --rack-prefix6). Endpoints are taken in numeric order,
+// IPv4 before IPv6.
 //
-// subnet: distinct endpoints sorted numerically, IPv4 before IPv6, are grouped by
-// their /prefixLen (IPv4) or /prefixLen6 (IPv6); group i, counted over both
-// families, goes to rack i mod Racks (racks in name order: pod, then rack) and its
-// endpoints take that rack's hosts in order, continuing after any group placed there
-// before. A rack that would receive more endpoints than HostsPerRack is an error.
+// subnet: endpoints are grouped by their /prefixLen (IPv4) or /prefixLen6 (IPv6);
+// group i, counted over both families, belongs to rack i mod len(racks). A group
+// goes whole onto its rack's first free hosts when they are enough; else whole onto
+// the next rack (in list order, wrapping around) with enough free hosts; else, larger
+// than any rack's free hosts, it fills free hosts rack by rack from its own. The
+// mapping fails only when there are more endpoints than hosts.
 //
-// hash: endpoint a goes to host crc32IEEE(a's 4 or 16 bytes, big-endian) mod Hosts;
-// several endpoints may share a host (their packets to each other are intra-host).
+// spread: endpoint k goes to the first free host of the k-th rack in turn (racks
+// round-robin, skipping full ones): endpoints on as many racks as there are.
+//
+// hash: endpoint a goes to host crc32IEEE(a's 4 or 16 bytes, big-endian) mod the
+// number of hosts, in rack order; several endpoints may share a host (their packets
+// to each other are intra-host).
 //
 // CSV: each endpoint goes to the host of the longest matching prefix of its family
 // (IPv4 or IPv6 CIDRs); an endpoint no line matches is an error naming it.
-func MapHosts(mode string, endpoints []ipaddr.Addr, g HostGrid, prefixLen, prefixLen6 int) (*HostMap, error) {
-	if g.Hosts() <= 0 {
+func MapRacks(mode string, endpoints []ipaddr.Addr, racks []Rack, names HostNames, prefixLen, prefixLen6 int) (*HostMap, error) {
+	var all []int32
+	for _, r := range racks {
+		all = append(all, r.Hosts...)
+	}
+	if len(all) == 0 {
 		return nil, fmt.Errorf("%w: the topology has no hosts", ErrHostMap)
 	}
 	if mode == "" {
 		mode = MapSubnet
 	}
-	m := &HostMap{Grid: g, Mode: mode, byAddr: make(map[ipaddr.Addr]int32, len(endpoints))}
+	m := &HostMap{Mode: mode, Racks: racks, byAddr: make(map[ipaddr.Addr]int32, len(endpoints))}
+	m.rackOf = make([]int32, slices.Max(all)+1)
+	for i, r := range racks {
+		for _, h := range r.Hosts {
+			m.rackOf[h] = int32(i)
+		}
+	}
 	eps := slices.Clone(endpoints)
 	slices.SortFunc(eps, ipaddr.Addr.Compare)
 	eps = slices.Compact(eps)
 	switch mode {
 	case MapSubnet:
 		return m, m.bySubnet(eps, prefixLen, prefixLen6)
+	case MapSpread:
+		return m, m.spread(eps)
 	case MapHash:
 		for _, a := range eps {
-			m.byAddr[a] = int32(crc32.ChecksumIEEE(a.Bytes()) % uint32(g.Hosts()))
+			m.byAddr[a] = all[crc32.ChecksumIEEE(a.Bytes())%uint32(len(all))]
 		}
 		return m, nil
 	}
 	f, err := os.Open(mode)
 	if err != nil {
-		return nil, fmt.Errorf("%w: --hosts %q is neither %q, %q nor a readable CSV file: %v", ErrHostMap, mode, MapSubnet, MapHash, err)
+		return nil, fmt.Errorf("%w: --hosts %q is neither %q, %q, %q nor a readable CSV file: %v", ErrHostMap, mode, MapSubnet, MapSpread, MapHash, err)
 	}
 	defer f.Close()
-	rules, err := parseHostCSV(mode, f, g)
+	rules, err := parseHostCSV(mode, f, names, all)
 	if err != nil {
 		return nil, err
 	}
@@ -154,6 +267,45 @@ func MapHosts(mode string, endpoints []ipaddr.Addr, g HostGrid, prefixLen, prefi
 	return m, nil
 }
 
+// tooMany is the error of a mapping of endpoints eps that has more endpoints than
+// hosts: it names the smallest HostsPerRack that fits the racks, and the family
+// that fits alone when there are both.
+func (m *HostMap) tooMany(eps []ipaddr.Addr, what string) error {
+	hosts := 0
+	for _, r := range m.Racks {
+		hosts += len(r.Hosts)
+	}
+	n := len(eps)
+	var fam [3]int
+	for _, a := range eps {
+		fam[a.Family()]++
+	}
+	fix := fmt.Sprintf("use a bigger topology (Topology.HostsPerRack, RacksPerPod or Pods: e.g. --set Topology.HostsPerRack=%d)", (n+len(m.Racks)-1)/len(m.Racks))
+	if v4, v6 := fam[ipaddr.IPv4], fam[ipaddr.IPv6]; v4 > 0 && v6 > 0 && (v4 <= hosts || v6 <= hosts) {
+		fix += fmt.Sprintf(", replay one family (%d IPv4 and %d IPv6 endpoints: --family ipv4 or ipv6)", v4, v6)
+	}
+	return fmt.Errorf("%w: %d endpoints%s but %d hosts in %d racks: %s, or --hosts hash (several endpoints per host)",
+		ErrHostMap, n, what, hosts, len(m.Racks), fix)
+}
+
+// spread places endpoint k on the first free host of the next rack in turn.
+func (m *HostMap) spread(eps []ipaddr.Addr) error {
+	used := make([]int, len(m.Racks))
+	r := 0
+	for _, a := range eps {
+		for tries := 0; used[r] == len(m.Racks[r].Hosts); tries++ {
+			if tries == len(m.Racks) {
+				return m.tooMany(eps, "")
+			}
+			r = (r + 1) % len(m.Racks)
+		}
+		m.byAddr[a] = m.Racks[r].Hosts[used[r]]
+		used[r]++
+		r = (r + 1) % len(m.Racks)
+	}
+	return nil
+}
+
 func (m *HostMap) bySubnet(eps []ipaddr.Addr, prefixLen, prefixLen6 int) error {
 	if prefixLen == 0 {
 		prefixLen = DefaultRackPrefix
@@ -167,40 +319,71 @@ func (m *HostMap) bySubnet(eps []ipaddr.Addr, prefixLen, prefixLen6 int) error {
 	if prefixLen6 < 1 || prefixLen6 > 128 {
 		return fmt.Errorf("%w: --rack-prefix6 %d is outside 1..128", ErrHostMap, prefixLen6)
 	}
-	g := m.Grid
-	used := make([]int, g.Racks())   // hosts taken per rack
-	wanted := make([]int, g.Racks()) // endpoints the rack would receive
-	group, prev := -1, ipaddr.Addr{}
+	// The groups, in order: runs of endpoints with one masked prefix.
+	var groups [][]ipaddr.Addr
 	var fams [3]bool // families present
-	for _, a := range eps {
+	prev := ipaddr.Addr{}
+	for i, a := range eps {
 		bits := prefixLen
 		if a.Is6() {
 			bits = prefixLen6
 		}
 		fams[a.Family()] = true
-		if v := a.Masked(bits); group < 0 || v != prev {
-			group++
+		if v := a.Masked(bits); i == 0 || v != prev {
+			groups = append(groups, nil)
 			prev = v
 		}
-		rack := group % g.Racks()
-		wanted[rack]++
-		if used[rack] < g.HostsPerRack {
-			m.byAddr[a] = int32(rack*g.HostsPerRack + used[rack])
-			used[rack]++
-		}
+		groups[len(groups)-1] = append(groups[len(groups)-1], a)
 	}
-	for rack, n := range wanted {
-		if n > g.HostsPerRack {
-			subnets, longer := fmt.Sprintf("/%d subnets", prefixLen), "--rack-prefix"
-			switch {
-			case fams[ipaddr.IPv4] && fams[ipaddr.IPv6]:
-				subnets, longer = fmt.Sprintf("subnets (IPv4 /%d, IPv6 /%d)", prefixLen, prefixLen6), "--rack-prefix or --rack-prefix6"
-			case fams[ipaddr.IPv6]:
-				subnets, longer = fmt.Sprintf("/%d subnets", prefixLen6), "--rack-prefix6"
+	m.Groups = len(groups)
+	hosts := 0
+	for _, r := range m.Racks {
+		hosts += len(r.Hosts)
+	}
+	if len(eps) > hosts {
+		subnets := fmt.Sprintf("/%d subnets", prefixLen)
+		switch {
+		case fams[ipaddr.IPv4] && fams[ipaddr.IPv6]:
+			subnets = fmt.Sprintf("subnets (IPv4 /%d, IPv6 /%d)", prefixLen, prefixLen6)
+		case fams[ipaddr.IPv6]:
+			subnets = fmt.Sprintf("/%d subnets", prefixLen6)
+		}
+		return m.tooMany(eps, fmt.Sprintf(" in %d %s", len(groups), subnets))
+	}
+	nr := len(m.Racks)
+	used := make([]int, nr) // hosts taken per rack
+	free := func(r int) int { return len(m.Racks[r].Hosts) - used[r] }
+	place := func(r int, a ipaddr.Addr) {
+		m.byAddr[a] = m.Racks[r].Hosts[used[r]]
+		used[r]++
+	}
+	for i, g := range groups {
+		home := i % nr
+		rack := -1
+		for k := 0; k < nr; k++ {
+			if r := (home + k) % nr; free(r) >= len(g) {
+				rack = r
+				break
 			}
-			return fmt.Errorf("%w: %d endpoints in %d %s; rack %s would receive %d endpoints but has %d hosts "+
-				"(%d hosts in all): use a bigger topology (Topology.HostsPerRack, RacksPerPod or Pods), a longer %s, or --hosts hash",
-				ErrHostMap, len(eps), group+1, subnets, rackName(g, rack), n, g.HostsPerRack, g.Hosts(), longer)
+		}
+		if rack >= 0 {
+			if rack != home {
+				m.Moved++
+			}
+			for _, a := range g {
+				place(rack, a)
+			}
+			continue
+		}
+		// Larger than any rack's free hosts: fill them rack by rack from home (the
+		// endpoints fit, so the free hosts suffice).
+		m.Split++
+		r := home
+		for _, a := range g {
+			for free(r) == 0 {
+				r = (r + 1) % nr
+			}
+			place(r, a)
 		}
 	}
 	return nil
@@ -215,7 +398,7 @@ type hostRule struct {
 	host   int32
 }
 
-func parseHostCSV(path string, r io.Reader, g HostGrid) ([]hostRule, error) {
+func parseHostCSV(path string, r io.Reader, names HostNames, hosts []int32) ([]hostRule, error) {
 	var rules []hostRule
 	sc := bufio.NewScanner(r)
 	line := 0
@@ -241,10 +424,10 @@ func parseHostCSV(path string, r io.Reader, g HostGrid) ([]hostRule, error) {
 			}
 			p = netip.PrefixFrom(a, a.BitLen())
 		}
-		id, ok := g.HostID(host)
-		if !ok {
+		id, ok := names.HostID(host)
+		if !ok || !slices.Contains(hosts, id) {
 			return nil, fmt.Errorf("%w: %s:%d: %q is not a host of this topology (names look like %s .. %s)",
-				ErrHostMap, path, line, host, g.HostName(0), g.HostName(int32(g.Hosts()-1)))
+				ErrHostMap, path, line, host, names.HostName(hosts[0]), names.HostName(hosts[len(hosts)-1]))
 		}
 		rules = append(rules, hostRule{p.Masked(), id})
 	}

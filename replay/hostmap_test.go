@@ -2,9 +2,12 @@ package replay
 
 import (
 	"errors"
+	"fmt"
 	"hash/crc32"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -77,23 +80,254 @@ func TestMapSubnetWrapsRacks(t *testing.T) {
 	}
 }
 
-func TestMapSubnetTooManyEndpoints(t *testing.T) {
+// A /24 of 17 endpoints on racks of 16 hosts: the group fits no rack, so it fills
+// rack-p0-r0 and spills its 17th endpoint to the next rack (docs/model.md#host-mapping);
+// a second /24 then belongs to rack-p0-r1 and takes the hosts after it.
+func TestMapSubnetSpills(t *testing.T) {
 	var eps []ipaddr.Addr
 	for i := 1; i <= 17; i++ {
 		eps = append(eps, ip(192, 168, 0, byte(i)))
 	}
-	_, err := MapHosts(MapSubnet, eps, defaultGrid, 24, 0)
-	if !errors.Is(err, ErrHostMap) {
-		t.Fatalf("err = %v, want ErrHostMap", err)
+	eps = append(eps, ip(192, 168, 1, 1))
+	m, err := MapHosts(MapSubnet, eps, defaultGrid, 24, 0)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, frag := range []string{"17 endpoints", "rack-p0-r0 would receive 17 endpoints but has 16 hosts", "128 hosts", "--hosts hash", "HostsPerRack"} {
-		if !strings.Contains(err.Error(), frag) {
-			t.Errorf("error %q lacks %q", err, frag)
+	wantHosts(t, m, defaultGrid, map[ipaddr.Addr]string{ip(192, 168, 0, 1): "host-p0-r0-h0", ip(192, 168, 0, 16): "host-p0-r0-h15",
+		ip(192, 168, 0, 17): "host-p0-r1-h0", ip(192, 168, 1, 1): "host-p0-r1-h1"})
+	if m.Groups != 2 || m.Split != 1 || m.Moved != 0 {
+		t.Errorf("groups %d, split %d, moved %d; want 2, 1, 0", m.Groups, m.Split, m.Moved)
+	}
+	// A longer prefix splits the group into /28s that fit racks of their own.
+	m, err = MapHosts(MapSubnet, eps, defaultGrid, 28, 0)
+	if err != nil || m.Split != 0 {
+		t.Errorf("--rack-prefix 28: %v, %d groups split", err, m.Split)
+	}
+}
+
+// wantHosts checks that each endpoint maps to the named host.
+func wantHosts(t *testing.T, m *HostMap, g HostGrid, want map[ipaddr.Addr]string) {
+	t.Helper()
+	for a, name := range want {
+		if id, ok := m.Host(a); !ok || g.HostName(id) != name {
+			t.Errorf("%v -> %s (%v), want %s", a, g.HostName(id), ok, name)
 		}
 	}
-	// A longer prefix splits the group and fits.
-	if _, err := MapHosts(MapSubnet, eps, defaultGrid, 28, 0); err != nil {
-		t.Errorf("--rack-prefix 28: %v", err)
+}
+
+// The worked example of docs/model.md#host-mapping: 4 racks of 4 hosts, /24 groups
+// of 3, 1, 2, 1, 2 and 3 endpoints. A to r0 (h0-h2), B to r1 (h0), C to r2 (h0, h1),
+// D to r3 (h0); E belongs to r0, which has 1 free host: it goes whole to r1 (h1,
+// h2), the next rack with 2 free; F (3) belongs to r1, which has 1 free host, and
+// no rack has 3 (r0 1, r1 1, r2 2, r3 3): r3 takes it whole (h1-h3).
+func TestMapSubnetWorkedExample(t *testing.T) {
+	g := HostGrid{Pods: 1, RacksPerPod: 4, HostsPerRack: 4}
+	sizes := []int{3, 1, 2, 1, 2, 3}
+	var eps []ipaddr.Addr
+	for grp, n := range sizes {
+		for i := 1; i <= n; i++ {
+			eps = append(eps, ip(10, 0, byte(grp), byte(i)))
+		}
+	}
+	m, err := MapHosts(MapSubnet, eps, g, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"host-p0-r0-h0", "host-p0-r0-h1", "host-p0-r0-h2", // A
+		"host-p0-r1-h0",                  // B
+		"host-p0-r2-h0", "host-p0-r2-h1", // C
+		"host-p0-r3-h0",                  // D
+		"host-p0-r1-h1", "host-p0-r1-h2", // E, moved whole to r1
+		"host-p0-r3-h1", "host-p0-r3-h2", "host-p0-r3-h3", // F, moved whole to r3
+	}
+	for i, a := range eps {
+		if id, _ := m.Host(a); g.HostName(id) != want[i] {
+			t.Errorf("%v -> %s, want %s", a, g.HostName(id), want[i])
+		}
+	}
+	if m.Moved != 2 || m.Split != 0 {
+		t.Errorf("moved %d, split %d; want 2 and 0", m.Moved, m.Split)
+	}
+	// One more endpoint in F's /24: 4 endpoints, more than any rack's free hosts
+	// (r0 1, r1 1, r2 2, r3 3): split over r1 (h3), r2 (h2, h3) and r3 (h1).
+	m, err = MapHosts(MapSubnet, append(eps, ip(10, 0, 5, 4)), g, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantHosts(t, m, g, map[ipaddr.Addr]string{ip(10, 0, 5, 1): "host-p0-r1-h3", ip(10, 0, 5, 2): "host-p0-r2-h2",
+		ip(10, 0, 5, 3): "host-p0-r2-h3", ip(10, 0, 5, 4): "host-p0-r3-h1"})
+	if m.Split != 1 {
+		t.Errorf("split %d groups, want 1", m.Split)
+	}
+}
+
+// The subnet mapping never fails while the endpoints fit in the hosts, never puts
+// two endpoints on one host, and, when no rack would receive more endpoints than it
+// has hosts under the rule before groups could move (group i to rack i mod racks,
+// hosts in order: oldSubnet below), gives exactly that rule's hosts.
+func TestMapSubnetProperties(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for trial := 0; trial < 2000; trial++ {
+		g := HostGrid{Pods: 1 + r.IntN(2), RacksPerPod: 1 + r.IntN(4), HostsPerRack: 1 + r.IntN(6)}
+		n := 1 + r.IntN(g.Hosts()+2)
+		seen := map[ipaddr.Addr]bool{}
+		var eps []ipaddr.Addr
+		for len(eps) < n {
+			a := ip(10, 0, byte(r.IntN(6)), byte(1+r.IntN(8)))
+			if !seen[a] {
+				seen[a] = true
+				eps = append(eps, a)
+			}
+			if len(seen) == 48 {
+				break
+			}
+		}
+		m, err := MapHosts(MapSubnet, eps, g, 24, 0)
+		if len(eps) > g.Hosts() {
+			if !errors.Is(err, ErrHostMap) {
+				t.Fatalf("%v: %d endpoints on %d hosts: err %v", g, len(eps), g.Hosts(), err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%v: %d endpoints on %d hosts: %v", g, len(eps), g.Hosts(), err)
+		}
+		hosts := map[int32]ipaddr.Addr{}
+		for _, a := range eps {
+			id, ok := m.Host(a)
+			if other, dup := hosts[id]; !ok || dup {
+				t.Fatalf("%v: %v on host %d (%v), shared with %v", g, a, id, ok, other)
+			}
+			hosts[id] = a
+		}
+		if old, ok := oldSubnet(eps, g); ok {
+			for a, id := range old {
+				if got, _ := m.Host(a); got != id {
+					t.Fatalf("%v: %v on host %d, the rule before moves gives %d", g, a, got, id)
+				}
+			}
+		}
+	}
+}
+
+// oldSubnet is the subnet rule before groups could move or split, written again
+// here: /24 group i to rack i mod racks, its endpoints on the rack's hosts in order
+// after earlier groups; ok is false when a rack would get more endpoints than hosts.
+func oldSubnet(eps []ipaddr.Addr, g HostGrid) (map[ipaddr.Addr]int32, bool) {
+	sorted := slices.Clone(eps)
+	slices.SortFunc(sorted, ipaddr.Addr.Compare)
+	out := map[ipaddr.Addr]int32{}
+	used := make([]int, g.Racks())
+	group := -1
+	var prev [4]byte
+	for _, a := range sorted {
+		b := a.As4()
+		if group < 0 || [3]byte(b[:3]) != [3]byte(prev[:3]) {
+			group++
+		}
+		prev = b
+		rack := group % g.Racks()
+		if used[rack] == g.HostsPerRack {
+			return nil, false
+		}
+		out[a] = int32(rack*g.HostsPerRack + used[rack])
+		used[rack]++
+	}
+	return out, true
+}
+
+// More endpoints than hosts is the only failure: the message says how many of each
+// and what to change.
+func TestMapSubnetTooManyEndpoints(t *testing.T) {
+	var eps []ipaddr.Addr
+	for i := 0; i < 129; i++ {
+		eps = append(eps, ip(192, 168, byte(i/100), byte(1+i%100)))
+	}
+	for _, mode := range []string{MapSubnet, MapSpread} {
+		_, err := MapHosts(mode, eps, defaultGrid, 24, 0)
+		if !errors.Is(err, ErrHostMap) {
+			t.Fatalf("%s: err = %v, want ErrHostMap", mode, err)
+		}
+		for _, frag := range []string{"129 endpoints", "128 hosts in 8 racks", "--hosts hash", "HostsPerRack"} {
+			if !strings.Contains(err.Error(), frag) {
+				t.Errorf("%s: error %q lacks %q", mode, err, frag)
+			}
+		}
+	}
+	if _, err := MapHosts(MapSubnet, eps[:128], defaultGrid, 24, 0); err != nil {
+		t.Errorf("128 endpoints on 128 hosts: %v", err)
+	}
+}
+
+// --hosts spread: endpoints in numeric order, round-robin over the racks, each on
+// its rack's first free host; with racks of unequal sizes a full rack is skipped.
+func TestMapSpread(t *testing.T) {
+	var eps []ipaddr.Addr
+	for i := 1; i <= 10; i++ {
+		eps = append(eps, ip(192, 168, 0, byte(i)))
+	}
+	m, err := MapHosts(MapSpread, eps, defaultGrid, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, a := range eps {
+		want := fmt.Sprintf("host-p%d-r%d-h%d", (i%8)/4, i%4, i/8)
+		if id, _ := m.Host(a); defaultGrid.HostName(id) != want {
+			t.Errorf("%v -> %s, want %s", a, defaultGrid.HostName(id), want)
+		}
+	}
+	racks := []Rack{{Name: "a", Hosts: []int32{0}}, {Name: "b", Hosts: []int32{1, 2, 3}}}
+	m, err = MapRacks(MapSpread, eps[:4], racks, defaultGrid, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []int32{0, 1, 2, 3} {
+		if id, _ := m.Host(eps[i]); id != want {
+			t.Errorf("unequal racks: %v -> host %d, want %d", eps[i], id, want)
+		}
+	}
+}
+
+// A mapping that leaves the fabric unused says so and names the fixes; one that
+// spreads endpoints does not.
+func TestHostMapUnused(t *testing.T) {
+	lan := []ipaddr.Addr{ip(192, 168, 0, 1), ip(192, 168, 0, 2), ip(192, 168, 0, 9)}
+	m, err := MapHosts(MapSubnet, lan, defaultGrid, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := m.Unused()
+	for _, frag := range []string{"all 3 endpoints to rack rack-p0-r0", "--hosts spread", "--rack-prefix 32", "CSV"} {
+		if !strings.Contains(w, frag) {
+			t.Errorf("warning %q lacks %q", w, frag)
+		}
+	}
+	for _, c := range []struct {
+		mode   string
+		prefix int
+	}{{MapSpread, 0}, {MapSubnet, 32}} {
+		mode, prefix := c.mode, c.prefix
+		m, err := MapHosts(mode, lan, defaultGrid, prefix, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w := m.Unused(); w != "" {
+			t.Errorf("%s /%d: %q", mode, prefix, w)
+		}
+		if eps, _ := m.PerRack(); eps[0] != 1 || eps[1] != 1 || eps[2] != 1 {
+			t.Errorf("%s /%d: endpoints per rack %v, want one on each of the first three", mode, prefix, eps)
+		}
+	}
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "one.csv")
+	os.WriteFile(csv, []byte("192.168.0.0/16,host-p0-r0-h3\n"), 0o644)
+	m, err = MapHosts(csv, lan, defaultGrid, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := m.Unused(); !strings.Contains(w, "all 3 endpoints to one host") || !strings.Contains(w, "intra-host") {
+		t.Errorf("one host: %q", w)
 	}
 }
 
@@ -214,19 +448,24 @@ func TestMapSubnetMixedFamilies(t *testing.T) {
 
 func TestMapSubnetIPv6Errors(t *testing.T) {
 	var eps []ipaddr.Addr
-	for i := 1; i <= 17; i++ {
-		eps = append(eps, ipaddr.From16([16]byte{0x20, 0x01, 0x0d, 0xb8, 15: byte(i)}))
+	for i := 1; i <= 129; i++ {
+		eps = append(eps, ipaddr.From16([16]byte{0x20, 0x01, 0x0d, 0xb8, 14: byte(i >> 8), 15: byte(i)}))
 	}
 	_, err := MapHosts(MapSubnet, eps, defaultGrid, 0, 0)
-	if err == nil || !strings.Contains(err.Error(), "17 endpoints in 1 /64 subnets") || !strings.Contains(err.Error(), "--rack-prefix6") {
+	if err == nil || !strings.Contains(err.Error(), "129 endpoints in 1 /64 subnets") {
 		t.Fatalf("err = %v", err)
 	}
 	_, err = MapHosts(MapSubnet, append(eps, ip(10, 0, 0, 1)), defaultGrid, 0, 0)
 	if err == nil || !strings.Contains(err.Error(), "subnets (IPv4 /24, IPv6 /64)") {
 		t.Fatalf("mixed: err = %v", err)
 	}
-	if _, err := MapHosts(MapSubnet, eps, defaultGrid, 0, 124); err != nil {
-		t.Errorf("--rack-prefix6 124 splits the group: %v", err)
+	// 17 endpoints of one /64 spill from rack-p0-r0 to rack-p0-r1.
+	m, err := MapHosts(MapSubnet, eps[:17], defaultGrid, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id, _ := m.Host(eps[16]); defaultGrid.HostName(id) != "host-p0-r1-h0" {
+		t.Errorf("17th endpoint of a /64 on %s, want host-p0-r1-h0", defaultGrid.HostName(id))
 	}
 	for _, bad := range []int{-1, 129} {
 		if _, err := MapHosts(MapSubnet, eps, defaultGrid, 0, bad); err == nil || !strings.Contains(err.Error(), "--rack-prefix6") {

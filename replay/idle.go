@@ -103,7 +103,11 @@ func (o *Options) runOptions() records.RunOptions {
 	in := records.RunOptions{Hosts: o.Hosts, RackPrefix: o.RackPrefix, RackPrefix6: o.RackPrefix6, Family: o.Family.String(),
 		Speedup: o.Speedup, Oversize: o.Oversize,
 		ReorderWindowNs: int64(o.ReorderWindow), WindowStartNs: o.Window.Start, WindowAbsolute: o.Window.Absolute,
-		WindowNs: o.Window.Duration, MaxIdleNs: int64(o.MaxIdle), MaxDrainPs: int64(o.MaxDrain)}
+		WindowNs: o.Window.Duration, MaxIdleNs: int64(o.MaxIdle), MaxDrainPs: int64(o.MaxDrain),
+		ReplicateJitterNs: int64(o.ReplicateJitter), TargetLoad: o.TargetLoad}
+	if len(o.Replicate) > 1 || len(o.Replicate) == 1 && o.Replicate[0] > 1 {
+		in.Replicate = o.Replicate
+	}
 	for _, t := range o.Traces {
 		in.Traces = append(in.Traces, absPath(t))
 	}
@@ -119,7 +123,7 @@ func (o *Options) runOptions() records.RunOptions {
 	switch in.Hosts {
 	case "":
 		in.Hosts = MapSubnet
-	case MapSubnet, MapHash:
+	case MapSubnet, MapHash, MapSpread:
 	default:
 		in.Hosts = absPath(in.Hosts)
 	}
@@ -142,7 +146,8 @@ func OptionsFromRun(in *records.RunOptions) (Options, error) {
 	o := Options{Traces: in.Traces, Hosts: in.Hosts, RackPrefix: in.RackPrefix, RackPrefix6: in.RackPrefix6, Family: fam, Speedup: in.Speedup,
 		Oversize: in.Oversize, ReorderWindow: time.Duration(in.ReorderWindowNs),
 		Window:  ingest.Window{Start: in.WindowStartNs, Absolute: in.WindowAbsolute, Duration: in.WindowNs},
-		MaxIdle: time.Duration(in.MaxIdleNs), MaxDrain: units.Time(in.MaxDrainPs)}
+		MaxIdle: time.Duration(in.MaxIdleNs), MaxDrain: units.Time(in.MaxDrainPs),
+		Replicate: in.Replicate, ReplicateJitter: time.Duration(in.ReplicateJitterNs), TargetLoad: in.TargetLoad}
 	if in.Filter != "" {
 		f, err := filter.Parse(in.Filter)
 		if err != nil {

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"github.com/tracefabric/tracefabric/ingest"
 	"github.com/tracefabric/tracefabric/internal/ipaddr"
 	"github.com/tracefabric/tracefabric/internal/units"
 	"github.com/tracefabric/tracefabric/records"
@@ -22,9 +23,14 @@ func (s *sim) inject(now units.Time, p *arrival) {
 		s.newFlow(now, fid, p)
 	}
 	f := &s.flows[fid]
-	if p.replaced != notReplaced {
+	if p.replaced != notReplaced && !f.keepCtl {
 		s.trace.replaced[p.replaced]++
 		return
+	}
+	if !f.started {
+		// The flow's start: its first segment (docs/model.md#application-model), the
+		// instant its FCT and its ideal FCT both count from.
+		f.started, f.start = true, now
 	}
 	if f.closed && !f.registered {
 		if err := s.registerSender(fid, f, p); err != nil {
@@ -88,7 +94,7 @@ func (s *sim) inject(now units.Time, p *arrival) {
 // run, whether a sender re-sends it.
 func (s *sim) newFlow(now units.Time, fid int32, p *arrival) {
 	key := flowKey(p.saddr, p.daddr, p.proto, p.sport, p.dport, p.laterFrag)
-	s.flows = append(s.flows, flowState{tuple: p.tuple(), dscp: p.dscp, src: p.src, dst: p.dst, first: now,
+	s.flows = append(s.flows, flowState{tuple: p.tuple(), dscp: p.dscp, src: p.src, dst: p.dst, first: now, copy: p.copy,
 		rackMember: -1, fabricMember: -1, lastRack: -1, lastFabric: -1, delayMin: -1,
 		path: s.pr.Clos.Grid.pathKind(p.src, p.dst), key: s.net.AddKey(key)})
 	if s.layer == nil {
@@ -96,7 +102,22 @@ func (s *sim) newFlow(now units.Time, fid int32, p *arrival) {
 	}
 	f := &s.flows[fid]
 	f.kind, f.auto = flowKind(&s.cfg.Transport, p)
-	f.closed = f.kind != transport.Open
+	if f.kind == transport.Open {
+		return
+	}
+	q := p
+	if p.copy > 0 { // the facts are the original flow's
+		c := *p
+		c.saddr, c.daddr = s.pr.repl.original(p.saddr, int(p.copy)), s.pr.repl.original(p.daddr, int(p.copy))
+		q = &c
+	}
+	reason, _, replaceCtl := s.pr.facts.decide(q, s.mtu)
+	f.keepCtl = !replaceCtl
+	if reason != fallbackNone {
+		f.kind, f.auto, f.fallback = transport.Open, false, reason
+		return
+	}
+	f.closed = true
 }
 
 // registerSender creates the sender of closed-loop flow fid at its first data packet p
@@ -107,7 +128,17 @@ func (s *sim) registerSender(fid int32, f *flowState, p *arrival) error {
 	kind, auto := f.kind, f.auto
 	rev := s.net.AddKey(flowKey(p.daddr, p.saddr, p.proto, p.dport, p.sport, p.laterFrag))
 	return s.layer.NewFlow(fid, transport.FlowSpec{Kind: kind, AutoTCP: auto, Src: p.src, Dst: p.dst,
-		Key: f.key, Reverse: rev, SMSS: s.pr.smss[f.tuple], IPv6: p.saddr.Is6()})
+		Key: f.key, Reverse: rev, SMSS: s.pr.facts.flows[s.originalTuple(f)].smss, IPv6: p.saddr.Is6()})
+}
+
+// originalTuple is the 5-tuple of the captured flow whose copy f is (f's own without
+// --replicate).
+func (s *sim) originalTuple(f *flowState) ingest.FiveTuple {
+	t := f.tuple
+	if rp := s.pr.repl; rp != nil && f.copy > 0 {
+		t.Src, t.Dst = rp.original(t.Src, int(f.copy)), rp.original(t.Dst, int(f.copy))
+	}
+	return t
 }
 
 // flowKey is the ECMP key of a packet from src to dst (docs/model.md#ecmp-hashing):

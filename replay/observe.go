@@ -31,14 +31,19 @@ type flowState struct {
 	lastDeliver              units.Time
 	// Ideal schedule and sender.
 	ideal      idealState
-	size       int64 // bytes (L) of the flow's captured data packets
-	path       uint8 // path kind (ideal.go)
+	size       int64      // bytes (L) of the flow's captured data packets
+	path       uint8      // path kind (ideal.go)
+	start      units.Time // the flow's start: its first segment's availability (docs/model.md#application-model)
 	kind       transport.Kind
-	closed     bool  // re-sent by a closed-loop sender
-	auto       bool  // TCP auto: the first data segment decides the sender
-	registered bool  // the sender exists (at the flow's first data packet)
-	undrained  int64 // data packets left at the end
-	oversize   int64 // packets dropped at the source host by --oversize drop
+	closed     bool   // re-sent by a closed-loop sender
+	auto       bool   // TCP auto: the first data segment decides the sender
+	registered bool   // the sender exists (at the flow's first data packet)
+	started    bool   // start is set
+	keepCtl    bool   // closed loop: the flow's captured control packets are replayed, not replaced
+	fallback   uint8  // closed loop: why a TCP or RoCEv2 flow is replayed open loop (fallbackNone: it is not)
+	copy       uint16 // --replicate: the copy the flow belongs to
+	undrained  int64  // data packets left at the end
+	oversize   int64  // packets dropped at the source host by --oversize drop
 	tuple      ingest.FiveTuple
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/tracefabric/tracefabric/internal/ipaddr"
 	"github.com/tracefabric/tracefabric/records"
 	"github.com/tracefabric/tracefabric/switchmodel"
 	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
@@ -119,7 +120,7 @@ func (s *sim) writeFlows() error {
 			RackMember: int32(f.rackMember), FabricMember: int32(f.fabricMember), PathChanges: f.pathChanges,
 			Transport: transportOf[f.kind]}
 		if f.size > 0 {
-			row.IdealFctPs = int64(f.ideal.last - f.first)
+			row.IdealFctPs = int64(f.ideal.last - f.start)
 		}
 		if f.delivered > 0 {
 			row.DelayMinPs, row.DelayMaxPs, row.DelayMeanPs = f.delayMin, f.delayMax, f.delaySum/f.delivered
@@ -137,7 +138,7 @@ func (s *sim) writeFlows() error {
 			s.timeouts += st.Timeouts
 			switch {
 			case st.Complete && f.oversize == 0:
-				row.Completion, row.FctPs = records.CompletionComplete, max(0, int64(st.LastDelivery-st.FirstAvail))
+				row.Completion, row.FctPs = records.CompletionComplete, max(0, int64(st.LastDelivery-f.start))
 			case f.oversize > 0:
 				row.Completion = records.CompletionDropped // --oversize drop took part of it at the source
 			case f.undrained > 0:
@@ -152,7 +153,7 @@ func (s *sim) writeFlows() error {
 			case f.undrained > 0:
 				row.Completion = records.CompletionUndrained
 			default:
-				row.Completion, row.FctPs = records.CompletionComplete, int64(f.lastDeliver-f.first)
+				row.Completion, row.FctPs = records.CompletionComplete, int64(f.lastDeliver-f.start)
 			}
 		}
 		if row.Packets != row.Delivered+row.Dropped+row.Undrained {
@@ -231,9 +232,83 @@ func (s *sim) runJSON() (*records.Run, error) {
 			sim.Injected, sim.Delivered, sim.DroppedTotal(), sim.UndrainedTotal())
 	}
 	rows := s.rows
+	var load *records.OfferedLoad
+	if s.load != nil {
+		load = s.load.result().json(s.pr, s.load.bins)
+	}
+	repl := s.pr.repl.json()
+	if repl != nil {
+		repl.Packets = s.trace.arrivals
+	}
 	return &records.Run{Version: s.pr.Opt.Version, SchemaVersion: records.SchemaVersion, Command: s.pr.Opt.Command,
 		Seed: uint64(s.cfg.Seed), HashMethod: hm, Transport: transportMode, Options: s.runOptions(),
-		Config: cfgJSON, Topology: topo, Trace: trace, Simulation: sim, Records: rows}, nil
+		Config: cfgJSON, Topology: topo, Trace: trace, Simulation: sim, OfferedLoad: load, Replication: repl, HostMapping: s.hostMappingJSON(), ClosedLoop: s.closedLoopJSON(), Records: rows}, nil
+}
+
+// hostMappingJSON is run.json's host_mapping: the mapping's counts and, per rack,
+// the endpoints of the run's flows (copies included).
+func (s *sim) hostMappingJSON() *records.HostMapping {
+	hm := s.pr.HostMap
+	h := &records.HostMapping{Mode: s.runOptions().Hosts, Endpoints: hm.Len(), Warning: hm.Unused()}
+	if hm.Mode == MapSubnet {
+		h.Subnet = &records.SubnetGroups{Groups: hm.Groups, Moved: hm.Moved, Split: hm.Split}
+	}
+	h.Racks = make([]records.MappedRack, len(hm.Racks))
+	for i, r := range hm.Racks {
+		h.Racks[i] = records.MappedRack{Name: r.Name, Hosts: len(r.Hosts)}
+	}
+	seen := map[ipaddr.Addr]bool{}
+	hosts := map[int32]bool{}
+	for i := range s.flows {
+		f := &s.flows[i]
+		for _, e := range [2]struct {
+			a    ipaddr.Addr
+			host int32
+		}{{f.tuple.Src, f.src}, {f.tuple.Dst, f.dst}} {
+			r := &h.Racks[hm.RackOf(e.host)]
+			if !seen[e.a] {
+				seen[e.a] = true
+				r.Endpoints++
+			}
+			if !hosts[e.host] {
+				hosts[e.host] = true
+				r.HostsUsed++
+				h.HostsUsed++
+			}
+		}
+	}
+	for _, r := range h.Racks {
+		if r.Endpoints > 0 {
+			h.RacksUsed++
+		}
+	}
+	return h
+}
+
+// closedLoopJSON is run.json's closed_loop: the flows by what became of them (nil
+// open loop).
+func (s *sim) closedLoopJSON() *records.ClosedLoop {
+	if s.layer == nil {
+		return nil
+	}
+	c := &records.ClosedLoop{Flows: int64(len(s.flows)), Fallback: map[string]int64{}}
+	for _, r := range records.FallbackReasons {
+		c.Fallback[r] = 0
+	}
+	for i := range s.flows {
+		f := &s.flows[i]
+		switch {
+		case f.closed && f.registered:
+			c.Closed++
+		case f.closed:
+			c.ControlOnly++
+		case f.fallback != fallbackNone:
+			c.Fallback[fallbackNames[f.fallback]]++
+		default:
+			c.Open++
+		}
+	}
+	return c
 }
 
 // runOptions are the options the run used, defaults filled in, paths made absolute.

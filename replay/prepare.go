@@ -50,7 +50,8 @@ type Options struct {
 	Traces []string
 	// Config is the validated effective configuration (config.Load).
 	Config *config.Config
-	// Hosts is the host mapping: "subnet" (default), "hash" or a CSV file (docs/model.md#replay).
+	// Hosts is the host mapping: "subnet" (default), "spread", "hash" or a CSV file
+	// (docs/model.md#host-mapping).
 	Hosts string
 	// RackPrefix and RackPrefix6 are the subnet mapping's grouping prefix lengths for
 	// IPv4 and IPv6 endpoints (0: 24 and 64).
@@ -62,8 +63,19 @@ type Options struct {
 	// others are counted filtered.
 	Filter *filter.Filter
 	// Speedup divides capture time: a packet captured at t enters at (t-t0)/Speedup.
-	// Default 1; must be > 0.
+	// Default 1; must be > 0. With TargetLoad, Prepare replaces it by the speedup it
+	// finds.
 	Speedup float64
+	// Replicate is --replicate: copies of the capture's traffic, one count for every
+	// trace or one per trace (nil or [1]: the capture once;
+	// docs/model.md#load-from-a-small-capture). ReplicateJitter offsets each copy by a
+	// seeded draw in [0, ReplicateJitter) of capture time.
+	Replicate       []int
+	ReplicateJitter time.Duration
+	// TargetLoad, when > 0, is --target-load in percent: Prepare finds the speedup at
+	// which the busiest host link's p99 offered load in 1 ms bins is TargetLoad% of
+	// its speed (docs/model.md#offered-load).
+	TargetLoad float64
 	// Oversize is what to do with packets longer than the MTU: split (default) or drop.
 	Oversize string
 	// MaxDrain bounds the simulated time after the last injection (default 1 s).
@@ -117,12 +129,48 @@ type Prepared struct {
 	Idle IdleStats
 
 	warnOnce   sync.Once
-	fileOffset []int64 // records before each file in the merged capture (trace_index)
-	// smss is, in a closed-loop run, the largest TCP payload of each flow.
-	smss map[ingest.FiveTuple]int32
+	intraOnce  sync.Once // the warning that every packet stayed on one host
+	fileOffset []int64   // records before each file in the merged capture (trace_index)
+	// facts are, in a closed-loop run, the TCP and RoCEv2 flows' facts (SMSS,
+	// segments, fragments) that the closed-loop pre-pass read.
+	facts *closedFacts
 	// cache, when not nil, holds the trace's arrivals (CacheTrace).
 	cache *traceCache
+	// repl is --replicate's copies (nil: none).
+	repl *replication
+	// target is what --target-load found (valid when Opt.TargetLoad > 0).
+	target loadResult
+	// loadRecs holds the target-load pass's records, read once for every run
+	// derived from this preparation.
+	loadRecs *sharedRecords
 }
+
+// sharedRecords is the target-load pass's records, read at the first need.
+type sharedRecords struct {
+	once sync.Once
+	recs []loadRecord
+	err  error
+}
+
+func (pr *Prepared) records() ([]loadRecord, error) {
+	sr := pr.loadRecs
+	if sr == nil {
+		return pr.loadRecords()
+	}
+	sr.once.Do(func() { sr.recs, sr.err = pr.loadRecords() })
+	return sr.recs, sr.err
+}
+
+// TargetLine says what --target-load found ("" without it).
+func (pr *Prepared) TargetLine() string {
+	if pr.Opt.TargetLoad <= 0 {
+		return ""
+	}
+	return pr.target.describe(pr, pr.Opt.TargetLoad/100)
+}
+
+// Copies describes --replicate's copies ("" without).
+func (pr *Prepared) Copies() string { return pr.repl.String() }
 
 func (o *Options) defaults() error {
 	if o.Config == nil {
@@ -134,6 +182,9 @@ func (o *Options) defaults() error {
 	}
 	if !(o.Speedup > 0) {
 		return inputErrf("--speedup %v must be > 0", o.Speedup)
+	}
+	if o.TargetLoad < 0 || math.IsNaN(o.TargetLoad) || math.IsInf(o.TargetLoad, 0) {
+		return inputErrf("--target-load %v: want a finite percentage > 0", o.TargetLoad)
 	}
 	switch o.Oversize {
 	case "":
@@ -196,8 +247,10 @@ func prepare(opt Options, forRun bool) (*Prepared, error) {
 			return nil, err
 		}
 	}
-	if err := checkTimeRange(&opt, sum, idle); forRun && err != nil {
-		return nil, err
+	if opt.TargetLoad == 0 {
+		if err := checkTimeRange(&opt, sum, idle, 0); forRun && err != nil {
+			return nil, err
+		}
 	}
 	clos, err := NewClos(opt.Config.Topology)
 	if err != nil {
@@ -211,13 +264,41 @@ func prepare(opt Options, forRun bool) (*Prepared, error) {
 	for i := 1; i < len(offsets); i++ {
 		offsets[i] = offsets[i-1] + sum.Files[i-1].Packets
 	}
-	pr := &Prepared{Opt: opt, Summary: sum, Clos: clos, HostMap: hm, T0: sum.FirstUnicast, Idle: idle, fileOffset: offsets}
-	if forRun && pr.closedLoop() {
-		if pr.smss, err = segmentSizes(&pr.Opt, sum); err != nil {
+	pr := &Prepared{Opt: opt, Summary: sum, Clos: clos, HostMap: hm, T0: sum.FirstUnicast, Idle: idle, fileOffset: offsets,
+		loadRecs: &sharedRecords{}}
+	if !forRun {
+		return pr, nil
+	}
+	if err := pr.load(); err != nil {
+		return nil, err
+	}
+	if w := hm.Unused(); w != "" && pr.repl == nil && opt.Warn != nil {
+		opt.Warn(w)
+	}
+	if pr.closedLoop() {
+		if pr.facts, err = closedFlows(&pr.Opt, sum); err != nil {
 			return nil, err
 		}
 	}
 	return pr, nil
+}
+
+// load sets up what loads the fabric: --replicate's copies, then the speedup
+// --target-load asks for, and checks that the replay fits the simulator's clock.
+func (pr *Prepared) load() error {
+	var err error
+	if pr.repl, err = newReplication(pr, pr.Opt.Replicate, pr.Opt.ReplicateJitter); err != nil {
+		return err
+	}
+	if pr.Opt.TargetLoad > 0 {
+		pr.Opt.Speedup = 1
+		s, r, err := pr.targetSpeedup(pr.Opt.TargetLoad / 100)
+		if err != nil {
+			return err
+		}
+		pr.Opt.Speedup, pr.target = s, r
+	}
+	return checkTimeRange(&pr.Opt, pr.Summary, pr.Idle, pr.repl.maxOffset())
 }
 
 // traceJSON is run.json's trace: the inspect summary plus the replay's own counts.
@@ -248,7 +329,8 @@ func traceJSON(s *ingest.Summary, t *traceCounts, idle IdleStats, t0 int64) (jso
 }
 
 type traceCounts struct {
-	replayed        int64 // trace IP packets read during the run
+	replayed        int64 // trace IP packets read during the run (copy 0's, with --replicate)
+	arrivals        int64 // packets of every copy handed to the injector
 	intraHost       int64
 	oversize        int64 // trace packets longer than the MTU
 	oversizePieces  int64 // packets they were split into
@@ -280,8 +362,8 @@ const maxSimTime = units.Time(math.MaxInt64 / 2)
 // years-long gap between two packets, a merge of captures taken on different days):
 // its times would wrap instead of being replayed. The error suggests --max-idle and
 // a window first: --speedup changes the load as well.
-func checkTimeRange(opt *Options, sum *ingest.Summary, idle IdleStats) error {
-	spanNs := float64(sum.MaxUnicast) - float64(sum.FirstUnicast) - float64(idle.RemovedNs)
+func checkTimeRange(opt *Options, sum *ingest.Summary, idle IdleStats, copyOffset int64) error {
+	spanNs := float64(sum.MaxUnicast) - float64(sum.FirstUnicast) - float64(idle.RemovedNs) + float64(copyOffset)
 	simPs := spanNs * 1000 / opt.Speedup
 	if simPs+float64(opt.MaxDrain) < float64(maxSimTime) {
 		return nil

@@ -509,27 +509,61 @@ func TestRealPcaps(t *testing.T) {
 	}
 }
 
-// TestRealPcapSubnetMappingError: with three hosts per rack, the subnet mapping cannot
-// place lan-ftp's four 192.168.0.x unicast endpoints on one rack; the error says how
-// many endpoints and hosts, names the rack and suggests the fixes.
-func TestRealPcapSubnetMappingError(t *testing.T) {
+// TestRealPcapSubnetMapping: with three hosts per rack, lan-ftp's four 192.168.0.x
+// unicast endpoints fit no rack: the group spills over two racks and the replay runs;
+// on a fabric of 5 hosts its 6 unicast endpoints do not fit, and the error says how
+// many endpoints and hosts and what to change. tls-browsing's 167 endpoints (135
+// subnets) exceed the default fabric's 128 hosts: the error names the smallest
+// HostsPerRack that fits (21) and the families, each of which fits alone; with 21
+// hosts a rack every endpoint gets a host of its own.
+func TestRealPcapSubnetMapping(t *testing.T) {
 	dir := realPcaps(t)
+	lan := filepath.Join(dir, "lan-ftp-225-flows-ipv6-arp.pcap")
 	cfg := config.Default()
 	cfg.Topology.HostsPerRack = 3
-	_, err := Prepare(Options{Traces: []string{filepath.Join(dir, "lan-ftp-225-flows-ipv6-arp.pcap")}, Config: &cfg})
-	if err == nil {
-		t.Fatal("Prepare accepted 4 endpoints of one /24 on a rack of 3 hosts")
+	pr, err := Prepare(Options{Traces: []string{lan}, Config: &cfg})
+	if err != nil {
+		t.Fatal(err)
 	}
+	if pr.HostMap.Len() != 6 || pr.HostMap.Split != 1 {
+		t.Errorf("%d endpoints, %d groups split; want 6 and 1 (the 192.168.0.0/24 group)", pr.HostMap.Len(), pr.HostMap.Split)
+	}
+	cfg = config.Default()
+	cfg.Topology.Pods, cfg.Topology.RacksPerPod, cfg.Topology.HostsPerRack = 1, 1, 5
+	_, err = Prepare(Options{Traces: []string{lan}, Config: &cfg})
 	if !errors.Is(err, ErrInput) || !errors.Is(err, ErrHostMap) {
-		t.Errorf("error %v does not wrap ErrInput and ErrHostMap", err)
+		t.Fatalf("6 endpoints on 5 hosts: error %v does not wrap ErrInput and ErrHostMap", err)
 	}
-	// 6 unicast endpoints (the multicast groups and the sources that only send to
-	// them need no host), 4 of them in 192.168.0.0/24.
-	for _, s := range []string{"6 endpoints", "rack-p0-r2", "4 endpoints", "3 hosts", "--hosts hash", "--rack-prefix", "HostsPerRack"} {
+	for _, s := range []string{"6 endpoints", "5 hosts in 1 racks", "--hosts hash", "HostsPerRack=6"} {
 		if !strings.Contains(err.Error(), s) {
 			t.Errorf("error %q does not mention %q", err, s)
 		}
 	}
+	tls := filepath.Join(dir, "tls-browsing-dscp8-38-46-ipv6.pcap")
+	_, err = Prepare(Options{Traces: []string{tls}})
+	for _, s := range []string{"167 endpoints in 135 subnets (IPv4 /24, IPv6 /64) but 128 hosts in 8 racks", "HostsPerRack=21", "--family ipv4 or ipv6"} {
+		if err == nil || !strings.Contains(err.Error(), s) {
+			t.Errorf("tls-browsing: error %v does not mention %q", err, s)
+		}
+	}
+	cfg = config.Default()
+	cfg.Topology.HostsPerRack = 21
+	pr, err = Prepare(Options{Traces: []string{tls}, Config: &cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eps, used := pr.HostMap.PerRack()
+	var total, hosts int
+	for r := range eps {
+		total, hosts = total+eps[r], hosts+used[r]
+		if eps[r] > 21 {
+			t.Errorf("%s: %d endpoints on 21 hosts", pr.HostMap.Racks[r].Name, eps[r])
+		}
+	}
+	if total != 167 || hosts != 167 {
+		t.Errorf("tls-browsing on 8 x 21 hosts: %d endpoints on %d hosts, want 167 on 167", total, hosts)
+	}
+	t.Logf("tls-browsing on 8 racks of 21 hosts: endpoints per rack %v; %d groups, %d moved whole, %d split", eps, pr.HostMap.Groups, pr.HostMap.Moved, pr.HostMap.Split)
 }
 
 // TestRealPcapDeterministic: two runs of a real capture write byte-identical records,

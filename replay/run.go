@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"fmt"
 	"runtime"
 	"time"
 
@@ -41,6 +42,12 @@ func (pr *Prepared) Run(outDir, method string) (*records.Run, error) {
 		out.Abort()
 		return nil, err
 	}
+	if t := &s.trace; t.replayed > 0 && t.intraHost == t.replayed && pr.Opt.Warn != nil {
+		pr.intraOnce.Do(func() {
+			pr.Opt.Warn(fmt.Sprintf("--hosts %s maps both ends of every one of the %d replayed packets to one host: nothing entered the fabric; "+
+				"map the endpoints onto distinct hosts (--hosts spread, --hosts subnet, or another CSV file)", pr.HostMap.Mode, t.replayed))
+		})
+	}
 	if err := out.Commit(run); err != nil {
 		return nil, err
 	}
@@ -68,6 +75,7 @@ type sim struct {
 	doneInjecting bool
 	mtu           int32
 	trace         traceCounts
+	load          *offeredLoad // the host links' offered load, filled by the feed
 
 	flows        []flowState
 	undrained    map[int32]int64               // data packets left at the end, by node
@@ -139,14 +147,20 @@ func newSim(pr *Prepared, cfg *config.Config, out *records.OutputDir) (*sim, err
 // limit.
 func (s *sim) run() error {
 	opt := &s.pr.Opt
-	if s.pr.cache != nil {
-		s.feed = newCacheFeed(s.pr)
+	s.load = s.pr.newLoad()
+	if s.pr.cache != nil && s.pr.repl == nil {
+		s.feed = newCacheFeed(s.pr, s.load)
 	} else {
 		r, err := openTrace(s.pr)
 		if err != nil {
 			return err
 		}
-		s.feed = newFeed(s.pr, r)
+		f, err := newFeed(s.pr, r, s.load)
+		if err != nil {
+			r.Close()
+			return err
+		}
+		s.feed = f
 	}
 	// The simulation loop runs on this goroutine alone: pinned to its thread, the
 	// thread's CPU time is the loop's (run.json cpu_s), whatever else the machine runs.
@@ -205,7 +219,10 @@ func (s *sim) advance() {
 // schedule it; after the last one, stop the engine so run can start the drain.
 func (s *sim) Handle(now units.Time, kind int32, arg int64) {
 	s.inject(now, s.next)
-	s.trace.replayed++
+	s.trace.arrivals++
+	if s.next.copy == 0 {
+		s.trace.replayed++
+	}
 	if s.trace.replayed&0xffff == 0 {
 		s.progress(false)
 	}

@@ -121,7 +121,7 @@ members are equally loaded.`,
 	f := cmd.Flags()
 	f.StringVar(&runDir, "run", "", "take the configuration, host mapping, trace and seed from the run directory `DIR` (its run.json)")
 	f.StringArrayVar(&traces, "trace", nil, "map endpoints as a replay of this capture would (repeatable, as replay run's TRACE...)")
-	f.StringVar(&opt.Hosts, "hosts", "subnet", "host mapping: subnet, hash, or a CSV file of cidr,host-name lines")
+	f.StringVar(&opt.Hosts, "hosts", "subnet", "host mapping: subnet (by --rack-prefix groups, spilling to the next rack when full), spread (endpoints round-robin over the racks), hash, or a CSV file of cidr,host-name lines")
 	f.IntVar(&opt.RackPrefix, "rack-prefix", 24, "subnet mapping: group IPv4 endpoints by this prefix length")
 	f.IntVar(&opt.RackPrefix6, "rack-prefix6", 64, "subnet mapping: group IPv6 endpoints by this prefix length")
 	f.BoolVar(&asJSON, "json", false, `print {"hosts": {...}, "hops": [...]} ({"hosts", "methods": {...}} with --hash all)`)

@@ -35,6 +35,7 @@ func newRunCmd() *cobra.Command {
 		opt    replay.Options
 		quiet  bool
 		exp    exportFlag
+		repl   string
 	)
 	cmd := &cobra.Command{
 		Use:   "run [flags] TRACE...",
@@ -70,6 +71,9 @@ see 'replay export'.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.Flags().Changed("speedup") && !(opt.Speedup > 0 && !math.IsInf(opt.Speedup, 0)) {
 				return usageError{Err: fmt.Errorf("--speedup %v: want a finite number > 0", opt.Speedup)}
+			}
+			if err := loadFlags(cmd, repl, &opt); err != nil {
+				return err
 			}
 			if err := rf.apply(cmd, &opt); err != nil {
 				return err
@@ -117,6 +121,9 @@ see 'replay export'.`,
 				return replayError(err)
 			}
 			fmt.Fprintln(stderr, prepareLine(args, pr, cfg))
+			if line := pr.TargetLine(); line != "" {
+				fmt.Fprintln(stderr, "  "+line)
+			}
 			analyses := previousAnalyses(out, methods)
 			bar := newProgress(stderr, int64(len(methods))*pr.Summary.Unicast, quiet || asJSON)
 			pr.Opt.Progress = bar.update
@@ -153,6 +160,9 @@ see 'replay export'.`,
 	f.BoolVar(&asJSON, "json", false, "print run.json (an object per method with --hash all) instead of the summary")
 	f.Float64Var(&opt.Speedup, "speedup", 1, "divide capture time by this factor (> 0; >1 replays faster, raising the load)")
 	cli.Want(f, "speedup", "a number > 0, without a unit (--speedup 2 replays twice as fast)")
+	f.StringVar(&repl, "replicate", "", "replay `N` copies of the capture's traffic, copy k on racks rotated by k x racks / N with addresses of its own; N1,N2,...: copies of each trace")
+	f.Float64Var(&opt.TargetLoad, "target-load", 0, "choose the speedup at which the busiest host link's p99 offered load in 1 ms bins is this percentage of its speed (instead of --speedup)")
+	cli.Want(f, "target-load", "a percentage > 0, without a % sign (--target-load 80: 80% of the link's speed)")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no progress bar")
 	rf.register(cmd, &opt)
 	exp.register(cmd)
@@ -182,10 +192,35 @@ func prepareLine(args []string, pr *replay.Prepared, cfg *config.Config) string 
 	}
 	line += fmt.Sprintf(", %s, %s -> %s (%s mapping)", cli.Plural(s.UnicastFlows, "flow"), cli.Plural(int64(pr.HostMap.Len()), "endpoint"),
 		cli.Plural(int64(pr.Clos.Grid.Hosts()), "host"), pr.HostMap.Mode)
+	if c := pr.Copies(); c != "" {
+		line += "; --replicate: " + c
+	}
 	if pr.Idle.MaxIdle > 0 {
 		line += fmt.Sprintf("; --max-idle shortened %s, removing %s", cli.Plural(pr.Idle.Gaps, "idle gap"), units.HumanNanos(pr.Idle.RemovedNs))
 	}
 	return line + fmt.Sprintf("; fabric BDP %d B, base RTT %s", cfg.BDP(), cfg.BaseRTT().Human())
+}
+
+// loadFlags checks --replicate and --target-load (run) and sets the options they
+// give.
+func loadFlags(cmd *cobra.Command, repl string, opt *replay.Options) error {
+	fl := cmd.Flags()
+	if fl.Changed("replicate") {
+		counts, err := replay.ParseReplicate(repl)
+		if err != nil {
+			return usageError{Err: fmt.Errorf("--replicate %w", err)}
+		}
+		opt.Replicate = counts
+	}
+	if fl.Changed("target-load") {
+		if !(opt.TargetLoad > 0) || math.IsInf(opt.TargetLoad, 0) {
+			return usageError{Err: fmt.Errorf("--target-load %v: want a percentage > 0 (80 is 80%% of the link's speed)", opt.TargetLoad)}
+		}
+		if fl.Changed("speedup") {
+			return usageError{Err: errors.New("--target-load chooses the speedup: give it or --speedup, not both")}
+		}
+	}
+	return nil
 }
 
 // checkOutput fails early (before reading the capture) when the output directory's
@@ -371,6 +406,19 @@ func printRunSummary(w io.Writer, dir string, r *records.Run) {
 			cli.Plural(replaced, "captured control packet"), sent(records.KindAck, "ACK"),
 			sent(records.KindCNP, "CNP"), sent(records.KindNAK, "NAK"),
 			cli.Plural(s.Retransmits, "packet"), cli.Plural(s.Timeouts, "timeout"))
+		if c := r.ClosedLoop; c != nil {
+			var fb []string
+			for _, reason := range records.FallbackReasons {
+				if n := c.Fallback[reason]; n > 0 {
+					fb = append(fb, fmt.Sprintf("%s %d", reason, n))
+				}
+			}
+			if len(fb) == 0 {
+				fb = append(fb, "none")
+			}
+			fmt.Fprintf(w, "  flows: %d re-sent closed loop, %d control only (left out), %d open loop; fallback to open loop: %s\n",
+				c.Closed, c.ControlOnly, c.Open, strings.Join(fb, ", "))
+		}
 	}
 	if ni, err := records.TraceNotInjected(r.Trace); err == nil {
 		at := "at its captured time"

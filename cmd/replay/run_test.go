@@ -164,6 +164,12 @@ func TestRunBadInput(t *testing.T) {
 		{"window past the end", []string{"run", demo, "-o", filepath.Join(dir, "j"), "--start", "1h"}, []string{"no IP unicast packets to replay", "outside the window"}},
 		{"CSV without every endpoint", []string{"run", demo, "-o", filepath.Join(dir, "i"), "--hosts", hostsCSV}, []string{"few.csv"}},
 		{"no trace", []string{"run"}, []string{"missing TRACE: the captures to replay"}},
+		{"bad --replicate", []string{"run", demo, "-o", filepath.Join(dir, "k"), "--replicate", "0"}, []string{`--replicate "0"`, "1..1024"}},
+		{"--replicate per trace", []string{"run", demo, "-o", filepath.Join(dir, "k"), "--replicate", "2,1"}, []string{"one per trace (1 traces)"}},
+		{"bad --replicate-jitter", []string{"run", demo, "-o", filepath.Join(dir, "k"), "--replicate", "2", "--replicate-jitter", "soon"}, []string{"--replicate-jitter"}},
+		{"--target-load and --speedup", []string{"run", demo, "-o", filepath.Join(dir, "k"), "--target-load", "80", "--speedup", "2"}, []string{"not both"}},
+		{"--target-load 0", []string{"run", demo, "-o", filepath.Join(dir, "k"), "--target-load", "0"}, []string{"--target-load 0"}},
+		{"unreachable --target-load", []string{"run", "../../testdata/pcaps/many-flows.pcap", "-o", filepath.Join(dir, "k"), "--target-load", "80"}, []string{"cannot reach 80%", "--replicate"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

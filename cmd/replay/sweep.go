@@ -43,7 +43,7 @@ type sweepFlags struct {
 // sweepRunFlags are the flags of `replay run` that a sweep passes to every point;
 // --emit repeats those given in the Job's command.
 var sweepRunFlags = []string{"hosts", "rack-prefix", "rack-prefix6", "family", "filter", "oversize", "max-drain", "record-packets",
-	"reorder-window", "start", "duration", "max-idle", "strict"}
+	"reorder-window", "start", "duration", "max-idle", "strict", "replicate-jitter"}
 
 func newSweepCmd() *cobra.Command {
 	var (
@@ -463,7 +463,7 @@ func emitK8s(cmd *cobra.Command, f *sweepFlags, traces []string) error {
 				continue
 			}
 			v := fl.Value.String()
-			if n == "hosts" && v != replay.MapSubnet && v != replay.MapHash {
+			if n == "hosts" && v != replay.MapSubnet && v != replay.MapHash && v != replay.MapSpread {
 				v = in(v)
 			}
 			if fl.Value.Type() == "bool" {

@@ -171,16 +171,18 @@ func openStdin(traces []string, in *os.File) (*os.File, error) {
 type replayFlags struct {
 	tf       traceFlags
 	maxDrain string
+	jitter   string
 }
 
 func (r *replayFlags) register(cmd *cobra.Command, opt *replay.Options) {
 	f := cmd.Flags()
-	f.StringVar(&opt.Hosts, "hosts", "subnet", "host mapping: subnet, hash, or a CSV file of cidr,host-name lines")
+	f.StringVar(&opt.Hosts, "hosts", "subnet", "host mapping: subnet (by --rack-prefix groups, spilling to the next rack when full), spread (endpoints round-robin over the racks), hash, or a CSV file of cidr,host-name lines")
 	f.IntVar(&opt.RackPrefix, "rack-prefix", 24, "subnet mapping: group IPv4 endpoints by this prefix length, one group per rack")
 	f.IntVar(&opt.RackPrefix6, "rack-prefix6", 64, "subnet mapping: group IPv6 endpoints by this prefix length (IPv4 groups first, then IPv6, share the racks in turn)")
 	f.StringVar(&opt.Oversize, "oversize", "split", "packets longer than the MTU: split into MTU-sized packets, or drop")
 	f.StringVar(&r.maxDrain, "max-drain", "1s", "simulate at most this long after the last packet to drain the fabric")
 	f.BoolVar(&opt.RecordPackets, "record-packets", false, "also write packets.arrow: one row per simulated packet with its path")
+	f.StringVar(&r.jitter, "replicate-jitter", "", "--replicate: offset each copy by a seeded draw in [0, `D`) of capture time")
 	r.tf.register(cmd, true)
 	r.tf.registerFamily(cmd)
 }
@@ -200,6 +202,13 @@ func (r *replayFlags) apply(cmd *cobra.Command, opt *replay.Options) error {
 			return usageError{Err: fmt.Errorf("--max-drain %q: want a duration > 0", r.maxDrain)}
 		}
 		opt.MaxDrain = d
+	}
+	if r.jitter != "" {
+		d, err := units.ParseSpan(r.jitter)
+		if err != nil || d < 0 {
+			return usageError{Err: fmt.Errorf("--replicate-jitter %q: want a duration >= 0 (100us, 1ms)", r.jitter)}
+		}
+		opt.ReplicateJitter = d
 	}
 	var err error
 	if opt.Window, err = r.tf.window(); err != nil {

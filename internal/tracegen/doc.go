@@ -1,6 +1,6 @@
 // Package tracegen writes synthetic, deterministic packet traces: the small captures
-// committed under testdata/pcaps (demo, incast, many-flows, tcp-incast, and ipv6 and
-// mixed with IPv6 packets) and the large ones that
+// committed under testdata/pcaps (demo, incast, many-flows, tcp-incast, ipv6 and mixed
+// with IPv6 packets, midconn with flows caught mid-connection) and the large ones that
 // benchmarks generate on the fly. Compress and CompressFile wrap a trace in gzip,
 // bzip2, xz, zstd or lz4, as captures are shipped: the fixtures of ingest's
 // decompression tests, generated in each test's temporary directory.

@@ -62,7 +62,15 @@ func readTrace(t *testing.T, data []byte, snaplen int) []record {
 		}
 		rec.at, rec.capLen, rec.origLen, rec.raw = ci.Timestamp, ci.CaptureLength, ci.Length, b
 		l4 := 14 + len(rec.ipHeader)
-		switch tl := pkt.TransportLayer().(type) {
+		tl := pkt.TransportLayer()
+		if ip, ok := pkt.NetworkLayer().(*layers.IPv4); ok && ip.Flags&layers.IPv4MoreFragments != 0 && ip.FragOffset == 0 {
+			// A first fragment (midconn.pcap): gopacket leaves it undecoded; its TCP
+			// header is all there.
+			if p := gopacket.NewPacket(b[l4:], layers.LayerTypeTCP, gopacket.NoCopy); p.TransportLayer() != nil {
+				tl = p.TransportLayer()
+			}
+		}
+		switch tl := tl.(type) {
 		case *layers.TCP:
 			rec.sport, rec.dport = uint16(tl.SrcPort), uint16(tl.DstPort)
 			rec.l4Head = b[l4 : l4+20]
@@ -92,8 +100,9 @@ func onesSum(sum uint32, data []byte) uint32 {
 }
 
 // l4ChecksumOK verifies the TCP/UDP checksum of a packet whose payload beyond the
-// captured L4 header is all zeros (as the encoder builds them): the sum over the
-// pseudo-header (with the real L4 length) and the header must be 0xffff.
+// captured bytes is all zeros (as the encoder builds them): the sum over the
+// pseudo-header (with the real L4 length), the header and the captured payload (zero
+// but for a RoCEv2 opcode) must be 0xffff.
 // For IPv6 the pseudo-header is RFC 8200's: addresses, upper-layer length (32 bits),
 // zeros and the next header.
 func l4ChecksumOK(rec *record) bool {
@@ -102,15 +111,18 @@ func l4ChecksumOK(rec *record) bool {
 		copy(ph[0:32], rec.ipHeader[8:40])
 		binary.BigEndian.PutUint32(ph[32:], uint32(rec.totalLen-40))
 		ph[39] = byte(rec.proto)
-		return onesSum(onesSum(0, ph[:]), rec.l4Head) == 0xffff
+		return onesSum(onesSum(onesSum(0, ph[:]), rec.l4Head), rec.payload()) == 0xffff
 	}
 	var ph [12]byte
 	copy(ph[0:4], rec.ipHeader[12:16])
 	copy(ph[4:8], rec.ipHeader[16:20])
 	ph[9] = byte(rec.proto)
 	binary.BigEndian.PutUint16(ph[10:], uint16(rec.totalLen-20))
-	return onesSum(onesSum(0, ph[:]), rec.l4Head) == 0xffff
+	return onesSum(onesSum(onesSum(0, ph[:]), rec.l4Head), rec.payload()) == 0xffff
 }
+
+// payload is the captured part of the packet's L4 payload.
+func (rec *record) payload() []byte { return rec.raw[14+len(rec.ipHeader)+len(rec.l4Head):] }
 
 // pos is a host position in the default Clos.
 type pos struct{ pod, rack, host int }

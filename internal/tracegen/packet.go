@@ -86,6 +86,9 @@ type Packet struct {
 	// Opcode is the first byte of a UDP payload: a RoCEv2 packet's BTH opcode
 	// (0x00 send first, 0x11 acknowledge, 0x81 CNP).
 	Opcode uint8
+	// MoreFragments makes an IPv4 packet a first fragment: flag MF instead of DF,
+	// offset 0 (the rest of the datagram is not written).
+	MoreFragments bool
 }
 
 // TCP flag bits of Packet.TCPFlags.
@@ -138,6 +141,8 @@ func checkPacket(p *Packet) error {
 		return fmt.Errorf("%w: DSCP %d > 63", ErrPacket, p.DSCP)
 	case p.ECN > 3:
 		return fmt.Errorf("%w: ECN %d > 3", ErrPacket, p.ECN)
+	case p.MoreFragments && v6:
+		return fmt.Errorf("%w: MoreFragments is for IPv4 packets (IPv6 fragments need a Fragment header)", ErrPacket)
 	}
 	return nil
 }
@@ -242,6 +247,10 @@ func (e *Encoder) Encode(p *Packet) (captured []byte, frameLen int, err error) {
 		e.eth.EthernetType = layers.EthernetTypeIPv4
 		e.ip.TOS = p.DSCP<<2 | p.ECN
 		e.ip.Protocol = p.Proto
+		e.ip.Flags = layers.IPv4DontFragment
+		if p.MoreFragments {
+			e.ip.Flags = layers.IPv4MoreFragments
+		}
 	}
 	e.srcMAC = [6]byte{0x02, 0x00, e.srcIP[0], e.srcIP[1], e.srcIP[2], e.srcIP[3]}
 	e.dstMAC = [6]byte{0x02, 0x00, e.dstIP[0], e.dstIP[1], e.dstIP[2], e.dstIP[3]}

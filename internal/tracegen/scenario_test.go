@@ -114,8 +114,11 @@ func TestTraceProperties(t *testing.T) {
 				if !l4ChecksumOK(r) {
 					t.Fatalf("packet %d: bad %v checksum for a zero payload of the real length", i, r.proto)
 				}
-				hdr := 14 + len(r.ipHeader) + len(r.l4Head)
-				if !bytes.Equal(r.raw[hdr:], make([]byte, len(r.raw)-hdr)) {
+				pl := r.payload()
+				if r.proto == layers.IPProtocolUDP && r.dport == RoCEPort && len(pl) > 0 {
+					pl = pl[1:] // the BTH opcode
+				}
+				if !bytes.Equal(pl, make([]byte, len(pl))) {
 					t.Fatalf("packet %d: payload bytes are not zero", i)
 				}
 				checkClass(t, i, r)
@@ -136,6 +139,13 @@ func checkClass(t *testing.T, i int, r *record) {
 		c = RoCEv2
 		if r.sport < 49152 {
 			t.Fatalf("packet %d: RoCEv2 source port %d outside 49152..65535", i, r.sport)
+		}
+		switch pl := r.payload(); {
+		case len(pl) == 0:
+		case pl[0] == OpcodeAcknowledge: // midconn.pcap: a receiver's ACK, in the data's class
+			c.ECN = NotECT
+		case pl[0] == OpcodeCNP: // midconn.pcap: a CNP, DSCP 48
+			c.DSCP, c.ECN = 48, NotECT
 		}
 	case r.proto == layers.IPProtocolTCP:
 		c = TCPData

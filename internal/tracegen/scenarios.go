@@ -19,7 +19,7 @@ const (
 
 // Committed returns the scenarios committed under testdata/pcaps, by file name.
 func Committed() []*Scenario {
-	return []*Scenario{Demo(), IncastScenario(), ManyFlowsScenario(), TCPIncastScenario(), IPv6Scenario(), MixedScenario()}
+	return []*Scenario{Demo(), IncastScenario(), ManyFlowsScenario(), TCPIncastScenario(), IPv6Scenario(), MixedScenario(), MidConnectionScenario()}
 }
 
 // hostsOf returns HostAddr(pod, rack, h) for each h.
@@ -289,4 +289,87 @@ func MixedScenario() *Scenario {
 	roce6 := Stream{Src: HostAddr6(1, 1, 4), Dst: HostAddr6(0, 1, 4), Class: RoCEv2, Duration: 1500 * us, Length: RoCELength6, Rate: 10 * units.Gbps}
 	in4, in6 := MixedIncasts()
 	return &Scenario{Name: "mixed.pcap", Seed: 6, Epoch: epoch, Snaplen: Snaplen6, Generators: []Generator{&m4, &m6, &roce4, &roce6, &in4, &in6}}
+}
+
+// MidConnection pairs of midconn.pcap: each case of docs/model.md#application-model
+// between two hosts in different pods (host h of rack r of pod 0 and of pod 1), so
+// that every packet crosses the spines; every /24 of the default fabric appears.
+var (
+	MidAckFirst    = [2]netip.Addr{HostAddr(0, 0, 0), HostAddr(1, 0, 0)} // a -> b opens with pure ACKs, its data 1 ms later
+	MidOneWay      = [2]netip.Addr{HostAddr(0, 1, 0), HostAddr(1, 1, 0)} // one-way transfer: the ACKs' direction is control only
+	MidAcksOnly    = [2]netip.Addr{HostAddr(0, 2, 0), HostAddr(1, 2, 0)} // pure ACKs with no data either way
+	MidReuse       = [2]netip.Addr{HostAddr(0, 3, 0), HostAddr(1, 3, 0)} // two connections on one 5-tuple
+	MidFragmented  = [2]netip.Addr{HostAddr(0, 0, 1), HostAddr(1, 1, 1)} // TCP first fragments
+	MidRoCE        = [2]netip.Addr{HostAddr(0, 1, 1), HostAddr(1, 2, 1)} // RoCEv2 data with the receiver's ACKs
+	MidCNPOnly     = [2]netip.Addr{HostAddr(0, 2, 1), HostAddr(1, 3, 1)} // RoCEv2 CNPs with no data
+	MidUDP         = [2]netip.Addr{HostAddr(0, 3, 1), HostAddr(1, 0, 1)} // plain UDP (open loop)
+	MidAckFirstAt  = 1 * ms                                              // the ack-first flow's first data segment
+	MidAckFirstLen = 1500                                                // its 4 data segments' size, 10 us apart
+)
+
+// MidConnectionScenario is midconn.pcap: flows caught mid-connection, as production
+// captures nearly always are, one case each (testdata/pcaps/README.md lists them
+// with what closed loop does to each):
+//   - a -> b opens with 3 pure ACKs (acknowledging b's data) at 5, 15 and 25 us and
+//     sends its 4 data segments of 1500 bytes from 1 ms, 10 us apart, with no FIN;
+//     b -> a starts with data (1000 bytes at 0, 10 and 20 us, no SYN) and then
+//     acknowledges a's segments;
+//   - a one-way transfer: 8 segments of 9000 bytes at line rate from 50 us, the
+//     receiver's pure ACKs every second segment 10 us later;
+//   - 5 pure ACKs from 40 us, 20 us apart, with no packet the other way;
+//   - one 5-tuple (port 40001 to 80) carrying two connections, at 100 us and 2 ms:
+//     SYN, SYN-ACK, ACK, 2 request segments of 1500 bytes, 3 response segments of
+//     4000, FIN, FIN, ACK;
+//   - 4 TCP segments of 1500 bytes, each an IPv4 first fragment (MF set), from
+//     300 us, with pure ACKs back;
+//   - RoCEv2: 20 packets of 4140 bytes at line rate from 400 us and 2 ACKs (BTH
+//     opcode 0x11) back from another UDP port;
+//   - RoCEv2: 3 CNPs (opcode 0x81) from 500 us with no data the other way;
+//   - plain UDP: 5 packets of 200 bytes, DSCP 46, 20 us apart from 600 us.
+func MidConnectionScenario() *Scenario {
+	tcp := layers.IPProtocolTCP
+	ack := MinLength(tcp, false)
+	one := func(src, dst netip.Addr, sport, dport uint16, at units.Time, length int, flags uint8) Flow {
+		return Flow{Src: src, Dst: dst, Proto: tcp, SrcPort: sport, DstPort: dport, ECN: ECT0, Start: at, Packets: 1,
+			Length: length, Interval: 1, TCPFlags: flags}
+	}
+	a, b := MidAckFirst[0], MidAckFirst[1]
+	flows := FlowList{
+		{Src: b, Dst: a, Proto: tcp, SrcPort: 443, DstPort: 40000, ECN: ECT0, Start: 0, Packets: 3, Length: 1000, Interval: 10 * us},
+		{Src: a, Dst: b, Proto: tcp, SrcPort: 40000, DstPort: 443, ECN: NotECT, Start: 5 * us, Packets: 3, Length: ack, Interval: 10 * us, TCPFlags: TCPAck},
+		{Src: a, Dst: b, Proto: tcp, SrcPort: 40000, DstPort: 443, ECN: ECT0, Start: MidAckFirstAt, Packets: 4, Length: MidAckFirstLen, Interval: 10 * us},
+		{Src: b, Dst: a, Proto: tcp, SrcPort: 443, DstPort: 40000, ECN: NotECT, Start: MidAckFirstAt + 12*us, Packets: 4, Length: ack, Interval: 10 * us, TCPFlags: TCPAck},
+	}
+	c, d := MidOneWay[0], MidOneWay[1]
+	oneWay := Flow{Src: c, Dst: d, Proto: tcp, SrcPort: 40000, DstPort: 5001, ECN: ECT0, Start: 50 * us, Packets: 8, Length: MaxLength, Rate: LineRate}
+	flows = append(flows, oneWay, Flow{Src: d, Dst: c, Proto: tcp, SrcPort: 5001, DstPort: 40000, ECN: NotECT,
+		Start: 50*us + oneWay.gap(MaxLength) + 10*us, Packets: 4, Length: ack, Interval: 2 * oneWay.gap(MaxLength), TCPFlags: TCPAck})
+	flows = append(flows, Flow{Src: MidAcksOnly[0], Dst: MidAcksOnly[1], Proto: tcp, SrcPort: 40000, DstPort: 22, ECN: NotECT,
+		Start: 40 * us, Packets: 5, Length: ack, Interval: 20 * us, TCPFlags: TCPAck})
+	g, h := MidReuse[0], MidReuse[1]
+	for _, at := range []units.Time{100 * us, 2 * ms} {
+		flows = append(flows,
+			one(g, h, 40001, 80, at, ack, TCPSyn),
+			one(h, g, 80, 40001, at+10*us, ack, TCPSyn|TCPAck),
+			one(g, h, 40001, 80, at+20*us, ack, TCPAck),
+			Flow{Src: g, Dst: h, Proto: tcp, SrcPort: 40001, DstPort: 80, ECN: ECT0, Start: at + 21*us, Packets: 2, Length: 1500, Interval: 2 * us},
+			Flow{Src: h, Dst: g, Proto: tcp, SrcPort: 80, DstPort: 40001, ECN: ECT0, Start: at + 40*us, Packets: 3, Length: 4000, Interval: 2 * us},
+			one(g, h, 40001, 80, at+60*us, ack, TCPAck),
+			one(g, h, 40001, 80, at+70*us, ack, TCPFin|TCPAck),
+			one(h, g, 80, 40001, at+80*us, ack, TCPFin|TCPAck),
+			one(g, h, 40001, 80, at+90*us, ack, TCPAck),
+		)
+	}
+	i, j := MidFragmented[0], MidFragmented[1]
+	flows = append(flows,
+		Flow{Src: i, Dst: j, Proto: tcp, SrcPort: 40002, DstPort: 80, ECN: ECT0, Start: 300 * us, Packets: 4, Length: 1500, Interval: 5 * us, MoreFragments: true},
+		Flow{Src: j, Dst: i, Proto: tcp, SrcPort: 80, DstPort: 40002, ECN: NotECT, Start: 312 * us, Packets: 4, Length: ack, Interval: 5 * us, TCPFlags: TCPAck})
+	k, l := MidRoCE[0], MidRoCE[1]
+	flows = append(flows,
+		Flow{Src: k, Dst: l, Proto: layers.IPProtocolUDP, SrcPort: 50000, DstPort: RoCEPort, DSCP: RoCEv2.DSCP, ECN: ECT0, Start: 400 * us, Packets: 20, Length: RoCELength, Rate: LineRate},
+		Flow{Src: l, Dst: k, Proto: layers.IPProtocolUDP, SrcPort: 50001, DstPort: RoCEPort, DSCP: RoCEv2.DSCP, Start: 410 * us, Packets: 2, Length: 60, Interval: 5 * us, Opcode: OpcodeAcknowledge})
+	flows = append(flows,
+		Flow{Src: MidCNPOnly[0], Dst: MidCNPOnly[1], Proto: layers.IPProtocolUDP, SrcPort: 50002, DstPort: RoCEPort, DSCP: 48, Start: 500 * us, Packets: 3, Length: 60, Interval: 10 * us, Opcode: OpcodeCNP},
+		Flow{Src: MidUDP[0], Dst: MidUDP[1], Proto: layers.IPProtocolUDP, SrcPort: 5004, DstPort: 5004, DSCP: Expedited.DSCP, Start: 600 * us, Packets: 5, Length: 200, Interval: 20 * us})
+	return &Scenario{Name: "midconn.pcap", Seed: 7, Epoch: epoch, Snaplen: DefaultSnaplen, Generators: []Generator{flows}}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/tracefabric/tracefabric/internal/config"
 	"github.com/tracefabric/tracefabric/internal/units"
 	"github.com/tracefabric/tracefabric/records"
+	"github.com/tracefabric/tracefabric/replay"
 	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
 )
 
@@ -40,10 +41,18 @@ const (
 	AxisLB        = "lb"        // Switch.LoadBalancingMethod
 	AxisTransport = "transport" // Transport.Mode
 	AxisSpeedup   = "speedup"   // replay's --speedup
-	axisSet       = "set"
+	// AxisReplicate is replay's --replicate (N, or one count per trace: "3,1");
+	// AxisTargetLoad its --target-load, percent.
+	AxisReplicate  = "replicate"
+	AxisTargetLoad = "target_load"
+	axisSet        = "set"
 )
 
-var fixedAxes = []string{AxisHash, AxisLB, AxisTransport, AxisSpeedup}
+var fixedAxes = []string{AxisHash, AxisLB, AxisTransport, AxisSpeedup, AxisReplicate, AxisTargetLoad}
+
+// replayAxes are the fixed axes that set a replay option, not a configuration
+// attribute.
+var replayAxes = map[string]bool{AxisSpeedup: true, AxisReplicate: true, AxisTargetLoad: true}
 
 // axisAttribute is the configuration attribute each fixed axis sets ("" for speedup).
 var axisAttribute = map[string]string{
@@ -172,7 +181,7 @@ func (p *parser) file(data []byte, f *File) {
 // axes reads the axes mapping into f.Axes in point-numbering order.
 func (p *parser) axes(n *yaml.Node, f *File) {
 	if n.Kind != yaml.MappingNode {
-		p.fail(n, "axes", "want a mapping of axes (hash, lb, transport, speedup, set)")
+		p.fail(n, "axes", "want a mapping of axes (hash, lb, transport, speedup, replicate, target_load, set)")
 		return
 	}
 	fixed := map[string]*yaml.Node{}
@@ -182,14 +191,17 @@ func (p *parser) axes(n *yaml.Node, f *File) {
 		switch {
 		case k.Value == axisSet:
 			set = v
-		case axisAttribute[k.Value] != "" || k.Value == AxisSpeedup:
+		case axisAttribute[k.Value] != "" || replayAxes[k.Value]:
 			if fixed[k.Value] != nil {
 				p.fail(k, "axes."+k.Value, "given twice")
 			}
 			fixed[k.Value] = v
 		default:
-			p.fail(k, "axes."+k.Value, "unknown axis (want hash, lb, transport, speedup, or set: for configuration attributes)")
+			p.fail(k, "axes."+k.Value, "unknown axis (want hash, lb, transport, speedup, replicate, target_load, or set: for configuration attributes)")
 		}
+	}
+	if fixed[AxisSpeedup] != nil && fixed[AxisTargetLoad] != nil {
+		p.fail(fixed[AxisTargetLoad], "axes."+AxisTargetLoad, "target_load chooses each point's speedup: give it or a speedup axis, not both")
 	}
 	taken := map[string]string{} // attribute path -> axis name
 	for _, name := range fixedAxes {
@@ -316,15 +328,36 @@ func (p *parser) fixedAxis(name string, n *yaml.Node) (records.SweepAxis, bool) 
 				bad(i, "%q: %s", v, config.WantTransportMode(v))
 			}
 		}
-	case AxisSpeedup:
+	case AxisSpeedup, AxisTargetLoad:
 		a.Kind = records.KindNumber
 		for i, v := range values {
 			x, err := strconv.ParseFloat(v, 64)
 			if err != nil || !(x > 0) || math.IsInf(x, 0) {
-				bad(i, "%q: want a finite number > 0", v)
+				what := "a finite number > 0"
+				if name == AxisTargetLoad {
+					what = "a percentage > 0 (80 is 80% of the busiest host link's speed)"
+				}
+				bad(i, "%q: want %s", v, what)
 				continue
 			}
 			a.Numeric = append(a.Numeric, x)
+		}
+	case AxisReplicate:
+		// Numbers of copies; a value with one count per trace ("3,1") makes the axis a
+		// category.
+		a.Kind = records.KindNumber
+		for i, v := range values {
+			counts, err := replay.ParseReplicate(v)
+			if err != nil {
+				bad(i, "%s", err)
+				continue
+			}
+			if len(counts) == 1 {
+				a.Numeric = append(a.Numeric, float64(counts[0]))
+			}
+		}
+		if len(a.Numeric) != len(values) {
+			a.Kind, a.Numeric = records.KindCategory, nil
 		}
 	}
 	return a, ok

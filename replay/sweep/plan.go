@@ -9,6 +9,7 @@ import (
 
 	"github.com/tracefabric/tracefabric/internal/config"
 	"github.com/tracefabric/tracefabric/records"
+	"github.com/tracefabric/tracefabric/replay"
 )
 
 // MaxPoints bounds a grid: a sweep file whose product is larger is refused (a typo
@@ -25,6 +26,10 @@ type Point struct {
 	Sets []string
 	// Speedup is its --speedup (1 without a speedup axis).
 	Speedup float64
+	// Replicate and TargetLoad are its --replicate counts and --target-load (nil and 0
+	// without those axes).
+	Replicate  []int
+	TargetLoad float64
 	// Config is its effective configuration, validated; Warnings its warnings.
 	Config   *config.Config
 	Warnings []string
@@ -93,8 +98,17 @@ func Expand(f *File) (*Plan, error) {
 		for i, a := range f.Axes {
 			v := a.Values[idx[i]]
 			p.Values = append(p.Values, v)
-			if a.Name == AxisSpeedup {
+			switch a.Name {
+			case AxisSpeedup:
 				p.Speedup = a.Numeric[idx[i]]
+				continue
+			case AxisTargetLoad:
+				p.TargetLoad = a.Numeric[idx[i]]
+				continue
+			case AxisReplicate:
+				if p.Replicate, _ = replay.ParseReplicate(v); len(p.Replicate) == 1 && p.Replicate[0] == 1 {
+					p.Replicate = nil // one copy: the capture itself, as run.json records it
+				}
 				continue
 			}
 			attr := a.Name

@@ -250,7 +250,7 @@ func Run(pl *Plan, opt Options) (*Result, error) {
 
 // runPoint replays one point into dir/p%04d.
 func runPoint(pr *replay.Prepared, p *Point, dir string) (*records.Run, error) {
-	d, err := pr.Derive(p.Config, p.Speedup)
+	d, err := pr.DeriveLoad(p.Config, p.Speedup, p.Replicate, p.TargetLoad)
 	if err != nil {
 		return nil, err
 	}
@@ -280,6 +280,7 @@ func (pl *Plan) definition(opt Options) *records.Sweep {
 	}
 	for _, p := range pl.Points {
 		s.Points = append(s.Points, records.SweepPoint{ID: p.ID, Dir: p.Dir(), Values: p.Values, Speedup: p.Speedup,
+			Replicate: p.Replicate, TargetLoad: p.TargetLoad,
 			ConfigSHA256: p.ConfigSHA256, Status: records.StatusMissing})
 	}
 	return s

@@ -243,3 +243,52 @@ func TestRunFailedPoint(t *testing.T) {
 		t.Errorf("rerun ran %v, complete %v, p0001 %+v", got, res.Sweep.Complete, res.Sweep.Points[1])
 	}
 }
+
+// replicate and target_load axes: each point replays its own copies at the speedup
+// its target load gives (run.json offered_load within 1% of the target), the
+// replicated point with twice the packets; sweep.json records both per point, and a
+// second run finds every point done (nothing replays again).
+func TestRunLoadAxes(t *testing.T) {
+	pl := plan(t, "axes:\n  replicate: [1, 2]\n  target_load: [40]\n")
+	if a := pl.File.Axes; len(a) != 2 || a[0].Kind != records.KindNumber || a[1].Kind != records.KindNumber {
+		t.Fatalf("axes %+v", a)
+	}
+	dir := filepath.Join(t.TempDir(), "sw")
+	incast := filepath.Join("..", "..", "testdata", "pcaps", "incast.pcap")
+	opt := Options{Run: replay.Options{Traces: []string{incast}, Version: "test"}, Dir: dir, Jobs: 2, Cache: 1 << 30}
+	res, err := Run(pl, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var injected [2]int64
+	for i, p := range res.Sweep.Points {
+		run, err := records.ReadRun(filepath.Join(dir, p.Dir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ol := run.OfferedLoad
+		if p.TargetLoad != 40 || !slices.Equal(p.Replicate, [][]int{nil, {2}}[i]) || run.Options.TargetLoad != 40 ||
+			ol.P99Share < 0.396 || ol.P99Share > 0.404 || ol.Speedup != run.Options.Speedup {
+			t.Errorf("%s: point %+v, options %+v, offered_load %+v", p.Dir, p, run.Options, ol)
+		}
+		injected[i] = run.Simulation.Injected
+	}
+	if injected[1] != 2*injected[0] {
+		t.Errorf("injected %v: the replicated point should have twice the packets", injected)
+	}
+	res, err = Run(pl, opt)
+	if err != nil || len(res.Ran) != 0 || len(res.Skipped) != 2 {
+		t.Errorf("second run: ran %v, skipped %v, %v", ids(res.Ran), ids(res.Skipped), err)
+	}
+	if _, err := Parse([]byte("axes:\n  speedup: [1, 2]\n  target_load: [40]\n"), ""); err == nil || !strings.Contains(err.Error(), "not both") {
+		t.Errorf("speedup and target_load: %v", err)
+	}
+	for _, bad := range []string{"axes: {replicate: [0]}", "axes: {replicate: [2x]}", "axes: {target_load: [-5]}"} {
+		if _, err := Parse([]byte(bad), ""); err == nil {
+			t.Errorf("%s: accepted", bad)
+		}
+	}
+	if f, err := Parse([]byte("axes: {replicate: [\"3,1\", 2]}"), ""); err != nil || f.Axes[0].Kind != records.KindCategory {
+		t.Errorf("per-trace counts: %v, %+v", err, f)
+	}
+}
