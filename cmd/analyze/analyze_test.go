@@ -423,24 +423,57 @@ func TestQuietRun(t *testing.T) {
 			t.Errorf("report.md does not say %q", want)
 		}
 	}
-	// Nothing congested, in one line with the busiest host link's load: without
-	// run.json offered_load, its frame bytes (flows.arrow: IPv4 bytes + 18 per packet
-	// of the flow that host sends, one each) over the simulated time and its 100 Gbps.
-	var busiest float64
+	// Nothing congested, in one line with the busiest host link's load. The busiest
+	// host link is that of the host sending the 9000-byte flow (flows.arrow: one flow
+	// per sending host). With run.json offered_load (1 ms bins of wire bytes, IPv4
+	// bytes + 38 per packet), the run lasts less than one bin, so peak = p99 = its wire
+	// bytes over 1 ms at 100 Gbps.
+	var busiestFrame, busiestWire float64
 	fr, err := records.OpenFlows(filepath.Join(runDir, records.FlowsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var row records.FlowRow
 	for fr.Next(&row) {
-		busiest = max(busiest, float64(row.Bytes+18*row.Packets))
+		busiestFrame = max(busiestFrame, float64(row.Bytes+18*row.Packets))
+		busiestWire = max(busiestWire, float64(row.Bytes+38*row.Packets))
 	}
 	fr.Close()
-	share := busiest * 8 / (float64(rj.Simulation.SimTimePs) * 1e-12) / 100e9
-	want := fmt.Sprintf("Nothing congested: no drop, PFC pause or ECN mark; the busiest host link, host-p0-r1-h0 to rack-p0-r1, carried %s of its 100Gbps on average over the %s simulated (ports.arrow; ",
-		units.FormatFraction(share), units.FormatPs(float64(rj.Simulation.SimTimePs)))
-	if head := stringsAt(t, sum, "headline"); !strings.HasPrefix(head[0], want) || slices.Contains(head, "No packets were dropped.") {
+	if rj.Simulation.SimTimePs >= 1e9 {
+		t.Fatalf("the quiet run lasts %d ps, more than one 1 ms bin", rj.Simulation.SimTimePs)
+	}
+	binShare := units.FormatFraction(busiestWire * 8 / 1e-3 / 100e9)
+	want := fmt.Sprintf("Nothing congested: no drop, PFC pause or ECN mark; the busiest host link, host-p0-r1-h0, peaked at %s of its 100Gbps in 1 ms bins (p99 %s; run.json offered_load).", binShare, binShare)
+	if head := stringsAt(t, sum, "headline"); head[0] != want || slices.Contains(head, "No packets were dropped.") {
 		t.Errorf("headline %q, want it to open with %q", head, want)
+	}
+	// Without offered_load (a run directory of an older replay): its frame bytes over
+	// the simulated time, from ports.arrow, and the line says so.
+	old := copyDir(t, runDir)
+	var doc map[string]any
+	b, err := os.ReadFile(filepath.Join(old, "run.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	delete(doc, "offered_load")
+	if b, err = json.Marshal(doc); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(old, "run.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	oldOut := filepath.Join(t.TempDir(), "old")
+	if code, _, stderr := runCmd(old, "-o", oldOut); code != exitOK {
+		t.Fatalf("older run: exit %d, stderr %q", code, stderr)
+	}
+	share := busiestFrame * 8 / (float64(rj.Simulation.SimTimePs) * 1e-12) / 100e9
+	want = fmt.Sprintf("Nothing congested: no drop, PFC pause or ECN mark; the busiest host link, host-p0-r1-h0 to rack-p0-r1, carried %s of its 100Gbps on average over the %s simulated (ports.arrow; ",
+		units.FormatFraction(share), units.FormatPs(float64(rj.Simulation.SimTimePs)))
+	if head := stringsAt(t, checkOutputs(t, oldOut), "headline"); !strings.HasPrefix(head[0], want) {
+		t.Errorf("older run: headline %q, want it to open with %q", head, want)
 	}
 	if number(t, sum, "drops", "total") != 0 || number(t, sum, "pfc", "pause_intervals") != 0 {
 		t.Error("quiet run: drops or pauses in summary.json")
