@@ -50,6 +50,7 @@ func Parse(data []byte, source string, sets []string) (*Config, []string, error)
 		d.source = "--set"
 		d.set(&c, s)
 	}
+	d.resolveProfiles(&c)
 	if err := d.errs.errOrNil(); err != nil {
 		return nil, nil, err
 	}
@@ -74,6 +75,7 @@ func Parse(data []byte, source string, sets []string) (*Config, []string, error)
 func (c *Config) Set(assignment string) error {
 	d := newDecoder("--set")
 	d.set(c, assignment)
+	d.resolveProfiles(c)
 	return d.errs.errOrNil()
 }
 
@@ -108,6 +110,9 @@ type decoder struct {
 	source string
 	errs   *Error
 	set_   map[string]origin // attribute path -> where it was last set
+	// profiles are the overrides of each switch profile, in order (profiles.go).
+	profiles     map[string][]profileOverride
+	profileNames []string
 }
 
 func newDecoder(source string) *decoder {
@@ -250,6 +255,11 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) {
 		f, ok := fieldByName(v.Type(), name)
 		if !ok {
 			d.fail(k.Line, at, "unknown attribute%s", suggest(name, fieldNames(v.Type())))
+			continue
+		}
+		if at == "Switches" {
+			d.addProfiles(val) // resolved over Switch at the end (profiles.go)
+			d.set_[at] = origin{d.source, k.Line}
 			continue
 		}
 		d.decode(val, v.FieldByIndex(f.Index), at)

@@ -209,11 +209,12 @@ func (s *Switch) MinBufferSize(ports []PortSpec) (min units.Bytes, ok bool) {
 }
 
 // MinBufferSize is the smallest BufferSize that fits every switch tier of the
-// topology (Switch.MinBufferSize of each); ok is false when some tier fits none.
+// topology (Switch.MinBufferSize of each, with the tier's attributes: TierSwitch);
+// ok is false when some tier fits none.
 func (c *Config) MinBufferSize() (units.Bytes, bool) {
 	var need units.Bytes
 	for _, tier := range c.Tiers() {
-		m, ok := c.Switch.MinBufferSize(c.Ports(tier))
+		m, ok := c.TierSwitch(tier).MinBufferSize(c.Ports(tier))
 		if !ok {
 			return 0, false
 		}
@@ -222,16 +223,28 @@ func (c *Config) MinBufferSize() (units.Bytes, bool) {
 	return need, true
 }
 
-// Layout divides the buffer of a switch of the given tier (ports from Ports(tier)).
-// The error names the tier.
+// Layout divides the buffer of a Clos switch of the given tier (ports from
+// Ports(tier)) with the tier's attributes (TierSwitch). The error names the tier
+// and the profile.
 func (c *Config) Layout(tier Tier) (BufferLayout, error) {
-	l, err := c.Switch.Layout(c.Ports(tier))
+	s, profile, _ := c.SwitchFor("", tier.String())
+	l, err := s.Layout(c.Ports(tier))
 	if e, ok := err.(*Error); ok {
 		for i := range e.Violations {
 			e.Violations[i].Rule += fmt.Sprintf(" (on %s switches)", tier)
 		}
+		if profile != "" {
+			e.inProfile(profile)
+		}
 	}
 	return l, err
+}
+
+// TierSwitch returns the attributes of the Clos's switches of tier: the profile
+// named after the tier (rack, fabric, spine) if there is one, else Switch.
+func (c *Config) TierSwitch(tier Tier) *Switch {
+	s, _, _ := c.SwitchFor("", tier.String())
+	return s
 }
 
 // CapacityReport compares a switch's bandwidth with its SwitchingCapacity (docs/model.md#switching-capacity).
