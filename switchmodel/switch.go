@@ -57,6 +57,10 @@ type Switch struct {
 
 	routes []int32   // set index by destination host index, -1 none
 	sets   [][]int32 // ports of each set, in port order
+	// slots and slotMember are a weighted (WCMP) set's group table: the port and the
+	// member of each slot; nil for an equal-weight set (docs/model.md#routing).
+	slots      [][]int32
+	slotMember [][]int16
 	selSet []int     // the Selector's set id of each set (-1 for single-port sets)
 	record []bool    // whether packets routed through each set record their member (RecordMembers)
 	view   setView
@@ -194,9 +198,67 @@ func (s *Switch) AddEqualCostSet(ports []int) (int, error) {
 		id = s.sel.AddSet(len(set))
 	}
 	s.sets = append(s.sets, set)
+	s.slots = append(s.slots, nil)
+	s.slotMember = append(s.slotMember, nil)
 	s.selSet = append(s.selSet, id)
 	s.record = append(s.record, len(set) > 1)
 	return len(s.sets) - 1, nil
+}
+
+// AddWeightedSet registers a WCMP set (docs/model.md#routing): ports in port order
+// with their weights, member i replicated weights[i] times in the group table, in
+// member order. The Selector chooses a slot of the table; the packet takes the
+// slot's port and records the slot's member. Equal weights make an ordinary set.
+func (s *Switch) AddWeightedSet(ports []int, weights []int) (int, error) {
+	if len(weights) != len(ports) {
+		return 0, fmt.Errorf("switchmodel: switch %s: %d weights for %d ports", s.name, len(weights), len(ports))
+	}
+	same := true
+	total := 0
+	for _, w := range weights {
+		if w < 1 {
+			return 0, fmt.Errorf("switchmodel: switch %s: weight %d (weights are >= 1)", s.name, w)
+		}
+		same = same && w == weights[0]
+		total += w
+	}
+	if same || len(ports) < 2 {
+		return s.AddEqualCostSet(ports)
+	}
+	if total > 1<<15 {
+		return 0, fmt.Errorf("switchmodel: switch %s: a group table of %d slots (at most 32768)", s.name, total)
+	}
+	if s.sel == nil {
+		return 0, fmt.Errorf("switchmodel: switch %s: a weighted set needs a Selector", s.name)
+	}
+	set := make([]int32, len(ports))
+	slots := make([]int32, 0, total)
+	members := make([]int16, 0, total)
+	for i, p := range ports {
+		if p < 0 || p >= len(s.ports) {
+			return 0, fmt.Errorf("switchmodel: switch %s: weighted set names port %d, switch has %d", s.name, p, len(s.ports))
+		}
+		set[i] = int32(p)
+		for range weights[i] {
+			slots = append(slots, int32(p))
+			members = append(members, int16(i))
+		}
+	}
+	s.sets = append(s.sets, set)
+	s.slots = append(s.slots, slots)
+	s.slotMember = append(s.slotMember, members)
+	s.selSet = append(s.selSet, s.sel.AddSet(total))
+	s.record = append(s.record, true)
+	return len(s.sets) - 1, nil
+}
+
+// SlotMember returns the member of set's group-table slot (the slot itself for an
+// equal-weight set): the Selector's records count slots.
+func (s *Switch) SlotMember(set, slot int) int {
+	if m := s.slotMember[set]; m != nil {
+		return int(m[slot])
+	}
+	return slot
 }
 
 // RecordMembers makes packets routed through set record the member they take
@@ -371,11 +433,23 @@ func (s *Switch) admit(now units.Time, in *port, id PacketID, p *Packet) {
 	si := s.routes[p.Dst]
 	set := s.sets[si]
 	m := 0
+	port := set[0]
 	if len(set) > 1 {
-		s.view.set = set
-		m = s.sel.Select(now, s.selSet[si], &n.keys[p.Key], p.TC, int(p.Frame), &s.view)
-		if m < 0 || m >= len(set) {
-			m = 0
+		if slots := s.slots[si]; slots != nil {
+			// WCMP: the Selector picks a slot of the group table.
+			s.view.set = slots
+			k := s.sel.Select(now, s.selSet[si], &n.keys[p.Key], p.TC, int(p.Frame), &s.view)
+			if k < 0 || k >= len(slots) {
+				k = 0
+			}
+			m, port = int(s.slotMember[si][k]), slots[k]
+		} else {
+			s.view.set = set
+			m = s.sel.Select(now, s.selSet[si], &n.keys[p.Key], p.TC, int(p.Frame), &s.view)
+			if m < 0 || m >= len(set) {
+				m = 0
+			}
+			port = set[m]
 		}
 	}
 	if s.record[si] {
@@ -386,7 +460,7 @@ func (s *Switch) admit(now units.Time, in *port, id PacketID, p *Packet) {
 			p.FabricMember = int16(m)
 		}
 	}
-	e := s.ports[set[m]]
+	e := s.ports[port]
 	tc := p.TC
 	P := int(s.tcPool[tc])
 	pl := &s.pools[P]

@@ -191,7 +191,7 @@ func prepareLine(args []string, pr *replay.Prepared, cfg *config.Config) string 
 		line += " (not replayed: " + strings.Join(skipped, ", ") + ")"
 	}
 	line += fmt.Sprintf(", %s, %s -> %s (%s mapping)", cli.Plural(s.UnicastFlows, "flow"), cli.Plural(int64(pr.HostMap.Len()), "endpoint"),
-		cli.Plural(int64(pr.Clos.Grid.Hosts()), "host"), pr.HostMap.Mode)
+		cli.Plural(int64(pr.Topo.Hosts), "host"), pr.HostMap.Mode)
 	if c := pr.Copies(); c != "" {
 		line += "; --replicate: " + c
 	}

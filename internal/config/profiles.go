@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
 )
 
 // Switch profiles (docs/topology.md#profiles): Switches.NAME is the full Switch set,
@@ -206,4 +208,20 @@ func profileList(c *Config) string {
 // ECMPFor is ECMP with the attributes of s (a profile) instead of Switch.
 func (c *Config) ECMPFor(s *Switch, switchName string) ecmpConfig {
 	return ecmpFor(s, switchName, c.Seed)
+}
+
+// SetHashMethod sets the ECMP hash method of Switch and of every profile (--hash,
+// a --hash all run's method): a run compares methods fabric-wide.
+func (c *Config) SetHashMethod(m ecmp.Method) {
+	c.Switch.EcmpHashMethod = m
+	if len(c.Switches) == 0 {
+		return
+	}
+	ps := make(map[string]Switch, len(c.Switches))
+	for k, s := range c.Switches {
+		s = s.Clone()
+		s.EcmpHashMethod = m
+		ps[k] = s
+	}
+	c.Switches = ps
 }

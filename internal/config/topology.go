@@ -306,14 +306,19 @@ func (c *Config) LongestPath() []Link {
 func (c *Config) BaseRTT() units.Time {
 	var rtt units.Time
 	for _, l := range c.LongestPath() {
-		if l.Speed <= 0 {
-			continue // Validate rejects; never divide by zero here
-		}
-		rtt += 2 * l.PropagationDelay
-		rtt += units.SerializationTime(int64(c.Switch.Mtu+38), l.Speed)
-		rtt += units.SerializationTime(int64(PfcFrameWireBytes), l.Speed)
+		rtt += LinkRTT(l, c.Switch.Mtu)
 	}
 	return rtt
+}
+
+// LinkRTT is one link's share of BaseRTT: its propagation delay both ways, one MTU
+// wire frame (mtu+38 bytes) forward and one 84-byte frame back (0 for a link of no
+// speed, which validation rejects).
+func LinkRTT(l Link, mtu units.Bytes) units.Time {
+	if l.Speed <= 0 {
+		return 0
+	}
+	return 2*l.PropagationDelay + units.SerializationTime(int64(mtu+38), l.Speed) + units.SerializationTime(int64(PfcFrameWireBytes), l.Speed)
 }
 
 // BDP is the fabric bandwidth-delay product (docs/model.md#fabric-bdp): HostLink speed * BaseRTT / 8,
