@@ -125,12 +125,12 @@ type Switch struct {
 	ID                   int32  `json:"id"` // node id (the records' node)
 	Tier                 Tier   `json:"tier"`
 	Role                 string `json:"role"`
-	Level                int    `json:"level"`             // hop distance to the nearest host (1: next to hosts)
-	Group                string `json:"group,omitempty"`   // the topology's group
-	Pod                  int    `json:"pod"`               // pod (Clos), rail group (rail-optimized); -1 none
-	Plane                int    `json:"plane"`             // spine plane (Clos), rail (rail-optimized); -1 none
-	Profile              string `json:"profile,omitempty"` // switch profile (Switches.NAME); "": Switch
-	BandwidthBps         int64  `json:"bandwidth_bps"`     // sum of its port speeds
+	Level                int    `json:"level"`                  // hop distance to the nearest host (1: next to hosts)
+	Group                string `json:"group,omitempty"`        // the topology's group
+	Pod                  int    `json:"pod"`                    // pod (Clos), rail group (rail-optimized); -1 none
+	Plane                int    `json:"plane"`                  // spine plane (Clos), rail (rail-optimized); -1 none
+	Profile              string `json:"profile,omitempty"`      // switch profile (Switches.NAME); "": Switch
+	BandwidthBps         int64  `json:"bandwidth_bps"`          // sum of its port speeds
 	SwitchingCapacityBps int64  `json:"switching_capacity_bps"` // configured SwitchingCapacity
 	Oversubscribed       bool   `json:"oversubscribed"`         // bandwidth > switching capacity
 }

@@ -61,9 +61,9 @@ type Switch struct {
 	// member of each slot; nil for an equal-weight set (docs/model.md#routing).
 	slots      [][]int32
 	slotMember [][]int16
-	selSet []int     // the Selector's set id of each set (-1 for single-port sets)
-	record []bool    // whether packets routed through each set record their member (RecordMembers)
-	view   setView
+	selSet     []int  // the Selector's set id of each set (-1 for single-port sets)
+	record     []bool // whether packets routed through each set record their member (RecordMembers)
+	view       setView
 }
 
 // AddSwitch creates a switch named name in the given tier, configured by cfg (copied),
