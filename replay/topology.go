@@ -80,11 +80,23 @@ func (t *Topology) SwitchConfigs(cfg *config.Config) ([]*config.Switch, []string
 		}
 		return fmt.Sprintf("%s:%d: ", f.Source, line)
 	}
+	type miss struct {
+		msg    string
+		others int
+	}
+	var missing []*miss // an unknown profile: reported once, at its first switch
+	byProfile := map[string]*miss{}
 	for i := f.Hosts; i < len(f.Nodes); i++ {
 		n := &f.Nodes[i]
 		s, prof, err := cfg.SwitchFor(n.Profile, n.Role)
 		if err != nil {
-			errs = append(errs, fmt.Sprintf("%sswitch %s: %v", where(n, n.ProfileLine), n.Name, err))
+			if m, seen := byProfile[n.Profile]; seen {
+				m.others++
+				continue
+			}
+			m := &miss{msg: fmt.Sprintf("%sswitch %s%%s: %v", where(n, n.ProfileLine), n.Name, err)}
+			byProfile[n.Profile] = m
+			missing = append(missing, m)
 			continue
 		}
 		sws[i], profs[i] = s, prof
@@ -98,6 +110,13 @@ func (t *Topology) SwitchConfigs(cfg *config.Config) ([]*config.Switch, []string
 			err = config.InProfile(err, prof)
 			errs = append(errs, fmt.Sprintf("%sswitch %s (role %s, %d ports): %v", where(n, n.ProfileLine), n.Name, n.Role, len(ports), err))
 		}
+	}
+	for _, m := range missing {
+		more := ""
+		if m.others > 0 {
+			more = fmt.Sprintf(" (and %d more)", m.others)
+		}
+		errs = append(errs, fmt.Sprintf(m.msg, more))
 	}
 	if len(errs) > 0 {
 		if len(errs) > 10 {
@@ -123,3 +142,6 @@ func (t *Topology) BaseRTT(cfg *config.Config) (units.Time, units.Bytes) {
 	}
 	return rtt, units.BytesIn(t.Links[t.Longest[0]].Speed, rtt)
 }
+
+// Picture is the fabric laid out by layers (fabric.Fabric.Picture).
+func (t *Topology) Picture() fabric.Picture { return t.Fabric.Picture() }

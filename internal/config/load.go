@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"sort"
@@ -51,6 +52,7 @@ func Parse(data []byte, source string, sets []string) (*Config, []string, error)
 		d.set(&c, s)
 	}
 	d.resolveProfiles(&c)
+	d.resolveTopologyFile(&c)
 	if err := d.errs.errOrNil(); err != nil {
 		return nil, nil, err
 	}
@@ -515,4 +517,23 @@ func parentPath(p string) string {
 		return ""
 	}
 	return p[:i]
+}
+
+// resolveTopologyFile makes Topology.File absolute: a path written in a
+// configuration file is relative to that file's directory, one from --set (or
+// --topology) to the working directory.
+func (d *decoder) resolveTopologyFile(c *Config) {
+	f := c.Topology.File
+	if f == "" || filepath.IsAbs(f) {
+		return
+	}
+	if o, ok := d.set_["Topology.File"]; ok && o.source != "--set" && o.source != "" {
+		f = filepath.Join(filepath.Dir(o.source), f)
+	}
+	abs, err := filepath.Abs(f)
+	if err != nil {
+		d.fail(0, "Topology.File", "%v", err)
+		return
+	}
+	c.Topology.File = abs
 }
