@@ -18,18 +18,35 @@ func name(pattern string, kv ...any) string {
 	if !strings.Contains(pattern, "{") {
 		return pattern
 	}
-	pairs := make([]string, 0, len(kv))
-	for i := 0; i+1 < len(kv); i += 2 {
-		var v string
-		switch x := kv[i+1].(type) {
-		case int:
-			v = strconv.Itoa(x)
-		case string:
-			v = x
+	var b strings.Builder
+	b.Grow(len(pattern) + 8)
+	for i := 0; i < len(pattern); i++ {
+		c := pattern[i]
+		if c == '{' {
+			if j := strings.IndexByte(pattern[i:], '}'); j > 0 {
+				key := pattern[i+1 : i+j]
+				found := false
+				for k := 0; k+1 < len(kv); k += 2 {
+					if kv[k].(string) == key {
+						switch x := kv[k+1].(type) {
+						case int:
+							b.WriteString(strconv.Itoa(x))
+						case string:
+							b.WriteString(x)
+						}
+						found = true
+						break
+					}
+				}
+				if found {
+					i += j
+					continue
+				}
+			}
 		}
-		pairs = append(pairs, "{"+kv[i].(string)+"}", v)
+		b.WriteByte(c)
 	}
-	return strings.NewReplacer(pairs...).Replace(pattern)
+	return b.String()
 }
 
 func (n Names) get(role, def string) string {

@@ -76,6 +76,17 @@ func Route(f *Fabric, state *State) *Routes {
 		rt.Dist[i] = distAll[i*nr : (i+1)*nr : (i+1)*nr]
 		rt.ByRack[i] = byAll[i*nr : (i+1)*nr : (i+1)*nr]
 	}
+	// The switch-to-switch ports of every switch (hosts are never transit).
+	type adjPort struct{ port, peer, link int32 }
+	adj := make([][]adjPort, sw)
+	for i := range sw {
+		for pi, p := range f.Nodes[f.Hosts+i].Ports {
+			if p.Peer >= int32(f.Hosts) {
+				adj[i] = append(adj[i], adjPort{int32(pi), p.Peer, p.Link})
+			}
+		}
+	}
+	H := int32(f.Hosts)
 	dist := make([]int16, len(f.Nodes))
 	queue := make([]int32, 0, sw)
 	for r, rack := range f.Racks {
@@ -92,12 +103,12 @@ func Route(f *Fabric, state *State) *Routes {
 			if qi > 0 && state.drained(n) {
 				continue // a drained switch is no transit
 			}
-			for _, p := range f.Nodes[n].Ports {
-				if p.Peer < int32(f.Hosts) || dist[p.Peer] >= 0 || state.linkDown(p.Link) || state.nodeDown(p.Peer) {
+			for _, p := range adj[n-H] {
+				if dist[p.peer] >= 0 || state.linkDown(p.link) || state.nodeDown(p.peer) {
 					continue
 				}
-				dist[p.Peer] = dist[n] + 1
-				queue = append(queue, p.Peer)
+				dist[p.peer] = dist[n] + 1
+				queue = append(queue, p.peer)
 			}
 		}
 		for i := range sw {
@@ -117,12 +128,12 @@ func Route(f *Fabric, state *State) *Routes {
 				continue
 			}
 			ports = ports[:0]
-			for pi, p := range f.Nodes[n].Ports {
-				if p.Peer < int32(f.Hosts) || state.linkDown(p.Link) {
+			for _, p := range adj[i] {
+				if state.linkDown(p.link) {
 					continue
 				}
-				if pd := rt.Dist[p.Peer-int32(f.Hosts)][r]; pd == d-1 && (p.Peer == rack.Node || !state.drained(p.Peer)) {
-					ports = append(ports, int32(pi))
+				if pd := rt.Dist[p.peer-H][r]; pd == d-1 && (p.peer == rack.Node || !state.drained(p.peer)) {
+					ports = append(ports, p.port)
 				}
 			}
 			if len(ports) == 0 {
@@ -237,6 +248,10 @@ type Path []int32
 func (rt *Routes) LongestPath(cost func(l *Link) int64) Path {
 	f := rt.f
 	H := int32(f.Hosts)
+	costs := make([]int64, len(f.Links))
+	for i := range f.Links {
+		costs[i] = cost(&f.Links[i])
+	}
 	// Per destination rack r: the best (cost) continuation from every switch, in
 	// increasing distance order.
 	best := make([]int64, len(f.Nodes))
@@ -251,7 +266,7 @@ func (rt *Routes) LongestPath(cost func(l *Link) int64) Path {
 	}
 	var top pick
 	top.hops = -1
-	hostCost := func(h int32) int64 { return cost(&f.Links[f.Nodes[h].Ports[0].Link]) }
+	hostCost := func(h int32) int64 { return costs[f.Nodes[h].Ports[0].Link] }
 	top2 := map[int32][2]int32{} // per rack switch its two hosts of largest host-link cost
 	for _, rack := range f.Racks {
 		t := [2]int32{-1, -1}
@@ -284,7 +299,7 @@ func (rt *Routes) LongestPath(cost func(l *Link) int64) Path {
 			best[n] = -1
 			for _, pi := range h.Ports {
 				p := f.Nodes[n].Ports[pi]
-				if c := cost(&f.Links[p.Link]) + best[p.Peer]; c > best[n] {
+				if c := costs[p.Link] + best[p.Peer]; c > best[n] {
 					best[n], next[n] = c, pi
 				}
 			}

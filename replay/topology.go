@@ -2,6 +2,7 @@ package replay
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/tracefabric/tracefabric/fabric"
@@ -101,7 +102,14 @@ func (t *Topology) SwitchConfigs(cfg *config.Config) ([]*config.Switch, []string
 		}
 		sws[i], profs[i] = s, prof
 		ports := f.PortLinks(int32(i))
-		k := layoutKey{prof, fmt.Sprint(ports)}
+		var kb strings.Builder
+		for _, p := range ports {
+			kb.WriteString(strconv.FormatInt(int64(p.Speed), 36))
+			kb.WriteByte('/')
+			kb.WriteString(strconv.FormatInt(int64(p.PropagationDelay), 36))
+			kb.WriteByte(' ')
+		}
+		k := layoutKey{prof, kb.String()}
 		if checked[k] {
 			continue
 		}
