@@ -3,6 +3,8 @@ package replay
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -183,6 +185,11 @@ func (d *Description) WriteText(w io.Writer) error {
 	src := "the configuration's Topology"
 	if d.Source != "" {
 		src = d.Source
+		if wd, err := os.Getwd(); err == nil {
+			if rel, err := filepath.Rel(wd, d.Source); err == nil && !strings.HasPrefix(rel, "..") {
+				src = rel
+			}
+		}
 	}
 	fmt.Fprintf(&b, "fabric: %s (%s): %s hosts, %s switches, %s links\n", d.Shape, src,
 		units.FormatCount(int64(d.Hosts)), units.FormatCount(int64(d.Nodes-d.Hosts)), units.FormatCount(int64(d.Links)))
