@@ -4,6 +4,11 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
+
+	"gonum.org/v1/plot/palette"
+	"gonum.org/v1/plot/palette/brewer"
+	"gonum.org/v1/plot/palette/moreland"
 
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -20,10 +25,43 @@ type LinkHeat struct {
 	Drops       []int64   // by link id
 }
 
+// heatColors is pauseColors' scale (light yellow to dark red) from 0 to top %.
+func heatColors(top float64) (palette.ColorMap, error) {
+	p, err := brewer.GetPalette(brewer.TypeSequential, "YlOrRd", 9)
+	if err != nil {
+		return nil, err
+	}
+	cs := slices.Clone(p.Colors()[1:])
+	slices.Reverse(cs)
+	cm, err := moreland.NewLuminance(cs)
+	if err != nil {
+		return nil, err
+	}
+	cm = palette.Reverse(cm)
+	cm.SetMin(0)
+	cm.SetMax(max(top, 1e-9))
+	return cm, nil
+}
+
+// niceCeil rounds v (> 0) up to 1, 2 or 5 times a power of ten; 100 at most.
+func niceCeil(v float64) float64 {
+	if v <= 0 {
+		return 1
+	}
+	e := math.Pow(10, math.Floor(math.Log10(v)))
+	for _, m := range []float64{1, 2, 5, 10} {
+		if m*e >= v {
+			return math.Min(100, m*e)
+		}
+	}
+	return 100
+}
+
 // FabricMap draws the fabric by layers (docs/topology.md#picture): host groups (one
 // box per rack) at the bottom, then each switch level, links as lines whose width
 // grows with the speed of one link (line labelled "xN" for N parallel or grouped
-// links). With heat, lines are coloured by their busiest link's utilization and a
+// links). With heat, lines are coloured by their busiest link's utilization (the
+// colour bar from 0 to the busiest link's, rounded up to 1, 2 or 5 x 10^k %) and a
 // red disc, its area growing with the count, marks the links that dropped.
 func FabricMap(p fabric.Picture, heat *LinkHeat, o Options) (*Figure, error) {
 	o = o.withDefaults()
@@ -36,11 +74,11 @@ func FabricMap(p fabric.Picture, heat *LinkHeat, o Options) (*Figure, error) {
 	}
 	title := "Fabric: " + p.Shape
 	note := "hosts grouped per rack; line width by link speed"
-	name := "fabric"
+	name := NameFabric
 	if heat != nil {
 		title = "Where the trace loaded the fabric: " + p.Shape
 		note = "line colour: busiest link's mean utilization over the run; red disc: drops at the link's ports"
-		name = "fabric_heat"
+		name = NameFabricHeat
 	}
 	if o.Width == DefaultWidth && widest > 24 {
 		o.Width = vg.Length(math.Min(float64(widest)*0.33, 60)) * vg.Inch
@@ -48,12 +86,19 @@ func FabricMap(p fabric.Picture, heat *LinkHeat, o Options) (*Figure, error) {
 	var cm interface {
 		At(float64) (color.Color, error)
 	}
+	var scale float64 // the colour bar's top, in %: the busiest link's utilization rounded up
+	var bar palette.ColorMap
 	if heat != nil {
-		c, err := pauseColors() // 0..100
+		top := 0.0
+		for _, u := range heat.Utilization {
+			top = max(top, u)
+		}
+		scale = niceCeil(100 * top)
+		c, err := heatColors(scale)
 		if err != nil {
 			return nil, err
 		}
-		cm = c
+		cm, bar = c, c
 	}
 	maxSpeed := int64(1)
 	for _, l := range p.Links {
@@ -92,7 +137,7 @@ func FabricMap(p fabric.Picture, heat *LinkHeat, o Options) (*Figure, error) {
 				}
 				col = color.Gray{Y: 0xd8}
 				if util > 0 {
-					if c, err := cm.At(math.Min(100, 100*util)); err == nil {
+					if c, err := cm.At(math.Min(scale, 100*util)); err == nil {
 						col = c
 					}
 				}
@@ -154,11 +199,10 @@ func FabricMap(p fabric.Picture, heat *LinkHeat, o Options) (*Figure, error) {
 			dc.FillText(sty, vg.Point{X: dc.Min.X - vg.Points(95), Y: y}, label)
 		}
 		if heat != nil {
-			cb, _ := pauseColors()
 			strip := dc
 			strip.Min.X = dc.Max.X + vg.Points(24)
 			strip.Max.X = strip.Min.X + vg.Points(50)
-			colorBar(strip, dc, cb, "link\nutilization\n(%)")
+			colorBar(strip, dc, bar, "link\nutilization\n(%, mean)")
 		}
 	}
 	var total int64
