@@ -56,11 +56,11 @@ type Switch struct {
 	headroom int64 // total headroom bytes (all ports, lossless pools)
 
 	routes []int32   // set index by destination host index, -1 none
-	sets   [][]int32 // ports of each set, in port order
-	// slots and slotMember are a weighted (WCMP) set's group table: the port and the
-	// member of each slot; nil for an equal-weight set (docs/model.md#routing).
-	slots      [][]int32
+	sets   [][]int32 // ports of each set's slots: its members in port order, or a weighted set's group table
+	// slotMember and members describe a weighted (WCMP) set: the member of each slot
+	// and the members' ports; nil for an equal-weight set (docs/model.md#routing).
 	slotMember [][]int16
+	members    [][]int32
 	selSet     []int  // the Selector's set id of each set (-1 for single-port sets)
 	record     []bool // whether packets routed through each set record their member (RecordMembers)
 	view       setView
@@ -198,8 +198,8 @@ func (s *Switch) AddEqualCostSet(ports []int) (int, error) {
 		id = s.sel.AddSet(len(set))
 	}
 	s.sets = append(s.sets, set)
-	s.slots = append(s.slots, nil)
 	s.slotMember = append(s.slotMember, nil)
+	s.members = append(s.members, nil)
 	s.selSet = append(s.selSet, id)
 	s.record = append(s.record, len(set) > 1)
 	return len(s.sets) - 1, nil
@@ -244,9 +244,9 @@ func (s *Switch) AddWeightedSet(ports []int, weights []int) (int, error) {
 			members = append(members, int16(i))
 		}
 	}
-	s.sets = append(s.sets, set)
-	s.slots = append(s.slots, slots)
+	s.sets = append(s.sets, slots)
 	s.slotMember = append(s.slotMember, members)
+	s.members = append(s.members, set)
 	s.selSet = append(s.selSet, s.sel.AddSet(total))
 	s.record = append(s.record, true)
 	return len(s.sets) - 1, nil
@@ -282,10 +282,15 @@ func (s *Switch) SetRoute(dst int32, set int) error {
 	return nil
 }
 
-// EqualCostSet returns the ports of set i.
+// EqualCostSet returns the ports of set i's members (a weighted set's distinct
+// ports, in member order).
 func (s *Switch) EqualCostSet(i int) []int {
-	out := make([]int, len(s.sets[i]))
-	for j, p := range s.sets[i] {
+	ports := s.sets[i]
+	if s.members[i] != nil {
+		ports = s.members[i]
+	}
+	out := make([]int, len(ports))
+	for j, p := range ports {
 		out[j] = int(p)
 	}
 	return out
@@ -433,34 +438,27 @@ func (s *Switch) admit(now units.Time, in *port, id PacketID, p *Packet) {
 	si := s.routes[p.Dst]
 	set := s.sets[si]
 	m := 0
-	port := set[0]
 	if len(set) > 1 {
-		if slots := s.slots[si]; slots != nil {
-			// WCMP: the Selector picks a slot of the group table.
-			s.view.set = slots
-			k := s.sel.Select(now, s.selSet[si], &n.keys[p.Key], p.TC, int(p.Frame), &s.view)
-			if k < 0 || k >= len(slots) {
-				k = 0
-			}
-			m, port = int(s.slotMember[si][k]), slots[k]
-		} else {
-			s.view.set = set
-			m = s.sel.Select(now, s.selSet[si], &n.keys[p.Key], p.TC, int(p.Frame), &s.view)
-			if m < 0 || m >= len(set) {
-				m = 0
-			}
-			port = set[m]
+		// m is the slot: the member, or a weighted set's group-table slot.
+		s.view.set = set
+		m = s.sel.Select(now, s.selSet[si], &n.keys[p.Key], p.TC, int(p.Frame), &s.view)
+		if m < 0 || m >= len(set) {
+			m = 0
 		}
 	}
 	if s.record[si] {
+		member := m
+		if sm := s.slotMember[si]; sm != nil {
+			member = int(sm[m])
+		}
 		switch s.tier {
 		case config.TierRack:
-			p.RackMember = int16(m)
+			p.RackMember = int16(member)
 		case config.TierFabric:
-			p.FabricMember = int16(m)
+			p.FabricMember = int16(member)
 		}
 	}
-	e := s.ports[port]
+	e := s.ports[set[m]]
 	tc := p.TC
 	P := int(s.tcPool[tc])
 	pl := &s.pools[P]
