@@ -61,8 +61,8 @@ type Switch struct {
 	// and the members' ports; nil for an equal-weight set (docs/model.md#routing).
 	slotMember [][]int16
 	members    [][]int32
-	selSet     []int  // the Selector's set id of each set (-1 for single-port sets)
-	record     []bool // whether packets routed through each set record their member (RecordMembers)
+	selSet     []int   // the Selector's set id of each set (-1 for single-port sets)
+	record     []uint8 // whether packets routed through each set record their member (RecordMembers): recordSlot, recordMember (a weighted set: the slot's member) or 0
 	view       setView
 }
 
@@ -201,7 +201,7 @@ func (s *Switch) AddEqualCostSet(ports []int) (int, error) {
 	s.slotMember = append(s.slotMember, nil)
 	s.members = append(s.members, nil)
 	s.selSet = append(s.selSet, id)
-	s.record = append(s.record, len(set) > 1)
+	s.record = append(s.record, b2u(len(set) > 1)*recordSlot)
 	return len(s.sets) - 1, nil
 }
 
@@ -248,8 +248,21 @@ func (s *Switch) AddWeightedSet(ports []int, weights []int) (int, error) {
 	s.slotMember = append(s.slotMember, members)
 	s.members = append(s.members, set)
 	s.selSet = append(s.selSet, s.sel.AddSet(total))
-	s.record = append(s.record, true)
+	s.record = append(s.record, recordMember)
 	return len(s.sets) - 1, nil
+}
+
+// Values of Switch.record.
+const (
+	recordSlot   uint8 = 1 // record the chosen slot: the member of an equal-weight set
+	recordMember uint8 = 2 // record the slot's member (a weighted set)
+)
+
+func b2u(b bool) uint8 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // SlotMember returns the member of set's group-table slot (the slot itself for an
@@ -267,7 +280,9 @@ func (s *Switch) SlotMember(set, slot int) int {
 // The builder marks every up-route set, so that a tier crossed through a single
 // uplink is recorded as crossed.
 func (s *Switch) RecordMembers(set int) {
-	s.record[set] = true
+	if s.record[set] == 0 {
+		s.record[set] = recordSlot
+	}
 }
 
 // SetRoute routes packets for destination host index dst through set.
@@ -446,10 +461,10 @@ func (s *Switch) admit(now units.Time, in *port, id PacketID, p *Packet) {
 			m = 0
 		}
 	}
-	if s.record[si] {
+	if r := s.record[si]; r != 0 {
 		member := m
-		if sm := s.slotMember[si]; sm != nil {
-			member = int(sm[m])
+		if r == recordMember {
+			member = int(s.slotMember[si][m])
 		}
 		switch s.tier {
 		case config.TierRack:

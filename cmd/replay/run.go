@@ -198,7 +198,8 @@ func prepareLine(args []string, pr *replay.Prepared, cfg *config.Config) string 
 	if pr.Idle.MaxIdle > 0 {
 		line += fmt.Sprintf("; --max-idle shortened %s, removing %s", cli.Plural(pr.Idle.Gaps, "idle gap"), units.HumanNanos(pr.Idle.RemovedNs))
 	}
-	return line + fmt.Sprintf("; fabric BDP %d B, base RTT %s", cfg.BDP(), cfg.BaseRTT().Human())
+	rtt, bdp := pr.Topo.BaseRTT(cfg)
+	return line + fmt.Sprintf("; fabric BDP %d B, base RTT %s", bdp, rtt.Human())
 }
 
 // loadFlags checks --replicate and --target-load (run) and sets the options they
