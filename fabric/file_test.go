@@ -105,6 +105,12 @@ Profiles:
 	if !ok || !slices.Equal(h.Weights, []int32{4, 1}) || !slices.Equal(h.Table(), []int32{0, 0, 0, 0, 1}) {
 		t.Errorf("leaf-0 -> leaf-1-h0: %+v table %v", h, h.Table())
 	}
+	// Member picks the slot's member without building the table.
+	for hash := uint32(0); hash < 50; hash++ {
+		if tab := h.Table(); h.Member(hash) != int(tab[hash%uint32(len(tab))]) {
+			t.Errorf("Member(%d) = %d, table says %d", hash, h.Member(hash), tab[hash%uint32(len(tab))])
+		}
+	}
 	// leaf-1 -> leaf-0: four equal 100G ports, no weights.
 	if h, _ := rt.NextHops(l1, 0); len(h.Ports) != 4 || h.Weights != nil {
 		t.Errorf("leaf-1 -> leaf-0-h0: %+v", h)

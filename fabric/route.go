@@ -49,6 +49,27 @@ func (h *NextHops) Table() []int32 {
 	return t
 }
 
+// Member returns the member of the set that hash picks: hash mod the number of
+// members, or for a weighted set the member of group-table slot hash mod the table
+// size (Table, without building it).
+func (h *NextHops) Member(hash uint32) int {
+	if h.Weights == nil {
+		return int(hash % uint32(len(h.Ports)))
+	}
+	var total uint32
+	for _, w := range h.Weights {
+		total += uint32(w)
+	}
+	slot := int32(hash % total)
+	for m, w := range h.Weights {
+		if slot < w {
+			return m
+		}
+		slot -= w
+	}
+	return len(h.Weights) - 1
+}
+
 // Routes are the forwarding tables of every switch: toward each rack (switch with
 // hosts, Fabric.Racks) one next-hop set, deduplicated per switch. A switch reaches
 // its own hosts through their host ports.

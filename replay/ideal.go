@@ -30,10 +30,11 @@ type pathLinks struct {
 	after     [maxPathLinks]units.Time    // propagation, plus ForwardingLatency when a switch receives
 }
 
-// idealPaths are the distinct paths of the run's flows.
+// idealPaths are the distinct path timings of the run's flows (in the Clos: three,
+// same rack, same pod, across pods).
 type idealPaths struct {
 	paths []pathLinks
-	index map[[maxPathLinks]int32]int32
+	index map[pathLinks]int32
 }
 
 // pathOf returns the index of the ideal path of a flow from src to dst with key:
@@ -55,8 +56,8 @@ func (s *sim) pathOf(src, dst int32, key *ecmp.Key) int32 {
 			k := 0
 			if len(h.Ports) > 1 {
 				hash := s.net.Switches()[node-int32(t.Hosts)].Selector().(*ecmp.Balancer).HashOf(key)
-				if tab := h.Table(); tab != nil {
-					k = int(tab[hash%uint32(len(tab))])
+				if h.Weights != nil {
+					k = h.Member(hash)
 				} else {
 					k = int(hash % uint32(len(h.Ports)))
 				}
@@ -71,9 +72,6 @@ func (s *sim) pathOf(src, dst int32, key *ecmp.Key) int32 {
 	if node != dst {
 		s.setErr(fmt.Errorf("replay: the route from %s to %s is longer than %d links", t.Nodes[src].Name, t.Nodes[dst].Name, maxPathLinks))
 	}
-	if i, ok := s.ideal.index[links]; ok {
-		return i
-	}
 	var p pathLinks
 	p.n = n
 	for k := 0; k < n; k++ {
@@ -87,12 +85,15 @@ func (s *sim) pathOf(src, dst int32, key *ecmp.Key) int32 {
 			p.after[k] += s.net.Node(peers[k]).(*switchmodel.Switch).Config().ForwardingLatency
 		}
 	}
+	if i, ok := s.ideal.index[p]; ok {
+		return i
+	}
 	if s.ideal.index == nil {
-		s.ideal.index = map[[maxPathLinks]int32]int32{}
+		s.ideal.index = map[pathLinks]int32{}
 	}
 	i := int32(len(s.ideal.paths))
 	s.ideal.paths = append(s.ideal.paths, p)
-	s.ideal.index[links] = i
+	s.ideal.index[p] = i
 	return i
 }
 

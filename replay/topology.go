@@ -57,6 +57,10 @@ func NewTopology(cfg *config.Config) (*Topology, error) {
 	t.Longest = t.Routes.LongestPath(func(l *fabric.Link) int64 {
 		return int64(config.LinkRTT(config.Link{Speed: l.Speed, PropagationDelay: l.Delay}, mtu))
 	})
+	if len(t.Longest) > maxPathLinks {
+		return nil, fmt.Errorf("%w: %s: routes of %d links (host to host); a packet's path holds at most %d", fabric.ErrInvalid,
+			firstNonEmpty(f.Source, "the configuration's Topology"), len(t.Longest), maxPathLinks)
+	}
 	return t, nil
 }
 
@@ -153,3 +157,12 @@ func (t *Topology) BaseRTT(cfg *config.Config) (units.Time, units.Bytes) {
 
 // Picture is the fabric laid out by layers (fabric.Fabric.Picture).
 func (t *Topology) Picture() fabric.Picture { return t.Fabric.Picture() }
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
