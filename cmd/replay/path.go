@@ -273,7 +273,15 @@ func printPathText(w io.Writer, hosts [][2]string, results map[string][]replay.P
 			if hash == "" {
 				hash = "-"
 			}
-			fmt.Fprintf(tw, "  %s\t%d\t%s\t%d\t%d\t%s\n", h.Node, h.SetSize, hash, h.Member, h.Port, h.Next)
+			set := strconv.Itoa(h.SetSize)
+			if len(h.Weights) > 0 { // WCMP: the members' weights
+				ws := make([]string, len(h.Weights))
+				for i, w := range h.Weights {
+					ws[i] = strconv.Itoa(int(w))
+				}
+				set += " (weights " + strings.Join(ws, ":") + ")"
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%d\t%d\t%s\n", h.Node, set, hash, h.Member, h.Port, h.Next)
 		}
 	}
 	return tw.Flush()
