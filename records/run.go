@@ -116,6 +116,17 @@ type Topology struct {
 	Switches  []Switch `json:"switches"`       // every switch, in node order
 	// LinkList lists every link by id: its two ends (node id, port), speed and delay.
 	LinkList []Link `json:"link_list"`
+	// WeightedSets are the WCMP sets (docs/model.md#routing): a switch's set (as
+	// loadbalance.arrow's node and set) and its members' weights; absent when every
+	// set is equal-weight.
+	WeightedSets []WeightedSet `json:"weighted_sets,omitempty"`
+}
+
+// WeightedSet is one WCMP set of run.json's topology.
+type WeightedSet struct {
+	Node    int32 `json:"node"`
+	Set     int32 `json:"set"`
+	Weights []int `json:"weights"`
 }
 
 // Switch is one switch's line in run.json: its place in the fabric, its profile,

@@ -208,6 +208,13 @@ func (s *sim) runJSON() (*records.Run, error) {
 			Role: n.Role, Level: n.Level, Group: n.Group, Pod: n.Pod, Plane: n.Plane, Profile: profs[sw.ID()],
 			BandwidthBps: int64(sw.Bandwidth()), SwitchingCapacityBps: int64(sw.SwitchingCapacity()), Oversubscribed: sw.Oversubscribed()})
 	}
+	for _, sw := range s.net.Switches() {
+		for set := range sw.NumSets() {
+			if w := sw.MemberWeights(set); w != nil {
+				topo.WeightedSets = append(topo.WeightedSets, records.WeightedSet{Node: sw.ID(), Set: int32(set), Weights: w})
+			}
+		}
+	}
 	for i := range t.Links {
 		l := &t.Links[i]
 		topo.LinkList = append(topo.LinkList, records.Link{A: l.A.Node, APort: l.A.Port, B: l.B.Node, BPort: l.B.Port,

@@ -265,6 +265,20 @@ func b2u(b bool) uint8 {
 	return 0
 }
 
+// MemberWeights returns a weighted set's member weights (slots per member), nil for
+// an equal-weight set.
+func (s *Switch) MemberWeights(set int) []int {
+	sm := s.slotMember[set]
+	if sm == nil {
+		return nil
+	}
+	w := make([]int, len(s.members[set]))
+	for _, m := range sm {
+		w[m]++
+	}
+	return w
+}
+
 // SlotMember returns the member of set's group-table slot (the slot itself for an
 // equal-weight set): the Selector's records count slots.
 func (s *Switch) SlotMember(set, slot int) int {
