@@ -379,3 +379,24 @@ func (b *builder) finish() (*Fabric, error) {
 	}
 	return f, nil
 }
+
+// Oversubscription is a switch's down-link bandwidth over its up-link bandwidth
+// (links to a higher level), 0 without uplinks; links of ports with no peer (a
+// rebuilt fabric's gaps) are left out.
+func (f *Fabric) Oversubscription(node int32) float64 {
+	var down, up float64
+	for pi, p := range f.Nodes[node].Ports {
+		if p.Peer < 0 {
+			continue
+		}
+		if f.Up(node, pi) {
+			up += float64(f.Links[p.Link].Speed)
+		} else {
+			down += float64(f.Links[p.Link].Speed)
+		}
+	}
+	if up == 0 {
+		return 0
+	}
+	return down / up
+}

@@ -117,12 +117,14 @@ func (d *fileDec) str(m map[string]*yaml.Node, key, what, def string) string {
 	return def
 }
 
-func (d *fileDec) speed(n *yaml.Node, what string, def units.BitRate) units.BitRate {
+// quantity decodes a scalar with parse (units.ParseBitRate, units.ParseTime), def
+// when the key is absent.
+func quantity[T any](d *fileDec, n *yaml.Node, what string, def T, parse func(string) (T, error)) T {
 	s, ok := d.scalar(n, what)
 	if !ok {
 		return def
 	}
-	v, err := units.ParseBitRate(s)
+	v, err := parse(s)
 	if err != nil {
 		d.failf(n, "%s: %v", what, err)
 		return def
@@ -130,17 +132,12 @@ func (d *fileDec) speed(n *yaml.Node, what string, def units.BitRate) units.BitR
 	return v
 }
 
+func (d *fileDec) speed(n *yaml.Node, what string, def units.BitRate) units.BitRate {
+	return quantity(d, n, what, def, units.ParseBitRate)
+}
+
 func (d *fileDec) delay(n *yaml.Node, what string, def units.Time) units.Time {
-	s, ok := d.scalar(n, what)
-	if !ok {
-		return def
-	}
-	v, err := units.ParseTime(s)
-	if err != nil {
-		d.failf(n, "%s: %v", what, err)
-		return def
-	}
-	return v
+	return quantity(d, n, what, def, units.ParseTime)
 }
 
 // link decodes {Speed, PropagationDelay} over def.

@@ -123,19 +123,8 @@ func (t *Topology) Describe(cfg *config.Config) (*Description, error) {
 			r.Profiles = append(r.Profiles, p)
 			r.Buffer = append(r.Buffer, fmt.Sprintf("%s %v", p, sws[i].BufferSize))
 		}
-		var down, up float64
 		ports := f.PortLinks(int32(i))
-		for pi, ps := range ports {
-			if f.Up(int32(i), pi) {
-				up += float64(ps.Speed)
-			} else {
-				down += float64(ps.Speed)
-			}
-		}
-		o := 0.0
-		if up > 0 {
-			o = down / up
-		}
+		o := f.Oversubscription(int32(i))
 		if r.OversubMin < 0 || o < r.OversubMin {
 			r.OversubMin = o
 		}

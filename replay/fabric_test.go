@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -31,24 +30,6 @@ func parseConfig(t *testing.T, yaml string, sets ...string) *config.Config {
 	return c
 }
 
-// sameRecords checks that the record files of two runs are byte-identical.
-func sameRecords(t *testing.T, what string, run *records.Run, a, b string) {
-	t.Helper()
-	for name := range run.Records {
-		x, err := os.ReadFile(filepath.Join(a, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		y, err := os.ReadFile(filepath.Join(b, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(x, y) {
-			t.Errorf("%s: %s differs", what, name)
-		}
-	}
-}
-
 // TestClosFileSameRecords: the default configuration and a topology file with the
 // clos generator's default parameters give byte-identical records on every committed
 // trace, open and closed loop (the records of main before topology files are pinned
@@ -70,7 +51,7 @@ func TestClosFileSameRecords(t *testing.T) {
 			}
 			run, a := runTrace(t, rel, opts(""))
 			_, b := runTrace(t, rel, opts(file))
-			sameRecords(t, rel+" "+mode, run, a, b)
+			sameFiles(t, run, a, b)
 		}
 	}
 }
@@ -87,7 +68,7 @@ func TestLeafSpineEqualsOnePod(t *testing.T) {
 		_, b := runTrace(t, "testdata/pcaps/demo.pcap", func(o *Options) {
 			o.Config, o.RecordPackets = parseConfig(t, "", fmt.Sprintf("Topology.File=%q", file), "Transport.Mode="+mode), true
 		})
-		sameRecords(t, "leaf-spine "+mode, run, a, b)
+		sameFiles(t, run, a, b)
 	}
 }
 

@@ -115,21 +115,7 @@ func roleTable(in *runInput, f *fabric.Fabric) report.Table {
 		a.count++
 		n := &f.Nodes[s.ID]
 		a.pmin, a.pmax = min(a.pmin, len(n.Ports)), max(a.pmax, len(n.Ports))
-		var down, up float64
-		for pi, p := range n.Ports {
-			if p.Peer < 0 {
-				continue
-			}
-			if f.Up(s.ID, pi) {
-				up += float64(f.Links[p.Link].Speed)
-			} else {
-				down += float64(f.Links[p.Link].Speed)
-			}
-		}
-		o := 0.0
-		if up > 0 {
-			o = down / up
-		}
+		o := f.Oversubscription(s.ID)
 		if a.omin < 0 || o < a.omin {
 			a.omin = o
 		}
