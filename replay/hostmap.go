@@ -83,8 +83,8 @@ var ErrHostMap = errors.New("host mapping")
 // fabric.
 type HostMap struct {
 	Grid   HostGrid
-	Mode   string // "subnet", "hash", "spread" or the CSV file's path
-	Racks  []Rack // the racks mapped onto, in order
+	Mode   string    // "subnet", "hash", "spread" or the CSV file's path
+	Racks  []Rack    // the racks mapped onto, in order
 	Names  HostNames // the hosts' names
 	byAddr map[ipaddr.Addr]int32
 	rackOf []int32 // host id -> index in Racks
