@@ -17,6 +17,8 @@ type SetDef struct {
 	Set     int
 	Members int
 	Offset  int
+	// Shares are a WCMP set's expected member shares (SetLoad.Shares); nil: equal.
+	Shares []float64
 }
 
 // FlowSample is what one flow row contributes to the per-flow statistics.
@@ -362,12 +364,15 @@ func (ft *FlowTable) FlowStat(tiers []records.Tier) func() func(w, out []float64
 	for i, t := range tiers {
 		tierIdx[t] = i
 	}
-	type judgedSet struct{ tier, off, n int }
+	type judgedSet struct {
+		tier, off, n int
+		shares       []float64
+	}
 	var sets []judgedSet
 	for _, s := range ft.Sets {
 		t, ok := tierIdx[s.Tier]
 		if ok && JudgedSet(ft.CellFlows[s.Offset:s.Offset+s.Members]) {
-			sets = append(sets, judgedSet{t, s.Offset, s.Members})
+			sets = append(sets, judgedSet{t, s.Offset, s.Members, s.Shares})
 		}
 	}
 	// Delivered (and unfinished) flows in delay order, flows with data in slowdown
@@ -450,8 +455,8 @@ func (ft *FlowTable) FlowStat(tiers []records.Tier) func() func(w, out []float64
 				bb[t], fb[t] = bb[t][:0], fb[t][:0]
 			}
 			for _, s := range sets {
-				bb[s.tier] = append(bb[s.tier], Imbalance(bytes[s.off:s.off+s.n]))
-				fb[s.tier] = append(fb[s.tier], Imbalance(flows[s.off:s.off+s.n]))
+				bb[s.tier] = append(bb[s.tier], ImbalanceWeighted(bytes[s.off:s.off+s.n], s.shares))
+				fb[s.tier] = append(fb[s.tier], ImbalanceWeighted(flows[s.off:s.off+s.n], s.shares))
 			}
 			k := 0
 			for t := range tiers {

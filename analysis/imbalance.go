@@ -90,6 +90,45 @@ func Imbalance(loads []float64) Balance {
 	return b
 }
 
+// ImbalanceWeighted is Imbalance against unequal expected shares (a WCMP set,
+// docs/model.md#routing): member i should carry share[i] of the total (shares add up
+// to 1). With e = Total * share[i] and r = x / e:
+//
+//	MaxMean = max(r)   CoV = population std(r) / mean(r)   Jain = Jain's index of r
+//	Chi2    = sum (x - e)^2 / e   (Pearson's statistic against the weights), df n-1
+//
+// and IdleFraction as Imbalance. nil shares is Imbalance (equal shares give the same
+// numbers).
+func ImbalanceWeighted(loads, share []float64) Balance {
+	if share == nil {
+		return Imbalance(loads)
+	}
+	n := len(loads)
+	b := Imbalance(loads)
+	if b.Empty || n < 2 {
+		return b
+	}
+	var chi2, sum, sumSq, maxR float64
+	rs := make([]float64, n)
+	for i, x := range loads {
+		e := b.Total * share[i]
+		r := x / e
+		rs[i] = r
+		sum += r
+		sumSq += r * r
+		maxR = max(maxR, r)
+		d := x - e
+		chi2 += d * d / e
+	}
+	mean, std := stat.PopMeanStdDev(rs, nil)
+	b.MaxMean = maxR
+	b.CoV = std / mean
+	b.Jain = sum * sum / (float64(n) * sumSq)
+	b.Chi2 = chi2
+	b.Chi2P = chi2Survival(chi2, float64(n-1))
+	return b
+}
+
 // chi2Survival is P(χ²(df) >= x) (NaN when x is not a number).
 func chi2Survival(x, df float64) float64 {
 	if df <= 0 {
@@ -122,6 +161,9 @@ type SetLoad struct {
 	Uplinks bool // every member leads one tier up (the set of a switch's uplinks)
 	Bytes   []float64
 	Flows   []float64
+	// Shares are a WCMP set's expected shares per member (weights over their sum,
+	// run.json topology.weighted_sets); nil for an equal-weight set.
+	Shares []float64
 }
 
 // SetImbalance is one equal-cost set's Balance on bytes and on flows. Judged says it
@@ -298,7 +340,7 @@ func ImbalanceOf(sets []SetLoad, nodes Nodes) *ImbalanceResult {
 	byTier := map[records.Tier][]int{}
 	for _, s := range sets {
 		si := SetImbalance{Node: nodes.Name(s.Node), Tier: s.Tier, Set: s.Set, Label: setLabel(nodes.Name(s.Node), s),
-			Judged: JudgedSet(s.Flows), Bytes: Imbalance(s.Bytes), Flows: Imbalance(s.Flows), BytesLoad: s.Bytes, FlowsLoad: s.Flows}
+			Judged: JudgedSet(s.Flows), Bytes: ImbalanceWeighted(s.Bytes, s.Shares), Flows: ImbalanceWeighted(s.Flows, s.Shares), BytesLoad: s.Bytes, FlowsLoad: s.Flows}
 		byTier[s.Tier] = append(byTier[s.Tier], len(r.Sets))
 		r.Sets = append(r.Sets, si)
 	}

@@ -368,12 +368,24 @@ func (l *loader) loadBalance(path string) error {
 			ref, ok := l.members[memberKey{s.key.node, s.key.set, m}]
 			sl.Uplinks = sl.Uplinks && ok && l.tier[ref.peer] > s.tier
 		}
+		for _, w := range l.run.Info.Topology.WeightedSets {
+			if NodeID(w.Node) == s.key.node && w.Set == s.key.set && len(w.Weights) == int(size) {
+				total := 0
+				for _, x := range w.Weights {
+					total += x
+				}
+				sl.Shares = make([]float64, size)
+				for m, x := range w.Weights {
+					sl.Shares[m] = float64(x) / float64(total)
+				}
+			}
+		}
 		l.run.Sets = append(l.run.Sets, sl)
 		if _, ok := l.setOf[s.key.node]; !ok {
 			l.setOf[s.key.node] = len(l.run.Flows.Sets)
 		}
 		ft := &l.run.Flows
-		ft.Sets = append(ft.Sets, SetDef{Node: sl.Node, Tier: sl.Tier, Set: sl.Set, Members: int(size), Offset: offset})
+		ft.Sets = append(ft.Sets, SetDef{Node: sl.Node, Tier: sl.Tier, Set: sl.Set, Members: int(size), Offset: offset, Shares: sl.Shares})
 		ft.CellBytes = append(ft.CellBytes, sl.Bytes...)
 		ft.CellFlows = append(ft.CellFlows, sl.Flows...)
 		offset += int(size)

@@ -302,3 +302,22 @@ func TestPolarizationUndefined(t *testing.T) {
 		t.Errorf("30 flows: %+v", p)
 	}
 }
+
+// TestImbalanceWeighted: against shares 0.8/0.2, loads 80/20 are perfect; 50/50
+// read max/mean 2.5 (the 100G member at 2.5 times its share) and Pearson's
+// statistic (50-80)^2/80 + (50-20)^2/20 = 56.25; equal shares give Imbalance's numbers.
+func TestImbalanceWeighted(t *testing.T) {
+	b := ImbalanceWeighted([]float64{80, 20}, []float64{0.8, 0.2})
+	if math.Abs(b.MaxMean-1) > 1e-12 || math.Abs(b.Chi2) > 1e-12 || math.Abs(b.Jain-1) > 1e-12 || b.CoV > 1e-12 {
+		t.Errorf("80/20 at 4:1: %+v", b)
+	}
+	b = ImbalanceWeighted([]float64{50, 50}, []float64{0.8, 0.2})
+	if math.Abs(b.MaxMean-2.5) > 1e-12 || math.Abs(b.Chi2-56.25) > 1e-9 {
+		t.Errorf("50/50 at 4:1: %+v", b)
+	}
+	x := []float64{20, 10, 10, 0}
+	w, u := ImbalanceWeighted(x, []float64{0.25, 0.25, 0.25, 0.25}), Imbalance(x)
+	if math.Abs(w.MaxMean-u.MaxMean) > 1e-12 || math.Abs(w.CoV-u.CoV) > 1e-12 || math.Abs(w.Jain-u.Jain) > 1e-12 || math.Abs(w.Chi2-u.Chi2) > 1e-9 {
+		t.Errorf("equal shares %+v, Imbalance %+v", w, u)
+	}
+}

@@ -123,7 +123,7 @@ func buildReport(j *job, figs *figures, head []string) *report.Report {
 		}
 		r.Subtitle = fmt.Sprintf("%s runs of one trace: %s", units.FormatCount(int64(len(dirs))), strings.Join(dirs, ", "))
 	}
-	r.Sections = append(r.Sections, runSection(j), fabricSection(j.inputs[j.ref]))
+	r.Sections = append(r.Sections, runSection(j), fabricSection(j.inputs[j.ref], figs))
 	if j.cmp != nil {
 		r.Sections = append(r.Sections, comparisonSection(j, figs))
 	}
