@@ -51,7 +51,7 @@ func LoadWith(runDir string, progress func(stage string, done, total int)) (*Run
 	if err != nil {
 		return nil, inRun(runDir, err)
 	}
-	l := &loader{dir: runDir, meta: meta, progress: progress, ids: map[string]NodeID{}}
+	l := &loader{dir: runDir, meta: meta, progress: progress, ids: map[string]NodeID{}, roles: newNodeRoles(meta.Topology)}
 	info, err := runInfo(meta)
 	if err != nil {
 		return nil, inRun(runDir, err)
@@ -191,6 +191,20 @@ type loader struct {
 	setOf    map[NodeID]int     // switch -> index in run.Flows.Sets of its up set
 	members  map[memberKey]portRef
 	episodes bool
+	roles    nodeRoles   // node roles of a topology file's run (docs/analysis.md#roles)
+	roleByID []roleLevel // l.roles by node id, filled on first use ("": not yet)
+}
+
+// role returns node n's role and level (records tier t's without a topology file).
+func (l *loader) role(n NodeID, t records.Tier) (Role, int) {
+	for int(n) >= len(l.roleByID) {
+		l.roleByID = append(l.roleByID, roleLevel{})
+	}
+	rl := &l.roleByID[n]
+	if rl.role == "" {
+		rl.role, rl.level = l.roles.of(l.run.Nodes.Name(n), t)
+	}
+	return rl.role, rl.level
 }
 
 type memberKey struct {
@@ -295,7 +309,8 @@ func (l *loader) ports(path string) error {
 				l.hostUp[n] = portRef{r.Port, p}
 			}
 		}
-		l.run.Queues = append(l.run.Queues, QueueCounters{PortClass: PortClass{n, r.Port, r.TC}, Tier: r.Tier, Peer: p, TxPackets: r.TxPackets, TxBytes: r.TxBytes,
+		role, _ := l.role(n, r.Tier)
+		l.run.Queues = append(l.run.Queues, QueueCounters{PortClass: PortClass{n, r.Port, r.TC}, Tier: r.Tier, Role: role, Peer: p, TxPackets: r.TxPackets, TxBytes: r.TxBytes,
 			ECNMarked: r.ECNMarked, WatermarkBytes: r.QueueWatermarkBytes})
 		l.run.PortsPausedPs += r.PausedPs
 		return nil
@@ -360,7 +375,8 @@ func (l *loader) loadBalance(path string) error {
 		for m := range s.members {
 			size = max(size, m+1)
 		}
-		sl := SetLoad{Node: s.key.node, Tier: s.tier, Set: int(s.key.set), Uplinks: true, Bytes: make([]float64, size), Flows: make([]float64, size)}
+		role, level := l.role(s.key.node, s.tier)
+		sl := SetLoad{Node: s.key.node, Tier: s.tier, Role: role, Level: level, Set: int(s.key.set), Uplinks: true, Bytes: make([]float64, size), Flows: make([]float64, size)}
 		for m, v := range s.members {
 			sl.Bytes[m], sl.Flows[m] = v.bytes, v.flows
 		}
@@ -385,7 +401,7 @@ func (l *loader) loadBalance(path string) error {
 			l.setOf[s.key.node] = len(l.run.Flows.Sets)
 		}
 		ft := &l.run.Flows
-		ft.Sets = append(ft.Sets, SetDef{Node: sl.Node, Tier: sl.Tier, Set: sl.Set, Members: int(size), Offset: offset, Shares: sl.Shares})
+		ft.Sets = append(ft.Sets, SetDef{Node: sl.Node, Tier: sl.Tier, Role: sl.Role, Level: sl.Level, Set: sl.Set, Members: int(size), Offset: offset, Shares: sl.Shares})
 		ft.CellBytes = append(ft.CellBytes, sl.Bytes...)
 		ft.CellFlows = append(ft.CellFlows, sl.Flows...)
 		offset += int(size)
@@ -428,7 +444,8 @@ func (l *loader) drops(path string) error {
 		if err != nil {
 			return err
 		}
-		c.Add(Drop{TimePs: r.TimePs, Node: n, Tier: r.Tier, Port: r.Port, TC: r.TC, Reason: r.Reason, FlowID: r.FlowID, Bytes: int64(r.Bytes), Kind: r.Kind})
+		role, _ := l.role(n, r.Tier)
+		c.Add(Drop{TimePs: r.TimePs, Node: n, Tier: r.Tier, Role: role, Port: r.Port, TC: r.TC, Reason: r.Reason, FlowID: r.FlowID, Bytes: int64(r.Bytes), Kind: r.Kind})
 		return nil
 	})
 	l.run.Drops = c.Result()

@@ -198,7 +198,7 @@ func u[T uint8 | uint16](v T) string { return strconv.FormatUint(uint64(v), 10) 
 
 // Named returns a count map keyed by the names of its keys (their String, or the
 // decimal number of a class): how counts by reason, tier or class are written.
-func Named[K records.DropReason | records.Tier | uint8](m map[K]int64) map[string]int64 {
+func Named[K records.DropReason | records.Tier | uint8 | Role](m map[K]int64) map[string]int64 {
 	out := make(map[string]int64, len(m))
 	for k, v := range m {
 		var name string

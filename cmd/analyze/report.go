@@ -278,6 +278,16 @@ func topKeys(m map[string]int64, n int) []string {
 }
 
 // countTable is a two-column table of a breakdown, largest first.
+// tierWord is what the report calls the groups of a per-tier table: "role" in a
+// run through a topology file, whose tables group switches by their roles
+// (docs/analysis.md#roles), else "tier".
+func tierWord(s *analysis.Summary) string {
+	if s.Run.Topology.File != "" {
+		return "role"
+	}
+	return "tier"
+}
+
 func countTable(caption, key string, m map[string]int64, total int64, n int) report.Table {
 	t := report.Table{Caption: caption, Columns: []string{key, "drops"}, Source: "tables/drops_by.csv"}
 	keys := topKeys(m, n)
@@ -309,7 +319,7 @@ func dropsSection(j *job, figs *figures) report.Section {
 	}
 	sec.Blocks = append(sec.Blocks,
 		report.TableBlock(countTable("By reason", "reason", analysis.Named(d.ByReason), d.Total, len(d.ByReason))),
-		report.TableBlock(countTable("By tier", "tier", analysis.Named(d.ByTier), d.Total, len(d.ByTier))),
+		report.TableBlock(countTable("By "+tierWord(j.sum), tierWord(j.sum), analysis.Named(d.ByTier), d.Total, len(d.ByTier))),
 		report.TableBlock(countTable("By traffic class", "tc", analysis.Named(d.ByTC), d.Total, len(d.ByTC))),
 		report.TableBlock(countTable("Dropping nodes", "node", d.ByNode, d.Total, j.top)),
 	)
@@ -411,8 +421,9 @@ func ecmpSection(j *job, figs *figures) report.Section {
 		}
 	}
 	if s.Imbalance != nil && len(s.Imbalance.Tiers) > 0 {
-		t := report.Table{Caption: "Imbalance per tier (bytes; chi-square on flow counts)", Source: "tables/ecmp_tiers.csv",
-			Columns: []string{"tier", "judged sets", "max/mean", "CoV", "Jain", "idle members", "chi-square p", "worst set (max/mean)"}}
+		word := tierWord(s)
+		t := report.Table{Caption: "Imbalance per " + word + " (bytes; chi-square on flow counts)", Source: "tables/ecmp_tiers.csv",
+			Columns: []string{word, "judged sets", "max/mean", "CoV", "Jain", "idle members", "chi-square p", "worst set (max/mean)"}}
 		var notes []string
 		for _, tier := range s.Imbalance.TierNames() {
 			ti := s.Imbalance.Tiers[tier]
@@ -425,8 +436,8 @@ func ecmpSection(j *job, figs *figures) report.Section {
 				units.FormatFraction(ti.IdleFraction), units.FormatFloat(ti.Chi2P), fmt.Sprintf("%s (%s)", ti.Bytes.Worst.MaxMeanSet, units.FormatFloat(ti.Bytes.Worst.MaxMean))})
 		}
 		sec.Blocks = append(sec.Blocks, report.TableBlock(t), report.ParagraphBlock(fmt.Sprintf(
-			"Max/mean, CoV, Jain's index and idle members are means over the tier's judged sets weighted by their bytes (max/mean 1, CoV 0 and Jain 1 are perfect); a set is judged when it carried at least %d flows per member. The chi-square p-value tests whether the flows were spread uniformly (small: not uniform).",
-			analysis.MinFlowsPerMember)))
+			"Max/mean, CoV, Jain's index and idle members are means over the %s's judged sets weighted by their bytes (max/mean 1, CoV 0 and Jain 1 are perfect); a set is judged when it carried at least %d flows per member. The chi-square p-value tests whether the flows were spread uniformly (small: not uniform).",
+			word, analysis.MinFlowsPerMember)))
 		for _, n := range notes {
 			sec.Blocks = append(sec.Blocks, report.NoDataBlock(n))
 		}
@@ -469,7 +480,7 @@ func ecnSection(j *job, figs *figures) report.Section {
 	))
 	if len(e.Queues) > 0 {
 		t := report.Table{Caption: "Queues marking most", Source: "tables/ecn_queues.csv",
-			Columns: []string{"node:port/tc", "tier", "sent", "marked", "fraction"}}
+			Columns: []string{"node:port/tc", tierWord(j.sum), "sent", "marked", "fraction"}}
 		n := min(j.top, len(e.Queues))
 		for _, q := range e.Queues[:n] {
 			t.Rows = append(t.Rows, []string{q.PortName.String(), q.Tier.String(), units.FormatCount(q.TxPackets), units.FormatCount(q.Marked), units.FormatFraction(q.Fraction)})
