@@ -86,6 +86,10 @@ type FlowTable struct {
 	ShareStart []int32
 	Shares     []CellShare
 
+	// Stages are the flows' members at every ECMP stage of their paths, in flow order
+	// (StagePolarizations); empty for a table filled by hand without them.
+	Stages StageTable
+
 	// Fingerprint identifies the flows; zero when unknown (a table filled by hand).
 	Fingerprint FlowFingerprint
 }
@@ -423,7 +427,7 @@ func (ft *FlowTable) FlowStat(tiers []Role) func() func(w, out []float64) {
 		bytes := make([]float64, cells)
 		flows := make([]float64, cells)
 		cont := make([]float64, len(cont0))
-		ct := newContingency(pol.nx, pol.ny)
+		ct := pol.contingency()
 		bb := make([][]Balance, len(tiers))
 		fb := make([][]Balance, len(tiers))
 		groups := make([]float64, len(slow.group0))
@@ -508,16 +512,17 @@ type polStat struct {
 	judged bool
 }
 
-func (ft *FlowTable) newPolStat() *polStat {
-	ps := &polStat{layout: ft.polLayout()}
-	l := ps.layout
+func (ft *FlowTable) newPolStat() *polStat { return newPolStat(ft.polLayout()) }
+
+func newPolStat(l polLayout) *polStat {
+	ps := &polStat{layout: l}
 	ps.cont0 = make([]float64, l.groups*l.nx*l.ny)
 	for _, c := range l.cell {
 		if c >= 0 {
 			ps.cont0[c]++
 		}
 	}
-	ps.judged = newContingency(l.nx, l.ny).polarizationFrom(ps.cont0, l.groups, MinPolarizationFlows).Judged
+	ps.judged = l.contingency().polarizationFrom(ps.cont0, l.groups, MinPolarizationFlows).Judged
 	return ps
 }
 
@@ -548,7 +553,7 @@ func (ft *FlowTable) PolarizationStat() func() func(w, out []float64) {
 		}
 	}
 	return func() func(w, out []float64) {
-		ct, cont := newContingency(l.nx, l.ny), make([]float64, len(ps.cont0))
+		ct, cont := l.contingency(), make([]float64, len(ps.cont0))
 		return func(w, out []float64) {
 			copy(cont, ps.cont0)
 			for _, i := range crossed {

@@ -70,6 +70,7 @@ func LoadWith(runDir string, progress func(stage string, done, total int)) (*Run
 		{records.TransportFile, true, l.transport},
 		{records.FlowsFile, false, l.flows},
 		{records.DelayFile, false, l.delay},
+		{records.StagesFile, true, l.stages},
 		{records.BufferFile, false, l.buffer},
 		{records.PacketsFile, true, l.packets},
 	}
@@ -89,6 +90,10 @@ func LoadWith(runDir string, progress func(stage string, done, total int)) (*Run
 		if err := s.read(path); err != nil {
 			return nil, inRun(runDir, err)
 		}
+	}
+	l.run.Roles = make([]Role, len(l.run.Nodes))
+	for n := range l.run.Roles {
+		l.run.Roles[n], _ = l.role(NodeID(n), l.tier[NodeID(n)])
 	}
 	return l.run, nil
 }
@@ -191,8 +196,9 @@ type loader struct {
 	setOf    map[NodeID]int     // switch -> index in run.Flows.Sets of its up set
 	members  map[memberKey]portRef
 	episodes bool
-	roles    nodeRoles   // node roles of a topology file's run (docs/analysis.md#roles)
-	roleByID []roleLevel // l.roles by node id, filled on first use ("": not yet)
+	roles    nodeRoles       // node roles of a topology file's run (docs/analysis.md#roles)
+	roleByID []roleLevel     // l.roles by node id, filled on first use ("": not yet)
+	flowIdx  map[int64]int32 // flows.arrow flow_id -> row, when stages.arrow needs it and the ids are not the rows
 }
 
 // role returns node n's role and level (records tier t's without a topology file).
@@ -522,6 +528,13 @@ func (l *loader) flows(path string) error {
 	var fbuf [64]byte
 	var fp FlowPath
 	path6 := make([]NodeID, 0, 8) // host, rack, [fabric, [spine, fabric], rack], host
+	_, stagesFile := l.meta.Records[records.StagesFile]
+	st := &ft.Stages
+	if !stagesFile {
+		st.Depth = 2 // rack_member and fabric_member as stages 1 and 2
+	}
+	var ids []int64 // flow ids in row order, for stages.arrow
+	dense := true
 	err := stream(l, path, records.OpenFlows, func(r *records.FlowRow, nodes []NodeID) error {
 		src, err := node(nodes, r.SrcHost)
 		if err != nil {
@@ -553,6 +566,13 @@ func (l *loader) flows(path string) error {
 		f.Rack = rack
 		path6 = append(path6[:0], src, rack)
 		resolved := true
+		if stagesFile {
+			dense = dense && r.FlowID == int64(len(ft.Flows))
+			ids = append(ids, r.FlowID)
+		} else {
+			st.Member = append(st.Member, r.RackMember, -1)
+			st.Node = append(st.Node, rack, -1)
+		}
 		if r.RackMember >= 0 {
 			if f.RackCell, err = l.cell(rack, r.RackMember); err != nil {
 				return fmt.Errorf("flow %d: %w", r.FlowID, err)
@@ -562,6 +582,9 @@ func (l *loader) flows(path string) error {
 				return fmt.Errorf("flow %d: %s has no member %d in loadbalance.arrow", r.FlowID, l.run.Nodes.Name(rack), r.RackMember)
 			}
 			path6 = append(path6, fab)
+			if !stagesFile && r.FabricMember >= 0 {
+				st.Member[len(st.Member)-1], st.Node[len(st.Node)-1] = r.FabricMember, fab
+			}
 			if r.FabricMember >= 0 {
 				if f.FabricCell, err = l.cell(fab, r.FabricMember); err != nil {
 					return fmt.Errorf("flow %d: %w", r.FlowID, err)
@@ -646,6 +669,63 @@ func (l *loader) flows(path string) error {
 	if victims != nil {
 		l.run.VictimIDs = victims.IDs()
 		l.run.Victims = victims
+	}
+	if stagesFile && !dense {
+		l.flowIdx = make(map[int64]int32, len(ids))
+		for i, id := range ids {
+			l.flowIdx[id] = int32(i)
+		}
+	}
+	return nil
+}
+
+// maxStages is the most ECMP stages a path has: a switch at each position of a
+// packet's recorded path (MaxPath = 8 links) after the source host.
+const maxStages = 7
+
+// stages reads stages.arrow into the per-flow StageTable: each row is a flow's
+// member at one stage of its path (docs/records.md#stagesarrow).
+func (l *loader) stages(path string) error {
+	ft := &l.run.Flows
+	n := len(ft.Flows)
+	st := newStageTable(n, maxStages, true)
+	depth := 0
+	err := stream(l, path, records.OpenStages, func(r *records.StageRow, nodes []NodeID) error {
+		sw, err := node(nodes, r.Node)
+		if err != nil {
+			return err
+		}
+		i := int32(r.FlowID)
+		if l.flowIdx != nil {
+			var ok bool
+			if i, ok = l.flowIdx[r.FlowID]; !ok {
+				return fmt.Errorf("flow %d is not in flows.arrow", r.FlowID)
+			}
+		} else if r.FlowID < 0 || r.FlowID >= int64(n) {
+			return fmt.Errorf("flow %d is not in flows.arrow (%d flows)", r.FlowID, n)
+		}
+		if r.Stage < 1 || r.Stage > maxStages || r.Member < 0 || r.Set < 0 {
+			return fmt.Errorf("flow %d: stage %d, set %d, member %d out of range", r.FlowID, r.Stage, r.Set, r.Member)
+		}
+		k := int(r.Stage)
+		if st.Member[int(i)*maxStages+k-1] >= 0 {
+			return fmt.Errorf("flow %d: stage %d twice", r.FlowID, k)
+		}
+		st.set(int(i), k, sw, r.Member)
+		depth = max(depth, k)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	// Keep the stages the records reach.
+	ft.Stages = newStageTable(n, depth, true)
+	for i := range n {
+		for k := 1; k <= depth; k++ {
+			if m := st.Member[i*maxStages+k-1]; m >= 0 {
+				ft.Stages.set(i, k, st.Node[i*maxStages+k-1], m)
+			}
+		}
 	}
 	return nil
 }

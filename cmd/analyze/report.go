@@ -459,7 +459,29 @@ func ecmpSection(j *job, figs *figures) report.Section {
 			"AMI (adjusted mutual information, Vinh, Epps and Bailey 2010, normalized by min(H)) is 0 in expectation when the fabric's choice is independent of the rack's and 1 when one determines the other (hash polarization: some fabric uplinks never used); intervals are %s 95%% bootstrap intervals over flows (the estimate plus or minus 1.96 bootstrap standard errors, capped at 1: see docs/analysis.md#comparisons for why not BCa). Plain NMI is biased upward on finite samples and is shown only for reference.",
 			s.Bootstrap.Interval)))
 	}
+	if t, ok := stageTable(s.PolarizationStages); ok {
+		sec.Blocks = append(sec.Blocks, report.TableBlock(t), report.ParagraphBlock(
+			"A stage is a switch's position on a flow's path (1: the source host's switch); each row compares the members chosen at two consecutive ECMP stages over the flows that made both choices (stages.arrow: docs/analysis.md#polarization-between-stages). AMI 1: the later choice follows the earlier one, so some of the later set's members never see this traffic; within each switch: the same measure among the flows of one switch of the earlier stage (a hash whose salt cancels out polarizes there while the pooled AMI reads 0)."))
+	}
 	return sec
+}
+
+// stageTable is the ECMP section's table of polarization per pair of consecutive
+// stages, for a fabric whose stages go beyond the rack and fabric choices (a
+// stages.arrow); ok is false otherwise (the rack and fabric block says it all).
+func stageTable(stages []analysis.StagePolarization) (report.Table, bool) {
+	t := report.Table{Caption: "Polarization between consecutive ECMP stages", Source: "tables/polarization_stages.csv",
+		Columns: []string{"stages", "flows", "AMI", "AMI within each switch", "NMI"}}
+	deep := false
+	for _, sp := range stages {
+		deep = deep || sp.FromStagesArrow
+		if !sp.Judged {
+			t.Rows = append(t.Rows, []string{sp.Name(), units.FormatNumber(sp.Flows), "- (" + sp.Reason + ")", "-", "-"})
+			continue
+		}
+		t.Rows = append(t.Rows, []string{sp.Name(), units.FormatNumber(sp.Flows), sp.AMIEstimate.String(), sp.AMIBySwitchEstimate.String(), units.FormatFloat(sp.NMI)})
+	}
+	return t, deep && len(t.Rows) > 0
 }
 func ecnSection(j *job, figs *figures) report.Section {
 	e := j.sum.ECN
