@@ -12,7 +12,8 @@ import (
 // Tables returns the tables behind the figures and report sections of a Summary, for
 // tables/<name>.csv: drops_over_time, drops_by, top_flows, pfc_ports, pfc_storms,
 // pfc_pause_timeline, buffer_occupancy, ecmp_member_load, ecmp_sets, ecmp_tiers,
-// polarization_stages, delay_cdf, ecn_queues, ecn_over_time (only with per-packet records), fct_slowdown
+// polarization_stages (only for a fabric with ECMP stages beyond the rack and fabric
+// choices: a stages.arrow), delay_cdf, ecn_queues, ecn_over_time (only with per-packet records), fct_slowdown
 // and transport_events_over_time (closed-loop runs only).
 func (s *Summary) Tables() []Table {
 	var ts []Table
@@ -118,7 +119,9 @@ func (s *Summary) Tables() []Table {
 	}
 	ts = append(ts, t)
 
-	ts = append(ts, StageTableOf(s.PolarizationStages))
+	if deepStages(s.PolarizationStages) {
+		ts = append(ts, StageTableOf(s.PolarizationStages))
+	}
 
 	t = Table{Name: "delay_cdf", Header: []string{"tc", "delay_ps", "fraction"}}
 	for _, c := range s.Delay.Classes {
@@ -187,6 +190,17 @@ func StageTableOf(stages []StagePolarization) Table {
 		t.Rows = append(t.Rows, row)
 	}
 	return t
+}
+
+// deepStages reports whether the stage pairs come from stages.arrow (the fabric has
+// ECMP stages beyond the rack and fabric choices).
+func deepStages(stages []StagePolarization) bool {
+	for _, sp := range stages {
+		if sp.FromStagesArrow {
+			return true
+		}
+	}
+	return false
 }
 
 // SlowdownTable is the flow completion slowdown per transport and size bucket of one
