@@ -72,7 +72,8 @@ func (o Options) progress(stage string, done, total int) {
 // root), ecn.marked, ecn.delivered_ce, ecn.delivered_ce_fraction,
 // imbalance.tiers.<tier> (judged, max_mean, cov, jain, chi2_p, idle_fraction),
 // polarization.ami, polarization.ami_by_rack (judged, with intervals),
-// polarization.nmi, delay.p99_ps, delay.flow_mean_p99_ps, fct (slowdown_p50,
+// polarization.nmi, polarization_stages (from, to, roles, ami, ami_by_switch with
+// intervals), delay.p99_ps, delay.flow_mean_p99_ps, fct (slowdown_p50,
 // slowdown_p99, rows, mtu_bytes, bdp_bytes, flows, complete, by_completion),
 // transport (closed loop only, else null: events, cnps_per_flow, rate_cuts_per_flow,
 // control_packets, retransmits, timeouts, over_time), bootstrap, headline.

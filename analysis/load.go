@@ -32,10 +32,13 @@ func Load(runDir string) (*Run, error) { return LoadWith(runDir, nil) }
 // or truncated record file (records.ErrNotRecordFile), and a file whose row count
 // differs from run.json's (ErrRecordsMismatch). packets.arrow (replay
 // --record-packets) and transport.arrow (closed-loop runs) are optional: absent
-// unless run.json lists them. Every file is streamed once, in time linear in its rows; memory
-// holds the ports, sets, pause intervals, the per-flow table (88 bytes a flow; a
-// comparison adds each flow's shares of the member loads) and fixed-size
-// aggregates, never the drops, events or packets themselves.
+// unless run.json lists them, as is stages.arrow (fabrics with ECMP stages beyond the
+// rack and fabric uplinks). Every file is streamed once, in time linear in its rows;
+// memory holds the ports, sets, pause intervals, the per-flow table (104 bytes a
+// flow: 88 and two stages of 8; 8 more per stage beyond two with stages.arrow; a comparison adds each
+// flow's shares of the member loads) and fixed-size aggregates, never the drops,
+// events or packets themselves. Roles: a topology file's run labels nodes with its
+// switches' roles (run.json topology.switches), which the per-tier tables group by.
 //
 // Reconstruction rules: a host's rack is the peer of its NIC port in ports.arrow. A
 // switch's equal-cost set for the per-flow table is its set in loadbalance.arrow (the
