@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/tracefabric/tracefabric/analysis"
@@ -72,38 +73,151 @@ func ecmpKey(f *records.FlowRow) []byte {
 	return k
 }
 
-// TestStagesFiveStagePolarization: in a five-stage fabric with super-spines choosing
-// among a pod's spines, stages.arrow records the member of every ECMP stage, and
-// the analysis measures the polarization between consecutive stages from them.
-// Expectations independent of the code: with the unsalted crc32 every switch
-// computes the same CRC-32/IEEE of the flow's key (computed here with hash/crc32),
-// so the members are crc mod 2, crc mod 4 and crc mod 2 at stages 1, 2 and 3: the
-// stage-3 member is the stage-2 member mod 2, which makes the AMI between stages 2
-// and 3 exactly 1 (one determines the other). crc32WithSalt salts each switch
-// apart: its AMI reads 0 within the sampling noise of 4,000 flows. 4,000 flows of
-// many-flows.pcap, every one between two pods.
+// fmix32 is MurmurHash3's 32-bit finalizer (docs/model.md#ecmp-hashing), written
+// here from its definition.
+func fmix32(h uint32) uint32 {
+	h ^= h >> 16
+	h *= 0x85ebca6b
+	h ^= h >> 13
+	h *= 0xc2b2ae35
+	h ^= h >> 16
+	return h
+}
+
+// saltedHash is crc32WithSalt by its definition (docs/model.md#ecmp-hashing):
+// fmix32(CRC-32/IEEE(salt as 4 big-endian bytes || key)).
+func saltedHash(salt uint32, key []byte) uint32 {
+	b := binary.BigEndian.AppendUint32(nil, salt)
+	return fmix32(crc32.ChecksumIEEE(append(b, key...)))
+}
+
+// chi2Survival is P(X > x) for X chi-square with df degrees of freedom (closed forms
+// of the regularized upper incomplete gamma function at integer and half-integer
+// shapes).
+func chi2Survival(df int, x float64) float64 {
+	y := x / 2
+	if df%2 == 0 {
+		sum, term := 0.0, 1.0
+		for i := 0; i < df/2; i++ {
+			if i > 0 {
+				term *= y / float64(i)
+			}
+			sum += term
+		}
+		return math.Exp(-y) * sum
+	}
+	q := math.Erfc(math.Sqrt(y))
+	for i := 1; i <= (df-1)/2; i++ {
+		lg, _ := math.Lgamma(float64(i) + 0.5)
+		q += math.Exp((float64(i)-0.5)*math.Log(y) - y - lg)
+	}
+	return q
+}
+
+// chi2Quantile is the x with chi2Survival(df, x) = p, by bisection.
+func chi2Quantile(df int, p float64) float64 {
+	lo, hi := 0.0, 1000.0
+	for range 200 {
+		mid := (lo + hi) / 2
+		if chi2Survival(df, mid) > p {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return (lo + hi) / 2
+}
+
+// pairInfo is the plug-in mutual information of the members at two stages over the
+// flows that have both (nats), the entropies of each, the numbers of distinct
+// members and of flows, computed here from stages.arrow's rows.
+func pairInfo(stages map[int64]map[uint8]int32, k uint8) (mi, hx, hy float64, rx, ry, n int) {
+	joint := map[[2]int32]float64{}
+	px, py := map[int32]float64{}, map[int32]float64{}
+	for _, m := range stages {
+		x, okx := m[k]
+		y, oky := m[k+1]
+		if !okx || !oky {
+			continue
+		}
+		joint[[2]int32{x, y}]++
+		px[x]++
+		py[y]++
+		n++
+	}
+	N := float64(n)
+	for xy, c := range joint {
+		mi += c / N * math.Log(c*N/(px[xy[0]]*py[xy[1]]))
+	}
+	for _, c := range px {
+		hx -= c / N * math.Log(c/N)
+	}
+	for _, c := range py {
+		hy -= c / N * math.Log(c/N)
+	}
+	return mi, hx, hy, len(px), len(py), n
+}
+
+// TestStagesFiveStagePolarization: in a five-stage fabric whose super-spines choose
+// among a pod's spines, stages.arrow records the member of every ECMP stage (a leaf
+// choosing among 2 spines, stage 1; a spine among 4 super-spines, stage 2; a
+// super-spine among the destination pod's 2 spines, stage 3), and the analysis
+// measures the polarization between consecutive stages from them. Expectations
+// independent of the code, on 4,000 flows of many-flows.pcap (every one between two
+// pods):
+//   - crc32 (unsalted), and crc32WithSalt with one HashSalt for every switch (the same
+//     hash and seed): every switch computes the same h of the flow's key (computed here
+//     with hash/crc32 and fmix32), so the members are h mod 2, h mod 4, h mod 2: each
+//     stage's choice is a function of the other's in both pairs (h mod 2 = (h mod 4)
+//     mod 2), I = min(H), NMI 1 and AMI 1.
+//   - crc32WithSalt with per-switch salts (crc32IEEE(name) XOR Seed, the default):
+//     the members are computed here from each switch's own salt, and the choices of
+//     consecutive stages are independent: 2 N I is chi-square with (r-1)(c-1) degrees
+//     of freedom, so I stays below the quantile at 1e-6 over 2 N (computed here), and
+//     NMI, AMI below that over min(H).
+//
+// In every case the analysis's MI, entropies and NMI equal the plug-in values computed
+// here from stages.arrow's rows.
 func TestStagesFiveStagePolarization(t *testing.T) {
 	file := writeTopology(t, fiveStageAllSpines)
-	for _, method := range []string{"crc32", "crc32WithSalt"} {
-		t.Run(method, func(t *testing.T) {
-			run, out := runTrace(t, "testdata/pcaps/many-flows.pcap", func(o *Options) {
-				o.Config = parseConfig(t, "", fmt.Sprintf("Topology.File=%q", file), "Switch.EcmpHashMethod="+method)
-			})
+	const sharedSalt = 0xDEADBEEF
+	for _, tc := range []struct {
+		name, method string
+		salt         *uint32 // nil: per-switch salts
+		determined   bool
+	}{
+		{"crc32", "crc32", nil, true},
+		{"crc32WithSalt/shared salt", "crc32WithSalt", ptr(uint32(sharedSalt)), true},
+		{"crc32WithSalt/per-switch salts", "crc32WithSalt", nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sets := []string{fmt.Sprintf("Topology.File=%q", file), "Switch.EcmpHashMethod=" + tc.method}
+			if tc.salt != nil {
+				sets = append(sets, fmt.Sprintf("Switch.HashSalt=%d", *tc.salt))
+			}
+			cfg := parseConfig(t, "", sets...)
+			run, out := runTrace(t, "testdata/pcaps/many-flows.pcap", func(o *Options) { o.Config = cfg })
 			stages, rows, nodes := readStages(t, out)
 			flows := readFlows(t, out)
 			if int(run.Records[records.StagesFile]) != len(rows) || len(flows) != 4000 {
 				t.Fatalf("%d stage rows (run.json %d), %d flows", len(rows), run.Records[records.StagesFile], len(flows))
 			}
 			// Every flow crosses pods: three ECMP stages, at a leaf, a spine and a
-			// super-spine (names of testdata's five-stage generator).
+			// super-spine (names of the five-stage generator).
 			prefix := map[uint8]string{1: "leaf-", 2: "spine-", 3: "super-"}
 			for _, r := range rows {
-				if p := prefix[r.Stage]; p == "" || len(nodes[r.Node]) < len(p) || nodes[r.Node][:len(p)] != p {
+				if p := prefix[r.Stage]; p == "" || !strings.HasPrefix(nodes[r.Node], p) {
 					t.Fatalf("flow %d stage %d at %s", r.FlowID, r.Stage, nodes[r.Node])
 				}
 			}
+			stageNode := map[int64]map[uint8]string{}
+			for _, r := range rows {
+				if stageNode[r.FlowID] == nil {
+					stageNode[r.FlowID] = map[uint8]string{}
+				}
+				stageNode[r.FlowID][r.Stage] = nodes[r.Node]
+			}
 			sizes := map[uint8]uint32{1: 2, 2: 4, 3: 2}
-			follows := 0
 			for i := range flows {
 				f := &flows[i]
 				m := stages[f.FlowID]
@@ -113,22 +227,21 @@ func TestStagesFiveStagePolarization(t *testing.T) {
 				if m[1] != f.RackMember || m[2] != f.FabricMember {
 					t.Fatalf("flow %d: stages 1, 2 = %d, %d; flows.arrow rack_member %d, fabric_member %d", f.FlowID, m[1], m[2], f.RackMember, f.FabricMember)
 				}
-				if m[3] == m[2]%2 {
-					follows++
-				}
-				if method != "crc32" {
-					continue
-				}
-				h := crc32.ChecksumIEEE(ecmpKey(f))
+				key := ecmpKey(f)
 				for k, n := range sizes {
+					var h uint32
+					switch {
+					case tc.method == "crc32":
+						h = crc32.ChecksumIEEE(key)
+					case tc.salt != nil:
+						h = saltedHash(*tc.salt, key)
+					default: // docs/model.md#ecmp-hashing: crc32IEEE(name) XOR uint32(Seed)
+						h = saltedHash(crc32.ChecksumIEEE([]byte(stageNode[f.FlowID][k]))^uint32(cfg.Seed), key)
+					}
 					if m[k] != int32(h%n) {
-						t.Fatalf("flow %d stage %d: member %d, crc32 %08x mod %d = %d", f.FlowID, k, m[k], h, n, h%n)
+						t.Fatalf("flow %d stage %d at %s: member %d, hash %08x mod %d = %d", f.FlowID, k, stageNode[f.FlowID][k], m[k], h, n, h%n)
 					}
 				}
-			}
-			if method == "crc32" && follows != len(flows) || method != "crc32" && (follows < 1800 || follows > 2200) {
-				// Salted: independent halves, 2,000 +- 5 sd (sd 31.6).
-				t.Errorf("%d of %d flows' stage-3 member is their stage-2 member mod 2", follows, len(flows))
 			}
 
 			r, err := analysis.Load(out)
@@ -136,20 +249,41 @@ func TestStagesFiveStagePolarization(t *testing.T) {
 				t.Fatal(err)
 			}
 			sp := r.Flows.StagePolarizations(func(n analysis.NodeID) analysis.Role { return r.Roles[n] })
-			if len(sp) != 2 || sp[0].From != 1 || sp[1].From != 2 || sp[1].Flows != 4000 || !sp[1].FromStagesArrow {
+			if len(sp) != 2 || sp[0].From != 1 || sp[1].From != 2 || !sp[1].FromStagesArrow {
 				t.Fatalf("stage pairs %+v", sp)
 			}
 			if got := sp[1].Name(); got != "stage 2 -> 3 (spine -> super-spine)" {
 				t.Errorf("pair name %q", got)
 			}
-			ami := sp[1].AMI
-			if method == "crc32" && math.Abs(ami-1) > 1e-9 || method != "crc32" && math.Abs(ami) > 0.02 {
-				t.Errorf("AMI between stages 2 and 3: %v", ami)
+			for j, p := range sp {
+				mi, hx, hy, rx, ry, n := pairInfo(stages, uint8(p.From))
+				hmin := math.Min(hx, hy)
+				if p.Flows != float64(n) || n != 4000 || !p.Judged || math.Abs(p.MI-mi) > 1e-9 || math.Abs(p.HFrom-hx) > 1e-9 || math.Abs(p.HTo-hy) > 1e-9 ||
+					math.Abs(p.NMI-mi/hmin) > 1e-9 {
+					t.Errorf("%s: flows %v, MI %v, H %v, %v, NMI %v; computed here: %d flows, MI %v, H %v, %v, NMI %v",
+						p.Name(), p.Flows, p.MI, p.HFrom, p.HTo, p.NMI, n, mi, hx, hy, mi/hmin)
+				}
+				if tc.determined {
+					if math.Abs(mi-hmin) > 1e-9 || math.Abs(p.NMI-1) > 1e-9 || math.Abs(p.AMI-1) > 1e-9 {
+						t.Errorf("%s: MI %v, min H %v, NMI %v, AMI %v; want one choice a function of the other: NMI 1, AMI 1", p.Name(), mi, hmin, p.NMI, p.AMI)
+					}
+				} else {
+					df := (rx - 1) * (ry - 1)
+					bound := chi2Quantile(df, 1e-6) / (2 * float64(n)) // bound on I under independence
+					if df != 3 || mi > bound || p.NMI > bound/hmin || math.Abs(p.AMI) > bound/(hmin-bound) {
+						t.Errorf("%s: %d x %d members, MI %v, NMI %v, AMI %v; independence bounds MI %v, NMI %v, |AMI| %v",
+							p.Name(), rx, ry, mi, p.NMI, p.AMI, bound, bound/hmin, bound/(hmin-bound))
+					}
+					if j == 1 {
+						t.Logf("per-switch salts: stage 2-3 MI %.2e (bound %.2e), NMI %.2e (bound %.2e), AMI %.2e", mi, bound, p.NMI, bound/hmin, p.AMI)
+					}
+				}
 			}
-			t.Logf("%s: AMI stage 1-2 %.4f, stage 2-3 %.4f (%d of %d flows: stage 3 = stage 2 mod 2)", method, sp[0].AMI, ami, follows, len(flows))
 		})
 	}
 }
+
+func ptr[T any](v T) *T { return &v }
 
 // TestStagesWrittenOnlyForDeeperChoices: stages.arrow exists only when a fabric has
 // ECMP choices that rack_member and fabric_member do not hold. The default Clos and
