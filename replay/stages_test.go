@@ -338,3 +338,75 @@ func TestStagesWrittenOnlyForDeeperChoices(t *testing.T) {
 		})
 	}
 }
+
+// TestStagesExplicitFile: an explicit topology file (testdata/topologies/explicit.yaml)
+// writes stages.arrow whatever its sets, its paths need not be up/down. By hand from
+// the file: leaf-0's uplink set has 2 members (400G to spine-0, 100G to spine-1:
+// WCMP), leaf-1's 4 (2 parallel links to each spine); a spine reaches leaf-1 over a
+// set of 2 parallel links and leaf-0 over one link (no ECMP stage). So a flow between
+// the leaves has stage 1 at its source leaf (member below 2 or 4, rack_member), and
+// stage 2 at a spine exactly when it goes to leaf-1 (member 0 or 1); a flow within a
+// leaf has none.
+func TestStagesExplicitFile(t *testing.T) {
+	file := repoPath(t, "testdata/topologies/explicit.yaml")
+	run, out := runTrace(t, "testdata/pcaps/demo.pcap", func(o *Options) {
+		o.Config = parseConfig(t, "Switches:\n  shallow: {BufferSize: 16MiB}\n", fmt.Sprintf("Topology.File=%q", file))
+		o.Hosts = MapHash // demo.pcap has more endpoints than the file has hosts
+	})
+	if _, ok := run.Records[records.StagesFile]; !ok {
+		t.Fatal("run.json lists no stages.arrow")
+	}
+	_, rows, nodes := readStages(t, out)
+	flows, fnodes := readFlowsNodes(t, out)
+	type at struct {
+		node   string
+		member int32
+	}
+	by := map[int64]map[uint8]at{}
+	for _, r := range rows {
+		if by[r.FlowID] == nil {
+			by[r.FlowID] = map[uint8]at{}
+		}
+		by[r.FlowID][r.Stage] = at{nodes[r.Node], r.Member}
+	}
+	leafOf := func(host string) string { return host[:strings.Index(host, "-h")] }
+	upSize := map[string]int32{"leaf-0": 2, "leaf-1": 4}
+	between, toLeaf1 := 0, 0
+	for i := range flows {
+		f := &flows[i]
+		src, dst := leafOf(fnodes[f.SrcHost]), leafOf(fnodes[f.DstHost])
+		m := by[f.FlowID]
+		if src == dst {
+			if len(m) != 0 {
+				t.Errorf("flow %d within %s has stages %v", f.FlowID, src, m)
+			}
+			continue
+		}
+		if f.Delivered == 0 {
+			continue // a flow dropped before it left a switch has fewer stages
+		}
+		between++
+		s1, ok1 := m[1]
+		if !ok1 || s1.node != src || s1.member < 0 || s1.member >= upSize[src] || s1.member != f.RackMember {
+			t.Errorf("flow %d %s -> %s: stage 1 %+v (rack_member %d)", f.FlowID, src, dst, s1, f.RackMember)
+		}
+		s2, ok2 := m[2]
+		if want := dst == "leaf-1"; ok2 != want || ok2 && (!strings.HasPrefix(s2.node, "spine-") || s2.member < 0 || s2.member > 1) || len(m) != 1+btoi(want) {
+			t.Errorf("flow %d %s -> %s: stages %v", f.FlowID, src, dst, m)
+		}
+		if ok2 {
+			toLeaf1++
+		}
+	}
+	if between == 0 || toLeaf1 == 0 || toLeaf1 == between {
+		t.Fatalf("%d flows between the leaves, %d of them to leaf-1: the trace does not exercise both directions", between, toLeaf1)
+	}
+	t.Logf("%d flows between the leaves, %d to leaf-1", between, toLeaf1)
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
