@@ -255,6 +255,7 @@ func TestStagesFiveStagePolarization(t *testing.T) {
 			if got := sp[1].Name(); got != "stage 2 -> 3 (spine -> super-spine)" {
 				t.Errorf("pair name %q", got)
 			}
+			samePolarization(t, sp[0], r.Flows.Polarization())
 			for j, p := range sp {
 				mi, hx, hy, rx, ry, n := pairInfo(stages, uint8(p.From))
 				hmin := math.Min(hx, hy)
@@ -307,6 +308,19 @@ func TestStagesWrittenOnlyForDeeperChoices(t *testing.T) {
 			_, err := os.Stat(filepath.Join(out, records.StagesFile))
 			if listed != tc.want || (err == nil) != tc.want {
 				t.Fatalf("stages.arrow listed %v, exists %v; want %v", listed, err == nil, tc.want)
+			}
+			if !tc.want {
+				// Without stages.arrow the stages are rack_member and fabric_member:
+				// one pair, the rack and fabric polarization.
+				r, err := analysis.Load(out)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sp := r.Flows.StagePolarizations(nil)
+				if len(sp) != 1 || sp[0].From != 1 || sp[0].FromStagesArrow {
+					t.Fatalf("stage pairs %+v, want 1 -> 2 from flows.arrow", sp)
+				}
+				samePolarization(t, sp[0], r.Flows.Polarization())
 			}
 			if !tc.want {
 				return
@@ -409,4 +423,16 @@ func btoi(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// samePolarization checks that stage pair 1 -> 2 measures what the rack and fabric
+// polarization does (docs/analysis.md#polarization-between-stages).
+func samePolarization(t *testing.T, sp analysis.StagePolarization, p analysis.Polarization) {
+	t.Helper()
+	same := func(a, b float64) bool { return a == b || math.IsNaN(a) && math.IsNaN(b) }
+	if sp.From != 1 || sp.Flows != p.Flows || sp.Judged != p.Judged || !same(sp.AMI, p.AMI) || !same(sp.NMI, p.NMI) || !same(sp.MI, p.MI) ||
+		!same(sp.AMIBySwitch, p.AMIByRack) || sp.Switches != p.Racks || p.Flows < 30 {
+		t.Errorf("stage 1 -> 2: flows %v, AMI %v, NMI %v, MI %v, by switch %v over %d; polarization: flows %v, AMI %v, NMI %v, MI %v, by rack %v over %d",
+			sp.Flows, sp.AMI, sp.NMI, sp.MI, sp.AMIBySwitch, sp.Switches, p.Flows, p.AMI, p.NMI, p.MI, p.AMIByRack, p.Racks)
+	}
 }
