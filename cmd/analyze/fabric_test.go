@@ -206,14 +206,7 @@ func containsLink(l fabric.PictureLink, id int32) bool {
 // of 30; the marking queues are leaves'. The records' tier names (rack, fabric) appear
 // in none of the tables, and the report says "role".
 func TestRoleTables(t *testing.T) {
-	var streams []tracegen.Stream
-	for _, src := range [][2]int{{0, 1}, {2, 0}, {2, 1}} {
-		for k := range 10 {
-			streams = append(streams, tracegen.Stream{Src: netip.MustParseAddr(railAddr(src[0], src[1])), Dst: netip.MustParseAddr(railAddr(1, 0)), Class: tracegen.TCPData,
-				Start: units.Time(k) * 100 * units.Nanosecond, Duration: 200 * units.Microsecond, Length: 1500, Rate: 100 * units.Gbps / 10})
-		}
-	}
-	out := fabricRun(t, railFabric, func(o *replay.Options) { o.Config.Switch.BufferSize = 4 * units.MiB }, streams...)
+	out := fabricRun(t, railFabric, func(o *replay.Options) { o.Config.Switch.BufferSize = 4 * units.MiB }, railIncast()...)
 	code, stdout, stderr := runCmd(out)
 	if code != 0 {
 		t.Fatalf("analyze: %d\n%s%s", code, stdout, stderr)
@@ -278,4 +271,109 @@ func TestRoleTables(t *testing.T) {
 	if analysis.TierRole(records.TierRack) != "rack" {
 		t.Error("the Clos's rack tier is not role rack")
 	}
+}
+
+// railIncast is TestRoleTables' incast: three senders on three other rail leaves
+// (srv0-nic1, srv2-nic0, srv2-nic1; 10 flows each at 10 Gb/s for 200 us) into
+// srv1-nic0 on rail-g0-r0.
+func railIncast() []tracegen.Stream {
+	var streams []tracegen.Stream
+	for _, src := range [][2]int{{0, 1}, {2, 0}, {2, 1}} {
+		for k := range 10 {
+			streams = append(streams, tracegen.Stream{Src: netip.MustParseAddr(railAddr(src[0], src[1])), Dst: netip.MustParseAddr(railAddr(1, 0)), Class: tracegen.TCPData,
+				Start: units.Time(k) * 100 * units.Nanosecond, Duration: 200 * units.Microsecond, Length: 1500, Rate: 100 * units.Gbps / 10})
+		}
+	}
+	return streams
+}
+
+// TestFabricHeatFromPackets: the heat map of a loaded run against numbers computed
+// here from other records than the ports.arrow it reads. The incast of railIncast
+// (4 MiB buffers: it drops at rail-g0-r0), recorded with --record-packets: every
+// packet's path in packets.arrow says which links carried it, in which direction
+// (consecutive nodes; a dropped packet's path ends at the dropping node, which it
+// reached), so a link direction sent the sum of (IP length + 18 bytes of Ethernet
+// header and FCS + 20 of preamble and gap) of the packets that crossed it; a link's
+// utilization is its busier direction x 8 over speed x simulated time. Its drops are
+// drops.arrow's rows charged to its two ports. Open loop without lossless traffic:
+// no frame is sent that packets.arrow does not list (no PFC frames, no ACKs), and
+// nothing is left undrained.
+func TestFabricHeatFromPackets(t *testing.T) {
+	out := fabricRun(t, railFabric, func(o *replay.Options) {
+		o.Config.Switch.BufferSize = 4 * units.MiB
+		o.RecordPackets = true
+	}, railIncast()...)
+	in, err := loadRun(out, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.run.Info.Undrained != 0 || in.run.Info.DroppedTotal() == 0 || in.run.Info.PFCFrames != 0 {
+		t.Fatalf("undrained %d, dropped %d, PFC frames %d: want drops, nothing undrained, no pause", in.run.Info.Undrained, in.run.Info.DroppedTotal(), in.run.Info.PFCFrames)
+	}
+	f, err := recordedFabric(in)
+	if err != nil || f == nil {
+		t.Fatal(f, err)
+	}
+	heat, err := linkHeat(in, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Links by their ends (the rail fabric has no parallel links), ports to links.
+	type dir struct{ from, to int32 }
+	linkOf := map[dir]int{}
+	type port struct{ node, port int32 }
+	portLink := map[port]int{}
+	for id, l := range f.Links {
+		linkOf[dir{l.A.Node, l.B.Node}], linkOf[dir{l.B.Node, l.A.Node}] = id, id
+		portLink[port{l.A.Node, l.A.Port}], portLink[port{l.B.Node, l.B.Port}] = id, id
+	}
+	pkts, _, err := records.ReadAll(records.OpenPackets(filepath.Join(out, records.PacketsFile)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent := map[dir]int64{}
+	for _, p := range pkts {
+		for i := 0; i+1 < len(p.Path); i++ {
+			d := dir{p.Path[i], p.Path[i+1]}
+			if _, ok := linkOf[d]; !ok {
+				t.Fatalf("packet %d: %d -> %d is no link", p.TraceIndex, d.from, d.to)
+			}
+			sent[d] += int64(p.Bytes) + 18 + 20
+		}
+	}
+	drops, _, err := records.ReadAll(records.OpenDrops(filepath.Join(out, records.DropsFile)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantDrops := make([]int64, len(f.Links))
+	for _, d := range drops {
+		id, ok := portLink[port{d.Node, d.Port}]
+		if !ok {
+			t.Fatalf("drop at node %d port %d: no link", d.Node, d.Port)
+		}
+		wantDrops[id]++
+	}
+	if int64(len(drops)) != in.run.Info.DroppedTotal() {
+		t.Fatalf("%d rows in drops.arrow, run.json says %d", len(drops), in.run.Info.DroppedTotal())
+	}
+	sim := float64(in.run.Info.SimPs) / 1e12
+	busiest, withDrops := 0.0, 0
+	for id, l := range f.Links {
+		b := max(sent[dir{l.A.Node, l.B.Node}], sent[dir{l.B.Node, l.A.Node}])
+		want := float64(b) * 8 / (float64(l.Speed) * sim)
+		if got := heat.Utilization[id]; math.Abs(got-want) > 1e-12*math.Max(want, 1) {
+			t.Errorf("link %d %s - %s: utilization %g, want %g from packets.arrow", id, f.Nodes[l.A.Node].Name, f.Nodes[l.B.Node].Name, got, want)
+		}
+		if heat.Drops[id] != wantDrops[id] {
+			t.Errorf("link %d %s - %s: drops %d, want %d from drops.arrow", id, f.Nodes[l.A.Node].Name, f.Nodes[l.B.Node].Name, heat.Drops[id], wantDrops[id])
+		}
+		busiest = max(busiest, want)
+		if wantDrops[id] > 0 {
+			withDrops++
+		}
+	}
+	if busiest == 0 || withDrops == 0 {
+		t.Fatalf("busiest link %g, %d links with drops: the incast did not load the fabric", busiest, withDrops)
+	}
+	t.Logf("%d packets, %d drops on %d links; busiest link %.1f%% over %.3g us", len(pkts), len(drops), withDrops, 100*busiest, sim*1e6)
 }
