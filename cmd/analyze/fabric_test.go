@@ -377,3 +377,92 @@ func TestFabricHeatFromPackets(t *testing.T) {
 	}
 	t.Logf("%d packets, %d drops on %d links; busiest link %.1f%% over %.3g us", len(pkts), len(drops), withDrops, 100*busiest, sim*1e6)
 }
+
+// fiveStageNoPlanes is a five-stage fabric whose super-spines choose among the
+// destination pod's 2 spines: three ECMP stages (leaf, spine, super-spine).
+const fiveStageNoPlanes = `Generator: five-stage
+Pods: 4
+LeavesPerPod: 4
+HostsPerLeaf: 8
+SpinesPerPod: 2
+SuperSpinesPerPlane: 2
+Planes: false
+HostLink: {Speed: 100Gbps, PropagationDelay: 1us}
+LeafSpineLink: {Speed: 200Gbps, PropagationDelay: 1us}
+SpineSuperLink: {Speed: 400Gbps, PropagationDelay: 2us}
+`
+
+// TestReportStagePolarization: analyze of a five-stage run with the unsalted crc32
+// (every switch the same hash h of a flow: members h mod 2, h mod 4, h mod 2, so
+// each stage's choice is a function of the other's: AMI 1 in both pairs, as
+// replay's TestStagesFiveStagePolarization pins from the records) reports both pairs:
+// summary.json polarization_stages, tables/polarization_stages.csv (rows by hand:
+// stages 1 -> 2 leaf -> spine, 2 -> 3 spine -> super-spine, source stages.arrow),
+// the report's table and a headline line for stage 2 -> 3 (stage 1 -> 2 is the rack
+// and fabric line).
+func TestReportStagePolarization(t *testing.T) {
+	dir := t.TempDir()
+	topo := filepath.Join(dir, "fabric.yaml")
+	if err := os.WriteFile(topo, []byte(fiveStageNoPlanes), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, _, err := config.Load("", []string{fmt.Sprintf("Topology.File=%q", topo), "Switch.EcmpHashMethod=crc32"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, err := replay.Prepare(replay.Options{Traces: []string{filepath.Join("..", "..", "testdata", "pcaps", "many-flows.pcap")}, Config: cfg, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "run")
+	if _, err := pr.Run(out, ""); err != nil {
+		t.Fatal(err)
+	}
+	if code, stdout, stderr := runCmd(out); code != 0 {
+		t.Fatalf("analyze: %d\n%s%s", code, stdout, stderr)
+	}
+	sum := readJSON(t, filepath.Join(out, "analysis", "summary.json"))
+	stages, _ := lookup(sum, "polarization_stages")
+	ps, ok := stages.([]any)
+	if !ok || len(ps) != 2 {
+		t.Fatalf("polarization_stages %v, want 2 pairs", stages)
+	}
+	for i, p := range ps {
+		m := p.(map[string]any)
+		if m["from"] != float64(i+1) || m["to"] != float64(i+2) || m["from_stages_arrow"] != true || m["judged"] != true ||
+			math.Abs(m["ami"].(float64)-1) > 1e-9 || math.Abs(m["nmi"].(float64)-1) > 1e-9 || m["flows"] != float64(4000) {
+			t.Errorf("pair %d: %v; want stages %d -> %d from stages.arrow over 4,000 flows, AMI and NMI 1", i, m, i+1, i+2)
+		}
+	}
+	csv, err := os.ReadFile(filepath.Join(out, "analysis", "tables", "polarization_stages.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(csv)), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[1], "1,2,leaf,spine,4000,true,1,") || !strings.HasPrefix(lines[2], "2,3,spine,super-spine,4000,true,1,") ||
+		!strings.HasSuffix(lines[1], ",stages.arrow") || !strings.HasSuffix(lines[2], ",stages.arrow") {
+		t.Errorf("polarization_stages.csv:\n%s", csv)
+	}
+	md, err := os.ReadFile(filepath.Join(out, "analysis", "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Polarization between consecutive ECMP stages", "stage 2 -> 3 (spine -> super-spine)"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md has no %q", want)
+		}
+	}
+	head, _ := lookup(sum, "headline")
+	n := 0
+	for _, l := range head.([]any) {
+		if strings.HasPrefix(l.(string), "Polarization between the choices of stage 2 -> 3 (spine -> super-spine): AMI 1 ") {
+			n++
+		}
+		if strings.Contains(l.(string), "choices of stage 1 -> 2") {
+			t.Errorf("headline repeats the rack and fabric pair: %q", l)
+		}
+	}
+	if n != 1 {
+		t.Errorf("headline %v: want one line for stage 2 -> 3", head)
+	}
+}
