@@ -14,22 +14,6 @@ import (
 	"github.com/tracefabric/tracefabric/records"
 )
 
-// fiveStageAllSpines is a five-stage fabric without planes: every spine of a pod is
-// joined to every super-spine, so a super-spine chooses among the destination pod's
-// 2 spines (stage 3), after the leaf chose among its 2 spines (stage 1) and the
-// spine among the 4 super-spines (stage 2).
-const fiveStageAllSpines = `Generator: five-stage
-Pods: 4
-LeavesPerPod: 4
-HostsPerLeaf: 8
-SpinesPerPod: 2
-SuperSpinesPerPlane: 2
-Planes: false
-HostLink: {Speed: 100Gbps, PropagationDelay: 1us}
-LeafSpineLink: {Speed: 200Gbps, PropagationDelay: 1us}
-SpineSuperLink: {Speed: 400Gbps, PropagationDelay: 2us}
-`
-
 // writeTopology writes a topology file into a test directory.
 func writeTopology(t *testing.T, text string) string {
 	t.Helper()
@@ -179,7 +163,7 @@ func pairInfo(stages map[int64]map[uint8]int32, k uint8) (mi, hx, hy float64, rx
 // In every case the analysis's MI, entropies and NMI equal the plug-in values computed
 // here from stages.arrow's rows.
 func TestStagesFiveStagePolarization(t *testing.T) {
-	file := writeTopology(t, fiveStageAllSpines)
+	file := repoPath(t, "testdata/topologies/five-stage-no-planes.yaml")
 	const sharedSalt = 0xDEADBEEF
 	for _, tc := range []struct {
 		name, method string

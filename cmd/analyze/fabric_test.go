@@ -15,6 +15,7 @@ import (
 	"github.com/tracefabric/tracefabric/internal/config"
 	"github.com/tracefabric/tracefabric/internal/tracegen"
 	"github.com/tracefabric/tracefabric/internal/units"
+	"github.com/tracefabric/tracefabric/plots"
 	"github.com/tracefabric/tracefabric/records"
 	"github.com/tracefabric/tracefabric/replay"
 )
@@ -105,14 +106,7 @@ func TestFabricHeatNumbers(t *testing.T) {
 	if d := in.run.Info.Dropped[records.ReasonOversize]; d != 1 || in.run.Info.DroppedTotal() != 1 || in.run.Info.Delivered != 10 {
 		t.Fatalf("dropped %v, delivered %d: want the oversize packet dropped and 10 delivered", in.run.Info.Dropped, in.run.Info.Delivered)
 	}
-	f, err := recordedFabric(in)
-	if err != nil || f == nil {
-		t.Fatal(f, err)
-	}
-	heat, err := linkHeat(in, f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, heat := heatOf(t, in)
 	sim := float64(in.run.Info.SimPs) / 1e12
 	name := func(n int32) string { return f.Nodes[n].Name }
 	linkOf := func(a, b string) int {
@@ -310,14 +304,7 @@ func TestFabricHeatFromPackets(t *testing.T) {
 	if in.run.Info.Undrained != 0 || in.run.Info.DroppedTotal() == 0 || in.run.Info.PFCFrames != 0 {
 		t.Fatalf("undrained %d, dropped %d, PFC frames %d: want drops, nothing undrained, no pause", in.run.Info.Undrained, in.run.Info.DroppedTotal(), in.run.Info.PFCFrames)
 	}
-	f, err := recordedFabric(in)
-	if err != nil || f == nil {
-		t.Fatal(f, err)
-	}
-	heat, err := linkHeat(in, f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, heat := heatOf(t, in)
 	// Links by their ends (the rail fabric has no parallel links), ports to links.
 	type dir struct{ from, to int32 }
 	linkOf := map[dir]int{}
@@ -378,20 +365,6 @@ func TestFabricHeatFromPackets(t *testing.T) {
 	t.Logf("%d packets, %d drops on %d links; busiest link %.1f%% over %.3g us", len(pkts), len(drops), withDrops, 100*busiest, sim*1e6)
 }
 
-// fiveStageNoPlanes is a five-stage fabric whose super-spines choose among the
-// destination pod's 2 spines: three ECMP stages (leaf, spine, super-spine).
-const fiveStageNoPlanes = `Generator: five-stage
-Pods: 4
-LeavesPerPod: 4
-HostsPerLeaf: 8
-SpinesPerPod: 2
-SuperSpinesPerPlane: 2
-Planes: false
-HostLink: {Speed: 100Gbps, PropagationDelay: 1us}
-LeafSpineLink: {Speed: 200Gbps, PropagationDelay: 1us}
-SpineSuperLink: {Speed: 400Gbps, PropagationDelay: 2us}
-`
-
 // TestReportStagePolarization: analyze of a five-stage run with the unsalted crc32
 // (every switch the same hash h of a flow: members h mod 2, h mod 4, h mod 2, so
 // each stage's choice is a function of the other's: AMI 1 in both pairs, as
@@ -402,10 +375,7 @@ SpineSuperLink: {Speed: 400Gbps, PropagationDelay: 2us}
 // and fabric line).
 func TestReportStagePolarization(t *testing.T) {
 	dir := t.TempDir()
-	topo := filepath.Join(dir, "fabric.yaml")
-	if err := os.WriteFile(topo, []byte(fiveStageNoPlanes), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	topo := filepath.Join("..", "..", "testdata", "topologies", "five-stage-no-planes.yaml")
 	cfg, _, err := config.Load("", []string{fmt.Sprintf("Topology.File=%q", topo), "Switch.EcmpHashMethod=crc32"})
 	if err != nil {
 		t.Fatal(err)
@@ -465,4 +435,18 @@ func TestReportStagePolarization(t *testing.T) {
 	if n != 1 {
 		t.Errorf("headline %v: want one line for stage 2 -> 3", head)
 	}
+}
+
+// heatOf rebuilds the run's fabric and reads its heat map.
+func heatOf(t *testing.T, in *runInput) (*fabric.Fabric, *plots.LinkHeat) {
+	t.Helper()
+	f, err := recordedFabric(in)
+	if err != nil || f == nil {
+		t.Fatal(f, err)
+	}
+	heat, err := linkHeat(in, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, heat
 }
