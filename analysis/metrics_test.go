@@ -93,25 +93,25 @@ func TestImbalanceOf(t *testing.T) {
 		{Node: nid("fabric-p0-f1"), Tier: records.TierFabric, Set: 0, Bytes: []float64{500, 0, 0, 0}, Flows: []float64{1, 0, 0, 0}}, // too few flows
 		{Node: nid("spine-s0-0"), Tier: records.TierSpine, Set: 0, Bytes: []float64{0, 0}, Flows: []float64{0, 0}},                  // no traffic
 	}, testNodes())
-	rk := r.Tiers[records.TierRack]
+	rk := r.Tiers[TierRole(records.TierRack)]
 	if rk == nil || !rk.Judged || !near(rk.MaxMean, 1.5) || !near(rk.Chi2P, 1) || !near(rk.Bytes.CoV, 0.5) || rk.Sets != 1 {
 		t.Errorf("rack tier: %+v", rk)
 	}
 	// The one-flow set is left out of the fabric tier, which its 4x max/mean would
 	// otherwise dominate.
-	fb := r.Tiers[records.TierFabric]
+	fb := r.Tiers[TierRole(records.TierFabric)]
 	if fb == nil || !fb.Judged || fb.Sets != 1 || fb.Unjudged != 1 || fb.FlowCount != 21 || !near(fb.IdleFraction, 0.5) || !near(fb.MaxMean, 2) {
 		t.Errorf("fabric tier: %+v", fb)
 	}
-	if sp := r.Tiers[records.TierSpine]; sp == nil || sp.Judged || !math.IsNaN(sp.MaxMean) || !math.IsNaN(sp.Chi2P) || sp.Reason != "no traffic crossed the spine tier's equal-cost sets" {
+	if sp := r.Tiers[TierRole(records.TierSpine)]; sp == nil || sp.Judged || !math.IsNaN(sp.MaxMean) || !math.IsNaN(sp.Chi2P) || sp.Reason != "no traffic crossed the spine tier's equal-cost sets" {
 		t.Errorf("spine tier: %+v", sp)
 	}
-	js, err := json.Marshal(r.Tiers[records.TierSpine])
+	js, err := json.Marshal(r.Tiers[TierRole(records.TierSpine)])
 	if err != nil || !strings.Contains(string(js), `"max_mean":null`) || !strings.Contains(string(js), `"chi2_p":null`) {
 		t.Errorf("spine tier JSON %s, %v: want nulls", js, err)
 	}
-	delete(r.Tiers, records.TierSpine)
-	if got := r.TierNames(); len(got) != 2 || got[0] != records.TierRack || got[1] != records.TierFabric {
+	delete(r.Tiers, "spine")
+	if got := r.TierNames(); len(got) != 2 || got[0] != "rack" || got[1] != "fabric" {
 		t.Errorf("TierNames = %v", got)
 	}
 }

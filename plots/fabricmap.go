@@ -17,12 +17,27 @@ import (
 	"github.com/tracefabric/tracefabric/internal/units"
 )
 
-// LinkHeat colours a fabric picture (the analyze report's heat map): per link id
-// its utilization (0..1, the busier direction's transmitted bits over speed x
-// simulated time) and the packets dropped at its two ports.
+// LinkHeat colours a fabric picture (the analyze report's heat map,
+// docs/analysis.md#run-and-fabric): per link id its utilization (0..1, the busier
+// direction's transmitted wire bits over speed x simulated time) and the packets
+// dropped at its two ports.
 type LinkHeat struct {
 	Utilization []float64 // by link id
 	Drops       []int64   // by link id
+}
+
+// Of is what the picture draws for one of its lines: the utilization of its busiest
+// link and the drops of all its links.
+func (h *LinkHeat) Of(l fabric.PictureLink) (util float64, drops int64) {
+	for _, id := range l.Links {
+		if int(id) < len(h.Utilization) {
+			util = max(util, h.Utilization[id])
+		}
+		if int(id) < len(h.Drops) {
+			drops += h.Drops[id]
+		}
+	}
+	return util, drops
 }
 
 // heatColors is pauseColors' scale (light yellow to dark red) from 0 to top %.
@@ -77,7 +92,7 @@ func FabricMap(p fabric.Picture, heat *LinkHeat, o Options) (*Figure, error) {
 	name := NameFabric
 	if heat != nil {
 		title = "Where the trace loaded the fabric: " + p.Shape
-		note = "line colour: busiest link's mean utilization over the run; red disc: drops at the link's ports"
+		note = "line colour: busiest link's mean utilization over the run (wire bits / speed x time); red disc: drops at the link's ports"
 		name = NameFabricHeat
 	}
 	if o.Width == DefaultWidth && widest > 24 {
@@ -127,14 +142,7 @@ func FabricMap(p fabric.Picture, heat *LinkHeat, o Options) (*Figure, error) {
 			col := color.Color(color.Gray{Y: 0x90})
 			util, drops := 0.0, int64(0)
 			if heat != nil {
-				for _, id := range l.Links {
-					if int(id) < len(heat.Utilization) {
-						util = max(util, heat.Utilization[id])
-					}
-					if int(id) < len(heat.Drops) {
-						drops += heat.Drops[id]
-					}
-				}
+				util, drops = heat.Of(l)
 				col = color.Gray{Y: 0xd8}
 				if util > 0 {
 					if c, err := cm.At(math.Min(scale, 100*util)); err == nil {

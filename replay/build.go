@@ -38,6 +38,12 @@ func (s *sim) build() error {
 				return err
 			}
 			nodes[i] = sw
+			if s.stages != nil {
+				for len(s.switchAt) <= i {
+					s.switchAt = append(s.switchAt, nil)
+				}
+				s.switchAt[i] = sw
+			}
 		}
 		if nodes[i].ID() != int32(i) {
 			return fmt.Errorf("replay: node %s got id %d, want %d", n.Name, nodes[i].ID(), i)

@@ -69,6 +69,9 @@ func (s *sim) Drop(e switchmodel.DropEvent) {
 	}
 	f.dropped++
 	s.members(f, p)
+	if s.stages != nil {
+		s.recordStages(p, false)
+	}
 	s.setErr(s.drops.Append(r))
 	if s.packets != nil {
 		s.writePathPacket(p, e.Time, -1, records.FateDropped, e.Node)
@@ -102,6 +105,9 @@ func (s *sim) Delivered(now units.Time, p *switchmodel.Packet) {
 	f.delivered++
 	f.lastDeliver = max(f.lastDeliver, now)
 	s.members(f, p)
+	if s.stages != nil {
+		s.recordStages(p, true)
+	}
 	if p.Marked {
 		f.ce++
 	}

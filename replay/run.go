@@ -92,6 +92,7 @@ type sim struct {
 	pfc     *records.PFCWriter
 	buffer  *records.BufferWriter
 	packets *records.PacketsWriter // nil without --record-packets
+	stages  *records.StagesWriter  // nil unless the fabric has stages beyond rack and fabric (Topology.RecordsStages)
 	obsErr  error
 
 	dropRow records.DropRow
@@ -100,6 +101,12 @@ type sim struct {
 	pktRow  records.PacketRow
 	trRow   records.TransportRow
 	hops    []switchmodel.Hop
+
+	// stages.arrow (stages.go): per flow the stages read so far, the switch of each
+	// node id (nil for hosts), the row.
+	stageSeen []uint8
+	switchAt  []*switchmodel.Switch
+	stageRow  records.StageRow
 
 	wallStart time.Time
 	cpu       time.Duration // the simulation thread's CPU time
@@ -124,6 +131,12 @@ func newSim(pr *Prepared, cfg *config.Config, out *records.OutputDir) (*sim, err
 		if err := w.AddTransport(out.Dir(), records.Dictionaries{Nodes: names}); err != nil {
 			return s, err
 		}
+	}
+	if pr.Topo.RecordsStages() {
+		if err := w.AddStages(out.Dir(), records.Dictionaries{Nodes: names}); err != nil {
+			return s, err
+		}
+		s.stages = w.Stages
 	}
 	if s.packets != nil {
 		s.pktRow.Path = make([]int32, 0, switchmodel.MaxPath+1)

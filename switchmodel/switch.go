@@ -311,6 +311,30 @@ func (s *Switch) SetRoute(dst int32, set int) error {
 	return nil
 }
 
+// StageMember says what a packet to destination host index dst that left the switch
+// by port chose there: the set it was routed through, the port's member index in it,
+// and stage, whether that was an ECMP stage (a set of two or more members, or one
+// that records its member even of one port: RecordMembers). ok is false when the
+// switch has no route to dst or port is not a member of its set. It reads the routes
+// as they are now; replay asks it once per flow, when a packet finishes
+// (docs/records.md#stagesarrow).
+func (s *Switch) StageMember(dst int32, port int) (set, member int, stage, ok bool) {
+	if dst < 0 || int(dst) >= len(s.routes) || s.routes[dst] < 0 {
+		return 0, 0, false, false
+	}
+	set = int(s.routes[dst])
+	ports := s.sets[set]
+	if s.members[set] != nil {
+		ports = s.members[set]
+	}
+	for m, p := range ports {
+		if int(p) == port {
+			return set, m, len(ports) > 1 || s.record[set] != 0, true
+		}
+	}
+	return set, 0, false, false
+}
+
 // EqualCostSet returns the ports of set i's members (a weighted set's distinct
 // ports, in member order).
 func (s *Switch) EqualCostSet(i int) []int {

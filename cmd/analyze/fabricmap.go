@@ -39,9 +39,11 @@ func recordedFabric(in *runInput) (*fabric.Fabric, error) {
 	return fabric.Rebuild(firstNonEmpty(topo.Shape, fabric.ShapeClos), names, topo.Hosts, sws, links)
 }
 
-// linkHeat is the heat map's colour: per link, the mean utilization of its busier
-// direction over the run (TxBytes of ports.arrow, all classes, x 8 over speed x
-// simulated time) and the packets dropped at its two ports (drops_total).
+// linkHeat is the heat map's colour (docs/analysis.md#run-and-fabric): per link, the
+// mean utilization of its busier direction over the run (the data frames ports.arrow
+// says the port sent, tx_bytes plus 20 bytes of preamble and inter-frame gap per
+// tx_packets, all classes, x 8 over speed x simulated time) and the packets dropped
+// at its two ports (drops_total).
 func linkHeat(in *runInput, f *fabric.Fabric) (*plots.LinkHeat, error) {
 	r, err := records.OpenPorts(filepath.Join(in.dir, records.PortsFile))
 	if err != nil {
@@ -54,7 +56,7 @@ func linkHeat(in *runInput, f *fabric.Fabric) (*plots.LinkHeat, error) {
 	var row records.PortRow
 	for r.Next(&row) {
 		k := key{row.Node, row.Port}
-		tx[k] += row.TxBytes
+		tx[k] += row.TxBytes + wireOverhead*row.TxPackets
 		drops[k] += row.DropsTotal()
 	}
 	if err := r.Err(); err != nil {
@@ -71,6 +73,10 @@ func linkHeat(in *runInput, f *fabric.Fabric) (*plots.LinkHeat, error) {
 	}
 	return h, nil
 }
+
+// wireOverhead is what a frame takes on the wire beyond its bytes: preamble, start of
+// frame delimiter and inter-frame gap (docs/model.md#frame-sizes).
+const wireOverhead = 20
 
 // fabricHeatFigure draws the run's fabric coloured by link utilization and drops.
 func fabricHeatFigure(in *runInput) (*plots.Figure, error) {
