@@ -154,13 +154,17 @@ type Layer struct {
 	active    int
 	generated ControlStats
 	onCNP     func(now units.Time, flow int64) // tests: a CNP was sent
-	obs       Observer
+	// lose (tests) is asked about every packet the layer sends, data and control;
+	// true makes the first switch drop it (a packet lost on the wire).
+	lose func(p *switchmodel.Packet) bool
+	obs  Observer
 }
 
 // Event kinds of the Layer's handler; arg is the flow id.
 const (
 	evTimer int32 = iota + 1 // retransmission timer (TCP) or RoceTimeout
 	evPace                   // a DCQCN sender may send its next packet
+	evNak                    // a RoCE receiver may re-send its NAK
 )
 
 // New returns the transport layer of net, configured by cfg, and makes it the
@@ -207,11 +211,20 @@ func (l *Layer) NewFlow(id int32, spec FlowSpec) error {
 	f.recover, f.cwrEnd = -1, -1
 	f.rtoEv = -1
 	f.paceEv = -1
-	f.cwnd = float64(l.cfg.InitialWindow) * f.smss
+	f.nakEv = -1
+	f.rtoUna = -1
+	f.iw = float64(l.cfg.InitialWindow) * f.smss
+	f.cwnd = f.iw
 	f.ssthresh = 1e300 // "arbitrarily high" (RFC 5681)
 	f.rto = l.cfg.InitialRto
 	f.alpha = 1
 	f.lastCnp = -1
+	switch l.cfg.NicControlPriority {
+	case config.ControlAll:
+		f.ctlFirst = true
+	case config.ControlRoce:
+		f.ctlFirst = spec.Kind == DCQCN
+	}
 	if spec.Kind == DCQCN {
 		f.rp = newRP(&l.cfg, l.nic[spec.Src])
 		if l.obs != nil {
@@ -302,6 +315,12 @@ func (l *Layer) Handle(now units.Time, kind int32, arg int64) {
 		}
 		f.paceEv = -1
 		l.trySend(now, f)
+	case evNak:
+		if now != f.nakEv {
+			return
+		}
+		f.nakEv = -1
+		l.nakTimer(now, f)
 	}
 }
 
@@ -339,6 +358,7 @@ func (l *Layer) Departed(now units.Time, h *switchmodel.Host, p *switchmodel.Pac
 	f.inNIC = false
 	wire := int64(switchmodel.FrameSize(p.Length)) + 20
 	line := l.nic[f.spec.Src]
+	f.rp.sent(now, int64(p.Length))
 	rc := f.rp.rate(now)
 	if rc >= float64(line) {
 		f.nextAvail = now + units.SerializationTime(wire, line)
@@ -374,10 +394,15 @@ func (l *Layer) send(now units.Time, f *flow, i int32) {
 	p.Class, p.Seq = switchmodel.ClosedData, i
 	f.sent++
 	f.sentBytes += int64(s.length)
+	f.lastSend = now
+	if l.lose != nil && l.lose(p) {
+		p.Dst = -1
+	}
 	l.net.Inject(l.hosts[f.spec.Src], id)
 }
 
-// control sends a control packet of f from its receiver back to its sender.
+// control sends a control packet of f from its receiver back to its sender, ahead of
+// the receiver host's data if NicControlPriority says so for the flow's kind.
 func (l *Layer) control(f *flow, class switchmodel.Class, length int32, dscp uint8, seq int32, echo bool) {
 	id, p := l.net.NewPacket()
 	p.FlowID, p.TraceIndex = int64(f.id), -1
@@ -389,7 +414,14 @@ func (l *Layer) control(f *flow, class switchmodel.Class, length int32, dscp uin
 	p.DSCP, p.ECN, p.Length = dscp, switchmodel.NotECT, length
 	p.Class, p.Seq, p.Echo = class, seq, echo
 	l.generated[class]++
-	l.net.Inject(l.hosts[f.spec.Dst], id)
+	if l.lose != nil && l.lose(p) {
+		p.Dst = -1
+	}
+	if f.ctlFirst {
+		l.net.InjectControl(l.hosts[f.spec.Dst], id)
+	} else {
+		l.net.Inject(l.hosts[f.spec.Dst], id)
+	}
 }
 
 // acked drops f's segments before i; the flow leaves the active set when it holds
@@ -415,23 +447,33 @@ type flow struct {
 	nxt                            int32 // next segment to send
 	firstAvail                     units.Time
 	decided                        bool // AutoTCP: the kind is known
+	ctlFirst                       bool // its control packets go ahead of the receiver host's data
 	rtoAt                          units.Time
 	rtoEv                          units.Time // time of the pending timer event, -1 none
 	sent                           int64
 	sentBytes                      int64
+	lastSend                       units.Time // the last data packet's transmission
 	retransmits, timeouts, signals int64
 
 	// TCP.
 	cwnd, ssthresh, smss float64
+	iw                   float64 // initial window, bytes
 	dupacks              int32
 	recover              int32 // fast recovery ends when this segment is acknowledged
 	inRecovery           bool
 	cwrEnd               int32 // the window was cut for segments before this one
+	rtoUna               int32 // the first unacknowledged segment at the last timeout, -1 none
+	ltUnits              int64 // sent by limited transmit since the last new ACK
 	srtt, rttvar, rto    units.Time
 	hasRTT               bool
 	alpha                float64 // DCTCP
 	windowEnd            int32
 	ackedUnits, marked   int64
+	// Window validation (RFC 7661, as Linux's tcp_cwnd_validate): whether the window
+	// limited the sender, and its largest flight, since usageEnd was sent.
+	cwndLimited bool
+	maxFlight   int64
+	usageEnd    int32
 
 	// RoCE.
 	rp        rp
@@ -442,8 +484,11 @@ type flow struct {
 
 	// Receiver.
 	rcvNxt      int32
-	ooo         []int32 // TCP: segments received above rcvNxt, sorted
-	lastNak     int32   // RoCE: the expected segment of the last NAK, +1 (0: none)
+	ooo         []int32    // TCP: segments received above rcvNxt, sorted
+	lastNak     int32      // RoCE: the expected segment of the last NAK, +1 (0: none)
+	nakAt       units.Time // RoCE: when the last NAK was sent
+	nakEv       units.Time // RoCE: time of the pending NAK re-send event, -1 none
+	nakDscp     uint8      // RoCE: the DSCP of the last NAK
 	lastCnp     units.Time
 	lastAdvance units.Time
 	dups        int64
