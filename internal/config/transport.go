@@ -24,9 +24,17 @@ type Transport struct {
 	// mode: dcqcn (default) or open.
 	Roce RoceMode `yaml:"Roce"`
 
-	// InitialWindow is TCP's initial congestion window in segments of the flow's
-	// largest captured segment (default 10, RFC 6928). Must be >= 1.
+	// InitialWindow is N of TCP's initial congestion window min(N SMSS, max(2 SMSS,
+	// InitialWindowBytes)) (default 10: RFC 6928's min(10 SMSS, max(2 SMSS, 14600))).
+	// Must be >= 1.
 	InitialWindow int `yaml:"InitialWindow"`
+	// InitialWindowBytes is the byte bound of the initial window (default 14600, RFC
+	// 6928); 0 = none: N segments whatever their size, as Linux. >= 0.
+	InitialWindowBytes units.Bytes `yaml:"InitialWindowBytes"`
+	// Mss is the SMSS of a TCP flow whose capture holds no SYN with an MSS option, in
+	// bytes; 0 (default) = Mtu minus the flow's IP and TCP headers. A SYN's option,
+	// and Mtu minus the headers, always cap it (docs/model.md#tcp). >= 0.
+	Mss units.Bytes `yaml:"Mss"`
 	// IdleRestart is what a TCP sender's window does after it sent nothing for more
 	// than an RTO with nothing in flight (docs/model.md#tcp): rfc5681 (default:
 	// cwnd = min(cwnd, initial window), RFC 5681 section 4.1), linux (halved per RTO
@@ -118,6 +126,7 @@ func DefaultTransport() Transport {
 		Tcp:                  TcpAuto,
 		Roce:                 RoceDcqcn,
 		InitialWindow:        10,
+		InitialWindowBytes:   14600,
 		IdleRestart:          IdleRfc5681,
 		LimitedTransmit:      true,
 		MinRto:               10 * units.Millisecond,
@@ -174,6 +183,12 @@ func (t *Transport) validate(e *Error) {
 	}
 	if t.InitialWindow < 1 || t.InitialWindow > 1<<20 {
 		e.add("Transport.InitialWindow", "%d segments is outside 1..%d", t.InitialWindow, 1<<20)
+	}
+	if t.InitialWindowBytes < 0 {
+		e.add("Transport.InitialWindowBytes", "%v is negative (0 = no byte bound)", t.InitialWindowBytes)
+	}
+	if t.Mss < 0 || t.Mss > 65535 {
+		e.add("Transport.Mss", "%v is outside 0..65535 (0 = Mtu minus the headers)", t.Mss)
 	}
 	if t.MinRto <= 0 {
 		e.add("Transport.MinRto", "%v must be positive", t.MinRto)

@@ -368,7 +368,7 @@ func TestFlowCheck(t *testing.T) {
 		{"short ipv6 tcp", func(f *Flow) { f.Src, f.Dst, f.Length = HostAddr6(0, 0, 0), HostAddr6(1, 0, 0), 59 }},
 		{"icmp", func(f *Flow) { f.Proto = layers.IPProtocolICMPv4 }},
 		{"short tcp", func(f *Flow) { f.Length = 39 }},
-		{"jumbo", func(f *Flow) { f.Length = MaxLength + 1 }},
+		{"beyond an IPv4 packet", func(f *Flow) { f.Length = MaxSuperFrame + 1 }},
 		{"short last", func(f *Flow) { f.LastLength = 20 }},
 		{"dscp", func(f *Flow) { f.DSCP = 64 }},
 		{"ecn", func(f *Flow) { f.ECN = 4 }},

@@ -11,12 +11,12 @@
 // acknowledgements, CNPs and NAKs are packets of their own (switchmodel.Ack, Cnp,
 // Nak) that cross the fabric, take buffer and wire time and can be dropped.
 //
-//   - TCP (NewReno and DCTCP): a window in bytes, initial window InitialWindow
-//     segments of the flow's largest captured segment (SMSS), slow start and
-//     congestion avoidance only while cwnd-limited (RFC 7661, Linux's test), a
-//     restart after an idle period longer than the RTO (IdleRestart, RFC 5681 4.1),
-//     limited transmit (RFC 3042), fast retransmit on the third duplicate ACK and
-//     NewReno fast recovery (RFC 5681, 6582), a retransmission timeout per RFC 6298
+//   - TCP (NewReno and DCTCP): a window in bytes, RFC 6928's initial window of the
+//     flow's SMSS (FlowSpec.SMSS: the stack's, from the capture's SYNs or the MTU),
+//     slow start and congestion avoidance only while cwnd-limited (RFC 7661, Linux's
+//     test), a restart after an idle period longer than the RTO (IdleRestart, RFC
+//     5681 4.1), limited transmit (RFC 3042), fast retransmit on the third duplicate
+//     ACK and NewReno fast recovery (RFC 5681, 6582), a retransmission timeout per RFC 6298
 //     with exponential backoff (after a timeout the sender goes back to the first
 //     unacknowledged segment). The receiver acknowledges every segment at once with
 //     the next segment it expects (cumulative; no delayed ACK, no SACK), echoing the

@@ -59,7 +59,8 @@ type FlowSpec struct {
 	// Key is the data's ECMP key; Reverse the key of its ACKs, CNPs and NAKs: their
 	// ids in the network's key table (Network.AddKey).
 	Key, Reverse switchmodel.KeyID
-	// SMSS is the payload of the flow's largest captured segment (TCP), bytes.
+	// SMSS is the flow's sender maximum segment size (TCP), bytes: what the replay
+	// derived from the capture's SYNs and the MTU (docs/model.md#tcp).
 	SMSS int32
 	// IPv6: the flow's addresses are IPv6, so its control packets carry an IPv6
 	// header (IPv6HeaderExtra bytes longer).
@@ -213,7 +214,7 @@ func (l *Layer) NewFlow(id int32, spec FlowSpec) error {
 	f.paceEv = -1
 	f.nakEv = -1
 	f.rtoUna = -1
-	f.iw = float64(l.cfg.InitialWindow) * f.smss
+	f.iw = initialWindow(l.cfg.InitialWindow, f.smss, l.cfg.InitialWindowBytes)
 	f.cwnd = f.iw
 	f.ssthresh = 1e300 // "arbitrarily high" (RFC 5681)
 	f.rto = l.cfg.InitialRto

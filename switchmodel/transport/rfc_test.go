@@ -352,3 +352,22 @@ func TestDCTCPLossAfterECECut(t *testing.T) {
 		t.Errorf("after the third duplicate ACK: ssthresh %v, cwnd %v, recovery %v; want 3000, 6000, true", b.f.ssthresh, b.f.cwnd, b.f.inRecovery)
 	}
 }
+
+// RFC 6928 section 2: "The upper bound for the initial window will be min (10*MSS,
+// max (2*MSS, 14600))"; InitialWindowBytes 0 drops the byte bound (Linux's 10
+// segments whatever their size).
+func TestInitialWindowRFC6928(t *testing.T) {
+	for _, c := range []struct {
+		smss  float64
+		bound units.Bytes
+		want  float64
+	}{
+		{1460, 14600, 14600}, {536, 14600, 5360}, {1000, 14600, 10000}, {4000, 14600, 14600},
+		{8960, 14600, 17920}, // 2 SMSS: above 14,600
+		{8960, 0, 89600}, {1460, 0, 14600},
+	} {
+		if got := initialWindow(10, c.smss, c.bound); got != c.want {
+			t.Errorf("SMSS %v, bound %v: IW %v, want %v", c.smss, c.bound, got, c.want)
+		}
+	}
+}

@@ -45,6 +45,16 @@ func (l *Layer) tcpSend(now units.Time, f *flow) {
 	}
 }
 
+// initialWindow is the initial window of n segments of smss bytes with a byte bound
+// (RFC 6928 with n = 10 and bound 14,600: min(10 SMSS, max(2 SMSS, 14600))); bound 0
+// is n segments.
+func initialWindow(n int, smss float64, bound units.Bytes) float64 {
+	if bound <= 0 {
+		return float64(n) * smss
+	}
+	return min(float64(n)*smss, max(2*smss, float64(bound)))
+}
+
 // cwndUsage records, after a send attempt that left flight bytes in flight, whether
 // the window limited the sender (it held a segment back, or the flight filled it) and
 // the largest flight, per window of
