@@ -78,22 +78,25 @@ func (o Options) progress(stage string, done, total int) {
 // control_packets, retransmits, timeouts, over_time), bootstrap, headline.
 // Undefined measures are null with judged false and a reason.
 type Summary struct {
-	Dir          string            `json:"dir"`
-	Run          RunInfo           `json:"run"`
-	Headline     []string          `json:"headline"`
-	Warnings     []string          `json:"warnings"`
-	Bootstrap    BootstrapInfo     `json:"bootstrap"`
-	Flows        FlowTotals        `json:"flows"`
-	Drops        DropStats         `json:"drops"`
-	PFC          PFCSummary        `json:"pfc"`
-	ECN          ECNSummary        `json:"ecn"`
-	Imbalance    *ImbalanceResult  `json:"imbalance"`
-	Polarization Polarization      `json:"polarization"`
-	Delay        DelaySummary      `json:"delay"`
-	FCT          FCTSummary        `json:"fct"`
-	Transport    *TransportSummary `json:"transport"`
-	Buffer       []BufferSeries    `json:"buffer"`
-	Congestion   Congestion        `json:"congestion"`
+	Dir          string           `json:"dir"`
+	Run          RunInfo          `json:"run"`
+	Headline     []string         `json:"headline"`
+	Warnings     []string         `json:"warnings"`
+	Bootstrap    BootstrapInfo    `json:"bootstrap"`
+	Flows        FlowTotals       `json:"flows"`
+	Drops        DropStats        `json:"drops"`
+	PFC          PFCSummary       `json:"pfc"`
+	ECN          ECNSummary       `json:"ecn"`
+	Imbalance    *ImbalanceResult `json:"imbalance"`
+	Polarization Polarization     `json:"polarization"`
+	Delay        DelaySummary     `json:"delay"`
+	FCT          FCTSummary       `json:"fct"`
+	// MessageFCT is the completion per message (messages.arrow; null for a run
+	// without the file, of schema 2): the default slowdown; FCT is per direction.
+	MessageFCT *FCTSummary       `json:"message_fct"`
+	Transport  *TransportSummary `json:"transport"`
+	Buffer     []BufferSeries    `json:"buffer"`
+	Congestion Congestion        `json:"congestion"`
 }
 
 // PFCSummary is the PFC part of a Summary. PausedPs sums the pause intervals'
@@ -277,6 +280,10 @@ func Analyze(run *Run, opt Options) (*Summary, error) {
 
 	opt.progress("flow completion", 0, 1)
 	s.FCT = run.Flows.FCT(run.Info.MTUBytes, run.Info.Topology.BDPBytes)
+	if run.HasMessages {
+		m := MessageFCT(run.Messages, run.Info.MTUBytes, run.Info.Topology.BDPBytes)
+		s.MessageFCT = &m
+	}
 	s.Transport = run.ClosedLoop.Summary()
 	flowStats(run, s, opt)
 	s.Buffer = busiest(run.Buffer, run.Nodes, opt.BufferSwitches)

@@ -57,6 +57,10 @@ func replacedKind(tr *config.Transport, p *ingest.Packet) uint8 {
 	return notReplaced
 }
 
+// everyControl classifies control packets as when every transport is closed loop:
+// what is not data (docs/model.md#messages), whatever the run's settings.
+var everyControl = config.Transport{Tcp: config.TcpAuto, Roce: config.RoceDcqcn}
+
 // flowKind is the sender of a flow whose first packet is a, in a closed-loop run;
 // auto reports a TCP flow whose kind its first data segment decides.
 func flowKind(tr *config.Transport, a *arrival) (k transport.Kind, auto bool) {
@@ -110,7 +114,7 @@ type flowFacts struct {
 
 // closedFacts are the facts of a trace's TCP and RoCEv2 flows (closedFlows).
 type closedFacts struct {
-	flows map[ingest.FiveTuple]flowFacts
+	flows map[ingest.FiveTuple]*flowFacts // one lookup per packet in the pre-pass
 	// roce holds the RoCEv2 address pairs (source, destination) with a flow of
 	// segments: RoCEv2 sends its ACKs, NAKs and CNPs to UDP port 4791 from a port of
 	// its own, so they are matched to their data by addresses, not by reversed ports.
@@ -130,8 +134,8 @@ func closedFlows(opt *Options, sum *ingest.Summary) (*closedFacts, error) {
 		return nil, inputErrf("%w", err)
 	}
 	defer r.Close()
-	all := config.Transport{Tcp: config.TcpAuto, Roce: config.RoceDcqcn}
-	cf := &closedFacts{flows: map[ingest.FiveTuple]flowFacts{}, roce: map[[2]ipaddr.Addr]flowFacts{}}
+	all := everyControl
+	cf := &closedFacts{flows: map[ingest.FiveTuple]*flowFacts{}, roce: map[[2]ipaddr.Addr]flowFacts{}}
 	var p ingest.Packet
 	for i := 0; ; i++ {
 		if i&0xffff == 0 && opt.Context != nil && opt.Context.Err() != nil {
@@ -150,6 +154,10 @@ func closedFlows(opt *Options, sum *ingest.Summary) (*closedFacts, error) {
 		}
 		k := p.Tuple()
 		ff := cf.flows[k]
+		if ff == nil {
+			ff = new(flowFacts)
+			cf.flows[k] = ff
+		}
 		if replacedKind(&all, &p) == notReplaced {
 			ff.segments++
 			ff.maxLen = max(ff.maxLen, p.TotalLen)
@@ -168,7 +176,6 @@ func closedFlows(opt *Options, sum *ingest.Summary) (*closedFacts, error) {
 				cf.roce[[2]ipaddr.Addr{p.Src, p.Dst}] = pf
 			}
 		}
-		cf.flows[k] = ff
 	}
 }
 
@@ -180,12 +187,12 @@ func closedFlows(opt *Options, sum *ingest.Summary) (*closedFacts, error) {
 // control packets are replaced: always for a re-sent flow; otherwise when the
 // reverse direction has a closed-loop sender.
 func (cf *closedFacts) decide(a *arrival, mtu int32) (reason uint8, segments int64, replaceControl bool) {
-	ff := cf.flows[a.tuple()]
+	ff := cf.of(a.tuple())
 	var rev flowFacts
 	if a.proto == 17 {
 		rev = cf.roce[[2]ipaddr.Addr{a.daddr, a.saddr}]
 	} else {
-		rev = cf.flows[ingest.FiveTuple{Src: a.daddr, Dst: a.saddr, SrcPort: a.dport, DstPort: a.sport, Proto: a.proto}]
+		rev = cf.of(ingest.FiveTuple{Src: a.daddr, Dst: a.saddr, SrcPort: a.dport, DstPort: a.sport, Proto: a.proto})
 	}
 	reverseSender := rev.segments > 0 && !rev.fragmented && !tooManySegments(rev, mtu)
 	switch {
@@ -205,7 +212,7 @@ func (cf *closedFacts) decide(a *arrival, mtu int32) (reason uint8, segments int
 // set, else Mtu minus the flow's headers; never more than Mtu minus its headers, the
 // largest payload an injected piece carries.
 func (cf *closedFacts) smss(t ingest.FiveTuple, mtu, mss int32) int32 {
-	ff := cf.flows[t]
+	ff := cf.of(t)
 	hdr := ff.hdr
 	if hdr == 0 { // no segment with a payload: fixed headers
 		hdr = 40
@@ -214,7 +221,7 @@ func (cf *closedFacts) smss(t ingest.FiveTuple, mtu, mss int32) int32 {
 		}
 	}
 	limit := max(1, mtu-hdr)
-	opt := cf.flows[ingest.FiveTuple{Src: t.Dst, Dst: t.Src, SrcPort: t.DstPort, DstPort: t.SrcPort, Proto: t.Proto}].mss
+	opt := cf.of(ingest.FiveTuple{Src: t.Dst, Dst: t.Src, SrcPort: t.DstPort, DstPort: t.SrcPort, Proto: t.Proto}).mss
 	if opt == 0 {
 		opt = ff.mss
 	}
@@ -225,6 +232,14 @@ func (cf *closedFacts) smss(t ingest.FiveTuple, mtu, mss int32) int32 {
 		return min(mss, limit)
 	}
 	return limit
+}
+
+// of returns the facts of flow t (zero when the pre-pass saw none of its packets).
+func (cf *closedFacts) of(t ingest.FiveTuple) flowFacts {
+	if ff := cf.flows[t]; ff != nil {
+		return *ff
+	}
+	return flowFacts{}
 }
 
 // tooManySegments reports whether a flow may have more segments than a sender

@@ -66,6 +66,8 @@ var attrDocs = map[string]string{
 	"Transport.InitialRto":                      "TCP retransmission timeout before the first RTT sample",
 	"Transport.MaxRto":                          "cap of the timeout's exponential backoff",
 	"Transport.DctcpG":                          "DCTCP alpha gain, (0,1]",
+	"Transport.MessageGap":                      "idle gap that ends a message (both modes); 0 = 4 x the base RTT",
+	"Transport.Causality":                       "closed loop, a message after a reverse one: captured (its time) | request (after its delivery + think time)",
 	"Transport.CnpInterval":                     "at most one CNP per flow per interval",
 	"Transport.CnpDscp":                         "DSCP of CNPs (48: TC 6)",
 	"Transport.NakInterval":                     "RoCE receiver re-sends its NAK after this long while still waiting; 0 = once per gap",

@@ -56,6 +56,18 @@ type Transport struct {
 	// DctcpG is DCTCP's estimation gain g (default 1/16, RFC 8257), in (0,1].
 	DctcpG float64 `yaml:"DctcpG"`
 
+	// MessageGap splits each flow into messages (docs/model.md#messages), open and
+	// closed loop: a data packet that follows the flow's previous one by at least
+	// this long starts a new message, as does one after data of the reverse direction
+	// (a turn-around); 0 (default) = 4 x the fabric's base RTT (65.51424 us for the
+	// default Clos). >= 0.
+	MessageGap units.Time `yaml:"MessageGap"`
+	// Causality is when a closed-loop message that follows a reverse-direction
+	// message becomes available (docs/model.md#causality): captured (default: at its
+	// captured time, as every segment) or request (at the later of its captured time
+	// and that message's delivery plus the captured think time).
+	Causality Causality `yaml:"Causality"`
+
 	// CnpInterval: a receiver sends at most one CNP per flow per interval (default
 	// 4 us, ConnectX min_time_between_cnps). Must be >= 0.
 	CnpInterval units.Time `yaml:"CnpInterval"`
@@ -174,6 +186,12 @@ func (t *Transport) validate(e *Error) {
 	}
 	if !t.IdleRestart.valid() {
 		e.add("Transport.IdleRestart", "%v is not rfc5681, linux or off", t.IdleRestart)
+	}
+	if !t.Causality.valid() {
+		e.add("Transport.Causality", "%v is not captured or request", t.Causality)
+	}
+	if t.MessageGap < 0 {
+		e.add("Transport.MessageGap", "%v is negative (0 = 4 x the base RTT)", t.MessageGap)
 	}
 	if !t.NicControlPriority.valid() {
 		e.add("Transport.NicControlPriority", "%v is not roce, all or none", t.NicControlPriority)
@@ -313,6 +331,16 @@ const (
 	IdleOff                        // the window is kept
 )
 
+// Causality says when a closed-loop message that follows a reverse-direction message
+// becomes available.
+type Causality uint8
+
+// Causalities.
+const (
+	CausalityCaptured Causality = iota // at its captured time
+	CausalityRequest                   // not before its request's delivery plus the think time
+)
+
 // NicControlPriority selects the control packets a NIC sends ahead of its host's
 // data.
 type NicControlPriority uint8
@@ -335,6 +363,7 @@ const (
 
 var (
 	idleRestartNames   = []string{"rfc5681", "linux", "off"}
+	causalityNames     = []string{"captured", "request"}
 	nicControlNames    = []string{"roce", "all", "none"}
 	dcqcnVariantNames  = []string{"mlx", "paper"}
 	transportModeNames = []string{"open", "closed"}
@@ -501,4 +530,31 @@ func (m *DcqcnVariant) UnmarshalText(b []byte) error {
 	v, err := parseEnumName(dcqcnVariantNames, string(b), "DCQCN variant")
 	*m = DcqcnVariant(v)
 	return err
+}
+
+func (m Causality) valid() bool    { return int(m) < len(causalityNames) }
+func (m Causality) String() string { return enumName(causalityNames, uint8(m), "Causality") }
+
+// MarshalText implements encoding.TextMarshaler.
+func (m Causality) MarshalText() ([]byte, error) {
+	if !m.valid() {
+		return nil, fmt.Errorf("%w: %v", ErrSyntax, m)
+	}
+	return []byte(m.String()), nil
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler ("captured", "request").
+func (m *Causality) UnmarshalText(b []byte) error {
+	v, err := parseEnumName(causalityNames, string(b), "causality")
+	*m = Causality(v)
+	return err
+}
+
+// MessageGap returns the idle gap that ends a message: Transport.MessageGap, or 4 x
+// BaseRTT when it is 0.
+func (c *Config) MessageGap() units.Time {
+	if g := c.Transport.MessageGap; g > 0 {
+		return g
+	}
+	return 4 * c.BaseRTT()
 }

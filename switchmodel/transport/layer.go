@@ -154,6 +154,8 @@ type Layer struct {
 	// active counts flows holding a segment not yet acknowledged.
 	active    int
 	generated ControlStats
+	expected  int // segments the application holds back (Expect)
+	watcher   Watcher
 	onCNP     func(now units.Time, flow int64) // tests: a CNP was sent
 	// lose (tests) is asked about every packet the layer sends, data and control;
 	// true makes the first switch drop it (a packet lost on the wire).
@@ -186,8 +188,35 @@ func New(net *switchmodel.Network, cfg config.Transport) (*Layer, error) {
 }
 
 // Idle reports whether every closed-loop flow has all its offered segments
-// acknowledged.
-func (l *Layer) Idle() bool { return l.active == 0 }
+// acknowledged and no segment is expected (Expect).
+func (l *Layer) Idle() bool { return l.active == 0 && l.expected == 0 }
+
+// Expect tells the layer that n more (n < 0: fewer) segments will be offered later:
+// the application holds them back (the replay's causality). The layer, and so the
+// network during a drain, is not idle while any is expected.
+func (l *Layer) Expect(n int) { l.expected += n }
+
+// Watcher learns when a receiver's in-order delivery passes a watched segment.
+type Watcher interface {
+	// SegmentsDelivered: flow's receiver now holds every segment before next, the
+	// first time next passed the segment Watch named.
+	SegmentsDelivered(now units.Time, flow, next int32)
+}
+
+// SetWatcher sets the layer's watcher (before the first Watch).
+func (l *Layer) SetWatcher(w Watcher) { l.watcher = w }
+
+// Watch asks the watcher to be told once flow id's receiver holds segment seg and
+// every one before it (replacing an earlier watch of the flow).
+func (l *Layer) Watch(id, seg int32) { l.flows[id].watch = seg }
+
+// delivered reports an in-order advance of f's receiver to the watcher when it passes
+// the watched segment (the callers test f.watch >= 0 && f.rcvNxt > f.watch first,
+// inline).
+func (l *Layer) delivered(now units.Time, f *flow) {
+	f.watch = -1
+	l.watcher.SegmentsDelivered(now, f.id, f.rcvNxt)
+}
 
 // Generated returns the control packets generated so far, by class.
 func (l *Layer) Generated() ControlStats { return l.generated }
@@ -214,6 +243,7 @@ func (l *Layer) NewFlow(id int32, spec FlowSpec) error {
 	f.paceEv = -1
 	f.nakEv = -1
 	f.rtoUna = -1
+	f.watch = -1
 	f.iw = initialWindow(l.cfg.InitialWindow, f.smss, l.cfg.InitialWindowBytes)
 	f.cwnd = f.iw
 	f.ssthresh = 1e300 // "arbitrarily high" (RFC 5681)
@@ -487,6 +517,7 @@ type flow struct {
 	rcvNxt      int32
 	ooo         []int32    // TCP: segments received above rcvNxt, sorted
 	lastNak     int32      // RoCE: the expected segment of the last NAK, +1 (0: none)
+	watch       int32      // Watch: the segment whose in-order delivery the watcher awaits, -1 none
 	nakAt       units.Time // RoCE: when the last NAK was sent
 	nakEv       units.Time // RoCE: time of the pending NAK re-send event, -1 none
 	nakDscp     uint8      // RoCE: the DSCP of the last NAK

@@ -48,6 +48,9 @@ func (l *Layer) roceData(now units.Time, f *flow, p *switchmodel.Packet) {
 	case i == f.rcvNxt:
 		f.rcvNxt++
 		f.lastAdvance = now
+		if f.watch >= 0 && f.rcvNxt > f.watch {
+			l.delivered(now, f)
+		}
 		l.control(f, switchmodel.Ack, RoCECtlLength, p.DSCP, f.rcvNxt, false)
 	case i > f.rcvNxt:
 		f.dups++

@@ -121,6 +121,9 @@ func (l *Layer) tcpData(now units.Time, f *flow, p *switchmodel.Packet) {
 			f.ooo = f.ooo[:0:0] // release the backing array of a drained reorder set
 		}
 		f.lastAdvance = now
+		if f.watch >= 0 && f.rcvNxt > f.watch {
+			l.delivered(now, f)
+		}
 	case i > f.rcvNxt:
 		if k, found := slices.BinarySearch(f.ooo, i); found {
 			f.dups++
