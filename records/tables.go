@@ -159,7 +159,7 @@ type MessageRow struct {
 	Message int32 // the message's index in its flow, 0-based in capture order
 	// StartPs is when its first data packet became available (its injection time, or
 	// the closed-loop sender's offer); CapturedPs is its captured time ((t - t0 -
-	// idle) / speedup): later than it only with Transport.Causality request.
+	// idle) / speedup): StartPs is later only with Transport.Causality request.
 	StartPs, CapturedPs int64
 	Packets             int64 // its data packets (after splitting oversize packets)
 	SizeBytes           int64 // their sizes L
