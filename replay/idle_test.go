@@ -52,19 +52,7 @@ func TestIdleRestartTrace(t *testing.T) {
 			o.Config.Transport.IdleRestart = c.restart
 			o.RecordPackets = true
 		})
-		pk := readPackets(t, dir)
-		first := int64(-1)
-		for _, p := range pk {
-			if p.Bytes == 1500 && p.InjectPs >= int64(c.second) && (first < 0 || p.InjectPs < first) {
-				first = p.InjectPs
-			}
-		}
-		n := 0
-		for _, p := range pk {
-			if p.Bytes == 1500 && p.InjectPs >= first && p.InjectPs < first+int64(units.Microsecond) {
-				n++
-			}
-		}
+		n := windowAt(readPackets(t, dir), 1500, int64(c.second))
 		if n != c.want {
 			t.Errorf("%s: the second burst starts with %d segments, want %d", c.name, n, c.want)
 		}

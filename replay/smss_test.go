@@ -65,23 +65,30 @@ func TestInitialWindowFromSYN(t *testing.T) {
 			o.Config.Transport.Mss = c.mss
 			o.RecordPackets = true
 		})
-		pk := readPackets(t, dir)
-		first := int64(-1)
-		for _, p := range pk {
-			if p.Bytes == 1500 && (first < 0 || p.InjectPs < first) {
-				first = p.InjectPs
-			}
-		}
-		n := 0
-		for _, p := range pk {
-			if p.Bytes == 1500 && p.InjectPs < first+int64(units.Microsecond) {
-				n++
-			}
-		}
+		n := windowAt(readPackets(t, dir), 1500, 0)
 		if n != c.want {
 			t.Errorf("%s: %d segments before the first ACK, want %d", c.name, n, c.want)
 		}
 	}
+}
+
+// windowAt counts the packets of size l that entered the NIC within 1 us of the first
+// one at or after from: the window a sender starts a burst with when its segments are
+// all available at once and no ACK can come back within 1 us.
+func windowAt(pk []records.PacketRow, l int32, from int64) int {
+	first := int64(-1)
+	for _, p := range pk {
+		if p.Bytes == l && p.InjectPs >= from && (first < 0 || p.InjectPs < first) {
+			first = p.InjectPs
+		}
+	}
+	n := 0
+	for _, p := range pk {
+		if p.Bytes == l && p.InjectPs >= first && p.InjectPs < first+int64(units.Microsecond) {
+			n++
+		}
+	}
+	return n
 }
 
 // TSO and GRO captures hold super-frames that injection splits into MTU pieces; the
