@@ -20,7 +20,7 @@
 // # Decisions
 //
 //   - Columns are snake_case. Every schema carries the metadata
-//     tracefabric.schema_version = "2" (SchemaVersion) and tracefabric.file = the
+//     tracefabric.schema_version = "3" (SchemaVersion) and tracefabric.file = the
 //     file's name; readers refuse other versions (ErrSchemaVersion) and files that are
 //     truncated, foreign or have other columns (ErrNotRecordFile).
 //   - Units: times and durations in picoseconds of simulated time (int64, *_ps);
@@ -77,4 +77,4 @@ package records
 
 // SchemaVersion is the version of the record files' schemas and of run.json. It
 // changes whenever a column or key changes meaning, type or name.
-const SchemaVersion = 2
+const SchemaVersion = 3

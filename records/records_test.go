@@ -374,8 +374,8 @@ func TestSchemaMetadata(t *testing.T) {
 		if got := metaValue(s, MetaFile); got != name {
 			t.Errorf("%s: %s = %q", name, MetaFile, got)
 		}
-		if got := metaValue(s, MetaSchemaVersion); got != "2" {
-			t.Errorf("%s: %s = %q, want \"2\"", name, MetaSchemaVersion, got)
+		if got := metaValue(s, MetaSchemaVersion); got != "3" {
+			t.Errorf("%s: %s = %q, want \"3\"", name, MetaSchemaVersion, got)
 		}
 	}
 	if _, err := Schema("nope.arrow"); err == nil {
@@ -397,7 +397,7 @@ func TestBadRowsRejected(t *testing.T) {
 	}{
 		{"node too big", DropRow{Node: 8}, "node 8 out of range [0,8)"},
 		{"node negative", DropRow{Node: -1}, "node -1 out of range"},
-		{"reason", DropRow{Reason: NumDropReasons}, "drop reason 4 out of range"},
+		{"reason", DropRow{Reason: NumDropReasons}, "drop reason 7 out of range"},
 		{"tier", DropRow{Tier: 9}, "tier 9 out of range"},
 	}
 	for _, b := range bad {
@@ -510,9 +510,9 @@ func TestOpenBadFiles(t *testing.T) {
 		{"empty", put("empty.arrow", nil), ErrNotRecordFile, "truncated"},
 		{"foreign", put("text.arrow", bytes.Repeat([]byte("not arrow "), 100)), ErrNotRecordFile, "truncated"},
 		{"other kind", put("pfc.arrow", whole), ErrNotRecordFile, "holds drops.arrow, not pfc.arrow"},
-		{"other version", rawArrow(t, dir, "1", dropsTable.schema().Fields()), ErrSchemaVersion, "this build reads 2 (written by an older tracefabric: replay the trace again with this version)"},
-		{"newer version", rawArrow(t, dir, "3", dropsTable.schema().Fields()), ErrSchemaVersion, "this build reads 2 (written by a newer tracefabric"},
-		{"other columns", rawArrow(t, dir, "2", dropsTable.schema().Fields()[:3]), ErrNotRecordFile, "column 3 \"port\" is missing"},
+		{"other version", rawArrow(t, dir, "2", dropsTable.schema().Fields()), ErrSchemaVersion, "this build reads 3 (written by an older tracefabric: replay the trace again with this version)"},
+		{"newer version", rawArrow(t, dir, "4", dropsTable.schema().Fields()), ErrSchemaVersion, "this build reads 3 (written by a newer tracefabric"},
+		{"other columns", rawArrow(t, dir, "3", dropsTable.schema().Fields()[:3]), ErrNotRecordFile, "column 3 \"port\" is missing"},
 		{"missing", filepath.Join(dir, "none.arrow"), os.ErrNotExist, "none.arrow"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

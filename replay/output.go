@@ -55,9 +55,7 @@ func (s *sim) writeEndFiles() error {
 					ECNMarked: t.ECNMarked, QueueWatermarkBytes: t.WatermarkBytes, PFCPauseTx: t.PFCPauseTx,
 					PFCResumeTx: t.PFCResumeTx, PFCPauseRx: t.PFCPauseRx, PFCResumeRx: t.PFCResumeRx, PausedPs: int64(t.PausedPs)}
 				for reason, n := range t.Drops {
-					if switchmodel.DropReason(reason) != switchmodel.DropNoRoute {
-						pr.Drops[reasonOf[reason]] += n
-					}
+					pr.Drops[reasonOf[reason]] += n
 				}
 				if int(n.ID()) < len(s.oversizeAt) && port == 0 {
 					pr.Drops[records.ReasonOversize] = s.oversizeAt[n.ID()][tc]
@@ -110,11 +108,14 @@ func (s *sim) writeLoadBalance() error {
 				r.Bytes += q.Bytes
 				r.MovedIn += q.MovedIn
 				r.MovedOut += q.MovedOut
+				r.FlowsMovedIn += q.FlowsMovedIn
+				r.FlowsMovedOut += q.FlowsMovedOut
 			}
 			port := sw.EqualCostSet(set)[member]
 			row := records.LoadBalanceRow{Node: sw.ID(), Tier: s.tier[sw.ID()], Set: int32(set), Member: int32(member),
 				Port: int32(port), Peer: sw.PortInfo(port).Peer, Flows: r.Flows, Flowlets: r.Flowlets, Packets: r.Packets,
-				Bytes: r.Bytes, MovedIn: r.MovedIn, MovedOut: r.MovedOut, HashMethod: hm}
+				Bytes: r.Bytes, MovedIn: r.MovedIn, MovedOut: r.MovedOut, FlowsMovedIn: r.FlowsMovedIn,
+				FlowsMovedOut: r.FlowsMovedOut, HashMethod: hm}
 			if err := w.Append(&row); err != nil {
 				return err
 			}
@@ -247,9 +248,7 @@ func (s *sim) runJSON() (*records.Run, error) {
 		sim.Dropped[records.DropReason(r)] = 0
 	}
 	for r, n := range k.Dropped {
-		if switchmodel.DropReason(r) != switchmodel.DropNoRoute {
-			sim.Dropped[reasonOf[r]] += n
-		}
+		sim.Dropped[reasonOf[r]] += n
 	}
 	sim.Dropped[records.ReasonOversize] += s.trace.oversizeDropped
 	sim.LosslessDrops = sim.Dropped[records.ReasonHeadroom]

@@ -229,6 +229,10 @@ func (n *Network) Inject(h *Host, id PacketID) {
 		}
 	}
 	pt := h.ports[0]
+	if h.linkDown {
+		n.drop(now, &h.nodeCore, pt, id, p, DropLinkDown)
+		return
+	}
 	q := &pt.tc[p.TC].q
 	q.push(&n.arena, id, p)
 	pt.busyTC |= 1 << p.TC

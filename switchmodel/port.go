@@ -76,7 +76,10 @@ type port struct {
 	// stats holds the counters that tc and rx do not (drops, ECN marks, PFC, paused
 	// time); PortStats adds theirs.
 	stats [NumTC]TCStats
-	_     [6]uint64 // to a whole number of cache lines
+	// down: the port's link is down (docs/model.md#failures-and-operations): it sends
+	// nothing, and whatever is queued or routed for it is dropped link-down.
+	down bool
+	_    [47]byte // to a whole number of cache lines
 }
 
 // tcQueue is one traffic class of a port's transmit side: 64 bytes, one cache line.
