@@ -51,6 +51,13 @@ type Network struct {
 	injected, delivered, hops, dataHops, pfcFrames, ceMarked int64
 	dropped                                                  [NumDropReasons]int64
 	ctl                                                      [NumClasses]ControlCounts
+
+	// Deadlock detection (deadlock.go).
+	deadlocks       []Deadlock
+	activeDeadlocks int
+	dlEpoch         uint32
+	dlStack         []dlFrame
+	dlPath          []dlStep
 }
 
 // ControlCounts count the control packets of one class.

@@ -105,6 +105,9 @@ func (n *Network) unpause(now units.Time, pt *port, tc int) {
 	}
 	pt.paused &^= 1 << tc
 	pt.stats[tc].PausedPs += now - pt.pausedSince[tc]
+	if pt.dlCycle != 0 {
+		n.resolveDeadlock(now, pt)
+	}
 	if sw, ok := pt.core.self.(*Switch); ok && sw.wd != nil {
 		sw.wdDisarm(pt, tc)
 	}
@@ -144,6 +147,7 @@ func (n *Network) expire(now units.Time, pt *port, tc int) {
 func (s *Switch) pause(now units.Time, pt *port, pool int) {
 	pt.pausing[pool] = true
 	pt.refreshGen[pool]++
+	pt.refreshes[pool] = 0
 	s.net.sendPFC(now, pt, s.pools[pool].vector, PFCQuanta)
 	s.net.eng.Schedule(now+pt.halfPause, s.h, evRefresh, int64(pt.idx)|int64(pool)<<32|int64(pt.refreshGen[pool])<<40)
 }
@@ -171,4 +175,9 @@ func (s *Switch) refresh(now units.Time, arg int64) {
 	}
 	s.net.sendPFC(now, pt, s.pools[pool].vector, PFCQuanta)
 	s.net.eng.Schedule(now+pt.halfPause, s.h, evRefresh, arg)
+	if pt.refreshes[pool] < 2 {
+		pt.refreshes[pool]++
+	} else {
+		s.checkDeadlock(now, pt, pool)
+	}
 }
