@@ -99,18 +99,18 @@ type BufferRow struct {
 // LoadBalanceRow is one row of loadbalance.arrow: what one member of one equal-cost
 // set of one switch carried over the run.
 type LoadBalanceRow struct {
-	Node       int32
-	Tier       Tier
-	Set        int32 // the equal-cost set's index on its switch
-	Member     int32 // the member's index in the set (set members are in port order)
-	Port       int32 // the member's port
-	Peer       int32 // the node that port leads to
-	Flows      int64 // flows assigned to the member (counted once per flow and member)
-	Flowlets   int64 // flowlets started on the member (0 without flowlet balancing: LoadBalancingMethod none)
-	Packets    int64 // data packets sent through the member
-	Bytes      int64 // their frame bytes
-	MovedIn    int64 // moves onto this member: a flow's packet took it after the flow's previous packet at this set took another (a flow that comes back twice counts twice)
-	MovedOut   int64 // moves off this member: a flow's packet took another member after the flow's previous packet at this set took this one
+	Node     int32
+	Tier     Tier
+	Set      int32 // the equal-cost set's index on its switch
+	Member   int32 // the member's index in the set (set members are in port order)
+	Port     int32 // the member's port
+	Peer     int32 // the node that port leads to
+	Flows    int64 // flows assigned to the member (counted once per flow and member)
+	Flowlets int64 // flowlets started on the member (0 without flowlet balancing: LoadBalancingMethod none)
+	Packets  int64 // data packets sent through the member
+	Bytes    int64 // their frame bytes
+	MovedIn  int64 // moves onto this member: a flow's packet took it after the flow's previous packet at this set took another (a flow that comes back twice counts twice)
+	MovedOut int64 // moves off this member: a flow's packet took another member after the flow's previous packet at this set took this one
 	// FlowsMovedIn and FlowsMovedOut count the flows that set changes (a member lost
 	// or back, docs/model.md#rehashing) moved onto and off this member, summed over
 	// the run's events (run.json events has them per event).

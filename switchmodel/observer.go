@@ -36,15 +36,15 @@ type PFCEventKind uint8
 
 // PFC event kinds.
 const (
-	PFCTxPause  PFCEventKind = iota // a pause frame (quanta > 0) starts transmitting
-	PFCTxResume                     // a resume frame (quanta 0) starts transmitting
-	PFCRxPause                      // a pause frame was received: the port stops the class
-	PFCRxResume                     // a resume frame was received: the class restarts
-	PFCExpire                       // a received pause ran out without a resume (or its link went down)
-	PFCStormDetected                // the PFC watchdog declared a storm on the port's class (docs/model.md#pfc-watchdog)
-	PFCStormRestored                // the watchdog restored the port's class
-	PFCDeadlock                     // the port's paused class is on a cycle of paused ports (docs/model.md#pfc-deadlock)
-	PFCDeadlockResolved             // a port of that cycle resumed
+	PFCTxPause          PFCEventKind = iota // a pause frame (quanta > 0) starts transmitting
+	PFCTxResume                             // a resume frame (quanta 0) starts transmitting
+	PFCRxPause                              // a pause frame was received: the port stops the class
+	PFCRxResume                             // a resume frame was received: the class restarts
+	PFCExpire                               // a received pause ran out without a resume (or its link went down)
+	PFCStormDetected                        // the PFC watchdog declared a storm on the port's class (docs/model.md#pfc-watchdog)
+	PFCStormRestored                        // the watchdog restored the port's class
+	PFCDeadlock                             // the port's paused class is on a cycle of paused ports (docs/model.md#pfc-deadlock)
+	PFCDeadlockResolved                     // a port of that cycle resumed
 	// NumPFCEventKinds is the number of PFC event kinds.
 	NumPFCEventKinds
 )

@@ -15,10 +15,10 @@ import (
 
 // Event kinds of a switch's watchdog; arg = port | tc<<32 | gen<<40.
 const (
-	evDetect  int32 = evSample + 1 + iota // a (port, class) may have been paused with packets waiting for DetectionTime
-	evRestore                             // a stormed (port, class) may have had no pause for RestorationTime
-	evStall                               // host: a stalled NIC re-sends its pause
-	evDeadlock                            // switch: check the wait-for graph from a (port, pool)
+	evDetect   int32 = evSample + 1 + iota // a (port, class) may have been paused with packets waiting for DetectionTime
+	evRestore                              // a stormed (port, class) may have had no pause for RestorationTime
+	evStall                                // host: a stalled NIC re-sends its pause
+	evDeadlock                             // switch: check the wait-for graph from a (port, pool)
 )
 
 // wdState is one (port, class)'s watchdog state.
