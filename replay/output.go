@@ -268,9 +268,28 @@ func (s *sim) runJSON() (*records.Run, error) {
 	if repl != nil {
 		repl.Packets = s.trace.arrivals
 	}
-	return &records.Run{Version: s.pr.Opt.Version, SchemaVersion: records.SchemaVersion, Command: s.pr.Opt.Command,
+	run := &records.Run{Version: s.pr.Opt.Version, SchemaVersion: records.SchemaVersion, Command: s.pr.Opt.Command,
 		Seed: uint64(s.cfg.Seed), HashMethod: hm, Transport: transportMode, Options: s.runOptions(),
-		Config: cfgJSON, Topology: topo, Trace: trace, Simulation: sim, OfferedLoad: load, Replication: repl, HostMapping: s.hostMappingJSON(), ClosedLoop: s.closedLoopJSON(), Records: rows}, nil
+		Config: cfgJSON, Topology: topo, Trace: trace, Simulation: sim, OfferedLoad: load, Replication: repl, HostMapping: s.hostMappingJSON(), ClosedLoop: s.closedLoopJSON(), Records: rows}
+	if s.ev != nil {
+		run.Events = s.ev.eventsJSON()
+	}
+	if wd := &s.cfg.Switch.PfcWatchdog; wd.Enabled || len(s.storms) > 0 {
+		run.PfcWatchdog = &records.Watchdog{Action: wd.Action.String(), DetectionTimePs: int64(wd.DetectionTime),
+			RestorationTimePs: int64(wd.RestorationTime), Storms: append([]records.Storm{}, s.storms...)}
+	}
+	for i, d := range s.net.Deadlocks() {
+		rd := records.Deadlock{TC: d.TC, DetectedPs: int64(d.Detected), ResolvedPs: int64(d.Resolved)}
+		if d.Resolved < 0 {
+			rd.Undrained = s.net.DeadlockUndrained(i)
+		}
+		for _, h := range d.Ports {
+			info := s.net.Node(h.Node).PortInfo(int(h.Port))
+			rd.Ports = append(rd.Ports, records.DeadlockPort{Node: t.Nodes[h.Node].Name, Port: h.Port, Peer: t.Nodes[info.Peer].Name})
+		}
+		run.Deadlocks = append(run.Deadlocks, rd)
+	}
+	return run, nil
 }
 
 // hostMappingJSON is run.json's host_mapping: the mapping's counts and, per rack,

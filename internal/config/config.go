@@ -69,6 +69,12 @@ type Config struct {
 	Topology Topology `yaml:"Topology"`
 	// Transport configures closed-loop replay (docs/model.md#closed-loop-transports).
 	Transport Transport `yaml:"Transport"`
+	// Routing is how routing reacts to events (docs/model.md#failures-and-operations).
+	Routing Routing `yaml:"Routing"`
+	// Events happen to the fabric during the replay: links and switches down and up,
+	// drains, flaps, speed changes, stalled hosts
+	// (docs/model.md#failures-and-operations). Default: none.
+	Events []Event `yaml:"Events,omitempty"`
 }
 
 // Switch holds the attributes of the switch model (docs/model.md#switch-model), shared by every switch of
@@ -317,6 +323,7 @@ func Default() Config {
 			FabricSpineLink: link,
 		},
 		Transport: DefaultTransport(),
+		Routing:   DefaultRouting(),
 	}
 }
 

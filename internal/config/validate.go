@@ -47,6 +47,7 @@ func (c *Config) Validate() error {
 	}
 	c.Topology.validate(e)
 	c.Transport.validate(e)
+	c.validateEvents(e)
 	if layoutInputsOK(e) && c.Topology.File == "" {
 		// The buffer layout needs sane sizes, pools and topology; check it last. A
 		// topology file's switches are checked one by one when the fabric is built.
