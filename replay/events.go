@@ -258,7 +258,7 @@ type eventRunner struct {
 	cur     [][]int
 	latest  int // the last event applied (-1 none): drops are attributed to it
 	snap    map[setRef][]int64
-	snapFor int // the event whose after-loads snap holds (-1 none)
+	snapFor int   // the event whose after-loads snap holds (-1 none)
 	phys    []int // per link: reasons it is down (a link event, a down end)
 }
 

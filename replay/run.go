@@ -87,7 +87,7 @@ type sim struct {
 	delay        records.DelayHistogram
 	oversizeAt   [][switchmodel.NumTC]int64 // oversize drops per source host and TC
 
-	ev      *eventRunner // nil without Events
+	ev *eventRunner // nil without Events
 	// storms are the PFC watchdog's storms (run.json pfc_watchdog), open ones by
 	// (node, port, tc).
 	storms    []records.Storm
