@@ -219,3 +219,88 @@ func TestEventErrors(t *testing.T) {
 		})
 	}
 }
+
+// ringTrace is, for the ring of testdata/topologies/ring.yaml, 3,000 lossless
+// (DSCP 26, TC 3) 1500-byte packets from each host to the host two switches on, one
+// every 124 ns (99% of 100 Gb/s): each ring link is offered twice its speed.
+func ringTrace(t *testing.T) (trace, hosts string) {
+	var pkts []tracegen.Packet
+	for i := range 3000 {
+		for k := range 5 {
+			pkts = append(pkts, tracegen.Packet{Time: units.Time(i) * 124 * units.Nanosecond, Src: addr(fmt.Sprintf("10.0.0.%d", k+1)),
+				Dst: addr(fmt.Sprintf("10.0.0.%d", (k+2)%5+1)), Proto: layers.IPProtocolUDP, SrcPort: 1000, DstPort: 4791, DSCP: 26, ECN: 2, Length: 1500})
+		}
+	}
+	trace = writeTrace(t, pkts)
+	hosts = filepath.Join(t.TempDir(), "hosts.csv")
+	var csv strings.Builder
+	for k := range 5 {
+		fmt.Fprintf(&csv, "10.0.0.%d/32,s%d-h0\n", k+1, k)
+	}
+	if err := os.WriteFile(hosts, []byte(csv.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return trace, hosts
+}
+
+// TestRingDeadlock: the ring's cyclic buffer dependency deadlocks; run.json names the
+// cycle's five ports in order (s0's port 1 towards s1, then each switch's port 2
+// towards the next), pfc.arrow has a deadlock row per port, and every undrained
+// packet is the deadlock's. With the PFC watchdog (drop, 2 ms) the deadlock is
+// resolved at the first storm, and everything drains.
+func TestRingDeadlock(t *testing.T) {
+	trace, hosts := ringTrace(t)
+	ring := repoPath(t, "testdata/topologies/ring.yaml")
+	for _, wd := range []bool{false, true} {
+		t.Run(fmt.Sprintf("watchdog=%v", wd), func(t *testing.T) {
+			y := fmt.Sprintf("Topology: {File: %q}\nSwitch: {BufferSize: 1MiB, PfcWatchdog: {Enabled: %v, DetectionTime: 2ms, RestorationTime: 2ms}}\n", ring, wd)
+			cfg := parseConfig(t, y)
+			pr, err := Prepare(Options{Traces: []string{trace}, Hosts: hosts, Config: cfg, MaxDrain: 10 * units.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(t.TempDir(), "run")
+			run, err := pr.Run(out, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(run.Deadlocks) != 1 {
+				t.Fatalf("deadlocks %+v, want 1", run.Deadlocks)
+			}
+			d := run.Deadlocks[0]
+			var got []string
+			for _, p := range d.Ports {
+				got = append(got, fmt.Sprintf("%s:%d>%s", p.Node, p.Port, p.Peer))
+			}
+			if want := "s0:1>s1 s1:2>s2 s2:2>s3 s3:2>s4 s4:2>s0"; strings.Join(got, " ") != want {
+				t.Errorf("cycle %v, want %s", got, want)
+			}
+			rows, nodes, err := records.ReadAll(records.OpenPFC(filepath.Join(out, records.PFCFile)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var dl, resolved int
+			for _, r := range rows {
+				switch r.Event {
+				case records.EventDeadlock:
+					dl++
+					if r.TimePs != d.DetectedPs || r.TC != 3 || !strings.HasPrefix(nodes[r.Node], "s") {
+						t.Errorf("deadlock row %+v", r)
+					}
+				case records.EventDeadlockResolved:
+					resolved++
+				}
+			}
+			sim := run.Simulation
+			if !wd {
+				if d.ResolvedPs != -1 || d.Undrained == 0 || d.Undrained != sim.UndrainedTotal() || dl != 5 || resolved != 0 {
+					t.Errorf("deadlock %+v (%d deadlock rows, %d resolved), undrained %d: want unresolved, holding every undrained packet", d, dl, resolved, sim.UndrainedTotal())
+				}
+				return
+			}
+			if len(run.PfcWatchdog.Storms) == 0 || d.ResolvedPs != run.PfcWatchdog.Storms[0].DetectedPs || resolved != 5 || sim.UndrainedTotal() != 0 || d.Undrained != 0 {
+				t.Errorf("deadlock %+v, storms %+v, %d resolved rows, undrained %d: want resolved by the first storm and drained", d, run.PfcWatchdog.Storms, resolved, sim.UndrainedTotal())
+			}
+		})
+	}
+}

@@ -36,13 +36,17 @@ func (f *configFlags) register(cmd *cobra.Command, withHash bool) {
 	cmd.Flags().StringVarP(&f.file, "config", "c", "", "YAML configuration file (default: the built-in defaults; see 'replay config --defaults')")
 	cmd.Flags().StringArrayVar(&f.sets, "set", nil, "override one attribute, e.g. --set BufferSize=16MiB or --set Topology.Pods=1 (repeatable)")
 	cmd.Flags().StringVar(&f.topology, "topology", "", "topology file `FILE`: a YAML topology or an ns-3 HPCC topology.txt, see docs/topology.md (Topology.File attribute)")
-	cmd.Flags().StringVar(&f.events, "events", "", "events file `FILE`: link and switch failures, drains, flaps, speed changes and stalls over time, added to the configuration's Events (docs/model.md#failures-and-operations)")
 	cmd.Flags().Int64Var(&f.seed, "seed", 1, "the run's seed (Seed attribute)")
 	cmd.Flags().StringVar(&f.lb, "lb", "", "load balancing: none or flowlet (LoadBalancingMethod attribute)")
 	cmd.Flags().StringVar(&f.transport, "transport", "", "open (captured packets at their captured times, the default) or closed (TCP and RoCEv2 flows re-sent by simulated senders) (Transport.Mode attribute)")
 	if withHash {
 		cmd.Flags().StringVar(&f.hash, "hash", "", "ECMP hash method: crc32, crc32WithSalt, crc16, crc16Ccitt, xor16, toeplitz, or all (EcmpHashMethod attribute)")
 	}
+}
+
+// registerEvents adds --events (run, config).
+func (f *configFlags) registerEvents(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.events, "events", "", "events file `FILE`: link and switch failures, drains, flaps, speed changes and stalls over time, added to the configuration's Events (docs/model.md#failures-and-operations)")
 }
 
 // load returns the effective configuration and prints its warnings; "all" as hash
