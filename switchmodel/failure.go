@@ -62,6 +62,7 @@ func (n *Network) LinkDown(node Node, i int) bool {
 
 func (n *Network) setPortDown(now units.Time, pt *port, down bool) {
 	pt.down = down
+	n.failed = n.failed || down
 	c := pt.core
 	d := int32(1)
 	if !down {
@@ -150,6 +151,7 @@ func (n *Network) SetLinkSpeed(node Node, i int, speed units.BitRate) error {
 // its queues).
 func (s *Switch) Flush() {
 	now := s.net.eng.Now()
+	s.net.failed = true
 	for _, pt := range s.ports {
 		for pt.fwd.n > 0 {
 			id, p := pt.fwd.pop(&s.net.arena)

@@ -51,6 +51,10 @@ type Network struct {
 	injected, delivered, hops, dataHops, pfcFrames, ceMarked int64
 	dropped                                                  [NumDropReasons]int64
 	ctl                                                      [NumClasses]ControlCounts
+	// failed: a link has gone down (or a switch was flushed) in this run, so that
+	// arrival and forwarding events may find their frames dropped; until then the
+	// hot path skips that check.
+	failed bool
 
 	// Deadlock detection (deadlock.go).
 	deadlocks       []Deadlock

@@ -106,7 +106,7 @@ func (c *nodeCore) handleCommon(now units.Time, kind int32, arg int64) {
 		in := pt.peer
 		// A link that went down dropped its frames and left their arrival event
 		// behind: only the event at its head frame's arrival time handles it.
-		if in.flight.n == 0 || n.arena.get(in.flight.head).at != now {
+		if n.failed && (in.flight.n == 0 || n.arena.get(in.flight.head).at != now) {
 			return
 		}
 		id, p := in.flight.pop(&n.arena)

@@ -33,6 +33,19 @@ type watchdog struct {
 	detect, restore units.Time
 	action          config.WatchdogAction
 	st              []wdState // port*NumTC + tc
+	// The watchdog is an event handler of its own, so that a switch's Handle (on
+	// every packet's path) has no case for it.
+	sw *Switch
+	h  HandlerID
+}
+
+// Handle runs the watchdog's detection and restoration events.
+func (w *watchdog) Handle(now units.Time, kind int32, arg int64) {
+	if kind == evDetect {
+		w.sw.wdDetect(now, arg)
+	} else {
+		w.sw.wdRestore(now, arg)
+	}
 }
 
 func newWatchdog(c *config.PfcWatchdog, ports int) *watchdog {
@@ -60,7 +73,7 @@ func (s *Switch) wdArm(now units.Time, pt *port, tc int) {
 	}
 	st.since = now
 	st.gen++
-	s.net.eng.Schedule(now+s.wd.detect, s.h, evDetect, int64(pt.idx)|int64(tc)<<32|int64(st.gen)<<40)
+	s.net.eng.Schedule(now+s.wd.detect, s.wd.h, evDetect, int64(pt.idx)|int64(tc)<<32|int64(st.gen)<<40)
 }
 
 // wdDisarm stops the detection clock of (pt, tc): it resumed, or its queue emptied.
@@ -90,7 +103,7 @@ func (s *Switch) wdDetect(now units.Time, arg int64) {
 		pt.pauseEvAt[tc] = -1
 		s.net.kick(now, pt)
 	}
-	s.net.eng.Schedule(now+s.wd.restore, s.h, evRestore, int64(pt.idx)|int64(tc)<<32)
+	s.net.eng.Schedule(now+s.wd.restore, s.wd.h, evRestore, int64(pt.idx)|int64(tc)<<32)
 }
 
 func (s *Switch) wdRestore(now units.Time, arg int64) {
@@ -101,7 +114,7 @@ func (s *Switch) wdRestore(now units.Time, arg int64) {
 		return
 	}
 	if due := st.lastPause + s.wd.restore; due > now {
-		s.net.eng.Schedule(due, s.h, evRestore, arg)
+		s.net.eng.Schedule(due, s.wd.h, evRestore, arg)
 		return
 	}
 	st.storm = false

@@ -437,6 +437,8 @@ func (s *Switch) layout() (warnings []string, err error) {
 	}
 	if s.cfg.PfcWatchdog.Enabled {
 		s.wd = newWatchdog(&s.cfg.PfcWatchdog, len(s.ports))
+		s.wd.sw = s
+		s.wd.h = s.net.eng.Register(s.wd)
 	}
 	if !s.egDyn {
 		switch {
@@ -461,7 +463,7 @@ func (s *Switch) Handle(now units.Time, kind int32, arg int64) {
 	switch kind {
 	case evFwd:
 		pt := s.ports[arg]
-		if pt.fwd.n == 0 || s.net.arena.get(pt.fwd.head).at != now {
+		if s.net.failed && (pt.fwd.n == 0 || s.net.arena.get(pt.fwd.head).at != now) {
 			return // the line was flushed (Flush)
 		}
 		id, p := pt.fwd.pop(&s.net.arena)
@@ -471,10 +473,6 @@ func (s *Switch) Handle(now units.Time, kind int32, arg int64) {
 		s.admit(now, pt, id, p)
 	case evRefresh:
 		s.refresh(now, arg)
-	case evDetect:
-		s.wdDetect(now, arg)
-	case evRestore:
-		s.wdRestore(now, arg)
 	default:
 		s.handleCommon(now, kind, arg)
 	}
