@@ -90,6 +90,7 @@ func LoadWith(runDir string, progress func(stage string, done, total int)) (*Run
 			return nil, inRun(runDir, err)
 		}
 	}
+	l.run.Failures = failures(l.meta, l.dropWin, l.run.Intervals)
 	return l.run, nil
 }
 
@@ -191,6 +192,7 @@ type loader struct {
 	setOf    map[NodeID]int     // switch -> index in run.Flows.Sets of its up set
 	members  map[memberKey]portRef
 	episodes bool
+	dropWin  *windowCounter // data drops around run.json's events (nil: none)
 }
 
 type memberKey struct {
@@ -423,10 +425,16 @@ func (l *loader) pfc(path string) error {
 
 func (l *loader) drops(path string) error {
 	c := NewDropCounter(l.run.Nodes, l.run.Info.SimPs, TimeBins)
+	if t := eventTimes(l.meta); t != nil {
+		l.dropWin = newWindowCounter(t, EventWindowPs)
+	}
 	err := stream(l, path, records.OpenDrops, func(r *records.DropRow, nodes []NodeID) error {
 		n, err := node(nodes, r.Node)
 		if err != nil {
 			return err
+		}
+		if r.Kind == records.KindData {
+			l.dropWin.add(r.TimePs)
 		}
 		c.Add(Drop{TimePs: r.TimePs, Node: n, Tier: r.Tier, Port: r.Port, TC: r.TC, Reason: r.Reason, FlowID: r.FlowID, Bytes: int64(r.Bytes), Kind: r.Kind})
 		return nil

@@ -59,6 +59,10 @@ type Run struct {
 	Flows FlowTable
 	// FlowTotals sums flows.arrow.
 	FlowTotals FlowTotals
+
+	// Failures is what the run's events, PFC watchdog and deadlock detection did
+	// (nil without any).
+	Failures *Failures
 }
 
 // MaxVictimIDs is how many victim flow IDs Load keeps per episode.
