@@ -644,12 +644,7 @@ func (er *eventRunner) memberBytes() map[setRef][]int64 {
 			continue
 		}
 		recs := b.Records()
-		bySel := map[int]int{}
-		for i := 0; i < sw.NumSets(); i++ {
-			if id := sw.SelectorSet(i); id >= 0 {
-				bySel[id] = i
-			}
-		}
+		bySel := setsBySelector(sw)
 		for _, r := range recs {
 			set := bySel[r.Set]
 			ref := setRef{sw.ID(), set}

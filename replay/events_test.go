@@ -174,6 +174,22 @@ Events:
 			if s.Injected != s.Delivered+s.DroppedTotal()+s.UndrainedTotal() {
 				t.Errorf("conservation: %+v", s)
 			}
+			// Per flow too, and the flows add up to the fabric's data packets.
+			flows, _, err := records.ReadAll(records.OpenFlows(filepath.Join(a, records.FlowsFile)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var pkts, del int64
+			for _, f := range flows {
+				if f.Packets != f.Delivered+f.Dropped+f.Undrained {
+					t.Errorf("flow %d: %d packets, %d delivered + %d dropped + %d undrained", f.FlowID, f.Packets, f.Delivered, f.Dropped, f.Undrained)
+				}
+				pkts += f.Packets
+				del += f.Delivered
+			}
+			if pkts == 0 || (!closed && (pkts != s.Injected || del != s.Delivered)) {
+				t.Errorf("flows: %d packets, %d delivered; run.json %d injected, %d delivered", pkts, del, s.Injected, s.Delivered)
+			}
 			t.Logf("dropped %v, storms %d, events %d", s.Dropped, len(run.PfcWatchdog.Storms), len(run.Events))
 		})
 	}

@@ -87,13 +87,7 @@ func (s *sim) writeLoadBalance() error {
 			continue
 		}
 		recs := b.Records()
-		// Selector set id -> switch set index.
-		bySel := map[int]int{}
-		for i := 0; i < sw.NumSets(); i++ {
-			if id := sw.SelectorSet(i); id >= 0 {
-				bySel[id] = i
-			}
-		}
+		bySel := setsBySelector(sw)
 		for i := 0; i < len(recs); {
 			r := recs[i]
 			set := bySel[r.Set]
@@ -363,4 +357,16 @@ func (s *sim) runOptions() records.RunOptions {
 	o := s.pr.Opt.runOptions()
 	o.LB, o.Hash = s.cfg.Switch.LoadBalancingMethod.String(), s.cfg.Switch.EcmpHashMethod.String()
 	return o
+}
+
+// setsBySelector maps a switch's Selector set ids to its set indices (the sets with
+// more than one member).
+func setsBySelector(sw *switchmodel.Switch) map[int]int {
+	bySel := map[int]int{}
+	for i := 0; i < sw.NumSets(); i++ {
+		if id := sw.SelectorSet(i); id >= 0 {
+			bySel[id] = i
+		}
+	}
+	return bySel
 }
