@@ -71,6 +71,7 @@ func (n *Network) setPortDown(now units.Time, pt *port, down bool) {
 	switch nd := c.self.(type) {
 	case *Switch:
 		nd.downPorts += d
+		nd.guarded = nd.downPorts > 0 || nd.wd != nil
 	case *Host:
 		nd.linkDown = down
 	}

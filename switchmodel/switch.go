@@ -70,6 +70,9 @@ type Switch struct {
 	// destination's installed set (routes holds -1 where that set has no live
 	// member); dead marks those sets, live their live members (nil: all).
 	downPorts int32
+	// guarded: downPorts > 0 or the watchdog is on, so that admission checks the
+	// egress port for a dead link or a dropping storm (one test on the hot path).
+	guarded bool
 	base      []int32
 	dead      []bool
 	live      [][]bool
@@ -439,6 +442,7 @@ func (s *Switch) layout() (warnings []string, err error) {
 		s.wd = newWatchdog(&s.cfg.PfcWatchdog, len(s.ports))
 		s.wd.sw = s
 		s.wd.h = s.net.eng.Register(s.wd)
+		s.guarded = true
 	}
 	if !s.egDyn {
 		switch {
@@ -525,14 +529,16 @@ func (s *Switch) admit(now units.Time, in *port, id PacketID, p *Packet) {
 		}
 	}
 	e := s.ports[set[m]]
-	if s.downPorts > 0 && e.down {
-		n.drop(now, &s.nodeCore, e, id, p, DropLinkDown) // before local repair
-		return
-	}
 	tc := p.TC
-	if s.wd != nil && s.wd.dropsArrivals(e, tc) {
-		n.drop(now, &s.nodeCore, e, id, p, DropPFCWatchdog)
-		return
+	if s.guarded {
+		if e.down {
+			n.drop(now, &s.nodeCore, e, id, p, DropLinkDown) // before local repair
+			return
+		}
+		if s.wd != nil && s.wd.dropsArrivals(e, tc) {
+			n.drop(now, &s.nodeCore, e, id, p, DropPFCWatchdog)
+			return
+		}
 	}
 	P := int(s.tcPool[tc])
 	pl := &s.pools[P]
