@@ -73,9 +73,9 @@ type Switch struct {
 	// guarded: downPorts > 0 or the watchdog is on, so that admission checks the
 	// egress port for a dead link or a dropping storm (one test on the hot path).
 	guarded bool
-	base      []int32
-	dead      []bool
-	live      [][]bool
+	base    []int32
+	dead    []bool
+	live    [][]bool
 	// wd is the PFC watchdog (nil: off; docs/model.md#pfc-watchdog).
 	wd *watchdog
 }
