@@ -70,12 +70,12 @@ type Switch struct {
 	// destination's installed set (routes holds -1 where that set has no live
 	// member); dead marks those sets, live their live members (nil: all).
 	downPorts int32
+	base      []int32
+	dead      []bool
+	live      [][]bool
 	// guarded: downPorts > 0 or the watchdog is on, so that admission checks the
 	// egress port for a dead link or a dropping storm (one test on the hot path).
 	guarded bool
-	base    []int32
-	dead    []bool
-	live    [][]bool
 	// wd is the PFC watchdog (nil: off; docs/model.md#pfc-watchdog).
 	wd *watchdog
 }
