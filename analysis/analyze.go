@@ -101,6 +101,9 @@ type Summary struct {
 	Transport  *TransportSummary `json:"transport"`
 	Buffer     []BufferSeries    `json:"buffer"`
 	Congestion Congestion        `json:"congestion"`
+	// Failures: the run's events with the drops and pauses around each, the PFC
+	// watchdog's storms and the deadlocks (null for a run without any).
+	Failures *Failures `json:"failures"`
 }
 
 // PFCSummary is the PFC part of a Summary. PausedPs sums the pause intervals'
@@ -268,6 +271,7 @@ func Analyze(run *Run, opt Options) (*Summary, error) {
 
 	opt.progress("pfc", 0, 1)
 	s.PFC = pfcSummary(run, simPs, opt)
+	s.Failures = run.Failures
 
 	opt.progress("ecn", 0, 1)
 	s.ECN = ecnSummary(run)

@@ -471,14 +471,21 @@ func acceleration(jack []float64) float64 {
 		return 0
 	}
 	m := stat.Mean(jack, nil)
+	// The ratio is scale-invariant: deviations are divided by the largest first, so
+	// that statistics of tiny magnitude (a chi-square p-value of 1e-130) neither
+	// underflow s2^1.5 to 0 (0/0) nor lose the acceleration.
+	var scale float64
+	for _, v := range jack {
+		scale = max(scale, math.Abs(m-v))
+	}
+	if scale == 0 || math.IsInf(scale, 0) {
+		return 0
+	}
 	var s2, s3 float64
 	for _, v := range jack {
-		d := m - v
+		d := (m - v) / scale
 		s2 += d * d
 		s3 += d * d * d
-	}
-	if s2 <= 0 {
-		return 0
 	}
 	return s3 / (6 * math.Pow(s2, 1.5))
 }

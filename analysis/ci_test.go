@@ -98,6 +98,35 @@ func TestBCaInterval(t *testing.T) {
 	}
 }
 
+// The interval is scale-equivariant: a statistic of tiny magnitude (a chi-square
+// p-value near 1e-130, whose squared jackknife deviations underflow) gets the
+// interval of the same statistic at unit scale, times the scale, and never panics.
+func TestBCaTinyScale(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	reps := make([]float64, 1000)
+	for i := range reps {
+		reps[i] = r.ExpFloat64()
+	}
+	jack := make([]float64, 50)
+	for i := range jack {
+		jack[i] = 1 + math.Pow(r.Float64(), 3)
+	}
+	const scale = 0x1p-440 // a power of two: scaling is exact
+	lo, hi, ok := BCaCI(append([]float64(nil), reps...), jack, 1.1, 0.95)
+	small := make([]float64, len(reps))
+	for i, v := range reps {
+		small[i] = v * scale
+	}
+	sj := make([]float64, len(jack))
+	for i, v := range jack {
+		sj[i] = v * scale
+	}
+	slo, shi, sok := BCaCI(small, sj, 1.1*scale, 0.95)
+	if !ok || !sok || slo != lo*scale || shi != hi*scale {
+		t.Errorf("at 2^-440: [%v, %v] (%v), want [%v, %v] x 2^-440", slo, shi, sok, lo, hi)
+	}
+}
+
 // Coverage: over many simulated samples with a known true value, nominal 95% BCa
 // intervals of the whole pipeline (Poisson weights, grouped jackknife, BCaCI) cover
 // the truth at least 90% of the time. Two statistics: the mean of an exponential

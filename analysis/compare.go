@@ -397,6 +397,10 @@ func runDiffs(runs []*Run) []runDiff {
 // (objects) and [i] indexes (arrays of objects), as --set spells attributes: a scalar
 // as its text (strings unquoted), an array of scalars or null as compact JSON.
 func flattenJSON(path string, v any, out map[string]string) {
+	if path == "Events" { // one trait: the runs' event lists, each event in a few words
+		out[path] = eventsText(v)
+		return
+	}
 	switch x := v.(type) {
 	case map[string]any:
 		for k, e := range x {
@@ -883,4 +887,28 @@ func (c *Comparison) Table() Table {
 		}
 	}
 	return t
+}
+
+// eventsText names a configuration's Events list (decoded run.json config) in a few
+// words, "switch-down spine-s0-0 at 1s; link-up a-b at 2s", "none" when empty: a
+// sweep with events as an axis names its points by it.
+func eventsText(v any) string {
+	list, _ := v.([]any)
+	var parts []string
+	for _, e := range list {
+		m, _ := e.(map[string]any)
+		target := fmt.Sprint(m["Node"])
+		if l, ok := m["Link"].([]any); ok && len(l) > 0 {
+			var ends []string
+			for _, x := range l {
+				ends = append(ends, fmt.Sprint(x))
+			}
+			target = strings.Join(ends, "-")
+		}
+		parts = append(parts, fmt.Sprintf("%v %s at %v", m["Kind"], target, m["At"]))
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, "; ")
 }

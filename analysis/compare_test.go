@@ -443,3 +443,28 @@ func TestUnfinishedFlowsRankWorst(t *testing.T) {
 		t.Errorf("hash_comparison.csv lacks the unfinished p99 as inf:\n%s", row)
 	}
 }
+
+// TestEventsTrait: a configuration's Events are one trait of a comparison's run names
+// (a sweep with events as an axis), each event in a few words; none when null.
+func TestEventsTrait(t *testing.T) {
+	for _, tc := range []struct{ json, want string }{
+		{`{"Events": null, "Seed": 1}`, "none"},
+		{`{"Events": [{"At": "1s", "Kind": "switch-down", "Link": null, "Node": "spine-s0-0"}, {"At": "2ms", "Kind": "flap", "Link": ["rack-p0-r0", "fabric-*"], "Node": ""}]}`,
+			"switch-down spine-s0-0 at 1s; flap rack-p0-r0-fabric-* at 2ms"},
+	} {
+		var v any
+		if err := json.Unmarshal([]byte(tc.json), &v); err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		flattenJSON("", v, out)
+		if out["Events"] != tc.want {
+			t.Errorf("%s: Events trait %q, want %q (all: %v)", tc.json, out["Events"], tc.want, out)
+		}
+		for k := range out {
+			if strings.HasPrefix(k, "Events[") {
+				t.Errorf("event attribute %s flattened apart", k)
+			}
+		}
+	}
+}

@@ -87,7 +87,49 @@ func headline(s *Summary) []string {
 	if line := closedLoopLine(s.Transport); line != "" {
 		h = append(h, line)
 	}
+	if line := failuresLine(s.Failures); line != "" {
+		h = append(h, line)
+	}
 	return h
+}
+
+// failuresLine sums up the events, watchdog storms and deadlocks; "" without any.
+func failuresLine(f *Failures) string {
+	if f == nil {
+		return ""
+	}
+	var parts []string
+	if n := len(f.Events); n > 0 {
+		var moved int64
+		drops := map[records.DropReason]int64{}
+		for _, e := range f.Events {
+			moved += e.FlowsMoved
+			for r, k := range e.FailureDrops {
+				drops[r] += k
+			}
+		}
+		d := "no failure drops"
+		if line := byReason(drops); line != "" && drops[records.ReasonLinkDown]+drops[records.ReasonNoRoute]+drops[records.ReasonPFCWatchdog] > 0 {
+			d = "failure drops: " + line
+		}
+		parts = append(parts, fmt.Sprintf("%s event%s (%s), %s flow%s moved", units.FormatCount(int64(n)), plural(n), d, units.FormatCount(moved), plural(int(moved))))
+	}
+	if wd := f.Watchdog; wd != nil {
+		parts = append(parts, fmt.Sprintf("PFC watchdog (%s): %s storm%s", wd.Action, units.FormatCount(int64(len(wd.Storms))), plural(len(wd.Storms))))
+	}
+	switch n := len(f.Deadlocks); n {
+	case 0:
+		parts = append(parts, "no PFC deadlock")
+	default:
+		unresolved := 0
+		for _, d := range f.Deadlocks {
+			if d.ResolvedPs < 0 {
+				unresolved++
+			}
+		}
+		parts = append(parts, fmt.Sprintf("%s PFC deadlock%s (%s unresolved at the end)", units.FormatCount(int64(n)), plural(n), units.FormatCount(int64(unresolved))))
+	}
+	return "Failures and operations: " + strings.Join(parts, "; ") + "."
 }
 
 // fctLine says how many flows (or messages: what) completed and their slowdown,

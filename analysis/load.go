@@ -99,6 +99,7 @@ func LoadWith(runDir string, progress func(stage string, done, total int)) (*Run
 	for n := range l.run.Roles {
 		l.run.Roles[n], _ = l.role(NodeID(n), l.tier[NodeID(n)])
 	}
+	l.run.Failures = failures(l.meta, l.dropWin, l.run.Intervals)
 	return l.run, nil
 }
 
@@ -203,6 +204,7 @@ type loader struct {
 	roles    nodeRoles       // node roles of a topology file's run (docs/analysis.md#roles)
 	roleByID []roleLevel     // l.roles by node id, filled on first use ("": not yet)
 	flowIdx  map[int64]int32 // flows.arrow flow_id -> row, when stages.arrow needs it and the ids are not the rows
+	dropWin  *windowCounter  // data drops around run.json's events (nil: none)
 }
 
 // role returns node n's role and level (records tier t's without a topology file).
@@ -449,10 +451,16 @@ func (l *loader) pfc(path string) error {
 
 func (l *loader) drops(path string) error {
 	c := NewDropCounter(l.run.Nodes, l.run.Info.SimPs, TimeBins)
+	if t := eventTimes(l.meta); t != nil {
+		l.dropWin = newWindowCounter(t, EventWindowPs)
+	}
 	err := stream(l, path, records.OpenDrops, func(r *records.DropRow, nodes []NodeID) error {
 		n, err := node(nodes, r.Node)
 		if err != nil {
 			return err
+		}
+		if r.Kind == records.KindData {
+			l.dropWin.add(r.TimePs)
 		}
 		role, _ := l.role(n, r.Tier)
 		c.Add(Drop{TimePs: r.TimePs, Node: n, Tier: r.Tier, Role: role, Port: r.Port, TC: r.TC, Reason: r.Reason, FlowID: r.FlowID, Bytes: int64(r.Bytes), Kind: r.Kind})

@@ -66,6 +66,10 @@ type Run struct {
 	HasMessages bool
 	// FlowTotals sums flows.arrow.
 	FlowTotals FlowTotals
+
+	// Failures is what the run's events, PFC watchdog and deadlock detection did
+	// (nil without any).
+	Failures *Failures
 }
 
 // MaxVictimIDs is how many victim flow IDs Load keeps per episode.

@@ -22,7 +22,7 @@
 // # Decisions
 //
 //   - Columns are snake_case. Every schema carries the metadata
-//     tracefabric.schema_version = "2" (SchemaVersion) and tracefabric.file = the
+//     tracefabric.schema_version = "3" (SchemaVersion) and tracefabric.file = the
 //     file's name; readers refuse other versions (ErrSchemaVersion) and files that are
 //     truncated, foreign or have other columns (ErrNotRecordFile).
 //   - Units: times and durations in picoseconds of simulated time (int64, *_ps);
@@ -79,10 +79,13 @@ package records
 
 // SchemaVersion is the version of the record files' schemas and of run.json. It
 // changes whenever a column or key changes meaning, type or name, or a file is
-// added. Version 3 added messages.arrow.
+// added. Version 3 added messages.arrow and stages.arrow, the drop reasons no-route,
+// link-down and pfc-watchdog, the PFC watchdog and deadlock events, and
+// loadbalance.arrow's flows_moved_in and flows_moved_out (docs/records.md, schema
+// history).
 const SchemaVersion = 3
 
-// OldestSchemaVersion is the oldest version readers accept: a version-2 run has the
-// same files and columns but messages.arrow (analyze then reports slowdown per
-// direction only).
-const OldestSchemaVersion = 2
+// OldestSchemaVersion is the oldest version readers accept. A version-2 run is
+// refused (its loadbalance.arrow lacks the columns of version 3): replay the trace
+// again.
+const OldestSchemaVersion = 3

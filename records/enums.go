@@ -19,11 +19,20 @@ const (
 	// ReasonOversize: a packet longer than the MTU, dropped at its source host under
 	// `--oversize drop`.
 	ReasonOversize
+	// ReasonNoRoute: a switch had no live next hop for the packet's destination (a
+	// failure's local repair left none; docs/model.md#failures-and-operations).
+	ReasonNoRoute
+	// ReasonLinkDown: on a link that went down, queued for it, or routed to it before
+	// local repair (docs/model.md#failures-and-operations).
+	ReasonLinkDown
+	// ReasonPFCWatchdog: discarded by the PFC watchdog's drop action
+	// (docs/model.md#pfc-watchdog).
+	ReasonPFCWatchdog
 	// NumReasons is the number of drop reasons.
 	NumDropReasons = iota
 )
 
-var reasonNames = [NumDropReasons]string{"headroom", "egress-limit", "pool-full", "oversize"}
+var reasonNames = [NumDropReasons]string{"headroom", "egress-limit", "pool-full", "oversize", "no-route", "link-down", "pfc-watchdog"}
 
 // Tier is the role of a node in the Clos (docs/model.md#clos-builder); hosts are a tier of their own.
 type Tier uint8
@@ -51,13 +60,28 @@ const (
 	EventRxPause
 	// EventRxResume: the node received quanta 0 for the class and resumes it at once.
 	EventRxResume
-	// EventExpire: the node's pause timer for the class ran out without a resume.
+	// EventExpire: the node's pause timer for the class ran out without a resume (or
+	// its link went down).
 	EventExpire
+	// EventStormDetected: the PFC watchdog found the port's class paused with
+	// packets waiting for DetectionTime (docs/model.md#pfc-watchdog).
+	EventStormDetected
+	// EventStormRestored: RestorationTime passed without a pause frame: the watchdog
+	// restores the class.
+	EventStormRestored
+	// EventDeadlock: the port's paused class is on a cycle of the wait-for graph of
+	// paused ports (a PFC deadlock, docs/model.md#pfc-deadlock); one row per port of
+	// the cycle, at its detection.
+	EventDeadlock
+	// EventDeadlockResolved: a port of the cycle resumed: the deadlock is over (one
+	// row per port of the cycle).
+	EventDeadlockResolved
 	// NumPFCEventKinds is the number of PFC events.
 	NumPFCEventKinds = iota
 )
 
-var pfcEventNames = [NumPFCEventKinds]string{"tx_pause", "tx_resume", "rx_pause", "rx_resume", "expire"}
+var pfcEventNames = [NumPFCEventKinds]string{"tx_pause", "tx_resume", "rx_pause", "rx_resume", "expire",
+	"storm_detected", "storm_restored", "deadlock", "deadlock_resolved"}
 
 // Fate is how a simulated packet's journey ended.
 type Fate uint8

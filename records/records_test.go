@@ -417,7 +417,7 @@ func TestBadRowsRejected(t *testing.T) {
 	}{
 		{"node too big", DropRow{Node: 8}, "node 8 out of range [0,8)"},
 		{"node negative", DropRow{Node: -1}, "node -1 out of range"},
-		{"reason", DropRow{Reason: NumDropReasons}, "drop reason 4 out of range"},
+		{"reason", DropRow{Reason: NumDropReasons}, "drop reason 7 out of range"},
 		{"tier", DropRow{Tier: 9}, "tier 9 out of range"},
 	}
 	for _, b := range bad {
@@ -530,8 +530,8 @@ func TestOpenBadFiles(t *testing.T) {
 		{"empty", put("empty.arrow", nil), ErrNotRecordFile, "truncated"},
 		{"foreign", put("text.arrow", bytes.Repeat([]byte("not arrow "), 100)), ErrNotRecordFile, "truncated"},
 		{"other kind", put("pfc.arrow", whole), ErrNotRecordFile, "holds drops.arrow, not pfc.arrow"},
-		{"other version", rawArrow(t, dir, "1", dropsTable.schema().Fields()), ErrSchemaVersion, "this build reads 2 to 3 (written by an older tracefabric: replay the trace again with this version)"},
-		{"newer version", rawArrow(t, dir, "4", dropsTable.schema().Fields()), ErrSchemaVersion, "this build reads 2 to 3 (written by a newer tracefabric"},
+		{"other version", rawArrow(t, dir, "2", dropsTable.schema().Fields()), ErrSchemaVersion, "this build reads 3 (written by an older tracefabric: replay the trace again with this version)"},
+		{"newer version", rawArrow(t, dir, "4", dropsTable.schema().Fields()), ErrSchemaVersion, "this build reads 3 (written by a newer tracefabric"},
 		{"other columns", rawArrow(t, dir, "3", dropsTable.schema().Fields()[:3]), ErrNotRecordFile, "column 3 \"port\" is missing"},
 		{"missing", filepath.Join(dir, "none.arrow"), os.ErrNotExist, "none.arrow"},
 	} {

@@ -59,11 +59,123 @@ type Run struct {
 	// ClosedLoop says, in a closed-loop run, what became of the trace's flows
 	// (docs/model.md#application-model); nil open loop.
 	ClosedLoop *ClosedLoop `json:"closed_loop,omitempty"`
+	// Events lists what the configuration's Events did, in time order, a flap's
+	// downs and ups one by one (docs/records.md#events); absent without events.
+	Events []Event `json:"events,omitempty"`
+	// PfcWatchdog summarises the PFC watchdog's storms (nil when it is off).
+	PfcWatchdog *Watchdog `json:"pfc_watchdog,omitempty"`
+	// Deadlocks lists the PFC deadlocks found (cycles of paused ports,
+	// docs/model.md#pfc-deadlock), in the order found.
+	Deadlocks []Deadlock `json:"deadlocks,omitempty"`
 	// Records maps each record file written (ports.arrow, ...) to its row count.
 	Records map[string]int64 `json:"records"`
 	// Complete is true only in the run.json of a run that finished and committed its
 	// output directory.
 	Complete bool `json:"complete"`
+}
+
+// Event is one event of run.json's events: what happened, when routing caught up, and
+// what it cost (docs/records.md#events).
+type Event struct {
+	Index  int    `json:"index"`  // its entry in the configuration's Events (0-based)
+	Cycle  int    `json:"cycle"`  // a flap's cycle (its downs and ups are events of their own), -1 otherwise
+	Kind   string `json:"kind"`   // link-down, link-up, switch-down, switch-up, drain, undrain, speed, stall, unstall
+	Target string `json:"target"` // the link's two names (patterns) or the node, as written
+	TimePs int64  `json:"time_ps"`
+	// Links are the link ids it acts on (run.json topology.link_list); Nodes the
+	// nodes.
+	Links []int32  `json:"links,omitempty"`
+	Nodes []string `json:"nodes,omitempty"`
+	// LocalRepairPs is when the last switch next to it pruned its lost members (-1:
+	// none: not a failure); ReconvergedPs when the last switch installed its routes
+	// (-1: routing did not change).
+	LocalRepairPs int64 `json:"local_repair_ps"`
+	ReconvergedPs int64 `json:"reconverged_ps"`
+	// SetsChanged counts the equal-cost sets whose live members it changed;
+	// RoutesMoved the (switch, destination host) routes it moved to another set.
+	SetsChanged int64 `json:"sets_changed"`
+	RoutesMoved int64 `json:"routes_moved"`
+	// FlowsMoved counts the flows whose member the set changes moved
+	// (docs/model.md#rehashing), summed over the switches; BytesRerouted the frame
+	// bytes those flows then sent through the changed sets, until another event
+	// moved them.
+	FlowsMoved    int64 `json:"flows_moved"`
+	BytesRerouted int64 `json:"bytes_rerouted"`
+	// Dropped counts the drops of the failure reasons (no-route, link-down,
+	// pfc-watchdog) from this event to the next.
+	Dropped map[DropReason]int64 `json:"dropped"`
+	// After is the load of the sets it changed from its reconvergence to the next
+	// event (or the end); nil when it changed no set.
+	After *EventAfter `json:"after,omitempty"`
+}
+
+// EventAfter is the load of the sets an event changed, after it.
+type EventAfter struct {
+	FromPs int64      `json:"from_ps"`
+	ToPs   int64      `json:"to_ps"`
+	Sets   []EventSet `json:"sets"`
+	// MostLoaded is the member of those sets that carried the most bytes.
+	MostLoaded *EventMember `json:"most_loaded,omitempty"`
+}
+
+// EventSet is one set an event changed (loadbalance.arrow's node and set).
+type EventSet struct {
+	Node    string        `json:"node"`
+	Set     int32         `json:"set"`
+	Members []EventMember `json:"members"`
+}
+
+// EventMember is one member's load after an event.
+type EventMember struct {
+	Node   string `json:"node"`
+	Set    int32  `json:"set"`
+	Member int32  `json:"member"`
+	Port   int32  `json:"port"`
+	Peer   string `json:"peer"`
+	Live   bool   `json:"live"`  // at the end of the interval
+	Bytes  int64  `json:"bytes"` // frame bytes it carried in the interval
+	// Share is Bytes over the set's bytes in the interval (0 when it carried none).
+	Share float64 `json:"share"`
+}
+
+// Watchdog is run.json's pfc_watchdog: its configuration and every storm.
+type Watchdog struct {
+	Action            string  `json:"action"`
+	DetectionTimePs   int64   `json:"detection_time_ps"`
+	RestorationTimePs int64   `json:"restoration_time_ps"`
+	Storms            []Storm `json:"storms"`
+}
+
+// Storm is one storm the watchdog declared (pfc.arrow storm_detected and
+// storm_restored).
+type Storm struct {
+	Node       string `json:"node"`
+	Port       int32  `json:"port"`
+	Peer       string `json:"peer"`
+	TC         uint8  `json:"tc"`
+	DetectedPs int64  `json:"detected_ps"`
+	RestoredPs int64  `json:"restored_ps"` // -1: still a storm at the end
+	Dropped    int64  `json:"dropped"`     // pfc-watchdog drops at the port and class during it
+}
+
+// Deadlock is one PFC deadlock of run.json's deadlocks.
+type Deadlock struct {
+	// Ports are the cycle's paused egress ports in order: each is paused by the
+	// next one's node.
+	Ports      []DeadlockPort `json:"ports"`
+	TC         uint8          `json:"tc"`
+	DetectedPs int64          `json:"detected_ps"`
+	ResolvedPs int64          `json:"resolved_ps"` // -1: it lasted to the end
+	// Undrained counts the data packets it held at the end: queued at its ports and
+	// at the ports its switches paused (0 once resolved).
+	Undrained int64 `json:"undrained"`
+}
+
+// DeadlockPort is one port of a deadlock's cycle.
+type DeadlockPort struct {
+	Node string `json:"node"`
+	Port int32  `json:"port"`
+	Peer string `json:"peer"`
 }
 
 // ModeOpen is Run.Transport of an open-loop replay: every captured packet enters its

@@ -29,8 +29,9 @@ type PortRow struct {
 	TxPackets, TxBytes int64 // data packets and their frame bytes sent on the port in this class
 
 	// Drops counts packets of this class dropped at this port, per reason: ingress
-	// (headroom) drops at the arrival port, egress-limit and pool-full drops at the
-	// egress queue's port, oversize drops at the source host's NIC port.
+	// (headroom, no-route) drops at the arrival port, egress-limit, pool-full and
+	// pfc-watchdog drops at the egress queue's port, oversize drops at the source
+	// host's NIC port, link-down drops at the port of the dead link.
 	Drops [NumDropReasons]int64
 
 	ECNMarked           int64 // packets marked CE (from ECT) at this egress queue
@@ -98,19 +99,23 @@ type BufferRow struct {
 // LoadBalanceRow is one row of loadbalance.arrow: what one member of one equal-cost
 // set of one switch carried over the run.
 type LoadBalanceRow struct {
-	Node       int32
-	Tier       Tier
-	Set        int32 // the equal-cost set's index on its switch
-	Member     int32 // the member's index in the set (set members are in port order)
-	Port       int32 // the member's port
-	Peer       int32 // the node that port leads to
-	Flows      int64 // flows assigned to the member (counted once per flow and member)
-	Flowlets   int64 // flowlets started on the member (0 without flowlet balancing: LoadBalancingMethod none)
-	Packets    int64 // data packets sent through the member
-	Bytes      int64 // their frame bytes
-	MovedIn    int64 // moves onto this member: a flow's packet took it after the flow's previous packet at this set took another (a flow that comes back twice counts twice)
-	MovedOut   int64 // moves off this member: a flow's packet took another member after the flow's previous packet at this set took this one
-	HashMethod HashMethod
+	Node     int32
+	Tier     Tier
+	Set      int32 // the equal-cost set's index on its switch
+	Member   int32 // the member's index in the set (set members are in port order)
+	Port     int32 // the member's port
+	Peer     int32 // the node that port leads to
+	Flows    int64 // flows assigned to the member (counted once per flow and member)
+	Flowlets int64 // flowlets started on the member (0 without flowlet balancing: LoadBalancingMethod none)
+	Packets  int64 // data packets sent through the member
+	Bytes    int64 // their frame bytes
+	MovedIn  int64 // moves onto this member: a flow's packet took it after the flow's previous packet at this set took another (a flow that comes back twice counts twice)
+	MovedOut int64 // moves off this member: a flow's packet took another member after the flow's previous packet at this set took this one
+	// FlowsMovedIn and FlowsMovedOut count the flows that set changes (a member lost
+	// or back, docs/model.md#rehashing) moved onto and off this member, summed over
+	// the run's events (run.json events has them per event).
+	FlowsMovedIn, FlowsMovedOut int64
+	HashMethod                  HashMethod
 }
 
 // FlowRow is one row of flows.arrow: one 5-tuple flow of the replayed trace.
@@ -345,6 +350,8 @@ var loadBalanceTable = &table[LoadBalanceRow]{name: LoadBalanceFile, cols: []col
 	i64("bytes", func(r *LoadBalanceRow) *int64 { return &r.Bytes }),
 	i64("moved_in", func(r *LoadBalanceRow) *int64 { return &r.MovedIn }),
 	i64("moved_out", func(r *LoadBalanceRow) *int64 { return &r.MovedOut }),
+	i64("flows_moved_in", func(r *LoadBalanceRow) *int64 { return &r.FlowsMovedIn }),
+	i64("flows_moved_out", func(r *LoadBalanceRow) *int64 { return &r.FlowsMovedOut }),
 	enumColumn("hash_method", "hash method", hashMethodNames[:], func(r *LoadBalanceRow) *HashMethod { return &r.HashMethod }),
 }}
 

@@ -47,6 +47,9 @@ func (pr *Prepared) DeriveLoad(cfg *config.Config, speedup float64, replicate []
 	if err := opt.defaults(); err != nil {
 		return nil, err
 	}
+	if _, err := planEvents(pr.Topo, cfg, speedup); err != nil {
+		return nil, err
+	}
 	d := &Prepared{Opt: opt, Summary: pr.Summary, Topo: pr.Topo, HostMap: pr.HostMap, T0: pr.T0, Idle: pr.Idle,
 		fileOffset: pr.fileOffset, facts: pr.facts, cache: pr.cache, loadRecs: pr.loadRecs}
 	if err := d.load(); err != nil {

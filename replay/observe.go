@@ -57,9 +57,20 @@ type flowState struct {
 
 // Drop implements switchmodel.DropObserver.
 func (s *sim) Drop(e switchmodel.DropEvent) {
-	if e.Reason == switchmodel.DropNoRoute {
-		s.setErr(fmt.Errorf("replay: %s dropped a packet with no route (topology bug)", s.pr.Topo.Nodes[e.Node].Name))
-		return
+	switch e.Reason {
+	case switchmodel.DropNoRoute, switchmodel.DropLinkDown:
+		if s.ev == nil {
+			s.setErr(fmt.Errorf("replay: %s dropped a packet with no route (topology bug)", s.pr.Topo.Nodes[e.Node].Name))
+			return
+		}
+		s.ev.drop(e.Reason)
+	case switchmodel.DropPFCWatchdog:
+		if s.ev != nil {
+			s.ev.drop(e.Reason)
+		}
+		if i, ok := s.openStorm[[3]int32{e.Node, e.Port, int32(e.TC)}]; ok {
+			s.storms[i].Dropped++
+		}
 	}
 	p := e.Packet
 	f := &s.flows[p.FlowID]
@@ -158,6 +169,22 @@ func (s *sim) writePacket(fid, ti int64, tc uint8, length int32, inject units.Ti
 
 // PFC implements switchmodel.PFCObserver.
 func (s *sim) PFC(e switchmodel.PFCEvent) {
+	switch e.Kind {
+	case switchmodel.PFCStormDetected:
+		if s.openStorm == nil {
+			s.openStorm = map[[3]int32]int{}
+		}
+		s.openStorm[[3]int32{e.Node, e.Port, int32(e.TC)}] = len(s.storms)
+		n := s.pr.Topo.Nodes
+		s.storms = append(s.storms, records.Storm{Node: n[e.Node].Name, Port: e.Port, Peer: n[e.Peer].Name, TC: e.TC,
+			DetectedPs: int64(e.Time), RestoredPs: -1})
+	case switchmodel.PFCStormRestored:
+		k := [3]int32{e.Node, e.Port, int32(e.TC)}
+		if i, ok := s.openStorm[k]; ok {
+			s.storms[i].RestoredPs = int64(e.Time)
+			delete(s.openStorm, k)
+		}
+	}
 	r := &s.pfcRow
 	*r = records.PFCRow{TimePs: int64(e.Time), Node: e.Node, Port: e.Port, Peer: e.Peer, TC: e.TC, Event: pfcKindOf[e.Kind], Quanta: e.Quanta}
 	s.setErr(s.pfc.Append(r))

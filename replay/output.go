@@ -55,9 +55,7 @@ func (s *sim) writeEndFiles() error {
 					ECNMarked: t.ECNMarked, QueueWatermarkBytes: t.WatermarkBytes, PFCPauseTx: t.PFCPauseTx,
 					PFCResumeTx: t.PFCResumeTx, PFCPauseRx: t.PFCPauseRx, PFCResumeRx: t.PFCResumeRx, PausedPs: int64(t.PausedPs)}
 				for reason, n := range t.Drops {
-					if switchmodel.DropReason(reason) != switchmodel.DropNoRoute {
-						pr.Drops[reasonOf[reason]] += n
-					}
+					pr.Drops[reasonOf[reason]] += n
 				}
 				if int(n.ID()) < len(s.oversizeAt) && port == 0 {
 					pr.Drops[records.ReasonOversize] = s.oversizeAt[n.ID()][tc]
@@ -90,13 +88,7 @@ func (s *sim) writeLoadBalance() error {
 			continue
 		}
 		recs := b.Records()
-		// Selector set id -> switch set index.
-		bySel := map[int]int{}
-		for i := 0; i < sw.NumSets(); i++ {
-			if id := sw.SelectorSet(i); id >= 0 {
-				bySel[id] = i
-			}
-		}
+		bySel := setsBySelector(sw)
 		for i := 0; i < len(recs); {
 			r := recs[i]
 			set := bySel[r.Set]
@@ -111,11 +103,14 @@ func (s *sim) writeLoadBalance() error {
 				r.Bytes += q.Bytes
 				r.MovedIn += q.MovedIn
 				r.MovedOut += q.MovedOut
+				r.FlowsMovedIn += q.FlowsMovedIn
+				r.FlowsMovedOut += q.FlowsMovedOut
 			}
 			port := sw.EqualCostSet(set)[member]
 			row := records.LoadBalanceRow{Node: sw.ID(), Tier: s.tier[sw.ID()], Set: int32(set), Member: int32(member),
 				Port: int32(port), Peer: sw.PortInfo(port).Peer, Flows: r.Flows, Flowlets: r.Flowlets, Packets: r.Packets,
-				Bytes: r.Bytes, MovedIn: r.MovedIn, MovedOut: r.MovedOut, HashMethod: hm}
+				Bytes: r.Bytes, MovedIn: r.MovedIn, MovedOut: r.MovedOut, FlowsMovedIn: r.FlowsMovedIn,
+				FlowsMovedOut: r.FlowsMovedOut, HashMethod: hm}
 			if err := w.Append(&row); err != nil {
 				return err
 			}
@@ -248,9 +243,7 @@ func (s *sim) runJSON() (*records.Run, error) {
 		sim.Dropped[records.DropReason(r)] = 0
 	}
 	for r, n := range k.Dropped {
-		if switchmodel.DropReason(r) != switchmodel.DropNoRoute {
-			sim.Dropped[reasonOf[r]] += n
-		}
+		sim.Dropped[reasonOf[r]] += n
 	}
 	sim.Dropped[records.ReasonOversize] += s.trace.oversizeDropped
 	sim.LosslessDrops = sim.Dropped[records.ReasonHeadroom]
@@ -270,9 +263,28 @@ func (s *sim) runJSON() (*records.Run, error) {
 	if repl != nil {
 		repl.Packets = s.trace.arrivals
 	}
-	return &records.Run{Version: s.pr.Opt.Version, SchemaVersion: records.SchemaVersion, Command: s.pr.Opt.Command,
+	run := &records.Run{Version: s.pr.Opt.Version, SchemaVersion: records.SchemaVersion, Command: s.pr.Opt.Command,
 		Seed: uint64(s.cfg.Seed), HashMethod: hm, Transport: transportMode, Options: s.runOptions(),
-		Config: cfgJSON, Topology: topo, Trace: trace, Simulation: sim, OfferedLoad: load, Replication: repl, HostMapping: s.hostMappingJSON(), ClosedLoop: s.closedLoopJSON(), Records: rows}, nil
+		Config: cfgJSON, Topology: topo, Trace: trace, Simulation: sim, OfferedLoad: load, Replication: repl, HostMapping: s.hostMappingJSON(), ClosedLoop: s.closedLoopJSON(), Records: rows}
+	if s.ev != nil {
+		run.Events = s.ev.eventsJSON()
+	}
+	if wd := &s.cfg.Switch.PfcWatchdog; wd.Enabled || len(s.storms) > 0 {
+		run.PfcWatchdog = &records.Watchdog{Action: wd.Action.String(), DetectionTimePs: int64(wd.DetectionTime),
+			RestorationTimePs: int64(wd.RestorationTime), Storms: append([]records.Storm{}, s.storms...)}
+	}
+	for i, d := range s.net.Deadlocks() {
+		rd := records.Deadlock{TC: d.TC, DetectedPs: int64(d.Detected), ResolvedPs: int64(d.Resolved)}
+		if d.Resolved < 0 {
+			rd.Undrained = s.net.DeadlockUndrained(i)
+		}
+		for _, h := range d.Ports {
+			info := s.net.Node(h.Node).PortInfo(int(h.Port))
+			rd.Ports = append(rd.Ports, records.DeadlockPort{Node: t.Nodes[h.Node].Name, Port: h.Port, Peer: t.Nodes[info.Peer].Name})
+		}
+		run.Deadlocks = append(run.Deadlocks, rd)
+	}
+	return run, nil
 }
 
 // hostMappingJSON is run.json's host_mapping: the mapping's counts and, per rack,
@@ -346,4 +358,16 @@ func (s *sim) runOptions() records.RunOptions {
 	o := s.pr.Opt.runOptions()
 	o.LB, o.Hash = s.cfg.Switch.LoadBalancingMethod.String(), s.cfg.Switch.EcmpHashMethod.String()
 	return o
+}
+
+// setsBySelector maps a switch's Selector set ids to its set indices (the sets with
+// more than one member).
+func setsBySelector(sw *switchmodel.Switch) map[int]int {
+	bySel := map[int]int{}
+	for i := 0; i < sw.NumSets(); i++ {
+		if id := sw.SelectorSet(i); id >= 0 {
+			bySel[id] = i
+		}
+	}
+	return bySel
 }

@@ -256,6 +256,9 @@ func prepare(opt Options, forRun bool) (*Prepared, error) {
 	if err != nil {
 		return nil, inputErrf("%w", err)
 	}
+	if _, err := planEvents(topo, opt.Config, opt.Speedup); err != nil {
+		return nil, err
+	}
 	hm, err := MapRacks(opt.Hosts, sum.EndpointAddrs, topo.HostRacks, topo, opt.RackPrefix, opt.RackPrefix6)
 	if err != nil {
 		return nil, inputErrf("%w", err)

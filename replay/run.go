@@ -94,6 +94,12 @@ type sim struct {
 	delay        records.DelayHistogram
 	oversizeAt   [][switchmodel.NumTC]int64 // oversize drops per source host and TC
 
+	ev *eventRunner // nil without Events
+	// storms are the PFC watchdog's storms (run.json pfc_watchdog), open ones by
+	// (node, port, tc).
+	storms    []records.Storm
+	openStorm map[[3]int32]int
+
 	w       *records.WriterSet
 	drops   *records.DropsWriter
 	pfc     *records.PFCWriter
@@ -162,6 +168,13 @@ func newSim(pr *Prepared, cfg *config.Config, out *records.OutputDir) (*sim, err
 		return s, err
 	}
 	s.hid = s.eng.Register(s)
+	if len(cfg.Events) > 0 {
+		plan, err := planEvents(pr.Topo, cfg, pr.Opt.Speedup)
+		if err != nil {
+			return s, err
+		}
+		s.ev = newEventRunner(s, plan)
+	}
 	return s, nil
 }
 
@@ -208,6 +221,9 @@ func (s *sim) run() error {
 	}
 	if s.obsErr != nil {
 		return s.obsErr
+	}
+	if s.ev != nil {
+		s.ev.closeAfter(s.eng.Now())
 	}
 	s.wall = time.Since(s.wallStart)
 	s.cpu = threadCPU() - cpu0

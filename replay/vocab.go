@@ -28,21 +28,27 @@ var tierOf = [config.NumTiers]records.Tier{
 // RecordTier returns the records' tier of a Clos node.
 func RecordTier(t config.Tier) records.Tier { return tierOf[t] }
 
-// reasonOf maps the model's drop reasons; DropNoRoute has no record (a topology bug:
-// the replay stops with an error instead).
+// reasonOf maps the model's drop reasons. A no-route drop without events is a
+// topology bug: the replay stops with an error instead.
 var reasonOf = [switchmodel.NumDropReasons]records.DropReason{
 	switchmodel.DropHeadroom:    records.ReasonHeadroom,
 	switchmodel.DropEgressLimit: records.ReasonEgressLimit,
 	switchmodel.DropPoolFull:    records.ReasonPoolFull,
-	switchmodel.DropNoRoute:     records.NumDropReasons,
+	switchmodel.DropNoRoute:     records.ReasonNoRoute,
+	switchmodel.DropLinkDown:    records.ReasonLinkDown,
+	switchmodel.DropPFCWatchdog: records.ReasonPFCWatchdog,
 }
 
 var pfcKindOf = [switchmodel.NumPFCEventKinds]records.PFCEventKind{
-	switchmodel.PFCTxPause:  records.EventTxPause,
-	switchmodel.PFCTxResume: records.EventTxResume,
-	switchmodel.PFCRxPause:  records.EventRxPause,
-	switchmodel.PFCRxResume: records.EventRxResume,
-	switchmodel.PFCExpire:   records.EventExpire,
+	switchmodel.PFCTxPause:          records.EventTxPause,
+	switchmodel.PFCTxResume:         records.EventTxResume,
+	switchmodel.PFCRxPause:          records.EventRxPause,
+	switchmodel.PFCRxResume:         records.EventRxResume,
+	switchmodel.PFCExpire:           records.EventExpire,
+	switchmodel.PFCStormDetected:    records.EventStormDetected,
+	switchmodel.PFCStormRestored:    records.EventStormRestored,
+	switchmodel.PFCDeadlock:         records.EventDeadlock,
+	switchmodel.PFCDeadlockResolved: records.EventDeadlockResolved,
 }
 
 var transportOf = [transport.NumKinds]records.Transport{

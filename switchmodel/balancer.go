@@ -36,7 +36,11 @@ type MemberView = ecmp.MemberView
 // asks Select for every packet routed to it; sets of one port never reach it.
 type Selector interface {
 	AddSet(n int) int
+	// Select returns the member, -1 when the set has no live member.
 	Select(now units.Time, set int, key *FlowKey, tc uint8, bytes int, view MemberView) int
+	// SetLive tells which members are live after change number change (failures,
+	// docs/model.md#rehashing) and returns the flows it moved.
+	SetLive(set int, live []bool, change int) int64
 }
 
 var _ Selector = (*ecmp.Balancer)(nil)

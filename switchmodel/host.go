@@ -9,7 +9,12 @@ import "github.com/tracefabric/tracefabric/internal/units"
 // delivered when their last bit arrives.
 type Host struct {
 	nodeCore
-	index int32
+	index    int32
+	linkDown bool // its link is down: what it injects is dropped link-down
+	// A stalled NIC (Network.Stall) pauses its peer for stallVector's classes.
+	stalled     bool
+	stallVector uint8
+	stallGen    uint32
 }
 
 // AddHost creates a host; its Index (0, 1, ... in creation order) is the destination
@@ -53,7 +58,13 @@ func (h *Host) Buffered() int {
 }
 
 // Handle dispatches the host's events.
-func (h *Host) Handle(now units.Time, kind int32, arg int64) { h.handleCommon(now, kind, arg) }
+func (h *Host) Handle(now units.Time, kind int32, arg int64) {
+	if kind == evStall {
+		h.stallRefresh(now, arg)
+		return
+	}
+	h.handleCommon(now, kind, arg)
+}
 
 func (h *Host) receive(now units.Time, pi int32, id PacketID, p *Packet) {
 	n := h.net

@@ -51,6 +51,17 @@ type Network struct {
 	injected, delivered, hops, dataHops, pfcFrames, ceMarked int64
 	dropped                                                  [NumDropReasons]int64
 	ctl                                                      [NumClasses]ControlCounts
+	// failed: a link has gone down (or a switch was flushed) in this run, so that
+	// arrival and forwarding events may find their frames dropped; until then the
+	// hot path skips that check.
+	failed bool
+
+	// Deadlock detection (deadlock.go).
+	deadlocks       []Deadlock
+	activeDeadlocks int
+	dlEpoch         uint32
+	dlStack         []dlFrame
+	dlPath          []dlStep
 }
 
 // ControlCounts count the control packets of one class.
@@ -239,6 +250,10 @@ func (n *Network) injectNIC(h *Host, id PacketID, first bool) {
 		}
 	}
 	pt := h.ports[0]
+	if h.linkDown {
+		n.drop(now, &h.nodeCore, pt, id, p, DropLinkDown)
+		return
+	}
 	t := &pt.tc[p.TC]
 	c := &pt.ctl[p.TC]
 	if first {

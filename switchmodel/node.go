@@ -104,6 +104,11 @@ func (c *nodeCore) handleCommon(now units.Time, kind int32, arg int64) {
 	case evArrive:
 		pt := c.ports[arg]
 		in := pt.peer
+		// A link that went down dropped its frames and left their arrival event
+		// behind: only the event at its head frame's arrival time handles it.
+		if n.failed && (in.flight.n == 0 || n.arena.get(in.flight.head).at != now) {
+			return
+		}
 		id, p := in.flight.pop(&n.arena)
 		if in.flight.n > 0 {
 			n.eng.Schedule(n.arena.get(in.flight.head).at, c.h, evArrive, arg)

@@ -16,10 +16,12 @@ const (
 	DropEgressLimit                   // lossy queue over its egress limit
 	DropPoolFull                      // lossy pool out of room
 	DropNoRoute                       // no route to the destination
+	DropLinkDown                      // on a link that went down, or queued or routed for it (docs/model.md#failures-and-operations)
+	DropPFCWatchdog                   // discarded by the PFC watchdog's drop action (docs/model.md#pfc-watchdog)
 	NumDropReasons
 )
 
-var dropNames = [NumDropReasons]string{"headroom", "egress-limit", "pool-full", "no-route"}
+var dropNames = [NumDropReasons]string{"headroom", "egress-limit", "pool-full", "no-route", "link-down", "pfc-watchdog"}
 
 // String returns the reason as the records spell it ("egress-limit").
 func (r DropReason) String() string {
@@ -34,16 +36,21 @@ type PFCEventKind uint8
 
 // PFC event kinds.
 const (
-	PFCTxPause  PFCEventKind = iota // a pause frame (quanta > 0) starts transmitting
-	PFCTxResume                     // a resume frame (quanta 0) starts transmitting
-	PFCRxPause                      // a pause frame was received: the port stops the class
-	PFCRxResume                     // a resume frame was received: the class restarts
-	PFCExpire                       // a received pause ran out without a resume
+	PFCTxPause          PFCEventKind = iota // a pause frame (quanta > 0) starts transmitting
+	PFCTxResume                             // a resume frame (quanta 0) starts transmitting
+	PFCRxPause                              // a pause frame was received: the port stops the class
+	PFCRxResume                             // a resume frame was received: the class restarts
+	PFCExpire                               // a received pause ran out without a resume (or its link went down)
+	PFCStormDetected                        // the PFC watchdog declared a storm on the port's class (docs/model.md#pfc-watchdog)
+	PFCStormRestored                        // the watchdog restored the port's class
+	PFCDeadlock                             // the port's paused class is on a cycle of paused ports (docs/model.md#pfc-deadlock)
+	PFCDeadlockResolved                     // a port of that cycle resumed
 	// NumPFCEventKinds is the number of PFC event kinds.
 	NumPFCEventKinds
 )
 
-var pfcNames = [NumPFCEventKinds]string{"tx_pause", "tx_resume", "rx_pause", "rx_resume", "expire"}
+var pfcNames = [NumPFCEventKinds]string{"tx_pause", "tx_resume", "rx_pause", "rx_resume", "expire",
+	"storm_detected", "storm_restored", "deadlock", "deadlock_resolved"}
 
 // String returns the kind as the records spell it ("tx_pause").
 func (k PFCEventKind) String() string {
@@ -55,7 +62,9 @@ func (k PFCEventKind) String() string {
 
 // DropEvent describes one dropped packet. Port is the ingress port for a headroom drop
 // and the egress port for egress-limit and pool-full drops (the port whose counters
-// count it); for no-route it is the ingress port.
+// count it); for no-route it is the ingress port; for link-down the port of the dead
+// link that held or was to send the packet (a forwarding line's: its ingress port); for
+// pfc-watchdog the stormed egress port.
 type DropEvent struct {
 	Time   units.Time
 	Node   int32

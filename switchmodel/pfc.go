@@ -5,6 +5,9 @@ import "github.com/tracefabric/tracefabric/internal/units"
 // sendPFC queues a PFC frame with the given class-enable vector and quanta on port pt's
 // PFC queue (docs/model.md#priority-flow-control) and starts it if the port is idle.
 func (n *Network) sendPFC(now units.Time, pt *port, vector uint8, quanta uint16) {
+	if pt.down {
+		return // its link is down: nothing is sent
+	}
 	id, p := n.arena.alloc()
 	p.Class = classPFC
 	p.Frame = pfcFrameBytes
@@ -46,6 +49,10 @@ func (n *Network) pfcEvent(now units.Time, pt *port, tc uint8, kind PFCEventKind
 // have passed (a later frame overrides the timer); quanta 0 resumes at once.
 func (n *Network) rxPFC(now units.Time, pt *port, p *Packet) {
 	resumed := false
+	var wd *Switch
+	if sw, ok := pt.core.self.(*Switch); ok && sw.wd != nil {
+		wd = sw
+	}
 	var dur units.Time
 	if p.quanta > 0 {
 		if p.quanta == PFCQuanta {
@@ -70,9 +77,15 @@ func (n *Network) rxPFC(now units.Time, pt *port, p *Packet) {
 		}
 		pt.stats[tc].PFCPauseRx++
 		n.pfcEvent(now, pt, uint8(tc), PFCRxPause, p.quanta)
+		if wd != nil && wd.wdPauseRx(now, pt, tc) {
+			continue // a storm: the watchdog ignores the class's pauses
+		}
 		if pt.paused&bit == 0 {
 			pt.paused |= bit
 			pt.pausedSince[tc] = now
+			if wd != nil {
+				wd.wdArm(now, pt, tc)
+			}
 		}
 		until := now + dur
 		pt.pauseUntil[tc] = until
@@ -87,8 +100,17 @@ func (n *Network) rxPFC(now units.Time, pt *port, p *Packet) {
 }
 
 func (n *Network) unpause(now units.Time, pt *port, tc int) {
+	if pt.paused&(1<<tc) == 0 {
+		return
+	}
 	pt.paused &^= 1 << tc
 	pt.stats[tc].PausedPs += now - pt.pausedSince[tc]
+	if pt.dlCycle != 0 {
+		n.resolveDeadlock(now, pt)
+	}
+	if sw, ok := pt.core.self.(*Switch); ok && sw.wd != nil {
+		sw.wdDisarm(pt, tc)
+	}
 }
 
 // expire handles a pause timer event of (pt, tc). Only the event whose time matches the
@@ -125,6 +147,7 @@ func (n *Network) expire(now units.Time, pt *port, tc int) {
 func (s *Switch) pause(now units.Time, pt *port, pool int) {
 	pt.pausing[pool] = true
 	pt.refreshGen[pool]++
+	pt.refreshes[pool] = 0
 	s.net.sendPFC(now, pt, s.pools[pool].vector, PFCQuanta)
 	s.net.eng.Schedule(now+pt.halfPause, s.h, evRefresh, int64(pt.idx)|int64(pool)<<32|int64(pt.refreshGen[pool])<<40)
 }
@@ -152,4 +175,9 @@ func (s *Switch) refresh(now units.Time, arg int64) {
 	}
 	s.net.sendPFC(now, pt, s.pools[pool].vector, PFCQuanta)
 	s.net.eng.Schedule(now+pt.halfPause, s.h, evRefresh, arg)
+	if pt.refreshes[pool] < 2 {
+		pt.refreshes[pool]++
+	} else {
+		s.checkDeadlock(now, pt, pool)
+	}
 }

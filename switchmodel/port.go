@@ -81,7 +81,16 @@ type port struct {
 	// data (Network.InjectControl), per class: each still waits while its class is
 	// paused.
 	ctl [NumTC]fifo
-	_   [6]uint64 // to a whole number of cache lines
+	// down: the port's link is down (docs/model.md#failures-and-operations): it sends
+	// nothing, and whatever is queued or routed for it is dropped link-down.
+	down bool
+	// Deadlock detection (deadlock.go): refreshes of each pool's pause since it
+	// began, the walk's visit mark, and the deadlock the port is on (index + 1, 0:
+	// none).
+	refreshes [MaxPools]uint8
+	dlMark    uint32
+	dlCycle   int32
+	_         [24]byte // to a whole number of cache lines
 }
 
 // tcQueue is one traffic class of a port's transmit side: 64 bytes, one cache line.

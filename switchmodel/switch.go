@@ -64,6 +64,20 @@ type Switch struct {
 	selSet     []int   // the Selector's set id of each set (-1 for single-port sets)
 	record     []uint8 // whether packets routed through each set record their member (RecordMembers): recordSlot, recordMember (a weighted set: the slot's member) or 0
 	view       setView
+
+	// Failures (docs/model.md#failures-and-operations): downPorts counts the ports
+	// whose link is down (admission checks the egress port only then); base is each
+	// destination's installed set (routes holds -1 where that set has no live
+	// member); dead marks those sets, live their live members (nil: all).
+	downPorts int32
+	base      []int32
+	dead      []bool
+	live      [][]bool
+	// guarded: downPorts > 0 or the watchdog is on, so that admission checks the
+	// egress port for a dead link or a dropping storm (one test on the hot path).
+	guarded bool
+	// wd is the PFC watchdog (nil: off; docs/model.md#pfc-watchdog).
+	wd *watchdog
 }
 
 // AddSwitch creates a switch named name in the given tier, configured by cfg (copied),
@@ -202,6 +216,8 @@ func (s *Switch) AddEqualCostSet(ports []int) (int, error) {
 	s.members = append(s.members, nil)
 	s.selSet = append(s.selSet, id)
 	s.record = append(s.record, b2u(len(set) > 1)*recordSlot)
+	s.dead = append(s.dead, false)
+	s.live = append(s.live, nil)
 	return len(s.sets) - 1, nil
 }
 
@@ -249,6 +265,8 @@ func (s *Switch) AddWeightedSet(ports []int, weights []int) (int, error) {
 	s.members = append(s.members, set)
 	s.selSet = append(s.selSet, s.sel.AddSet(total))
 	s.record = append(s.record, recordMember)
+	s.dead = append(s.dead, false)
+	s.live = append(s.live, nil)
 	return len(s.sets) - 1, nil
 }
 
@@ -306,8 +324,13 @@ func (s *Switch) SetRoute(dst int32, set int) error {
 	}
 	for int(dst) >= len(s.routes) {
 		s.routes = append(s.routes, -1)
+		s.base = append(s.base, -1)
 	}
+	s.base[dst] = int32(set)
 	s.routes[dst] = int32(set)
+	if s.dead[set] {
+		s.routes[dst] = -1
+	}
 	return nil
 }
 
@@ -319,10 +342,10 @@ func (s *Switch) SetRoute(dst int32, set int) error {
 // as they are now; replay asks it once per flow, when a packet finishes
 // (docs/records.md#stagesarrow).
 func (s *Switch) StageMember(dst int32, port int) (set, member int, stage, ok bool) {
-	if dst < 0 || int(dst) >= len(s.routes) || s.routes[dst] < 0 {
+	if dst < 0 || int(dst) >= len(s.base) || s.base[dst] < 0 {
 		return 0, 0, false, false
 	}
-	set = int(s.routes[dst])
+	set = int(s.base[dst])
 	ports := s.sets[set]
 	if s.members[set] != nil {
 		ports = s.members[set]
@@ -333,6 +356,14 @@ func (s *Switch) StageMember(dst int32, port int) (set, member int, stage, ok bo
 		}
 	}
 	return set, 0, false, false
+}
+
+// Route returns the set installed for destination host dst (SetRoute), -1 none.
+func (s *Switch) Route(dst int32) int {
+	if dst < 0 || int(dst) >= len(s.base) {
+		return -1
+	}
+	return int(s.base[dst])
 }
 
 // EqualCostSet returns the ports of set i's members (a weighted set's distinct
@@ -431,6 +462,12 @@ func (s *Switch) layout() (warnings []string, err error) {
 	for P := range s.pools {
 		s.pools[P].size = int64(l.PoolSizes[P])
 	}
+	if s.cfg.PfcWatchdog.Enabled {
+		s.wd = newWatchdog(&s.cfg.PfcWatchdog, len(s.ports))
+		s.wd.sw = s
+		s.wd.h = s.net.eng.Register(s.wd)
+		s.guarded = true
+	}
 	if !s.egDyn {
 		switch {
 		case c.EgressQueueLimitBdp > 0:
@@ -454,6 +491,9 @@ func (s *Switch) Handle(now units.Time, kind int32, arg int64) {
 	switch kind {
 	case evFwd:
 		pt := s.ports[arg]
+		if s.net.failed && (pt.fwd.n == 0 || s.net.arena.get(pt.fwd.head).at != now) {
+			return // the line was flushed (Flush)
+		}
 		id, p := pt.fwd.pop(&s.net.arena)
 		if pt.fwd.n > 0 {
 			s.net.eng.Schedule(s.net.arena.get(pt.fwd.head).at, s.h, evFwd, arg)
@@ -495,8 +535,9 @@ func (s *Switch) admit(now units.Time, in *port, id PacketID, p *Packet) {
 		// m is the slot: the member, or a weighted set's group-table slot.
 		s.view.set = set
 		m = s.sel.Select(now, s.selSet[si], &n.keys[p.Key], p.TC, int(p.Frame), &s.view)
-		if m < 0 || m >= len(set) {
-			m = 0
+		if uint(m) >= uint(len(set)) {
+			n.drop(now, &s.nodeCore, in, id, p, DropNoRoute) // no live member
+			return
 		}
 	}
 	if r := s.record[si]; r != 0 {
@@ -513,6 +554,16 @@ func (s *Switch) admit(now units.Time, in *port, id PacketID, p *Packet) {
 	}
 	e := s.ports[set[m]]
 	tc := p.TC
+	if s.guarded {
+		if e.down {
+			n.drop(now, &s.nodeCore, e, id, p, DropLinkDown) // before local repair
+			return
+		}
+		if s.wd != nil && s.wd.dropsArrivals(e, tc) {
+			n.drop(now, &s.nodeCore, e, id, p, DropPFCWatchdog)
+			return
+		}
+	}
 	P := int(s.tcPool[tc])
 	pl := &s.pools[P]
 	b := (int64(p.Frame) + s.cell - 1) / s.cell * s.cell
@@ -567,6 +618,9 @@ func (s *Switch) admit(now units.Time, in *port, id PacketID, p *Packet) {
 	p.at = now
 	e.tc[tc].q.push(&n.arena, id, p)
 	e.busyTC |= 1 << tc
+	if s.wd != nil && e.paused&(1<<tc) != 0 {
+		s.wdArm(now, e, int(tc))
+	}
 	n.kick(now, e)
 }
 
@@ -594,23 +648,9 @@ func (s *Switch) xonThreshold(pl *pool) float64 {
 // occupancy is at or below XonThreshold.
 func (s *Switch) depart(now units.Time, e *port, id PacketID, p *Packet) {
 	P := int(p.pool)
-	pl := &s.pools[P]
-	in := s.ports[p.inPort]
-	b := int64(p.charged)
-	h := in.ingHeadroom[P]
-	if h > b {
-		h = b
-	}
-	in.ingHeadroom[P] -= h
-	pl.headroom -= h
-	in.ingShared[P] -= b - h
-	pl.shared -= b - h
+	pl, in := &s.pools[P], s.ports[p.inPort]
+	uncharge(e, in, pl, P, p)
 	tc := p.TC
-	e.tc[tc].egress -= b
-	e.egressTotal -= b
-	pl.egress -= b
-	p.charged = 0
-
 	if !s.ecnEnq {
 		// EcnMarkAt dequeue (default): ecnMark, on the queue excluding p, written out.
 		t, ep := &e.tc[tc], &s.ecn[tc]
@@ -620,6 +660,34 @@ func (s *Switch) depart(now units.Time, e *port, id PacketID, p *Packet) {
 		}
 	}
 
+	if pl.lossless && in.pausing[P] && in.ingHeadroom[P] == 0 && float64(in.ingShared[P]) <= s.xonThreshold(pl) {
+		s.resume(now, in, P)
+	}
+}
+
+// uncharge removes a packet of pool pl (index P) that came in on port in and leaves
+// egress port e from the buffer accounting (docs/model.md#shared-buffer): its ingress
+// charge headroom first then shared, and its egress queue.
+func uncharge(e, in *port, pl *pool, P int, p *Packet) {
+	b := int64(p.charged)
+	h := min(in.ingHeadroom[P], b)
+	in.ingHeadroom[P] -= h
+	in.ingShared[P] -= b - h
+	pl.headroom -= h
+	pl.shared -= b - h
+	pl.egress -= b
+	e.tc[p.TC].egress -= b
+	e.egressTotal -= b
+	p.charged = 0
+}
+
+// release frees the buffer of a packet discarded from egress port e's queue (its
+// link went down, or the PFC watchdog drops it): as a departure, without ECN, and
+// the ingress port resumes its upstream by the same rule.
+func (s *Switch) release(now units.Time, e *port, p *Packet) {
+	P := int(p.pool)
+	pl, in := &s.pools[P], s.ports[p.inPort]
+	uncharge(e, in, pl, P, p)
 	if pl.lossless && in.pausing[P] && in.ingHeadroom[P] == 0 && float64(in.ingShared[P]) <= s.xonThreshold(pl) {
 		s.resume(now, in, P)
 	}

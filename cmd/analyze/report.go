@@ -131,6 +131,9 @@ func buildReport(j *job, figs *figures, head []string) *report.Report {
 	if i, _ := closedRun(j); i >= 0 {
 		r.Sections = append(r.Sections, closedLoopSection(j, figs))
 	}
+	if f := j.sum.Failures; f != nil {
+		r.Sections = append(r.Sections, failuresSection(f))
+	}
 	r.Sections = append(r.Sections,
 		dropsSection(j, figs), pfcSection(j, figs), bufferSection(j, figs),
 		ecmpSection(j, figs), ecnSection(j, figs), delaySection(j, figs))

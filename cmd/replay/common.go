@@ -29,6 +29,7 @@ type configFlags struct {
 	hash      string
 	lb        string
 	transport string
+	events    string
 }
 
 func (f *configFlags) register(cmd *cobra.Command, withHash bool) {
@@ -41,6 +42,11 @@ func (f *configFlags) register(cmd *cobra.Command, withHash bool) {
 	if withHash {
 		cmd.Flags().StringVar(&f.hash, "hash", "", "ECMP hash method: crc32, crc32WithSalt, crc16, crc16Ccitt, xor16, toeplitz, or all (EcmpHashMethod attribute)")
 	}
+}
+
+// registerEvents adds --events (run, config).
+func (f *configFlags) registerEvents(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.events, "events", "", "events file `FILE`: link and switch failures, drains, flaps, speed changes and stalls over time, added to the configuration's Events (docs/model.md#failures-and-operations)")
 }
 
 // load returns the effective configuration and prints its warnings; "all" as hash
@@ -79,6 +85,13 @@ func (f *configFlags) load(cmd *cobra.Command) (*config.Config, error) {
 	cfg, warns, err := config.Load(f.file, sets)
 	if err != nil {
 		return nil, configError(err)
+	}
+	if f.events != "" {
+		evs, err := config.LoadEvents(f.events)
+		if err != nil {
+			return nil, configError(err)
+		}
+		cfg.Events = append(cfg.Events, evs...)
 	}
 	warn := warnFunc(cmd)
 	for _, w := range warns {

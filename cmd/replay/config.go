@@ -63,5 +63,6 @@ pass it back with -c.`,
 	}
 	cmd.Flags().BoolVar(&defaults, "defaults", false, "print the built-in defaults (alone: no other flag)")
 	cf.register(cmd, true)
+	cf.registerEvents(cmd)
 	return cmd
 }

@@ -167,6 +167,7 @@ see 'replay export'.`,
 	rf.register(cmd, &opt)
 	exp.register(cmd)
 	cf.register(cmd, true)
+	cf.registerEvents(cmd)
 	return cmd
 }
 

@@ -69,6 +69,12 @@ type Config struct {
 	Topology Topology `yaml:"Topology"`
 	// Transport configures closed-loop replay (docs/model.md#closed-loop-transports).
 	Transport Transport `yaml:"Transport"`
+	// Routing is how routing reacts to events (docs/model.md#failures-and-operations).
+	Routing Routing `yaml:"Routing"`
+	// Events happen to the fabric during the replay: links and switches down and up,
+	// drains, flaps, speed changes, stalled hosts
+	// (docs/model.md#failures-and-operations). Default: none.
+	Events []Event `yaml:"Events,omitempty"`
 }
 
 // Switch holds the attributes of the switch model (docs/model.md#switch-model), shared by every switch of
@@ -171,6 +177,33 @@ type Switch struct {
 	// BufferStatsReportInterval is the period of the per-(switch, pool) buffer samples
 	// (default 100 us). 0 = no periodic samples. Must be >= 0.
 	BufferStatsReportInterval units.Time `yaml:"BufferStatsReportInterval"`
+	// HashTable is how an equal-cost set's member follows from the flow hash
+	// (docs/model.md#rehashing): modulo (default: the (hash mod live members)-th live
+	// member, so losing a member reshuffles most flows) or resilient (a table of
+	// ResilientBuckets buckets: a lost member's buckets alone move, and come back).
+	HashTable ecmp.HashTable `yaml:"HashTable"`
+	// ResilientBuckets is the bucket count of a resilient set (default 256, as switch
+	// ASICs' resilient ECMP groups), 1..65536; a set with more group-table slots gets
+	// one bucket per slot. HashTable resilient only.
+	ResilientBuckets int `yaml:"ResilientBuckets"`
+	// PfcWatchdog is the PFC watchdog (docs/model.md#pfc-watchdog; off by default).
+	PfcWatchdog PfcWatchdog `yaml:"PfcWatchdog"`
+}
+
+// PfcWatchdog configures the PFC watchdog of a switch (docs/model.md#pfc-watchdog),
+// with SONiC pfcwd's semantics and defaults.
+type PfcWatchdog struct {
+	// Enabled turns the watchdog on (default false).
+	Enabled bool `yaml:"Enabled"`
+	// DetectionTime is how long a (port, lossless class) must stay paused by its
+	// peer with packets waiting before a storm is declared (default 200 ms), > 0.
+	DetectionTime units.Time `yaml:"DetectionTime"`
+	// RestorationTime is how long a stormed (port, class) must receive no pause
+	// frame before it is restored (default 200 ms), > 0.
+	RestorationTime units.Time `yaml:"RestorationTime"`
+	// Action is drop (default: discard the class's queue and new arrivals, ignore
+	// its pauses), forward (ignore its pauses) or alert (record only).
+	Action WatchdogAction `yaml:"Action"`
 }
 
 // Pool is one shared-buffer pool (docs/model.md#shared-buffer).
@@ -274,6 +307,10 @@ func Default() Config {
 			LoadBalancingMethod:       ecmp.None,
 			Flowlet:                   Flowlet{Gap: 100 * units.Microsecond, FlowTableSize: 0, PreferUnpaused: true},
 			BufferStatsReportInterval: 100 * units.Microsecond,
+			HashTable:                 ecmp.Modulo,
+			ResilientBuckets:          ecmp.DefaultResilientBuckets,
+			PfcWatchdog: PfcWatchdog{Enabled: false, DetectionTime: 200 * units.Millisecond,
+				RestorationTime: 200 * units.Millisecond, Action: WatchdogDrop},
 		},
 		Topology: Topology{
 			Pods:            2,
@@ -286,6 +323,7 @@ func Default() Config {
 			FabricSpineLink: link,
 		},
 		Transport: DefaultTransport(),
+		Routing:   DefaultRouting(),
 	}
 }
 
@@ -403,5 +441,7 @@ func ecmpFor(s *Switch, switchName string, seed int64) ecmp.Config {
 		Gap:            s.Flowlet.Gap,
 		FlowTableSize:  s.Flowlet.FlowTableSize,
 		PreferUnpaused: s.Flowlet.PreferUnpaused,
+		Table:          s.HashTable,
+		Buckets:        s.ResilientBuckets,
 	}
 }

@@ -55,6 +55,11 @@ func Parse(data []byte, source string, sets []string) (*Config, []string, error)
 	}
 	d.resolveProfiles(&c)
 	d.resolveTopologyFile(&c)
+	for i := range c.Events {
+		if o, ok := d.set_[fmt.Sprintf("Events[%d]", i)]; ok && o.source != "--set" && o.source != "" {
+			c.Events[i].where = fmt.Sprintf("%s:%d", o.source, o.line)
+		}
+	}
 	if err := d.errs.errOrNil(); err != nil {
 		return nil, nil, err
 	}

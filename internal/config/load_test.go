@@ -258,7 +258,7 @@ func TestSet(t *testing.T) {
 
 func TestSetErrors(t *testing.T) {
 	cases := []struct{ set, want string }{
-		{"Speed=25G", "--set: Speed: ambiguous attribute: it names Topology.HostLink.Speed, Topology.RackFabricLink.Speed, Topology.FabricSpineLink.Speed; qualify it"},
+		{"Speed=25G", "--set: Speed: ambiguous attribute: it names Topology.HostLink.Speed, Topology.RackFabricLink.Speed, Topology.FabricSpineLink.Speed, Events.Speed; qualify it"},
 		{"PropagationDelay=2us", "ambiguous attribute"},
 		{"Bogus=1", "--set: Bogus: unknown attribute"},
 		{"Foo=1", "--set: Foo: unknown attribute (replay config --defaults prints every attribute)"}, // not "did you mean Xon?"

@@ -263,3 +263,65 @@ func unmarshalScalar(n *yaml.Node, v textUnmarshaler) error {
 	}
 	return v.UnmarshalText([]byte(n.Value))
 }
+
+// WatchdogAction is what the PFC watchdog does to a stormed (port, class)
+// (docs/model.md#pfc-watchdog), as SONiC's pfcwd actions.
+type WatchdogAction int
+
+const (
+	// WatchdogDrop discards the class's queue and its new arrivals and ignores its
+	// pauses until restoration (default).
+	WatchdogDrop WatchdogAction = iota
+	// WatchdogForward ignores the class's pauses until restoration.
+	WatchdogForward
+	// WatchdogAlert only records the storm.
+	WatchdogAlert
+)
+
+var watchdogActions = [...]string{"drop", "forward", "alert"}
+
+// String prints "drop", "forward" or "alert".
+func (a WatchdogAction) String() string {
+	if a >= 0 && int(a) < len(watchdogActions) {
+		return watchdogActions[a]
+	}
+	return fmt.Sprintf("WatchdogAction(%d)", int(a))
+}
+
+func (a WatchdogAction) valid() bool { return a >= 0 && int(a) < len(watchdogActions) }
+
+// ParseWatchdogAction reads "drop", "forward" or "alert".
+func ParseWatchdogAction(s string) (WatchdogAction, error) {
+	for i, n := range watchdogActions {
+		if strings.TrimSpace(s) == n {
+			return WatchdogAction(i), nil
+		}
+	}
+	return 0, fmt.Errorf("%w: PFC watchdog action %q is unknown (want drop, forward or alert)", ErrSyntax, s)
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (a WatchdogAction) MarshalText() ([]byte, error) {
+	if !a.valid() {
+		return nil, fmt.Errorf("%w: %v", ErrSyntax, a)
+	}
+	return []byte(a.String()), nil
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (a *WatchdogAction) UnmarshalText(b []byte) error {
+	v, err := ParseWatchdogAction(string(b))
+	if err == nil {
+		*a = v
+	}
+	return err
+}
+
+// MarshalYAML implements yaml.Marshaler.
+func (a WatchdogAction) MarshalYAML() (any, error) {
+	b, err := a.MarshalText()
+	return string(b), err
+}
+
+// UnmarshalYAML implements yaml.Unmarshaler.
+func (a *WatchdogAction) UnmarshalYAML(n *yaml.Node) error { return unmarshalScalar(n, a) }

@@ -47,6 +47,7 @@ func (c *Config) Validate() error {
 	}
 	c.Topology.validate(e)
 	c.Transport.validate(e)
+	c.validateEvents(e)
 	if layoutInputsOK(e) && c.Topology.File == "" {
 		// The buffer layout needs sane sizes, pools and topology; check it last. A
 		// topology file's switches are checked one by one when the fabric is built.
@@ -204,6 +205,23 @@ func (s *Switch) validate(e *Error) {
 	checkEcn(e, "Switch", s.EcnMinThreshold, s.EcnMaxThreshold, s.EcnMaxProbability)
 	if !finite(s.EcnWeight) || s.EcnWeight <= 0 || s.EcnWeight > 1 {
 		e.add("Switch.EcnWeight", "%v is outside (0,1] (EWMA weight: 1 = instantaneous)", s.EcnWeight)
+	}
+	if !s.HashTable.Valid() {
+		e.add("Switch.HashTable", "%v is unknown (want modulo or resilient)", s.HashTable)
+	}
+	if s.HashTable == ecmp.Resilient && (s.ResilientBuckets < 1 || s.ResilientBuckets > ecmp.MaxResilientBuckets) {
+		e.add("Switch.ResilientBuckets", "%d must be in 1..%d", s.ResilientBuckets, ecmp.MaxResilientBuckets)
+	}
+	if w := &s.PfcWatchdog; w.Enabled {
+		if w.DetectionTime <= 0 || w.DetectionTime > units.Second*100 {
+			e.add("Switch.PfcWatchdog.DetectionTime", "%v must be > 0 and at most 100s", w.DetectionTime)
+		}
+		if w.RestorationTime <= 0 || w.RestorationTime > units.Second*100 {
+			e.add("Switch.PfcWatchdog.RestorationTime", "%v must be > 0 and at most 100s", w.RestorationTime)
+		}
+		if !w.Action.valid() {
+			e.add("Switch.PfcWatchdog.Action", "%v is unknown (want drop, forward or alert)", w.Action)
+		}
 	}
 	if !s.EcnMarkAt.valid() {
 		e.add("Switch.EcnMarkAt", "%v is unknown (want dequeue or enqueue)", s.EcnMarkAt)

@@ -395,7 +395,7 @@ func TestCSV(t *testing.T) {
 		{"packets.csv", 2, 7, "false", "ce of row 1"},
 		{"packets.csv", 2, 8, "host-a > rack-x > fabric-y", "path"},
 		{"packets.csv", 2, 9, "fabric-y", "end_node"},
-		{"loadbalance.csv", 3, 12, "crc16", "hash method 2"},
+		{"loadbalance.csv", 3, 14, "crc16", "hash method 2"},
 	} {
 		if got := read(c.file)[c.row][c.col]; got != c.want {
 			t.Errorf("%s line %d field %d (%s): %q, want %q", c.file, c.row, c.col, c.why, got, c.want)

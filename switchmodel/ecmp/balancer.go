@@ -30,6 +30,11 @@ type Record struct {
 	// sent to a different member than the flow's previous packet in this set, the
 	// previous member counts MovedOut and the new one MovedIn.
 	MovedIn, MovedOut int64
+	// FlowsMovedIn and FlowsMovedOut count the flows that set changes (SetLive: a
+	// member lost or back, docs/model.md#rehashing) moved onto and off this member:
+	// at the change for the hash tables; a flowlet flow whose member was lost counts
+	// FlowsMovedOut then and FlowsMovedIn on the member its next packet takes.
+	FlowsMovedIn, FlowsMovedOut int64
 }
 
 // entry is a flow-table entry.
@@ -56,6 +61,28 @@ type setInfo struct {
 	rec   int    // offset in Balancer.records
 	table int    // offset in Balancer.table (hashed flow table)
 	words int    // bitset words per flow
+	// mapped: the member is not hash mod n (a member is dead, or the set has a
+	// resilient table): baseOf and Balancer.ext[set] decide it.
+	mapped bool
+}
+
+// setExt is what a set needs beyond hash mod n (docs/model.md#rehashing): the live
+// members and, for a resilient table, its buckets.
+type setExt struct {
+	live    []bool  // by member
+	alive   []int32 // the live members in order
+	m       uint64  // fastmod multiplier of len(alive)
+	buckets []int32 // resilient: the member of each bucket (-1: no live member)
+	home    []int32 // resilient: each bucket's member in the full set (bucket i: i mod n)
+	bm      uint64  // fastmod multiplier of len(buckets)
+}
+
+// flowExt is a flow's rerouting state (docs/model.md#rehashing), beside its
+// flowState once a set has changed: the change that last moved it (-1 none) and
+// whether its new member is still to be counted (flowlet).
+type flowExt struct {
+	moved   int32
+	pending bool
 }
 
 // Balancer selects equal-cost members for one switch and keeps its load balancing
@@ -81,6 +108,14 @@ type Balancer struct {
 	keys   []Key
 	nflows int
 	shift  uint32 // 32 - log2(len(flows))
+
+	ext []setExt // by set, for mapped sets (nil until one is)
+	// fx[i] is flows[i]'s rerouting state, nil until the first SetLive;
+	// rerouted[c] counts the bytes (as passed to Select) of the flows that change c
+	// moved, through the set, until another change moves them.
+	fx       []flowExt
+	rerouted []int64
+	movedBy  []int64 // flows each change moved, by change
 }
 
 const initialIndexBits = 8
@@ -166,7 +201,197 @@ func (b *Balancer) AddSet(members int) (set int) {
 		b.table = append(b.table, make([]entry, b.cfg.FlowTableSize)...)
 	}
 	b.sets = append(b.sets, s)
+	if b.cfg.Table == Resilient && members > 1 {
+		x := b.extOf(set)
+		nb := max(b.cfg.Buckets, members)
+		x.buckets = make([]int32, nb)
+		x.home = make([]int32, nb)
+		for i := range x.buckets {
+			x.buckets[i] = int32(i % members)
+			x.home[i] = x.buckets[i]
+		}
+		x.bm = fastmodM(uint32(nb))
+		b.sets[set].mapped = true
+	}
 	return set
+}
+
+// extOf returns set's setExt, making it with every member live.
+func (b *Balancer) extOf(set int) *setExt {
+	for len(b.ext) <= set {
+		b.ext = append(b.ext, setExt{})
+	}
+	x := &b.ext[set]
+	if x.live == nil {
+		n := b.sets[set].n
+		x.live = make([]bool, n)
+		x.alive = make([]int32, n)
+		for i := range n {
+			x.live[i], x.alive[i] = true, int32(i)
+		}
+		x.m = fastmodM(uint32(n))
+	}
+	return x
+}
+
+// baseOf is the member of a mapped set that hash h picks: the bucket's member of a
+// resilient table, else the (h mod live members)-th live member; -1 when none is
+// live.
+func (b *Balancer) baseOf(set int, h uint32) int {
+	x := &b.ext[set]
+	if x.buckets != nil {
+		return int(x.buckets[fastmod(h, x.bm, uint32(len(x.buckets)))])
+	}
+	if len(x.alive) == 0 {
+		return -1
+	}
+	return int(x.alive[fastmod(h, x.m, uint32(len(x.alive)))])
+}
+
+// Buckets returns the member of each bucket of a resilient set (-1: none live), nil
+// for a modulo set.
+func (b *Balancer) Buckets(set int) []int32 {
+	if set >= len(b.ext) || b.ext[set].buckets == nil {
+		return nil
+	}
+	return append([]int32(nil), b.ext[set].buckets...)
+}
+
+// TableSize is the modulus of set's first step: its bucket count when resilient,
+// else its member count. A healthy set's member is (hash mod TableSize) mod members.
+func (b *Balancer) TableSize(set int) int {
+	if set < len(b.ext) && b.ext[set].buckets != nil {
+		return len(b.ext[set].buckets)
+	}
+	return b.sets[set].n
+}
+
+// SetLive makes live the set's live members (len(live) = its members; docs/model.md#rehashing)
+// as change number change (0, 1, ... in the order of the changes, across sets) and
+// returns how many of the set's known flows it moves: under the hash tables every
+// flow whose member changes (counted FlowsMovedOut on its old member and
+// FlowsMovedIn on its new one); under flowlet balancing every flow whose current
+// member is lost (its next packet starts a flowlet on a live member, counted
+// FlowsMovedIn there). A resilient table reassigns only the lost members' buckets, and
+// gives a returning member back its own. It costs O(buckets + the switch's flows).
+func (b *Balancer) SetLive(set int, live []bool, change int) (moved int64) {
+	s := &b.sets[set]
+	if len(live) != s.n {
+		panic(fmt.Sprintf("ecmp: SetLive(%d): %d members, set has %d", set, len(live), s.n))
+	}
+	// Each known flow's member before the change (its last packet's), to compare.
+	x := b.extOf(set)
+	copy(x.live, live)
+	x.alive = x.alive[:0]
+	for m, l := range live {
+		if l {
+			x.alive = append(x.alive, int32(m))
+		}
+	}
+	x.m = fastmodM(uint32(len(x.alive)))
+	if x.buckets != nil {
+		b.reassign(x)
+	}
+	s.mapped = x.buckets != nil || len(x.alive) < s.n
+
+	for len(b.rerouted) <= change {
+		b.rerouted = append(b.rerouted, 0)
+		b.movedBy = append(b.movedBy, 0)
+	}
+	if b.fx == nil {
+		b.fx = make([]flowExt, len(b.flows))
+		for i := range b.fx {
+			b.fx[i].moved = -1
+		}
+	}
+	recs := b.records[s.rec : s.rec+s.n]
+	for i := range b.flows {
+		f := &b.flows[i]
+		if !f.used || f.set != int32(set) || f.prev < 0 {
+			continue
+		}
+		var now int
+		if b.flowlet {
+			if x.live[f.prev] {
+				continue
+			}
+			now = -1
+		} else {
+			h := b.cfg.Method.finalize(b.fn.hash(&b.keys[i]))
+			if now = b.memberOf(set, h); now == int(f.prev) {
+				continue
+			}
+		}
+		moved++
+		recs[f.prev].FlowsMovedOut++
+		if now >= 0 {
+			recs[now].FlowsMovedIn++
+		} else {
+			b.fx[i].pending = true
+		}
+		b.fx[i].moved = int32(change)
+	}
+	b.movedBy[change] += moved
+	return moved
+}
+
+// memberOf is the member hash h picks in set (under the hash tables), -1 for none.
+func (b *Balancer) memberOf(set int, h uint32) int {
+	s := &b.sets[set]
+	if s.mapped {
+		return b.baseOf(set, h)
+	}
+	return int(fastmod(h, s.m, uint32(s.n)))
+}
+
+// reassign refills a resilient table after a change of live members: a bucket whose
+// home member (bucket i's is i mod n) is live goes back to it; a bucket whose member
+// is still live keeps it; every other bucket, in bucket order, goes to the live
+// member holding the fewest buckets so far (ties: the lowest member).
+func (b *Balancer) reassign(x *setExt) {
+	count := make([]int, len(x.live))
+	for i, h := range x.home {
+		switch {
+		case x.live[h]:
+			x.buckets[i] = h
+		case x.buckets[i] >= 0 && x.live[x.buckets[i]]:
+		default:
+			x.buckets[i] = -1
+			continue
+		}
+		count[x.buckets[i]]++
+	}
+	if len(x.alive) == 0 {
+		return
+	}
+	for i := range x.buckets {
+		if x.buckets[i] >= 0 {
+			continue
+		}
+		best := x.alive[0]
+		for _, m := range x.alive[1:] {
+			if count[m] < count[best] {
+				best = m
+			}
+		}
+		x.buckets[i] = best
+		count[best]++
+	}
+}
+
+// Rerouted returns, per change (SetLive's change numbers), the flows it moved and
+// the bytes (as passed to Select) that moved flows then sent through their set,
+// until another change moved them.
+func (b *Balancer) Rerouted() (flows, bytes []int64) {
+	return append([]int64(nil), b.movedBy...), append([]int64(nil), b.rerouted...)
+}
+
+// Live returns the live members of set (nil: all).
+func (b *Balancer) Live(set int) []bool {
+	if set >= len(b.ext) || b.ext[set].live == nil {
+		return nil
+	}
+	return append([]bool(nil), b.ext[set].live...)
 }
 
 // Sets returns the number of sets added.
@@ -189,9 +414,15 @@ func (b *Balancer) HashOf(key *Key) uint32 { return b.cfg.Method.finalize(b.fn.h
 func (b *Balancer) Select(now units.Time, set int, key *Key, tc uint8, bytes int, view MemberView) (member int) {
 	s := &b.sets[set]
 	h := b.cfg.Method.finalize(b.fn.hash(key))
-	base := int(fastmod(h, s.m, uint32(s.n)))
+	var base int
+	if !s.mapped {
+		base = int(fastmod(h, s.m, uint32(s.n)))
+	} else if base = b.baseOf(set, h); base < 0 {
+		return -1
+	}
 
-	f := &b.flows[b.lookup(b.indexHash(h, set, key), set, key, s.words)]
+	fi := b.lookup(b.indexHash(h, set, key), set, key, s.words)
+	f := &b.flows[fi]
 
 	member = base
 	started := false
@@ -200,12 +431,16 @@ func (b *Balancer) Select(now units.Time, set int, key *Key, tc uint8, bytes int
 		if !b.exact {
 			e = &b.table[s.table+int(fastmod(h, b.tableM, uint32(b.cfg.FlowTableSize)))]
 		}
-		if !e.valid || now-e.last >= b.cfg.Gap {
+		if !e.valid || now-e.last >= b.cfg.Gap || (s.mapped && !b.ext[set].live[e.member]) {
 			cur := -1
 			if e.valid {
 				cur = int(e.member)
 			}
-			member = b.choose(s.n, base, cur, tc, view)
+			var live []bool
+			if s.mapped {
+				live = b.ext[set].live
+			}
+			member = b.choose(s.n, base, cur, tc, view, live)
 			e.member, e.valid = int32(member), true
 			started = true
 		} else {
@@ -220,6 +455,15 @@ func (b *Balancer) Select(now units.Time, set int, key *Key, tc uint8, bytes int
 	r.Bytes += int64(bytes)
 	if started {
 		r.Flowlets++
+	}
+	if b.fx != nil {
+		if x := &b.fx[fi]; x.moved >= 0 {
+			b.rerouted[x.moved] += int64(bytes)
+			if x.pending {
+				x.pending = false
+				r.FlowsMovedIn++
+			}
+		}
 	}
 	if f.prev != int32(member) {
 		if f.prev >= 0 {
@@ -253,9 +497,15 @@ func (b *Balancer) newFlow(i int, hx uint32, set int, key *Key, words int) int {
 // grow doubles the flow table, moves every flow and returns the new slot of the flow
 // in slot i.
 func (b *Balancer) grow(i int) int {
-	old, oldKeys := b.flows, b.keys
+	old, oldKeys, oldFx := b.flows, b.keys, b.fx
 	b.flows = make([]flowState, 2*len(old))
 	b.keys = make([]Key, 2*len(old))
+	if oldFx != nil {
+		b.fx = make([]flowExt, 2*len(old))
+		for k := range b.fx {
+			b.fx[k].moved = -1
+		}
+	}
 	b.shift--
 	mask := len(b.flows) - 1
 	at := -1
@@ -268,6 +518,9 @@ func (b *Balancer) grow(i int) int {
 			j = (j + 1) & mask
 		}
 		b.flows[j], b.keys[j] = old[k], oldKeys[k]
+		if oldFx != nil {
+			b.fx[j] = oldFx[k]
+		}
 		if k == i {
 			at = j
 		}
@@ -278,7 +531,10 @@ func (b *Balancer) grow(i int) int {
 // choose picks the member for a new flowlet: the least (paused, occupancy) in
 // lexicographic order when PreferUnpaused (least occupancy otherwise); among equals
 // the current member cur if it is one of them, else the first from base onward.
-func (b *Balancer) choose(n, base, cur int, tc uint8, view MemberView) int {
+func (b *Balancer) choose(n, base, cur int, tc uint8, view MemberView, live []bool) int {
+	if live != nil && cur >= 0 && !live[cur] {
+		cur = -1
+	}
 	if view == nil {
 		if cur >= 0 {
 			return cur
@@ -288,6 +544,12 @@ func (b *Balancer) choose(n, base, cur int, tc uint8, view MemberView) int {
 	best, bestPaused, bestOcc := -1, false, int64(0)
 	m := base
 	for range n {
+		if live != nil && !live[m] {
+			if m++; m == n {
+				m = 0
+			}
+			continue
+		}
 		occ := view.EgressBytes(m)
 		paused := b.cfg.PreferUnpaused && view.Paused(m, tc)
 		switch {

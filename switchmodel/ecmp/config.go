@@ -71,6 +71,69 @@ func (l *LoadBalancing) Set(s string) error { return l.UnmarshalText([]byte(s)) 
 // Type implements pflag.Value.
 func (l *LoadBalancing) Type() string { return "loadBalancing" }
 
+// HashTable is how a set's member follows from the flow hash (the switch attribute
+// HashTable; docs/model.md#rehashing). The zero value is Modulo, the default.
+type HashTable uint8
+
+// Hash tables.
+const (
+	Modulo    HashTable = iota // modulo: member = the (hash mod live members)-th live member
+	Resilient                  // resilient: a table of ResilientBuckets buckets; a lost member's buckets alone move
+
+	numHashTables = iota
+)
+
+var tableNames = [numHashTables]string{"modulo", "resilient"}
+
+// ErrUnknownHashTable is wrapped by the errors of ParseHashTable.
+var ErrUnknownHashTable = errors.New("unknown hash table")
+
+// Valid reports whether t is Modulo or Resilient.
+func (t HashTable) Valid() bool { return t < numHashTables }
+
+// String returns "modulo" or "resilient".
+func (t HashTable) String() string {
+	if t.Valid() {
+		return tableNames[t]
+	}
+	return fmt.Sprintf("HashTable(%d)", uint8(t))
+}
+
+// ParseHashTable parses "modulo" or "resilient" (case-insensitive).
+func ParseHashTable(s string) (HashTable, error) {
+	for i, n := range tableNames {
+		if strings.EqualFold(s, n) {
+			return HashTable(i), nil
+		}
+	}
+	return 0, fmt.Errorf("ecmp: HashTable %q: %w (valid: %s)", s, ErrUnknownHashTable, strings.Join(tableNames[:], ", "))
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (t HashTable) MarshalText() ([]byte, error) {
+	if !t.Valid() {
+		return nil, fmt.Errorf("ecmp: cannot marshal invalid HashTable(%d)", uint8(t))
+	}
+	return []byte(tableNames[t]), nil
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (t *HashTable) UnmarshalText(b []byte) error {
+	v, err := ParseHashTable(string(b))
+	if err != nil {
+		return err
+	}
+	*t = v
+	return nil
+}
+
+// DefaultResilientBuckets is the default bucket count of a resilient set (as switch
+// ASICs' resilient ECMP groups).
+const DefaultResilientBuckets = 256
+
+// MaxResilientBuckets bounds ResilientBuckets.
+const MaxResilientBuckets = 1 << 16
+
 // DefaultGap is the default flowlet gap.
 const DefaultGap = 100 * units.Microsecond
 
@@ -98,6 +161,11 @@ type Config struct {
 	// PreferUnpaused makes a new flowlet avoid members whose port is PFC-paused for
 	// the packet's class while an unpaused member exists. Default true. Flowlet only.
 	PreferUnpaused bool `yaml:"PreferUnpaused" json:"PreferUnpaused"`
+	// Table is HashTable: Modulo (default) or Resilient.
+	Table HashTable `yaml:"HashTable" json:"HashTable"`
+	// Buckets is ResilientBuckets, the buckets of a resilient set (default 256; a
+	// set with more slots gets one bucket per slot). Resilient only.
+	Buckets int `yaml:"ResilientBuckets" json:"ResilientBuckets"`
 }
 
 // DefaultConfig returns the defaults: CRC32WithSalt, salt 0 (the switch sets
@@ -109,6 +177,8 @@ func DefaultConfig() Config {
 		Gap:            DefaultGap,
 		FlowTableSize:  0,
 		PreferUnpaused: true,
+		Table:          Modulo,
+		Buckets:        DefaultResilientBuckets,
 	}
 }
 
@@ -129,6 +199,12 @@ func (c Config) Validate() error {
 	if c.FlowTableSize < 0 || c.FlowTableSize > MaxFlowTableSize {
 		errs = append(errs, fmt.Errorf("ecmp: FlowTableSize %d must be in [0, %d] (0 = exact table)",
 			c.FlowTableSize, MaxFlowTableSize))
+	}
+	if !c.Table.Valid() {
+		errs = append(errs, fmt.Errorf("ecmp: HashTable %v: %w (valid: %s)", c.Table, ErrUnknownHashTable, strings.Join(tableNames[:], ", ")))
+	}
+	if c.Table == Resilient && (c.Buckets < 1 || c.Buckets > MaxResilientBuckets) {
+		errs = append(errs, fmt.Errorf("ecmp: ResilientBuckets %d must be in [1, %d]", c.Buckets, MaxResilientBuckets))
 	}
 	return errors.Join(errs...)
 }

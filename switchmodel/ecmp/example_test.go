@@ -63,10 +63,10 @@ func ExampleBalancer() {
 	// 3
 	// hash mod 4: 1
 	// 2
-	// {Set:0 Member:0 Flows:0 Flowlets:0 Packets:0 Bytes:0 MovedIn:0 MovedOut:0}
-	// {Set:0 Member:1 Flows:0 Flowlets:0 Packets:0 Bytes:0 MovedIn:0 MovedOut:0}
-	// {Set:0 Member:2 Flows:1 Flowlets:1 Packets:1 Bytes:1024 MovedIn:1 MovedOut:0}
-	// {Set:0 Member:3 Flows:1 Flowlets:1 Packets:2 Bytes:2048 MovedIn:0 MovedOut:1}
+	// {Set:0 Member:0 Flows:0 Flowlets:0 Packets:0 Bytes:0 MovedIn:0 MovedOut:0 FlowsMovedIn:0 FlowsMovedOut:0}
+	// {Set:0 Member:1 Flows:0 Flowlets:0 Packets:0 Bytes:0 MovedIn:0 MovedOut:0 FlowsMovedIn:0 FlowsMovedOut:0}
+	// {Set:0 Member:2 Flows:1 Flowlets:1 Packets:1 Bytes:1024 MovedIn:1 MovedOut:0 FlowsMovedIn:0 FlowsMovedOut:0}
+	// {Set:0 Member:3 Flows:1 Flowlets:1 Packets:2 Bytes:2048 MovedIn:0 MovedOut:1 FlowsMovedIn:0 FlowsMovedOut:0}
 }
 
 func ExamplePathMembers() {
