@@ -155,6 +155,13 @@ func closedLoopSection(j *job, figs *figures) report.Section {
 	sec.Blocks = append(sec.Blocks, report.ParagraphBlock(fmt.Sprintf(
 		"Closed loop, TCP and RoCEv2 flows were re-sent by simulated senders (flows by sender: %s) and %s. Other traffic stayed open loop.",
 		firstNonEmpty(strings.Join(senders, ", "), "none"), what)))
+	if c := j.inputs[i].run.Info.ClosedLoopFlows; c != nil {
+		p := "What became of the trace's flows (run.json closed_loop): " + closedLoopFlowWords(c) + "."
+		if line := analysis.FallbackLine(c, false); line != "" {
+			p += " " + line
+		}
+		sec.Blocks = append(sec.Blocks, report.ParagraphBlock(p))
+	}
 
 	ct := report.Table{Caption: "Control packets the receivers generated", Columns: []string{"kind", "generated", "delivered", "dropped", "undrained"}}
 	for _, k := range slices.Sorted(maps.Keys(tr.ControlPackets)) {
