@@ -37,20 +37,20 @@ func Caveats(info RunInfo) []string {
 		out = append(out, fmt.Sprintf("Host mapping: %s put both ends of every one of the %s replayed packets on one host: nothing entered the fabric; map the endpoints onto distinct hosts (--hosts spread, --hosts subnet, or another CSV file).",
 			hosts, units.FormatCount(info.IntraHost)))
 	}
-	if line := FallbackLine(info.ClosedLoopFlows, true); line != "" {
+	if line := FallbackLine(info.ClosedLoopFlows); line != "" {
 		out = append(out, line)
 	}
 	return out
 }
 
-// FallbackLine says how many of a closed-loop run's flows were replayed open loop
-// because closed loop cannot re-send them, and why: "Closed loop fell back to open
-// loop for 4 of 13 flows (30.8%): 3 control-without-sender, 1 fragmented; ...". ""
-// for an open-loop run (c nil), when none fell back, or, with headline, when they are
-// fewer than FallbackHeadlineShare of the flows.
-func FallbackLine(c *records.ClosedLoop, headline bool) string {
+// FallbackLine is the headline's caveat of a closed-loop run whose flows were
+// replayed open loop because closed loop cannot re-send them, with why: "Closed loop
+// fell back to open loop for 4 of 13 flows (30.8%): 3 control-without-sender, 1
+// fragmented; ...". "" for an open-loop run (c nil) and when fewer than
+// FallbackHeadlineShare of the flows fell back (none included).
+func FallbackLine(c *records.ClosedLoop) string {
 	n, why := Fallbacks(c)
-	if n == 0 || headline && float64(n) < FallbackHeadlineShare*float64(c.Flows) {
+	if n == 0 || float64(n) < FallbackHeadlineShare*float64(c.Flows) {
 		return ""
 	}
 	return fmt.Sprintf("Closed loop fell back to open loop for %s of %s flow%s (%s): %s; these entered the fabric at their captured times whatever it did (docs/model.md#application-model).",

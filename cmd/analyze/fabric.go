@@ -174,8 +174,16 @@ func hostMappingBlocks(info analysis.RunInfo) []report.Block {
 	if m == nil {
 		return nil
 	}
-	t := report.Table{Caption: fmt.Sprintf("Endpoints per rack (--hosts %s: %s endpoints on %s of %s racks, %s hosts)", m.Mode,
-		units.FormatCount(int64(m.Endpoints)), units.FormatCount(int64(m.RacksUsed)), units.FormatCount(int64(len(m.Racks))), units.FormatCount(int64(m.HostsUsed))),
+	placed := 0
+	for _, r := range m.Racks {
+		placed += r.Endpoints
+	}
+	endpoints := units.FormatCount(int64(m.Endpoints)) + " endpoints"
+	if placed != m.Endpoints { // copies of --replicate have addresses of their own
+		endpoints += fmt.Sprintf(" (%s with the copies)", units.FormatCount(int64(placed)))
+	}
+	t := report.Table{Caption: fmt.Sprintf("Endpoints per rack (--hosts %s: %s on %s of %s racks, %s hosts)", m.Mode,
+		endpoints, units.FormatCount(int64(m.RacksUsed)), units.FormatCount(int64(len(m.Racks))), units.FormatCount(int64(m.HostsUsed))),
 		Columns: []string{"rack", "hosts", "endpoints", "hosts used"}}
 	var empty []string
 	for _, r := range m.Racks {
