@@ -72,28 +72,32 @@ func (o Options) progress(stage string, done, total int) {
 // root), ecn.marked, ecn.delivered_ce, ecn.delivered_ce_fraction,
 // imbalance.tiers.<tier> (judged, max_mean, cov, jain, chi2_p, idle_fraction),
 // polarization.ami, polarization.ami_by_rack (judged, with intervals),
-// polarization.nmi, delay.p99_ps, delay.flow_mean_p99_ps, fct (slowdown_p50,
+// polarization.nmi, polarization_stages (from, to, roles, ami, ami_by_switch with
+// intervals), delay.p99_ps, delay.flow_mean_p99_ps, fct (slowdown_p50,
 // slowdown_p99, rows, mtu_bytes, bdp_bytes, flows, complete, by_completion),
 // transport (closed loop only, else null: events, cnps_per_flow, rate_cuts_per_flow,
 // control_packets, retransmits, timeouts, over_time), bootstrap, headline.
 // Undefined measures are null with judged false and a reason.
 type Summary struct {
-	Dir          string            `json:"dir"`
-	Run          RunInfo           `json:"run"`
-	Headline     []string          `json:"headline"`
-	Warnings     []string          `json:"warnings"`
-	Bootstrap    BootstrapInfo     `json:"bootstrap"`
-	Flows        FlowTotals        `json:"flows"`
-	Drops        DropStats         `json:"drops"`
-	PFC          PFCSummary        `json:"pfc"`
-	ECN          ECNSummary        `json:"ecn"`
-	Imbalance    *ImbalanceResult  `json:"imbalance"`
-	Polarization Polarization      `json:"polarization"`
-	Delay        DelaySummary      `json:"delay"`
-	FCT          FCTSummary        `json:"fct"`
-	Transport    *TransportSummary `json:"transport"`
-	Buffer       []BufferSeries    `json:"buffer"`
-	Congestion   Congestion        `json:"congestion"`
+	Dir          string           `json:"dir"`
+	Run          RunInfo          `json:"run"`
+	Headline     []string         `json:"headline"`
+	Warnings     []string         `json:"warnings"`
+	Bootstrap    BootstrapInfo    `json:"bootstrap"`
+	Flows        FlowTotals       `json:"flows"`
+	Drops        DropStats        `json:"drops"`
+	PFC          PFCSummary       `json:"pfc"`
+	ECN          ECNSummary       `json:"ecn"`
+	Imbalance    *ImbalanceResult `json:"imbalance"`
+	Polarization Polarization     `json:"polarization"`
+	// PolarizationStages is the polarization between every two consecutive ECMP
+	// stages of the flows' paths (docs/analysis.md#polarization-between-stages).
+	PolarizationStages []StagePolarization `json:"polarization_stages"`
+	Delay              DelaySummary        `json:"delay"`
+	FCT                FCTSummary          `json:"fct"`
+	Transport          *TransportSummary   `json:"transport"`
+	Buffer             []BufferSeries      `json:"buffer"`
+	Congestion         Congestion          `json:"congestion"`
 }
 
 // PFCSummary is the PFC part of a Summary. PausedPs sums the pause intervals'
@@ -268,6 +272,7 @@ func Analyze(run *Run, opt Options) (*Summary, error) {
 	opt.progress("imbalance", 0, 1)
 	s.Imbalance = ImbalanceOf(run.Sets, run.Nodes)
 	s.Polarization = run.Flows.Polarization()
+	s.PolarizationStages = run.Flows.StagePolarizations(run.role)
 
 	opt.progress("delay", 0, 1)
 	s.Delay = delaySummary(run.Delay)
@@ -460,6 +465,46 @@ func flowStats(run *Run, s *Summary, opt Options) {
 	for _, e := range []*Estimate{&s.Polarization.AMIEstimate, &s.Polarization.AMIByRackEstimate} {
 		if !e.Defined() {
 			e.Reason = s.Polarization.Reason
+		}
+	}
+	stageIntervals(run, s, bs)
+}
+
+// stageIntervals gives the stage pairs their intervals: bootstrapped over the flows
+// with the same seed as the rack and fabric AMI (the same resampled flows) when the
+// stages come from stages.arrow; else the only pair is stages 1 and 2, the rack and
+// fabric choices, whose intervals are Polarization's.
+func stageIntervals(run *Run, s *Summary, bs Bootstrap) {
+	sp := s.PolarizationStages
+	if len(sp) == 0 {
+		return
+	}
+	byStage := map[int][2]Estimate{}
+	if !run.Flows.Stages.FromFile {
+		byStage[1] = [2]Estimate{s.Polarization.AMIEstimate, s.Polarization.AMIByRackEstimate}
+	} else {
+		pairs, stat := run.Flows.StagePolarizationStat()
+		names := stageStatNames(pairs)
+		rep := bs.RunReplicates(len(run.Flows.Flows), len(names), stat)
+		rep.Methods = make([]string, len(names))
+		for i := range rep.Methods {
+			rep.Methods[i] = IntervalNormal
+		}
+		est := rep.Estimates()
+		for j, k := range pairs {
+			byStage[k] = [2]Estimate{est[2*j], est[2*j+1]}
+		}
+	}
+	for i := range sp {
+		e, ok := byStage[sp[i].From]
+		if !ok {
+			continue
+		}
+		sp[i].AMIEstimate, sp[i].AMIBySwitchEstimate = e[0], e[1]
+		for _, e := range []*Estimate{&sp[i].AMIEstimate, &sp[i].AMIBySwitchEstimate} {
+			if !e.Defined() {
+				e.Reason = sp[i].Reason
+			}
 		}
 	}
 }

@@ -151,7 +151,7 @@ func TestFlowStatPoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	tiers := ft.Tiers()
-	if !reflect.DeepEqual(tiers, []records.Tier{records.TierRack, records.TierFabric}) {
+	if !reflect.DeepEqual(tiers, []Role{"rack", "fabric"}) {
 		t.Fatalf("tiers %v", tiers)
 	}
 	names := FlowStatNames(tiers)
@@ -203,7 +203,7 @@ func TestFlowStatPoint(t *testing.T) {
 		{Node: nid("fabric-0"), Tier: records.TierFabric, Bytes: ft.CellBytes[4:6], Flows: ft.CellFlows[4:6]},
 		{Node: nid("fabric-1"), Tier: records.TierFabric, Bytes: ft.CellBytes[6:8], Flows: ft.CellFlows[6:8]},
 	}, testNodes())
-	if got := ref.Tiers[records.TierFabric].MaxMean; got != out[5] {
+	if got := ref.Tiers[TierRole(records.TierFabric)].MaxMean; got != out[5] {
 		t.Errorf("fabric max/mean: FlowStat %v, ImbalanceOf %v", out[5], got)
 	}
 	// Zero weight on the unfinished flows leaves the 24 completed: the flow mean-delay

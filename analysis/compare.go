@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/tracefabric/tracefabric/internal/units"
-	"github.com/tracefabric/tracefabric/records"
 )
 
 // ErrNotComparable is returned when runs are not replays of the same trace.
@@ -220,15 +219,17 @@ func Compare(runs []*Run, opt Options) (*Comparison, error) {
 		return nil, err
 	}
 	// Tiers over all runs, so every method has the same metrics.
-	var tiers []records.Tier
+	var tiers []Role
+	level := map[Role]int{}
 	for _, r := range runs {
-		for _, t := range r.Flows.Tiers() {
+		for t, l := range r.Flows.TierLevels() {
 			if !slices.Contains(tiers, t) {
 				tiers = append(tiers, t)
+				level[t] = l
 			}
 		}
 	}
-	slices.Sort(tiers)
+	sortRoles(tiers, func(t Role) int { return level[t] })
 	names := FlowStatNames(tiers)
 	c.Metrics = append(append([]string{}, names...), MetricLossless, MetricPauseIntervals, MetricPausedPs, MetricStorms, MetricECNMarked, MetricP99Delay)
 	for k, n := range names {
@@ -474,7 +475,7 @@ func runNames(runs []*Run) (names []string, by string, differs []string, err err
 }
 
 // undefinedReasons says, per per-flow metric, why a run's value can be undefined.
-func undefinedReasons(r *Run, tiers []records.Tier) map[string]string {
+func undefinedReasons(r *Run, tiers []Role) map[string]string {
 	why := map[string]string{}
 	imb := ImbalanceOf(r.Sets, r.Nodes)
 	for _, t := range tiers {
@@ -668,7 +669,7 @@ func (c *Comparison) difference(metric, a, b string) Estimate {
 	return c.reps[a].Difference(c.reps[b], k)
 }
 
-func (c *Comparison) headline(tiers []records.Tier) []string {
+func (c *Comparison) headline(tiers []Role) []string {
 	var h []string
 	for i := len(tiers) - 1; i >= 0; i-- { // the highest tier first: it shows polarization
 		key := TierMetric(tiers[i], "max_mean")

@@ -73,14 +73,14 @@ func TestCompare(t *testing.T) {
 		t.Errorf("best drops %+v, want a tie", b)
 	}
 	// Polarized: each fabric switch uses a single spine uplink, so 3 of 4 idle.
-	fi := TierMetric(records.TierFabric, "idle_fraction")
+	fi := TierMetric(TierRole(records.TierFabric), "idle_fraction")
 	if v := c.ByMethod["crc32"].Metrics[fi].Value; !near(v, 0.75) {
 		t.Errorf("polarized fabric idle fraction %v, want 0.75", v)
 	}
-	if b := c.Best[TierMetric(records.TierFabric, "jain")]; b.Method != "crc32WithSalt" || !b.Higher {
+	if b := c.Best[TierMetric(TierRole(records.TierFabric), "jain")]; b.Method != "crc32WithSalt" || !b.Higher {
 		t.Errorf("best fabric Jain %+v", b)
 	}
-	if b := c.Best[TierMetric(records.TierFabric, "chi2_p")]; b.Ranked || b.Method != "" {
+	if b := c.Best[TierMetric(TierRole(records.TierFabric), "chi2_p")]; b.Ranked || b.Method != "" {
 		t.Errorf("chi-square p-values are ranked: %+v", b)
 	}
 	for _, m := range c.Methods {
@@ -368,10 +368,10 @@ func TestPracticalThreshold(t *testing.T) {
 		runnerUp float64
 		want     float64
 	}{
-		{TierMetric(records.TierRack, "max_mean"), 2, 0.1},
-		{TierMetric(records.TierRack, "cov"), 0.1, 0.01}, // 5% is 0.005: the floor
-		{TierMetric(records.TierRack, "cov"), 0.5, 0.025},
-		{TierMetric(records.TierRack, "idle_fraction"), 0.5, 0.01},
+		{TierMetric(TierRole(records.TierRack), "max_mean"), 2, 0.1},
+		{TierMetric(TierRole(records.TierRack), "cov"), 0.1, 0.01}, // 5% is 0.005: the floor
+		{TierMetric(TierRole(records.TierRack), "cov"), 0.5, 0.025},
+		{TierMetric(TierRole(records.TierRack), "idle_fraction"), 0.5, 0.01},
 		{MetricCEFraction, 0.9, 0.01},
 		{MetricAMI, 0.9, 0.05},
 		{MetricDrops, 100, 10}, // 5% is 5: the floor

@@ -37,6 +37,16 @@
 // rack. The plain NMI, I / min(H), is kept for reference (NMINormalization). Judged
 // from MinPolarizationFlows flows on.
 //
+// Stages (docs/analysis.md#polarization-between-stages; StageTable,
+// StagePolarization). The same measures between every two consecutive ECMP stages of
+// the flows' paths (a stage: a switch's position on the path), from stages.arrow in a
+// fabric deeper than the Clos, else the rack and fabric choices as stages 1 and 2;
+// within each switch of the earlier stage instead of each source rack.
+//
+// Roles (docs/analysis.md#roles; Role). Per-tier tables group switches by the roles
+// of a topology file (run.json topology.switches), else by the records tier, which
+// is the Clos's role: drops by tier, the imbalance per tier, the ECN queues' tier.
+//
 // Undefined is null: a measure over nothing (a tier no traffic crossed, an entropy of
 // 0, too few flows) is NaN in Go and null in JSON, with Judged false and a Reason.
 //

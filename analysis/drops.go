@@ -20,6 +20,7 @@ type Drop struct {
 	TimePs int64
 	Node   NodeID
 	Tier   records.Tier
+	Role   Role // the node's role (docs/analysis.md#roles); "": counted by Tier
 	Port   int32
 	TC     uint8
 	Reason records.DropReason
@@ -42,7 +43,8 @@ type DropRate struct {
 
 // DropStats is the drop summary of a run: the data packets dropped (captured packets,
 // closed-loop senders' segments), like run.json's dropped and flows.arrow's dropped.
-// ByNode is keyed by node name. Lossless counts the headroom drops. Control counts
+// ByNode is keyed by node name, ByTier by the dropping node's role
+// (docs/analysis.md#roles: a topology file's role, else the records tier). Lossless counts the headroom drops. Control counts
 // the closed-loop control packets (ack, cnp, nak) dropped, which no other number
 // includes.
 type DropStats struct {
@@ -51,7 +53,7 @@ type DropStats struct {
 	Lossless int64                        `json:"lossless"`
 	ByReason map[records.DropReason]int64 `json:"by_reason"`
 	ByNode   map[string]int64             `json:"by_node"`
-	ByTier   map[records.Tier]int64       `json:"by_tier"`
+	ByTier   map[Role]int64               `json:"by_tier"`
 	ByTC     map[uint8]int64              `json:"by_tc"`
 	Rate     DropRate                     `json:"rate"`
 	TopFlows []FlowDrops                  `json:"top_flows"`
@@ -77,7 +79,7 @@ func NewDropCounter(nodes Nodes, simPs int64, bins int) *DropCounter {
 	c := &DropCounter{nodes: nodes, byNode: map[NodeID]int64{}, simPs: simPs, bins: max(bins, 1),
 		reason: map[records.DropReason]int{}, fine: newFineSeries(1, false)}
 	c.s.ByReason = map[records.DropReason]int64{}
-	c.s.ByTier = map[records.Tier]int64{}
+	c.s.ByTier = map[Role]int64{}
 	c.s.ByTC = map[uint8]int64{}
 	c.s.Control = map[records.PacketKind]int64{}
 	return c
@@ -96,7 +98,7 @@ func (c *DropCounter) Add(d Drop) {
 	}
 	c.s.ByReason[d.Reason]++
 	c.byNode[d.Node]++
-	c.s.ByTier[d.Tier]++
+	c.s.ByTier[roleOf(d.Role, d.Tier)]++
 	c.s.ByTC[d.TC]++
 	r, ok := c.reason[d.Reason]
 	if !ok {

@@ -40,7 +40,7 @@ func TestDropCounter(t *testing.T) {
 		Total: 100, Bytes: 10000, Lossless: 25,
 		ByReason: map[records.DropReason]int64{records.ReasonHeadroom: 25, records.ReasonEgressLimit: 50, records.ReasonPoolFull: 25},
 		ByNode:   map[string]int64{"rack-p0-r0": 75, "fabric-p0-f1": 25},
-		ByTier:   map[records.Tier]int64{records.TierRack: 75, records.TierFabric: 25},
+		ByTier:   map[Role]int64{"rack": 75, "fabric": 25},
 		ByTC:     map[uint8]int64{3: 25, 0: 75},
 		Rate: DropRate{StartPs: at - 5_000_000, BinPs: 1_000_000, Reasons: []records.DropReason{records.ReasonEgressLimit, records.ReasonHeadroom, records.ReasonPoolFull},
 			Counts: counts, Total: total},

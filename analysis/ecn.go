@@ -12,6 +12,7 @@ import (
 type QueueCounters struct {
 	PortClass
 	Tier      records.Tier
+	Role      Role   // the node's role (docs/analysis.md#roles); "": Tier's
 	Peer      NodeID // the node at the other end of the port's link
 	TxPackets int64
 	TxBytes   int64 // frame bytes sent
@@ -26,10 +27,10 @@ type QueueCounters struct {
 type QueueECN struct {
 	Class PortClass `json:"-"`
 	PortName
-	Tier      records.Tier `json:"tier"`
-	TxPackets int64        `json:"tx_packets"`
-	Marked    int64        `json:"marked"`
-	Fraction  float64      `json:"fraction"`
+	Tier      Role    `json:"tier"` // the node's role (records tier without a topology file)
+	TxPackets int64   `json:"tx_packets"`
+	Marked    int64   `json:"marked"`
+	Fraction  float64 `json:"fraction"`
 }
 
 // ECNByQueue returns the marking of every queue that marked at least one packet,
@@ -41,7 +42,7 @@ func ECNByQueue(qs []QueueCounters, nodes Nodes) []QueueECN {
 		if q.ECNMarked <= 0 {
 			continue
 		}
-		e := QueueECN{Class: q.PortClass, PortName: nodes.Port(q.PortClass), Tier: q.Tier, TxPackets: q.TxPackets, Marked: q.ECNMarked}
+		e := QueueECN{Class: q.PortClass, PortName: nodes.Port(q.PortClass), Tier: roleOf(q.Role, q.Tier), TxPackets: q.TxPackets, Marked: q.ECNMarked}
 		if q.TxPackets > 0 {
 			e.Fraction = float64(q.ECNMarked) / float64(q.TxPackets)
 		}

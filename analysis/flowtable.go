@@ -12,11 +12,16 @@ import (
 // SetDef is one equal-cost set of a FlowTable. Its members are the cells
 // Offset .. Offset+Members-1 of the table.
 type SetDef struct {
-	Node    NodeID
-	Tier    records.Tier
+	Node NodeID
+	Tier records.Tier
+	// Role and Level: the switch's role and level (SetLoad's); "" groups by Tier.
+	Role    Role
+	Level   int
 	Set     int
 	Members int
 	Offset  int
+	// Shares are a WCMP set's expected member shares (SetLoad.Shares); nil: equal.
+	Shares []float64
 }
 
 // FlowSample is what one flow row contributes to the per-flow statistics.
@@ -81,6 +86,10 @@ type FlowTable struct {
 	ShareStart []int32
 	Shares     []CellShare
 
+	// Stages are the flows' members at every ECMP stage of their paths, in flow order
+	// (StagePolarizations); empty for a table filled by hand without them.
+	Stages StageTable
+
 	// Fingerprint identifies the flows; zero when unknown (a table filled by hand).
 	Fingerprint FlowFingerprint
 }
@@ -117,17 +126,33 @@ func (ft *FlowTable) cells() int {
 	return n
 }
 
-// Tiers returns the tiers of the table's sets, lowest first.
-func (ft *FlowTable) Tiers() []records.Tier {
-	var t []records.Tier
+// Tiers returns the tiers (roles, docs/analysis.md#roles) of the table's sets,
+// lowest level first.
+func (ft *FlowTable) Tiers() []Role {
+	var t []Role
+	level := map[Role]int{}
 	for _, s := range ft.Sets {
-		if !slices.Contains(t, s.Tier) {
-			t = append(t, s.Tier)
+		r := s.role()
+		if !slices.Contains(t, r) {
+			t = append(t, r)
+			level[r] = levelOf(s.Role, s.Level, s.Tier)
 		}
 	}
-	slices.Sort(t)
+	sortRoles(t, func(r Role) int { return level[r] })
 	return t
 }
+
+// TierLevels returns the level of each tier (role) of the table's sets.
+func (ft *FlowTable) TierLevels() map[Role]int {
+	level := map[Role]int{}
+	for _, s := range ft.Sets {
+		level[s.role()] = levelOf(s.Role, s.Level, s.Tier)
+	}
+	return level
+}
+
+// role is the role the set is grouped by.
+func (s *SetDef) role() Role { return roleOf(s.Role, s.Tier) }
 
 // frameEstimate is a flow's frame bytes estimated from its IPv4 bytes (18 bytes of
 // Ethernet header and FCS per packet): only the proportions between flows of one
@@ -311,7 +336,7 @@ func flowDelayValue(f *FlowSample) float64 {
 }
 
 // TierMetric is the name of a tier's metric: "imbalance.tiers.<tier>.<metric>".
-func TierMetric(tier records.Tier, metric string) string {
+func TierMetric(tier Role, metric string) string {
 	return tierMetricPrefix + tier.String() + "." + metric
 }
 
@@ -320,7 +345,7 @@ func TierMetric(tier records.Tier, metric string) string {
 // MetricAMIByRack, MetricNMI, MetricNMIByRack, MetricDrops, MetricDeliveredCE,
 // MetricCEFraction, MetricFlowMeanP99, MetricSlowdownP50, MetricSlowdownP99 and
 // MetricCompleteFraction.
-func FlowStatNames(tiers []records.Tier) []string {
+func FlowStatNames(tiers []Role) []string {
 	var n []string
 	for _, t := range tiers {
 		for _, m := range TierMetricNames {
@@ -353,21 +378,24 @@ func FlowStatNames(tiers []records.Tier) []string {
 //
 // With every weight 1 the values are the single-run summary's. Each returned function
 // owns its scratch space.
-func (ft *FlowTable) FlowStat(tiers []records.Tier) func() func(w, out []float64) {
+func (ft *FlowTable) FlowStat(tiers []Role) func() func(w, out []float64) {
 	if ft.ShareStart == nil {
 		ft.Apportion()
 	}
 	cells := ft.cells()
-	tierIdx := map[records.Tier]int{}
+	tierIdx := map[Role]int{}
 	for i, t := range tiers {
 		tierIdx[t] = i
 	}
-	type judgedSet struct{ tier, off, n int }
+	type judgedSet struct {
+		tier, off, n int
+		shares       []float64
+	}
 	var sets []judgedSet
 	for _, s := range ft.Sets {
-		t, ok := tierIdx[s.Tier]
+		t, ok := tierIdx[s.role()]
 		if ok && JudgedSet(ft.CellFlows[s.Offset:s.Offset+s.Members]) {
-			sets = append(sets, judgedSet{t, s.Offset, s.Members})
+			sets = append(sets, judgedSet{t, s.Offset, s.Members, s.Shares})
 		}
 	}
 	// Delivered (and unfinished) flows in delay order, flows with data in slowdown
@@ -399,7 +427,7 @@ func (ft *FlowTable) FlowStat(tiers []records.Tier) func() func(w, out []float64
 		bytes := make([]float64, cells)
 		flows := make([]float64, cells)
 		cont := make([]float64, len(cont0))
-		ct := newContingency(pol.nx, pol.ny)
+		ct := pol.contingency()
 		bb := make([][]Balance, len(tiers))
 		fb := make([][]Balance, len(tiers))
 		groups := make([]float64, len(slow.group0))
@@ -450,8 +478,8 @@ func (ft *FlowTable) FlowStat(tiers []records.Tier) func() func(w, out []float64
 				bb[t], fb[t] = bb[t][:0], fb[t][:0]
 			}
 			for _, s := range sets {
-				bb[s.tier] = append(bb[s.tier], Imbalance(bytes[s.off:s.off+s.n]))
-				fb[s.tier] = append(fb[s.tier], Imbalance(flows[s.off:s.off+s.n]))
+				bb[s.tier] = append(bb[s.tier], ImbalanceWeighted(bytes[s.off:s.off+s.n], s.shares))
+				fb[s.tier] = append(fb[s.tier], ImbalanceWeighted(flows[s.off:s.off+s.n], s.shares))
 			}
 			k := 0
 			for t := range tiers {
@@ -484,16 +512,17 @@ type polStat struct {
 	judged bool
 }
 
-func (ft *FlowTable) newPolStat() *polStat {
-	ps := &polStat{layout: ft.polLayout()}
-	l := ps.layout
+func (ft *FlowTable) newPolStat() *polStat { return newPolStat(ft.polLayout()) }
+
+func newPolStat(l polLayout) *polStat {
+	ps := &polStat{layout: l}
 	ps.cont0 = make([]float64, l.groups*l.nx*l.ny)
 	for _, c := range l.cell {
 		if c >= 0 {
 			ps.cont0[c]++
 		}
 	}
-	ps.judged = newContingency(l.nx, l.ny).polarizationFrom(ps.cont0, l.groups, MinPolarizationFlows).Judged
+	ps.judged = l.contingency().polarizationFrom(ps.cont0, l.groups, MinPolarizationFlows).Judged
 	return ps
 }
 
@@ -524,7 +553,7 @@ func (ft *FlowTable) PolarizationStat() func() func(w, out []float64) {
 		}
 	}
 	return func() func(w, out []float64) {
-		ct, cont := newContingency(l.nx, l.ny), make([]float64, len(ps.cont0))
+		ct, cont := l.contingency(), make([]float64, len(ps.cont0))
 		return func(w, out []float64) {
 			copy(cont, ps.cont0)
 			for _, i := range crossed {

@@ -63,9 +63,10 @@ func headline(s *Summary) []string {
 		h = append(h, line)
 	}
 	h = append(h, balanceLine(s.Imbalance))
-	if line := polarizationLine(s.Polarization); line != "" {
+	if line := polarizationLine(s.Polarization, rackFabricRoles(s.PolarizationStages)); line != "" {
 		h = append(h, line)
 	}
+	h = append(h, stageLines(s.PolarizationStages, s.Polarization)...)
 	switch {
 	case s.ECN.Marked == 0 && s.ECN.DeliveredCE == 0 && quiet:
 	case s.ECN.Marked == 0 && s.ECN.DeliveredCE == 0:
@@ -179,16 +180,28 @@ func balanceLine(imb *ImbalanceResult) string {
 	return fmt.Sprintf("Too few flows (%s) to judge balance: every equal-cost set carried fewer than %d flows per member.", strings.Join(few, ", "), MinFlowsPerMember)
 }
 
+// rackFabricRoles names the roles of the rack and fabric choices, "rack" and
+// "fabric" for the Clos, from the stages 1 and 2 pair (a topology file's roles).
+func rackFabricRoles(stages []StagePolarization) [2]string {
+	for _, sp := range stages {
+		if sp.From == 1 && len(sp.FromRoles) > 0 && len(sp.ToRoles) > 0 {
+			return [2]string{joinRoles(sp.FromRoles), joinRoles(sp.ToRoles)}
+		}
+	}
+	return [2]string{"rack", "fabric"}
+}
+
 // polarizationLine says how much the fabric's member choice depends on the rack's
-// (AMI with its interval), or why it is not judged.
-func polarizationLine(pol Polarization) string {
+// (AMI with its interval), or why it is not judged; roles name the two choices.
+func polarizationLine(pol Polarization, roles [2]string) string {
 	switch {
 	case pol.Flows == 0:
 		return ""
 	case !pol.Judged:
 		return sentenceCase(pol.Reason) + "."
 	}
-	line := fmt.Sprintf("Polarization between rack and fabric choices: AMI %s over %s flows (%s)", pol.AMIEstimate, units.FormatNumber(pol.Flows), polWord(pol.AMIEstimate))
+	line := fmt.Sprintf("Polarization between %s and %s choices: AMI %s over %s flows (%s)", roles[0], roles[1], pol.AMIEstimate, units.FormatNumber(pol.Flows),
+		polWord(pol.AMIEstimate, fmt.Sprintf("the %s choice follows the %s choice", roles[1], roles[0])))
 	if e := pol.AMIByRackEstimate; e.Defined() {
 		line += fmt.Sprintf("; within each source rack %s", e)
 	}
@@ -197,14 +210,34 @@ func polarizationLine(pol Polarization) string {
 
 // polWord describes an AMI with its interval: polarized only when the interval lies
 // above 0 (strongly from 0.5 on), else consistent with independent choices.
-func polWord(e Estimate) string {
+func polWord(e Estimate, follows string) string {
 	switch {
 	case e.HasCI && e.Lo <= 0 || !e.HasCI && e.Value < 0.1:
 		return "consistent with independent choices"
 	case e.Value >= 0.5:
-		return "strongly polarized: the fabric choice follows the rack choice"
+		return "strongly polarized: " + follows
 	}
 	return "partly polarized"
+}
+
+// stageLines say how much each ECMP stage's choice depends on the previous stage's,
+// for the stage pairs that polarizationLine does not already cover: every pair
+// from stages.arrow but stages 1 and 2 when they are the rack and fabric choices.
+// Pairs without enough flows are left to the report.
+func stageLines(stages []StagePolarization, pol Polarization) []string {
+	var h []string
+	for _, sp := range stages {
+		if !sp.FromStagesArrow || sp.From == 1 && pol.Flows > 0 || !sp.Judged {
+			continue
+		}
+		line := fmt.Sprintf("Polarization between the choices of %s: AMI %s over %s flows (%s)", sp.Name(), sp.AMIEstimate, units.FormatNumber(sp.Flows),
+			polWord(sp.AMIEstimate, fmt.Sprintf("the stage-%d choice follows the stage-%d choice", sp.To, sp.From)))
+		if e := sp.AMIBySwitchEstimate; e.Defined() {
+			line += fmt.Sprintf("; within each stage-%d switch %s", sp.From, e)
+		}
+		h = append(h, line+".")
+	}
+	return h
 }
 
 // sentenceCase capitalizes the first letter of s.

@@ -3,7 +3,6 @@ package analysis
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 
 	"gonum.org/v1/gonum/floats"
@@ -90,6 +89,45 @@ func Imbalance(loads []float64) Balance {
 	return b
 }
 
+// ImbalanceWeighted is Imbalance against unequal expected shares (a WCMP set,
+// docs/model.md#routing): member i should carry share[i] of the total (shares add up
+// to 1). With e = Total * share[i] and r = x / e:
+//
+//	MaxMean = max(r)   CoV = population std(r) / mean(r)   Jain = Jain's index of r
+//	Chi2    = sum (x - e)^2 / e   (Pearson's statistic against the weights), df n-1
+//
+// and IdleFraction as Imbalance. nil shares is Imbalance (equal shares give the same
+// numbers).
+func ImbalanceWeighted(loads, share []float64) Balance {
+	if share == nil {
+		return Imbalance(loads)
+	}
+	n := len(loads)
+	b := Imbalance(loads)
+	if b.Empty || n < 2 {
+		return b
+	}
+	var chi2, sum, sumSq, maxR float64
+	rs := make([]float64, n)
+	for i, x := range loads {
+		e := b.Total * share[i]
+		r := x / e
+		rs[i] = r
+		sum += r
+		sumSq += r * r
+		maxR = max(maxR, r)
+		d := x - e
+		chi2 += d * d / e
+	}
+	mean, std := stat.PopMeanStdDev(rs, nil)
+	b.MaxMean = maxR
+	b.CoV = std / mean
+	b.Jain = sum * sum / (float64(n) * sumSq)
+	b.Chi2 = chi2
+	b.Chi2P = chi2Survival(chi2, float64(n-1))
+	return b
+}
+
 // chi2Survival is P(χ²(df) >= x) (NaN when x is not a number).
 func chi2Survival(x, df float64) float64 {
 	if df <= 0 {
@@ -116,25 +154,32 @@ func JudgedSet(flows []float64) bool {
 // SetLoad is the load of one equal-cost set: one value per member, in member order,
 // idle members included, once in bytes and once in flows.
 type SetLoad struct {
-	Node    NodeID
-	Tier    records.Tier
+	Node NodeID
+	Tier records.Tier
+	// Role and Level are the switch's role and level in a topology file's run
+	// (Role, docs/analysis.md#roles); "" groups the set by Tier.
+	Role    Role
+	Level   int
 	Set     int
 	Uplinks bool // every member leads one tier up (the set of a switch's uplinks)
 	Bytes   []float64
 	Flows   []float64
+	// Shares are a WCMP set's expected shares per member (weights over their sum,
+	// run.json topology.weighted_sets); nil for an equal-weight set.
+	Shares []float64
 }
 
 // SetImbalance is one equal-cost set's Balance on bytes and on flows. Judged says it
 // carried enough flows to be judged (JudgedSet); Label names it for people
 // ("rack-p0-r0 uplinks").
 type SetImbalance struct {
-	Node   string       `json:"node"`
-	Tier   records.Tier `json:"tier"`
-	Set    int          `json:"set"`
-	Label  string       `json:"label"`
-	Judged bool         `json:"judged"`
-	Bytes  Balance      `json:"bytes"`
-	Flows  Balance      `json:"flows"`
+	Node   string  `json:"node"`
+	Tier   Role    `json:"tier"` // the switch's role (records tier without a topology file)
+	Set    int     `json:"set"`
+	Label  string  `json:"label"`
+	Judged bool    `json:"judged"`
+	Bytes  Balance `json:"bytes"`
+	Flows  Balance `json:"flows"`
 	// BytesLoad and FlowsLoad are the member loads the balances come from.
 	BytesLoad []float64 `json:"bytes_load"`
 	FlowsLoad []float64 `json:"flows_load"`
@@ -232,7 +277,8 @@ func SummarizeTier(balances []Balance, labels []string) TierStats {
 }
 
 // TierImbalance is one tier's imbalance (the stable summary.json object
-// imbalance.tiers.<tier>). The flat fields are the headline numbers: MaxMean, CoV, Jain
+// imbalance.tiers.<tier>): a tier is a Role, the topology file's role of the
+// switches in a run through one, else the records tier. The flat fields are the headline numbers: MaxMean, CoV, Jain
 // and IdleFraction from Bytes (what loads the links), Chi2P from Flows (the valid test
 // of the hash, see Balance). Bytes and Flows hold both summaries in full.
 //
@@ -242,19 +288,20 @@ func SummarizeTier(balances []Balance, labels []string) TierStats {
 // measures are NaN (null in JSON), never 0. FlowCount counts the flows that crossed the
 // tier's sets (all of them).
 type TierImbalance struct {
-	Tier         records.Tier `json:"tier"`
-	Judged       bool         `json:"judged"`
-	Reason       string       `json:"reason,omitempty"`
-	Sets         int          `json:"sets"`
-	Unjudged     int          `json:"unjudged_sets"`
-	FlowCount    float64      `json:"flow_count"`
-	MaxMean      float64      `json:"max_mean"`
-	CoV          float64      `json:"cov"`
-	Jain         float64      `json:"jain"`
-	Chi2P        float64      `json:"chi2_p"`
-	IdleFraction float64      `json:"idle_fraction"`
-	Bytes        TierStats    `json:"bytes"`
-	Flows        TierStats    `json:"flows"`
+	Tier         Role      `json:"tier"`
+	Level        int       `json:"-"` // the role's level, for ordering
+	Judged       bool      `json:"judged"`
+	Reason       string    `json:"reason,omitempty"`
+	Sets         int       `json:"sets"`
+	Unjudged     int       `json:"unjudged_sets"`
+	FlowCount    float64   `json:"flow_count"`
+	MaxMean      float64   `json:"max_mean"`
+	CoV          float64   `json:"cov"`
+	Jain         float64   `json:"jain"`
+	Chi2P        float64   `json:"chi2_p"`
+	IdleFraction float64   `json:"idle_fraction"`
+	Bytes        TierStats `json:"bytes"`
+	Flows        TierStats `json:"flows"`
 }
 
 // MarshalJSON writes undefined (NaN) measures as null.
@@ -275,31 +322,36 @@ func (w Worst) MarshalJSON() ([]byte, error) {
 	return marshalNullNaN(plain(w))
 }
 
-// ImbalanceResult is the imbalance of every set and its per-tier summary.
+// ImbalanceResult is the imbalance of every set and its per-tier (per-role)
+// summary.
 type ImbalanceResult struct {
-	Sets  []SetImbalance                  `json:"sets"`
-	Tiers map[records.Tier]*TierImbalance `json:"tiers"`
+	Sets  []SetImbalance          `json:"sets"`
+	Tiers map[Role]*TierImbalance `json:"tiers"`
 }
 
-// TierNames returns the tiers present in r, lowest first (rack, fabric, spine).
-func (r *ImbalanceResult) TierNames() []records.Tier {
-	names := make([]records.Tier, 0, len(r.Tiers))
+// TierNames returns the tiers (roles) present in r, lowest level first (rack,
+// fabric, spine; leaf, spine, super-spine), then by name.
+func (r *ImbalanceResult) TierNames() []Role {
+	names := make([]Role, 0, len(r.Tiers))
 	for t := range r.Tiers {
 		names = append(names, t)
 	}
-	slices.Sort(names)
+	sortRoles(names, func(t Role) int { return r.Tiers[t].Level })
 	return names
 }
 
 // ImbalanceOf computes every set's Balance and the per-tier summaries over the judged
 // sets, naming the switches by nodes.
 func ImbalanceOf(sets []SetLoad, nodes Nodes) *ImbalanceResult {
-	r := &ImbalanceResult{Tiers: map[records.Tier]*TierImbalance{}}
-	byTier := map[records.Tier][]int{}
+	r := &ImbalanceResult{Tiers: map[Role]*TierImbalance{}}
+	byTier := map[Role][]int{}
+	level := map[Role]int{}
 	for _, s := range sets {
-		si := SetImbalance{Node: nodes.Name(s.Node), Tier: s.Tier, Set: s.Set, Label: setLabel(nodes.Name(s.Node), s),
-			Judged: JudgedSet(s.Flows), Bytes: Imbalance(s.Bytes), Flows: Imbalance(s.Flows), BytesLoad: s.Bytes, FlowsLoad: s.Flows}
-		byTier[s.Tier] = append(byTier[s.Tier], len(r.Sets))
+		role := roleOf(s.Role, s.Tier)
+		level[role] = levelOf(s.Role, s.Level, s.Tier)
+		si := SetImbalance{Node: nodes.Name(s.Node), Tier: role, Set: s.Set, Label: setLabel(nodes.Name(s.Node), s),
+			Judged: JudgedSet(s.Flows), Bytes: ImbalanceWeighted(s.Bytes, s.Shares), Flows: ImbalanceWeighted(s.Flows, s.Shares), BytesLoad: s.Bytes, FlowsLoad: s.Flows}
+		byTier[role] = append(byTier[role], len(r.Sets))
 		r.Sets = append(r.Sets, si)
 	}
 	for tier, idx := range byTier {
@@ -319,7 +371,7 @@ func ImbalanceOf(sets []SetLoad, nodes Nodes) *ImbalanceResult {
 			labels = append(labels, si.Label)
 		}
 		ti := tierImbalance(tier, SummarizeTier(bb, labels), SummarizeTier(fb, labels))
-		ti.FlowCount, ti.Unjudged = flows, unjudged
+		ti.FlowCount, ti.Unjudged, ti.Level = flows, unjudged, level[tier]
 		switch {
 		case ti.Judged:
 		case bytes == 0:
@@ -333,7 +385,7 @@ func ImbalanceOf(sets []SetLoad, nodes Nodes) *ImbalanceResult {
 	return r
 }
 
-func tierImbalance(tier records.Tier, bytes, flows TierStats) *TierImbalance {
+func tierImbalance(tier Role, bytes, flows TierStats) *TierImbalance {
 	return &TierImbalance{
 		Tier: tier, Judged: bytes.Sets > 0, Sets: bytes.Sets,
 		MaxMean: bytes.MaxMean, CoV: bytes.CoV, Jain: bytes.Jain, IdleFraction: bytes.IdleFraction,

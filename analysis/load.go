@@ -32,10 +32,13 @@ func Load(runDir string) (*Run, error) { return LoadWith(runDir, nil) }
 // or truncated record file (records.ErrNotRecordFile), and a file whose row count
 // differs from run.json's (ErrRecordsMismatch). packets.arrow (replay
 // --record-packets) and transport.arrow (closed-loop runs) are optional: absent
-// unless run.json lists them. Every file is streamed once, in time linear in its rows; memory
-// holds the ports, sets, pause intervals, the per-flow table (88 bytes a flow; a
-// comparison adds each flow's shares of the member loads) and fixed-size
-// aggregates, never the drops, events or packets themselves.
+// unless run.json lists them, as is stages.arrow (fabrics with ECMP stages beyond the
+// rack and fabric uplinks). Every file is streamed once, in time linear in its rows;
+// memory holds the ports, sets, pause intervals, the per-flow table (104 bytes a
+// flow: 88 and two stages of 8; 8 more per stage beyond two with stages.arrow; a comparison adds each
+// flow's shares of the member loads) and fixed-size aggregates, never the drops,
+// events or packets themselves. Roles: a topology file's run labels nodes with its
+// switches' roles (run.json topology.switches), which the per-tier tables group by.
 //
 // Reconstruction rules: a host's rack is the peer of its NIC port in ports.arrow. A
 // switch's equal-cost set for the per-flow table is its set in loadbalance.arrow (the
@@ -51,7 +54,7 @@ func LoadWith(runDir string, progress func(stage string, done, total int)) (*Run
 	if err != nil {
 		return nil, inRun(runDir, err)
 	}
-	l := &loader{dir: runDir, meta: meta, progress: progress, ids: map[string]NodeID{}}
+	l := &loader{dir: runDir, meta: meta, progress: progress, ids: map[string]NodeID{}, roles: newNodeRoles(meta.Topology)}
 	info, err := runInfo(meta)
 	if err != nil {
 		return nil, inRun(runDir, err)
@@ -69,6 +72,7 @@ func LoadWith(runDir string, progress func(stage string, done, total int)) (*Run
 		{records.TransportFile, true, l.transport},
 		{records.FlowsFile, false, l.flows},
 		{records.DelayFile, false, l.delay},
+		{records.StagesFile, true, l.stages},
 		{records.BufferFile, false, l.buffer},
 		{records.PacketsFile, true, l.packets},
 	}
@@ -88,6 +92,10 @@ func LoadWith(runDir string, progress func(stage string, done, total int)) (*Run
 		if err := s.read(path); err != nil {
 			return nil, inRun(runDir, err)
 		}
+	}
+	l.run.Roles = make([]Role, len(l.run.Nodes))
+	for n := range l.run.Roles {
+		l.run.Roles[n], _ = l.role(NodeID(n), l.tier[NodeID(n)])
 	}
 	return l.run, nil
 }
@@ -194,6 +202,21 @@ type loader struct {
 	setOf    map[NodeID]int     // switch -> index in run.Flows.Sets of its up set
 	members  map[memberKey]portRef
 	episodes bool
+	roles    nodeRoles       // node roles of a topology file's run (docs/analysis.md#roles)
+	roleByID []roleLevel     // l.roles by node id, filled on first use ("": not yet)
+	flowIdx  map[int64]int32 // flows.arrow flow_id -> row, when stages.arrow needs it and the ids are not the rows
+}
+
+// role returns node n's role and level (records tier t's without a topology file).
+func (l *loader) role(n NodeID, t records.Tier) (Role, int) {
+	for int(n) >= len(l.roleByID) {
+		l.roleByID = append(l.roleByID, roleLevel{})
+	}
+	rl := &l.roleByID[n]
+	if rl.role == "" {
+		rl.role, rl.level = l.roles.of(l.run.Nodes.Name(n), t)
+	}
+	return rl.role, rl.level
 }
 
 type memberKey struct {
@@ -298,7 +321,8 @@ func (l *loader) ports(path string) error {
 				l.hostUp[n] = portRef{r.Port, p}
 			}
 		}
-		l.run.Queues = append(l.run.Queues, QueueCounters{PortClass: PortClass{n, r.Port, r.TC}, Tier: r.Tier, Peer: p, TxPackets: r.TxPackets, TxBytes: r.TxBytes,
+		role, _ := l.role(n, r.Tier)
+		l.run.Queues = append(l.run.Queues, QueueCounters{PortClass: PortClass{n, r.Port, r.TC}, Tier: r.Tier, Role: role, Peer: p, TxPackets: r.TxPackets, TxBytes: r.TxBytes,
 			ECNMarked: r.ECNMarked, WatermarkBytes: r.QueueWatermarkBytes})
 		l.run.PortsPausedPs += r.PausedPs
 		return nil
@@ -363,7 +387,8 @@ func (l *loader) loadBalance(path string) error {
 		for m := range s.members {
 			size = max(size, m+1)
 		}
-		sl := SetLoad{Node: s.key.node, Tier: s.tier, Set: int(s.key.set), Uplinks: true, Bytes: make([]float64, size), Flows: make([]float64, size)}
+		role, level := l.role(s.key.node, s.tier)
+		sl := SetLoad{Node: s.key.node, Tier: s.tier, Role: role, Level: level, Set: int(s.key.set), Uplinks: true, Bytes: make([]float64, size), Flows: make([]float64, size)}
 		for m, v := range s.members {
 			sl.Bytes[m], sl.Flows[m] = v.bytes, v.flows
 		}
@@ -371,12 +396,24 @@ func (l *loader) loadBalance(path string) error {
 			ref, ok := l.members[memberKey{s.key.node, s.key.set, m}]
 			sl.Uplinks = sl.Uplinks && ok && l.tier[ref.peer] > s.tier
 		}
+		for _, w := range l.run.Info.Topology.WeightedSets {
+			if NodeID(w.Node) == s.key.node && w.Set == s.key.set && len(w.Weights) == int(size) {
+				total := 0
+				for _, x := range w.Weights {
+					total += x
+				}
+				sl.Shares = make([]float64, size)
+				for m, x := range w.Weights {
+					sl.Shares[m] = float64(x) / float64(total)
+				}
+			}
+		}
 		l.run.Sets = append(l.run.Sets, sl)
 		if _, ok := l.setOf[s.key.node]; !ok {
 			l.setOf[s.key.node] = len(l.run.Flows.Sets)
 		}
 		ft := &l.run.Flows
-		ft.Sets = append(ft.Sets, SetDef{Node: sl.Node, Tier: sl.Tier, Set: sl.Set, Members: int(size), Offset: offset})
+		ft.Sets = append(ft.Sets, SetDef{Node: sl.Node, Tier: sl.Tier, Role: sl.Role, Level: sl.Level, Set: sl.Set, Members: int(size), Offset: offset, Shares: sl.Shares})
 		ft.CellBytes = append(ft.CellBytes, sl.Bytes...)
 		ft.CellFlows = append(ft.CellFlows, sl.Flows...)
 		offset += int(size)
@@ -419,7 +456,8 @@ func (l *loader) drops(path string) error {
 		if err != nil {
 			return err
 		}
-		c.Add(Drop{TimePs: r.TimePs, Node: n, Tier: r.Tier, Port: r.Port, TC: r.TC, Reason: r.Reason, FlowID: r.FlowID, Bytes: int64(r.Bytes), Kind: r.Kind})
+		role, _ := l.role(n, r.Tier)
+		c.Add(Drop{TimePs: r.TimePs, Node: n, Tier: r.Tier, Role: role, Port: r.Port, TC: r.TC, Reason: r.Reason, FlowID: r.FlowID, Bytes: int64(r.Bytes), Kind: r.Kind})
 		return nil
 	})
 	l.run.Drops = c.Result()
@@ -496,6 +534,13 @@ func (l *loader) flows(path string) error {
 	var fbuf [64]byte
 	var fp FlowPath
 	path6 := make([]NodeID, 0, 8) // host, rack, [fabric, [spine, fabric], rack], host
+	_, stagesFile := l.meta.Records[records.StagesFile]
+	st := &ft.Stages
+	if !stagesFile {
+		st.Depth = 2 // rack_member and fabric_member as stages 1 and 2
+	}
+	var ids []int64 // flow ids in row order, for stages.arrow
+	dense := true
 	err := stream(l, path, records.OpenFlows, func(r *records.FlowRow, nodes []NodeID) error {
 		src, err := node(nodes, r.SrcHost)
 		if err != nil {
@@ -527,6 +572,13 @@ func (l *loader) flows(path string) error {
 		f.Rack = rack
 		path6 = append(path6[:0], src, rack)
 		resolved := true
+		if stagesFile {
+			dense = dense && r.FlowID == int64(len(ft.Flows))
+			ids = append(ids, r.FlowID)
+		} else {
+			st.Member = append(st.Member, r.RackMember, -1)
+			st.Node = append(st.Node, rack, -1)
+		}
 		if r.RackMember >= 0 {
 			if f.RackCell, err = l.cell(rack, r.RackMember); err != nil {
 				return fmt.Errorf("flow %d: %w", r.FlowID, err)
@@ -536,6 +588,9 @@ func (l *loader) flows(path string) error {
 				return fmt.Errorf("flow %d: %s has no member %d in loadbalance.arrow", r.FlowID, l.run.Nodes.Name(rack), r.RackMember)
 			}
 			path6 = append(path6, fab)
+			if !stagesFile && r.FabricMember >= 0 {
+				st.Member[len(st.Member)-1], st.Node[len(st.Node)-1] = r.FabricMember, fab
+			}
 			if r.FabricMember >= 0 {
 				if f.FabricCell, err = l.cell(fab, r.FabricMember); err != nil {
 					return fmt.Errorf("flow %d: %w", r.FlowID, err)
@@ -620,6 +675,63 @@ func (l *loader) flows(path string) error {
 	if victims != nil {
 		l.run.VictimIDs = victims.IDs()
 		l.run.Victims = victims
+	}
+	if stagesFile && !dense {
+		l.flowIdx = make(map[int64]int32, len(ids))
+		for i, id := range ids {
+			l.flowIdx[id] = int32(i)
+		}
+	}
+	return nil
+}
+
+// maxStages is the most ECMP stages a path has: a switch at each position of a
+// packet's recorded path (MaxPath = 8 links) after the source host.
+const maxStages = 7
+
+// stages reads stages.arrow into the per-flow StageTable: each row is a flow's
+// member at one stage of its path (docs/records.md#stagesarrow).
+func (l *loader) stages(path string) error {
+	ft := &l.run.Flows
+	n := len(ft.Flows)
+	st := newStageTable(n, maxStages, true)
+	depth := 0
+	err := stream(l, path, records.OpenStages, func(r *records.StageRow, nodes []NodeID) error {
+		sw, err := node(nodes, r.Node)
+		if err != nil {
+			return err
+		}
+		i := int32(r.FlowID)
+		if l.flowIdx != nil {
+			var ok bool
+			if i, ok = l.flowIdx[r.FlowID]; !ok {
+				return fmt.Errorf("flow %d is not in flows.arrow", r.FlowID)
+			}
+		} else if r.FlowID < 0 || r.FlowID >= int64(n) {
+			return fmt.Errorf("flow %d is not in flows.arrow (%d flows)", r.FlowID, n)
+		}
+		if r.Stage < 1 || r.Stage > maxStages || r.Member < 0 || r.Set < 0 {
+			return fmt.Errorf("flow %d: stage %d, set %d, member %d out of range", r.FlowID, r.Stage, r.Set, r.Member)
+		}
+		k := int(r.Stage)
+		if st.Member[int(i)*maxStages+k-1] >= 0 {
+			return fmt.Errorf("flow %d: stage %d twice", r.FlowID, k)
+		}
+		st.set(int(i), k, sw, r.Member)
+		depth = max(depth, k)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	// Keep the stages the records reach.
+	ft.Stages = newStageTable(n, depth, true)
+	for i := range n {
+		for k := 1; k <= depth; k++ {
+			if m := st.Member[i*maxStages+k-1]; m >= 0 {
+				ft.Stages.set(i, k, st.Node[i*maxStages+k-1], m)
+			}
+		}
 	}
 	return nil
 }

@@ -294,7 +294,7 @@ func TestLoadAnalyze(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Drops.Total != 3 || s.Drops.Lossless != 1 || s.Drops.ByReason[records.ReasonEgressLimit] != 2 || s.Drops.ByTier[records.TierFabric] != 2 {
+	if s.Drops.Total != 3 || s.Drops.Lossless != 1 || s.Drops.ByReason[records.ReasonEgressLimit] != 2 || s.Drops.ByTier["fabric"] != 2 {
 		t.Errorf("drops %+v", s.Drops)
 	}
 	if len(s.Drops.TopFlows) != 2 || s.Drops.TopFlows[0].FlowID != 1 || s.Drops.TopFlows[0].Src != "10.0.0.1" {
@@ -315,7 +315,7 @@ func TestLoadAnalyze(t *testing.T) {
 		t.Errorf("ecn %+v", s.ECN)
 	}
 	// Two flows: the member loads are read, but too few flows to judge a set.
-	rack := s.Imbalance.Tiers[records.TierRack]
+	rack := s.Imbalance.Tiers[TierRole(records.TierRack)]
 	if rack == nil || rack.Judged || rack.Sets != 0 || rack.Unjudged != 2 || rack.FlowCount != 2 || !math.IsNaN(rack.MaxMean) ||
 		!strings.Contains(rack.Reason, "too few flows (2)") {
 		t.Errorf("rack tier %+v", rack)

@@ -93,25 +93,25 @@ func TestImbalanceOf(t *testing.T) {
 		{Node: nid("fabric-p0-f1"), Tier: records.TierFabric, Set: 0, Bytes: []float64{500, 0, 0, 0}, Flows: []float64{1, 0, 0, 0}}, // too few flows
 		{Node: nid("spine-s0-0"), Tier: records.TierSpine, Set: 0, Bytes: []float64{0, 0}, Flows: []float64{0, 0}},                  // no traffic
 	}, testNodes())
-	rk := r.Tiers[records.TierRack]
+	rk := r.Tiers[TierRole(records.TierRack)]
 	if rk == nil || !rk.Judged || !near(rk.MaxMean, 1.5) || !near(rk.Chi2P, 1) || !near(rk.Bytes.CoV, 0.5) || rk.Sets != 1 {
 		t.Errorf("rack tier: %+v", rk)
 	}
 	// The one-flow set is left out of the fabric tier, which its 4x max/mean would
 	// otherwise dominate.
-	fb := r.Tiers[records.TierFabric]
+	fb := r.Tiers[TierRole(records.TierFabric)]
 	if fb == nil || !fb.Judged || fb.Sets != 1 || fb.Unjudged != 1 || fb.FlowCount != 21 || !near(fb.IdleFraction, 0.5) || !near(fb.MaxMean, 2) {
 		t.Errorf("fabric tier: %+v", fb)
 	}
-	if sp := r.Tiers[records.TierSpine]; sp == nil || sp.Judged || !math.IsNaN(sp.MaxMean) || !math.IsNaN(sp.Chi2P) || sp.Reason != "no traffic crossed the spine tier's equal-cost sets" {
+	if sp := r.Tiers[TierRole(records.TierSpine)]; sp == nil || sp.Judged || !math.IsNaN(sp.MaxMean) || !math.IsNaN(sp.Chi2P) || sp.Reason != "no traffic crossed the spine tier's equal-cost sets" {
 		t.Errorf("spine tier: %+v", sp)
 	}
-	js, err := json.Marshal(r.Tiers[records.TierSpine])
+	js, err := json.Marshal(r.Tiers[TierRole(records.TierSpine)])
 	if err != nil || !strings.Contains(string(js), `"max_mean":null`) || !strings.Contains(string(js), `"chi2_p":null`) {
 		t.Errorf("spine tier JSON %s, %v: want nulls", js, err)
 	}
-	delete(r.Tiers, records.TierSpine)
-	if got := r.TierNames(); len(got) != 2 || got[0] != records.TierRack || got[1] != records.TierFabric {
+	delete(r.Tiers, "spine")
+	if got := r.TierNames(); len(got) != 2 || got[0] != "rack" || got[1] != "fabric" {
 		t.Errorf("TierNames = %v", got)
 	}
 }
@@ -300,5 +300,24 @@ func TestPolarizationUndefined(t *testing.T) {
 	ft.Flows = append(ft.Flows, FlowSample{Rack: nid("rack-0"), RackCell: -1, FabricCell: -1, RackMember: 1, FabricMember: 1})
 	if p := ft.Polarization(); !p.Judged || !near(p.AMI, 1) {
 		t.Errorf("30 flows: %+v", p)
+	}
+}
+
+// TestImbalanceWeighted: against shares 0.8/0.2, loads 80/20 are perfect; 50/50
+// read max/mean 2.5 (the 100G member at 2.5 times its share) and Pearson's
+// statistic (50-80)^2/80 + (50-20)^2/20 = 56.25; equal shares give Imbalance's numbers.
+func TestImbalanceWeighted(t *testing.T) {
+	b := ImbalanceWeighted([]float64{80, 20}, []float64{0.8, 0.2})
+	if math.Abs(b.MaxMean-1) > 1e-12 || math.Abs(b.Chi2) > 1e-12 || math.Abs(b.Jain-1) > 1e-12 || b.CoV > 1e-12 {
+		t.Errorf("80/20 at 4:1: %+v", b)
+	}
+	b = ImbalanceWeighted([]float64{50, 50}, []float64{0.8, 0.2})
+	if math.Abs(b.MaxMean-2.5) > 1e-12 || math.Abs(b.Chi2-56.25) > 1e-9 {
+		t.Errorf("50/50 at 4:1: %+v", b)
+	}
+	x := []float64{20, 10, 10, 0}
+	w, u := ImbalanceWeighted(x, []float64{0.25, 0.25, 0.25, 0.25}), Imbalance(x)
+	if math.Abs(w.MaxMean-u.MaxMean) > 1e-12 || math.Abs(w.CoV-u.CoV) > 1e-12 || math.Abs(w.Jain-u.Jain) > 1e-12 || math.Abs(w.Chi2-u.Chi2) > 1e-9 {
+		t.Errorf("equal shares %+v, Imbalance %+v", w, u)
 	}
 }

@@ -79,8 +79,28 @@ func (p Polarization) MarshalJSON() ([]byte, error) {
 	return marshalNullNaN(plain(p))
 }
 
+// pairNames name the two choices of a polarization measure in its reasons: the rack
+// and fabric tiers, or two consecutive ECMP stages.
+type pairNames struct {
+	x, y     string // "rack", "fabric"; "stage-2", "stage-3"
+	none     string // no flow made both choices
+	crossing string // what the flows counted did
+}
+
+// rackFabric names the rack and fabric member choices of Polarization.
+var rackFabric = pairNames{x: "rack", y: "fabric", none: "no flow crossed both the rack and the fabric tier",
+	crossing: "crossing both the rack and the fabric tier"}
+
+// stagePair names the choices at stages k and k+1 (StagePolarization).
+func stagePair(k int) pairNames {
+	return pairNames{x: fmt.Sprintf("stage-%d", k), y: fmt.Sprintf("stage-%d", k+1),
+		none:     fmt.Sprintf("no flow made ECMP choices at both stage %d and stage %d", k, k+1),
+		crossing: fmt.Sprintf("making ECMP choices at both stage %d and stage %d", k, k+1)}
+}
+
 // contingency is the scratch space of polarization measures on nx x ny tables.
 type contingency struct {
+	names    pairNames
 	logs     logTable
 	nx, ny   int
 	px, py   []float64 // marginal counts
@@ -90,7 +110,11 @@ type contingency struct {
 }
 
 func newContingency(nx, ny int) *contingency {
-	return &contingency{nx: nx, ny: ny, px: make([]float64, nx), py: make([]float64, ny), pxy: make([]float64, nx*ny),
+	return newNamedContingency(nx, ny, rackFabric)
+}
+
+func newNamedContingency(nx, ny int, names pairNames) *contingency {
+	return &contingency{names: names, nx: nx, ny: ny, px: make([]float64, nx), py: make([]float64, ny), pxy: make([]float64, nx*ny),
 		pooled: make([]float64, nx*ny), nxp: make([]float64, nx), nyp: make([]float64, ny)}
 }
 
@@ -114,7 +138,7 @@ func (c *contingency) measure(counts []float64) Polarization {
 	}
 	p := Polarization{Flows: n, NMINormalization: NMINormalization, AMI: math.NaN(), NMI: math.NaN(), AMIByRack: math.NaN(), NMIByRack: math.NaN()}
 	if n <= 0 {
-		p.Reason = "no flow crossed both the rack and the fabric tier"
+		p.Reason = c.names.none
 		return p
 	}
 	for i, v := range counts {
@@ -130,9 +154,9 @@ func (c *contingency) measure(counts []float64) Polarization {
 	p.MI = max(p.HX+p.HY-stat.Entropy(c.pxy), 0) // max: rounding
 	h := min(p.HX, p.HY)
 	if h <= 1e-12 {
-		side := "rack"
+		side := c.names.x
 		if p.HY < p.HX {
-			side = "fabric"
+			side = c.names.y
 		}
 		p.Reason = fmt.Sprintf("every flow took the same %s member: an entropy of 0 leaves nothing to compare", side)
 		return p
@@ -263,35 +287,64 @@ func NMI(x, y []int) Polarization {
 	return NMIFromCounts(counts, nx, ny)
 }
 
-// polLayout places flows in per-source-rack contingency tables: flow i that crossed
-// both tiers counts in cell[i] = g*nx*ny + rackMember*ny + fabricMember, g being its
-// source rack's ordinal; -1 for the others.
+// polLayout places flows in per-switch contingency tables: flow i that made both
+// choices counts in cell[i] = g*nx*ny + x*ny + y, x and y being its members at the
+// first and the second choice and g the ordinal of the switch of its first choice
+// (its source rack for Polarization); -1 for the others. groupNodes lists the
+// switches by ordinal.
 type polLayout struct {
+	names          pairNames
 	groups, nx, ny int
 	cell           []int32
+	groupNodes     []NodeID
 }
 
-func (ft *FlowTable) polLayout() polLayout {
-	var l polLayout
+// newPolLayout lays out n flows whose choices pair(i) gives: the two members (-1
+// when the flow did not make that choice) and the switch of the first.
+func newPolLayout(n int, names pairNames, pair func(i int) (x, y int32, g NodeID)) polLayout {
+	l := polLayout{names: names}
 	group := map[NodeID]int32{}
-	for _, f := range ft.Flows {
-		if f.RackMember >= 0 && f.FabricMember >= 0 {
-			l.nx = max(l.nx, int(f.RackMember)+1)
-			l.ny = max(l.ny, int(f.FabricMember)+1)
-			if _, ok := group[f.Rack]; !ok {
-				group[f.Rack] = int32(len(group))
+	for i := range n {
+		if x, y, g := pair(i); x >= 0 && y >= 0 {
+			l.nx = max(l.nx, int(x)+1)
+			l.ny = max(l.ny, int(y)+1)
+			if _, ok := group[g]; !ok {
+				group[g] = int32(len(group))
+				l.groupNodes = append(l.groupNodes, g)
 			}
 		}
 	}
 	l.groups = len(group)
-	l.cell = make([]int32, len(ft.Flows))
-	for i, f := range ft.Flows {
+	l.cell = make([]int32, n)
+	for i := range n {
 		l.cell[i] = -1
-		if f.RackMember >= 0 && f.FabricMember >= 0 {
-			l.cell[i] = group[f.Rack]*int32(l.nx*l.ny) + f.RackMember*int32(l.ny) + f.FabricMember
+		if x, y, g := pair(i); x >= 0 && y >= 0 {
+			l.cell[i] = group[g]*int32(l.nx*l.ny) + x*int32(l.ny) + y
 		}
 	}
 	return l
+}
+
+// flows counts the flows that made both choices.
+func (l *polLayout) flows() int {
+	n := 0
+	for _, c := range l.cell {
+		if c >= 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// contingency returns the scratch space of the layout's tables.
+func (l *polLayout) contingency() *contingency { return newNamedContingency(l.nx, l.ny, l.names) }
+
+// polLayout lays out the flows' rack and fabric member choices, per source rack.
+func (ft *FlowTable) polLayout() polLayout {
+	return newPolLayout(len(ft.Flows), rackFabric, func(i int) (int32, int32, NodeID) {
+		f := &ft.Flows[i]
+		return f.RackMember, f.FabricMember, f.Rack
+	})
 }
 
 // polarizationFrom computes the pooled and per-rack measures from per-rack tables
@@ -300,7 +353,7 @@ func (ft *FlowTable) polLayout() polLayout {
 func (c *contingency) polarizationFrom(counts []float64, groups int, minFlows float64) Polarization {
 	if groups == 0 || c.nx == 0 || c.ny == 0 {
 		return Polarization{AMI: math.NaN(), NMI: math.NaN(), AMIByRack: math.NaN(), NMIByRack: math.NaN(),
-			NMINormalization: NMINormalization, Reason: "no flow crossed both the rack and the fabric tier"}
+			NMINormalization: NMINormalization, Reason: c.names.none}
 	}
 	k := c.nx * c.ny
 	pooled := c.pooled
@@ -327,7 +380,7 @@ func (c *contingency) polarizationFrom(counts []float64, groups int, minFlows fl
 		p.AMIByRack, p.NMIByRack = amiSum/n, nmiSum/n
 	}
 	if p.Flows < minFlows {
-		p.Reason = fmt.Sprintf("too few flows (%s) crossing both the rack and the fabric tier to judge polarization: fewer than %d", units.FormatNumber(p.Flows), MinPolarizationFlows)
+		p.Reason = fmt.Sprintf("too few flows (%s) %s to judge polarization: fewer than %d", units.FormatNumber(p.Flows), c.names.crossing, MinPolarizationFlows)
 	}
 	p.Judged = p.Reason == ""
 	if !p.Judged {
@@ -340,13 +393,18 @@ func (c *contingency) polarizationFrom(counts []float64, groups int, minFlows fl
 // (flows that crossed both tiers), pooled and per source rack, without intervals.
 func (ft *FlowTable) Polarization() Polarization {
 	l := ft.polLayout()
+	return l.polarization()
+}
+
+// polarization is the layout's Polarization without intervals.
+func (l *polLayout) polarization() Polarization {
 	counts := make([]float64, l.groups*l.nx*l.ny)
 	for _, c := range l.cell {
 		if c >= 0 {
 			counts[c]++
 		}
 	}
-	p := newContingency(l.nx, l.ny).polarizationFrom(counts, l.groups, MinPolarizationFlows)
+	p := l.contingency().polarizationFrom(counts, l.groups, MinPolarizationFlows)
 	p.AMIEstimate, p.AMIByRackEstimate = Estimate{Value: p.AMI}, Estimate{Value: p.AMIByRack}
 	return p
 }

@@ -16,6 +16,9 @@ type Run struct {
 	Dir   string  // the run directory
 	Info  RunInfo // from run.json
 	Nodes Nodes   // node names by NodeID (the records' node dictionary)
+	// Roles are the nodes' roles by NodeID (docs/analysis.md#roles): a topology
+	// file's, else the records tier's name; nil when unknown (a Run filled by hand).
+	Roles []Role
 
 	// Queues are ports.arrow's counters per (node, port, tc).
 	Queues []QueueCounters
@@ -312,4 +315,12 @@ func commonWindow(series []BufferSeries) {
 			series[i].setWindows(ws)
 		}
 	}
+}
+
+// role returns node n's role, "" when unknown.
+func (r *Run) role(n NodeID) Role {
+	if n >= 0 && int(n) < len(r.Roles) {
+		return r.Roles[n]
+	}
+	return ""
 }

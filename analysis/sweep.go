@@ -71,6 +71,8 @@ type SweepPoint struct {
 	// Caveats are the point's headline caveats (Caveats: a host mapping that leaves
 	// the fabric unused, closed-loop fallbacks to open loop); none for most points.
 	Caveats []string `json:"caveats,omitempty"`
+
+	levels map[string]int // the level of each tier (role) of the point's max/mean metrics
 }
 
 // SweepSeries is one line of a figure: a metric against one numeric axis with the
@@ -166,12 +168,12 @@ func AnalyzeSweep(ctx context.Context, dir string, opt Options) (*SweepSummary, 
 			}
 			po := opt
 			po.Progress = nil // points run in parallel: only the count of points is reported
-			m, source, caveats, err := pointMetrics(filepath.Join(dir, p.Dir), po)
+			m, source, levels, caveats, err := pointMetrics(filepath.Join(dir, p.Dir), po)
 			if err != nil {
 				errs[k] = fmt.Errorf("%s: %w", p.Dir, err)
 				return
 			}
-			s.Points[k] = SweepPoint{ID: p.ID, Dir: p.Dir, Values: p.Values, Metrics: m, Caveats: caveats}
+			s.Points[k] = SweepPoint{ID: p.ID, Dir: p.Dir, Values: p.Values, Metrics: m, Caveats: caveats, levels: levels}
 			mu.Lock()
 			if source != "" && (s.loadSource == "" || source == LoadFromPorts) {
 				s.loadSource = source // ports.arrow when any point lacks offered_load
@@ -209,13 +211,14 @@ func IncompleteSweep(dir string, sw *records.Sweep) error {
 }
 
 // pointMetrics reads one point's metrics, where its SweepHostLoad comes from
-// (HostLoad.Source) and its caveats (Caveats).
-func pointMetrics(runDir string, opt Options) (_ map[string]*float64, loadSource string, caveats []string, err error) {
+// (HostLoad.Source), the level of each tier (role) of its max/mean metrics, and its
+// caveats (Caveats).
+func pointMetrics(runDir string, opt Options) (_ map[string]*float64, loadSource string, levels map[string]int, caveats []string, err error) {
 	m := map[string]*float64{}
 	num := func(v float64) *float64 { return &v }
 	rj, err := records.ReadRun(runDir)
 	if err != nil {
-		return nil, "", nil, err
+		return nil, "", nil, nil, err
 	}
 	sim := &rj.Simulation
 	m[SweepDrops] = num(float64(sim.DroppedTotal()))
@@ -228,27 +231,31 @@ func pointMetrics(runDir string, opt Options) (_ map[string]*float64, loadSource
 
 	run, err := Load(runDir)
 	if err != nil {
-		return nil, "", nil, err
+		return nil, "", nil, nil, err
 	}
 	sum, err := Analyze(run, opt)
 	if err != nil {
-		return nil, "", nil, err
+		return nil, "", nil, nil, err
 	}
 	js, err := json.Marshal(sum)
 	if err != nil {
-		return nil, "", nil, err
+		return nil, "", nil, nil, err
 	}
 	var doc map[string]any
 	if err := json.Unmarshal(js, &doc); err != nil {
-		return nil, "", nil, err
+		return nil, "", nil, nil, err
 	}
 	m[SweepPausedPs] = jsonNumber(doc, "pfc", "paused_ps")
 	if storms, ok := jsonPath(doc, "pfc", "storms").([]any); ok {
 		m[SweepStorms] = num(float64(len(storms)))
 	}
 	if tiers, ok := jsonPath(doc, "imbalance", "tiers").(map[string]any); ok {
+		levels = map[string]int{}
 		for tier := range tiers {
 			m[SweepMaxMeanPrefix+tier] = jsonNumber(doc, "imbalance", "tiers", tier, "max_mean")
+			if ti := sum.Imbalance.Tiers[Role(tier)]; ti != nil {
+				levels[tier] = ti.Level
+			}
 		}
 	}
 	// The busiest host link's load: its peak 1 ms bin (run.json offered_load), else its
@@ -266,7 +273,7 @@ func pointMetrics(runDir string, opt Options) (_ map[string]*float64, loadSource
 	}
 	p50, p95, p99, n, data, err := fctSlowdown(filepath.Join(runDir, records.FlowsFile))
 	if err != nil {
-		return nil, "", nil, err
+		return nil, "", nil, nil, err
 	}
 	if n > 0 {
 		m[SweepFCTSlowdownP50], m[SweepFCTSlowdownP95], m[SweepFCTSlowdownP99] = num(p50), num(p95), num(p99)
@@ -274,7 +281,7 @@ func pointMetrics(runDir string, opt Options) (_ map[string]*float64, loadSource
 	if data > 0 {
 		m[SweepFCTComplete] = num(float64(n) / float64(data))
 	}
-	return m, loadSource, Caveats(run.Info), nil
+	return m, loadSource, levels, Caveats(run.Info), nil
 }
 
 // polarizationNote names the measure SweepPolarization holds.
@@ -336,7 +343,13 @@ func fctSlowdown(path string) (p50, p95, p99 float64, n, data int, err error) {
 func sweepMetrics(points []SweepPoint) []SweepMetric {
 	has := map[string]bool{}
 	var tiers []string
+	level := map[string]int{}
 	for _, p := range points {
+		for t, l := range p.levels {
+			if _, ok := level[t]; !ok {
+				level[t] = l
+			}
+		}
 		for k, v := range p.Metrics {
 			if v == nil {
 				continue
@@ -347,15 +360,24 @@ func sweepMetrics(points []SweepPoint) []SweepMetric {
 			has[k] = true
 		}
 	}
-	// Tiers in the fabric's order (host, rack, fabric, spine), unknown names last.
-	sort.SliceStable(tiers, func(i, j int) bool {
-		ti, ei := records.ParseTier(tiers[i])
-		tj, ej := records.ParseTier(tiers[j])
-		if (ei == nil) != (ej == nil) {
-			return ei == nil
+	// Tiers (roles) in the fabric's order, lowest level first (host, rack, fabric,
+	// spine; leaf, spine, super-spine), by the level a point's summary gave them or
+	// their records tier, unknown names last.
+	levelOf := func(t string) (int, bool) {
+		if l, ok := level[t]; ok {
+			return l, true
 		}
-		if ei == nil && ti != tj {
-			return ti < tj
+		rt, err := records.ParseTier(t)
+		return int(rt), err == nil
+	}
+	sort.SliceStable(tiers, func(i, j int) bool {
+		li, oki := levelOf(tiers[i])
+		lj, okj := levelOf(tiers[j])
+		if oki != okj {
+			return oki
+		}
+		if oki && li != lj {
+			return li < lj
 		}
 		return tiers[i] < tiers[j]
 	})

@@ -12,7 +12,8 @@ import (
 // Tables returns the tables behind the figures and report sections of a Summary, for
 // tables/<name>.csv: drops_over_time, drops_by, top_flows, pfc_ports, pfc_storms,
 // pfc_pause_timeline, buffer_occupancy, ecmp_member_load, ecmp_sets, ecmp_tiers,
-// delay_cdf, ecn_queues, ecn_over_time (only with per-packet records), fct_slowdown
+// polarization_stages (only for a fabric with ECMP stages beyond the rack and fabric
+// choices: a stages.arrow), delay_cdf, ecn_queues, ecn_over_time (only with per-packet records), fct_slowdown
 // and transport_events_over_time (closed-loop runs only).
 func (s *Summary) Tables() []Table {
 	var ts []Table
@@ -118,6 +119,10 @@ func (s *Summary) Tables() []Table {
 	}
 	ts = append(ts, t)
 
+	if deepStages(s.PolarizationStages) {
+		ts = append(ts, StageTableOf(s.PolarizationStages))
+	}
+
 	t = Table{Name: "delay_cdf", Header: []string{"tc", "delay_ps", "fraction"}}
 	for _, c := range s.Delay.Classes {
 		for _, p := range c.Points {
@@ -154,6 +159,48 @@ func (s *Summary) Tables() []Table {
 		ts = append(ts, t)
 	}
 	return ts
+}
+
+// StageTableOf is the polarization_stages table: one row per pair of consecutive
+// ECMP stages (StagePolarization), the roles of each stage's switches joined by
+// "/", the AMI and the AMI within each switch of the first stage with their
+// interval bounds (empty when undefined or without an interval), the plain NMI, and
+// where the members come from (stages.arrow, or flows.arrow's rack_member and
+// fabric_member).
+func StageTableOf(stages []StagePolarization) Table {
+	t := Table{Name: "polarization_stages", Header: []string{"from_stage", "to_stage", "from_roles", "to_roles", "flows", "judged",
+		"ami", "ami_lo", "ami_hi", "ami_by_switch", "ami_by_switch_lo", "ami_by_switch_hi", "nmi", "switches", "source"}}
+	est := func(e Estimate) []string {
+		v, lo, hi := "", "", ""
+		if e.Defined() {
+			v = ff(e.Value)
+		}
+		if e.HasCI {
+			lo, hi = ff(e.Lo), ff(e.Hi)
+		}
+		return []string{v, lo, hi}
+	}
+	for _, sp := range stages {
+		source := "flows.arrow"
+		if sp.FromStagesArrow {
+			source = "stages.arrow"
+		}
+		row := []string{strconv.Itoa(sp.From), strconv.Itoa(sp.To), joinRoles(sp.FromRoles), joinRoles(sp.ToRoles), ff(sp.Flows), strconv.FormatBool(sp.Judged)}
+		row = append(append(append(row, est(sp.AMIEstimate)...), est(sp.AMIBySwitchEstimate)...), ff(sp.NMI), strconv.Itoa(sp.Switches), source)
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+// deepStages reports whether the stage pairs come from stages.arrow (the fabric has
+// ECMP stages beyond the rack and fabric choices).
+func deepStages(stages []StagePolarization) bool {
+	for _, sp := range stages {
+		if sp.FromStagesArrow {
+			return true
+		}
+	}
+	return false
 }
 
 // SlowdownTable is the flow completion slowdown per transport and size bucket of one
@@ -198,7 +245,7 @@ func u[T uint8 | uint16](v T) string { return strconv.FormatUint(uint64(v), 10) 
 
 // Named returns a count map keyed by the names of its keys (their String, or the
 // decimal number of a class): how counts by reason, tier or class are written.
-func Named[K records.DropReason | records.Tier | uint8](m map[K]int64) map[string]int64 {
+func Named[K records.DropReason | records.Tier | uint8 | Role](m map[K]int64) map[string]int64 {
 	out := make(map[string]int64, len(m))
 	for k, v := range m {
 		var name string

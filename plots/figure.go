@@ -26,6 +26,8 @@ const (
 	NameECNMarking       = "ecn_marking"
 	NameFCTSlowdown      = "fct_slowdown"
 	NameCNPOverTime      = "cnp_over_time"
+	NameFabric           = "fabric"
+	NameFabricHeat       = "fabric_heat"
 )
 
 // ErrNoData is matched (errors.Is) by the error a figure constructor returns when

@@ -1,4 +1,4 @@
-// Package records writes and reads the output of a replay run (docs/records.md): eight Arrow
+// Package records writes and reads the output of a replay run (docs/records.md): Arrow
 // IPC files (the IPC *file* format, also called Feather v2, readable by pyarrow,
 // arrow-js, R arrow and polars) and run.json, in an output directory that appears
 // atomically. It knows nothing of the simulator: rows are plain Go structs.
@@ -13,6 +13,8 @@
 //	flows.arrow        FlowRow         one 5-tuple flow
 //	delay.arrow        DelayRow        one bucket of the one-way delay histogram of a class
 //	packets.arrow      PacketRow       one simulated packet (replay --record-packets)
+//	transport.arrow    TransportRow    one congestion-control event (closed-loop runs)
+//	stages.arrow       StageRow        a flow's member at one ECMP stage (fabrics with stages beyond rack and fabric)
 //
 // docs/records.md documents every column with its type, unit and meaning; the
 // schemas are pinned by testdata/schemas.golden.

@@ -42,7 +42,7 @@ type Reader[R any] struct {
 	err    error
 }
 
-// PortsReader, DropsReader, ... are the readers of the eight record files.
+// PortsReader, DropsReader, ... are the readers of the record files.
 type (
 	PortsReader       = Reader[PortRow]
 	DropsReader       = Reader[DropRow]
@@ -53,6 +53,7 @@ type (
 	DelayReader       = Reader[DelayRow]
 	PacketsReader     = Reader[PacketRow]
 	TransportReader   = Reader[TransportRow]
+	StagesReader      = Reader[StageRow]
 )
 
 // OpenPorts opens a ports.arrow file, checks its schema version and columns, and
@@ -70,6 +71,7 @@ func OpenPackets(path string) (*PacketsReader, error) { return openReader(packet
 func OpenTransport(path string) (*TransportReader, error) {
 	return openReader(transportTable, path)
 }
+func OpenStages(path string) (*StagesReader, error) { return openReader(stagesTable, path) }
 
 func openReader[R any](t *table[R], path string) (*Reader[R], error) {
 	f, fr, err := openIPC(path, t.schema())

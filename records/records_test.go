@@ -97,6 +97,10 @@ func genTransport(i int) TransportRow {
 		Event: TransportEventKind(i % int(NumTransportEventKinds)), Value: int64(i) * 1_000_000_007}
 }
 
+func genStage(i int) StageRow {
+	return StageRow{FlowID: int64(i / 3), Stage: uint8(1 + i%7), Node: int32(i % 3), Set: int32(i % 11), Member: int32(i % 64)}
+}
+
 func genPacket(i int) PacketRow {
 	r := PacketRow{TraceIndex: int64(i), FlowID: int64(i / 4), TC: uint8(i % 8), Bytes: int32(64 + i%1437),
 		InjectPs: int64(i) * 120_000, DeliverPs: -1, Fate: Fate(i % int(NumFates)), Path: []int32{0}}
@@ -221,6 +225,7 @@ func cases() []anyCase {
 		mk(fileCase[DelayRow]{DelayFile, NewDelayWriter, OpenDelay, genDelay}),
 		mk(fileCase[PacketRow]{PacketsFile, NewPacketsWriter, OpenPackets, genPacket}),
 		mk(fileCase[TransportRow]{TransportFile, NewTransportWriter, OpenTransport, genTransport}),
+		mk(fileCase[StageRow]{StagesFile, NewStagesWriter, OpenStages, genStage}),
 	}
 }
 

@@ -101,24 +101,60 @@ type RunOptions struct {
 	TargetLoad float64 `json:"target_load,omitempty"`
 }
 
-// Topology is run.json's topology summary.
+// Topology is run.json's topology summary: the fabric (docs/records.md#topology).
+// Tier is the records' level of a switch (rack: next to hosts, fabric: the level
+// above, spine: every level above that); Role is the topology's own name for it
+// (rack/fabric/spine for the Clos, leaf, super-spine, ... from a topology file).
 type Topology struct {
-	Nodes     int      `json:"nodes"`       // nodes, hosts included
-	Links     int      `json:"links"`       // full-duplex links
-	Hosts     int      `json:"hosts"`       // hosts
-	BDPBytes  int64    `json:"bdp_bytes"`   // fabric BDP (docs/model.md#fabric-bdp), bytes
-	BaseRTTPs int64    `json:"base_rtt_ps"` // base RTT over the longest path (docs/model.md#fabric-bdp), ps
-	Switches  []Switch `json:"switches"`    // every switch, in node order
+	Shape     string   `json:"shape"`          // clos, leaf-spine, five-stage, rail-optimized, explicit or hpcc
+	File      string   `json:"file,omitempty"` // the topology file, absolute path ("": the configuration's Clos)
+	Nodes     int      `json:"nodes"`          // nodes, hosts included
+	Links     int      `json:"links"`          // full-duplex links
+	Hosts     int      `json:"hosts"`          // hosts
+	BDPBytes  int64    `json:"bdp_bytes"`      // fabric BDP (docs/model.md#fabric-bdp), bytes
+	BaseRTTPs int64    `json:"base_rtt_ps"`    // base RTT over the longest path (docs/model.md#fabric-bdp), ps
+	Switches  []Switch `json:"switches"`       // every switch, in node order
+	// LinkList lists every link by id: its two ends (node id, port), speed and delay.
+	LinkList []Link `json:"link_list"`
+	// WeightedSets are the WCMP sets (docs/model.md#routing): a switch's set (as
+	// loadbalance.arrow's node and set) and its members' weights; absent when every
+	// set is equal-weight.
+	WeightedSets []WeightedSet `json:"weighted_sets,omitempty"`
 }
 
-// Switch is one switch's line in run.json: its bandwidth against its switching
-// capacity (docs/model.md#switching-capacity).
+// WeightedSet is one WCMP set of run.json's topology.
+type WeightedSet struct {
+	Node    int32 `json:"node"`
+	Set     int32 `json:"set"`
+	Weights []int `json:"weights"`
+}
+
+// Switch is one switch's line in run.json: its place in the fabric, its profile,
+// and its bandwidth against its switching capacity (docs/model.md#switching-capacity).
 type Switch struct {
 	Name                 string `json:"name"`
+	ID                   int32  `json:"id"` // node id (the records' node)
 	Tier                 Tier   `json:"tier"`
+	Role                 string `json:"role"`
+	Level                int    `json:"level"`                  // hop distance to the nearest host (1: next to hosts)
+	Group                string `json:"group,omitempty"`        // the topology's group
+	Pod                  int    `json:"pod"`                    // pod (Clos), rail group (rail-optimized); -1 none
+	Plane                int    `json:"plane"`                  // spine plane (Clos), rail (rail-optimized); -1 none
+	Profile              string `json:"profile,omitempty"`      // switch profile (Switches.NAME); "": Switch
 	BandwidthBps         int64  `json:"bandwidth_bps"`          // sum of its port speeds
 	SwitchingCapacityBps int64  `json:"switching_capacity_bps"` // configured SwitchingCapacity
 	Oversubscribed       bool   `json:"oversubscribed"`         // bandwidth > switching capacity
+}
+
+// Link is one full-duplex link of run.json's topology: ends A and B as (node id,
+// port), as the records' node and port columns name them.
+type Link struct {
+	A        int32 `json:"a"`
+	APort    int32 `json:"a_port"`
+	B        int32 `json:"b"`
+	BPort    int32 `json:"b_port"`
+	SpeedBps int64 `json:"speed_bps"`
+	DelayPs  int64 `json:"delay_ps"`
 }
 
 // Simulation is run.json's simulation summary. Conservation: Injected = Delivered +

@@ -18,6 +18,7 @@ type WriterSet struct {
 	Delay       *DelayWriter
 	Packets     *PacketsWriter   // nil unless packets were asked for (--record-packets)
 	Transport   *TransportWriter // nil unless the run is closed loop
+	Stages      *StagesWriter    // nil unless the fabric has ECMP stages beyond the rack and fabric uplinks
 }
 
 // fileWriter is what WriterSet needs of every Writer.
@@ -72,6 +73,7 @@ func (s *WriterSet) writers() []fileWriter {
 	add(s.Delay != nil, s.Delay)
 	add(s.Packets != nil, s.Packets)
 	add(s.Transport != nil, s.Transport)
+	add(s.Stages != nil, s.Stages)
 	return ws
 }
 
@@ -82,6 +84,17 @@ func (s *WriterSet) AddTransport(dir string, d Dictionaries, opts ...Option) err
 		return err
 	}
 	s.Transport = w
+	return nil
+}
+
+// AddStages creates stages.arrow in dir (fabrics with ECMP stages beyond the rack
+// and fabric uplinks: docs/records.md#stagesarrow).
+func (s *WriterSet) AddStages(dir string, d Dictionaries, opts ...Option) error {
+	w, err := NewStagesWriter(filepath.Join(dir, StagesFile), d, opts...)
+	if err != nil {
+		return err
+	}
+	s.Stages = w
 	return nil
 }
 

@@ -191,6 +191,17 @@ type TransportRow struct {
 	Value  int64 // rate_cut, rate_increase: the new rate, bit/s; window_cut, fast_retransmit, timeout: the new cwnd, bytes (0 for a RoCE timeout); cnp: 0
 }
 
+// StageRow is one row of stages.arrow (fabrics with ECMP stages beyond the rack and
+// fabric uplinks, docs/records.md#stagesarrow): the member a flow chose at one ECMP
+// stage of its path.
+type StageRow struct {
+	FlowID int64
+	Stage  uint8 // the switch's position on the path: 1 is the source host's switch
+	Node   int32 // the switch
+	Set    int32 // its equal-cost set (loadbalance.arrow set)
+	Member int32 // the member taken, its index in the set (loadbalance.arrow member)
+}
+
 // ---- the record files ----
 
 // Record file names.
@@ -204,6 +215,7 @@ const (
 	DelayFile       = "delay.arrow"
 	PacketsFile     = "packets.arrow"
 	TransportFile   = "transport.arrow"
+	StagesFile      = "stages.arrow"
 )
 
 // table is one record file: its name and columns in order.
@@ -379,6 +391,14 @@ var transportTable = &table[TransportRow]{name: TransportFile, cols: []column[Tr
 	i64("value", func(r *TransportRow) *int64 { return &r.Value }),
 }}
 
+var stagesTable = &table[StageRow]{name: StagesFile, cols: []column[StageRow]{
+	i64("flow_id", func(r *StageRow) *int64 { return &r.FlowID }),
+	u8("stage", func(r *StageRow) *uint8 { return &r.Stage }),
+	nodeColumn("node", func(r *StageRow) *int32 { return &r.Node }),
+	i32("set", func(r *StageRow) *int32 { return &r.Set }),
+	i32("member", func(r *StageRow) *int32 { return &r.Member }),
+}}
+
 // lastNode is a packet's end_node: the last node of its path (-1, rejected, if empty).
 func lastNode(r *PacketRow) int32 {
 	if len(r.Path) == 0 {
@@ -389,7 +409,7 @@ func lastNode(r *PacketRow) int32 {
 
 // Files lists the record file names in the order docs/records.md gives them.
 func Files() []string {
-	return []string{PortsFile, DropsFile, PFCFile, BufferFile, LoadBalanceFile, FlowsFile, DelayFile, PacketsFile, TransportFile}
+	return []string{PortsFile, DropsFile, PFCFile, BufferFile, LoadBalanceFile, FlowsFile, DelayFile, PacketsFile, TransportFile, StagesFile}
 }
 
 // Schema returns the Arrow schema of the record file called name (one of Files).
@@ -413,6 +433,8 @@ func Schema(name string) (*arrow.Schema, error) {
 		return packetsTable.schema(), nil
 	case TransportFile:
 		return transportTable.schema(), nil
+	case StagesFile:
+		return stagesTable.schema(), nil
 	}
 	return nil, fmt.Errorf("records: %q is not a record file (known: %q)", name, Files())
 }

@@ -73,7 +73,7 @@ type Writer[R any] struct {
 	closed bool
 }
 
-// PortsWriter, DropsWriter, ... are the writers of the eight record files.
+// PortsWriter, DropsWriter, ... are the writers of the record files.
 type (
 	PortsWriter       = Writer[PortRow]
 	DropsWriter       = Writer[DropRow]
@@ -84,6 +84,7 @@ type (
 	DelayWriter       = Writer[DelayRow]
 	PacketsWriter     = Writer[PacketRow]
 	TransportWriter   = Writer[TransportRow]
+	StagesWriter      = Writer[StageRow]
 )
 
 // NewPortsWriter creates the file at path (normally OutputDir.Path(PortsFile)) and
@@ -123,6 +124,10 @@ func NewTransportWriter(path string, d Dictionaries, opts ...Option) (*Transport
 
 func NewPacketsWriter(path string, d Dictionaries, opts ...Option) (*PacketsWriter, error) {
 	return newWriter(packetsTable, path, d, opts)
+}
+
+func NewStagesWriter(path string, d Dictionaries, opts ...Option) (*StagesWriter, error) {
+	return newWriter(stagesTable, path, d, opts)
 }
 
 func newWriter[R any](t *table[R], path string, d Dictionaries, opts []Option) (*Writer[R], error) {

@@ -63,7 +63,7 @@ func (pr *Prepared) CacheTrace(maxBytes int64) error {
 	// Read as a closed-loop replay at speedup 1 whose every transport is closed loop:
 	// injection times are then the offsets (ns, exactly), and every captured control
 	// packet is marked with its kind.
-	src := &Prepared{Opt: pr.Opt, Summary: pr.Summary, Clos: pr.Clos, HostMap: pr.HostMap, T0: pr.T0, Idle: pr.Idle,
+	src := &Prepared{Opt: pr.Opt, Summary: pr.Summary, Topo: pr.Topo, HostMap: pr.HostMap, T0: pr.T0, Idle: pr.Idle,
 		fileOffset: pr.fileOffset}
 	src.Opt.Speedup = 1
 	cfg := *pr.Opt.Config

@@ -8,10 +8,10 @@ import (
 	"github.com/tracefabric/tracefabric/records"
 )
 
-// Derive returns a Prepared that replays pr's trace, host mapping and Clos with
+// Derive returns a Prepared that replays pr's trace, host mapping and fabric with
 // another configuration and speedup, without reading the trace summary again: what
 // the points of a sweep share (README, "replay sweep"). cfg must describe pr's
-// topology (the Clos and the host mapping depend on it); everything else, transport
+// topology (the fabric and the host mapping depend on it); everything else, transport
 // mode included, may differ. A closed-loop cfg needs each TCP flow's segment size:
 // when pr was prepared open loop, Derive reads the trace once more to find them
 // (prepare the closed-loop points of a sweep from one closed-loop Prepared to read
@@ -36,6 +36,9 @@ func (pr *Prepared) DeriveLoad(cfg *config.Config, speedup float64, replicate []
 	if cfg.Topology != pr.Opt.Config.Topology {
 		return nil, inputErrf("replay: Derive: the configuration's topology differs from the prepared one (prepare it on its own)")
 	}
+	if _, _, err := pr.Topo.SwitchConfigs(cfg); err != nil {
+		return nil, inputErrf("%w", err)
+	}
 	if !(speedup > 0) || math.IsInf(speedup, 0) {
 		return nil, inputErrf("--speedup %v must be a finite number > 0", speedup)
 	}
@@ -44,7 +47,7 @@ func (pr *Prepared) DeriveLoad(cfg *config.Config, speedup float64, replicate []
 	if err := opt.defaults(); err != nil {
 		return nil, err
 	}
-	d := &Prepared{Opt: opt, Summary: pr.Summary, Clos: pr.Clos, HostMap: pr.HostMap, T0: pr.T0, Idle: pr.Idle,
+	d := &Prepared{Opt: opt, Summary: pr.Summary, Topo: pr.Topo, HostMap: pr.HostMap, T0: pr.T0, Idle: pr.Idle,
 		fileOffset: pr.fileOffset, facts: pr.facts, cache: pr.cache, loadRecs: pr.loadRecs}
 	if err := d.load(); err != nil {
 		return nil, err

@@ -71,9 +71,9 @@ func TestDeriveEqualsPrepare(t *testing.T) {
 					t.Errorf("%s differs between the derived and the prepared run", name)
 				}
 			}
-			// Every record file but packets.arrow (--packets), and transport.arrow
-			// closed loop only.
-			want := len(records.Files()) - 2
+			// Every record file but packets.arrow (--packets) and stages.arrow (not
+			// for the Clos), and transport.arrow closed loop only.
+			want := len(records.Files()) - 3
 			if a.Transport == records.ModeClosed {
 				want++
 			}

@@ -1,9 +1,12 @@
-// Package replay turns captures into a simulation of a Clos fabric and streams its
+// Package replay turns captures into a simulation of a fabric and streams its
 // records (docs/model.md#topology, docs/model.md#replay, docs/records.md).
 //
-// It builds the Clos of docs/model.md#clos-builder (NewClos: a pure graph with the
-// up/down routing of docs/model.md#routing), maps the trace's IPv4 and IPv6 endpoints onto its hosts (MapHosts: subnet, spread,
-// hash or a CSV file), instantiates the switch model of package switchmodel on that graph,
+// It builds the fabric (NewTopology: package fabric's graph of the configuration's
+// Clos, docs/model.md#clos-builder, or of a topology file, docs/topology.md, with the
+// shortest-path and WCMP routing of docs/model.md#routing and every switch's profile
+// checked; Describe is `replay topology`), maps the trace's IPv4 and IPv6 endpoints
+// onto its hosts (MapRacks: subnet, spread, hash or a CSV file, over the racks
+// of any fabric), instantiates the switch model of package switchmodel on that graph,
 // injects every IPv4 packet of the capture at (t - t0) / Speedup into its source host's
 // NIC, runs until the fabric drains or the drain limit passes, and writes the record
 // files of package records plus run.json into an output directory that appears
@@ -21,10 +24,11 @@
 // (t - t0) * 1000 / Speedup picoseconds, rounded down.
 //
 // Decisions where the spec is silent:
-//   - Host ids are dense and in name order: id = (pod*RacksPerPod+rack)*HostsPerRack+host;
-//     node indices put hosts first, then racks, fabric and spine switches.
+//   - Host ids are dense: the Clos's are in name order, id = (pod*RacksPerPod+rack)*
+//     HostsPerRack+host; a file's in declaration order. Node indices put hosts first,
+//     then switches (the Clos: racks, fabric and spine switches).
 //   - The host mapping places endpoints on a list of racks (Rack: a name and its hosts
-//     in order; MapRacks), not on the Clos's arithmetic, so any fabric can use it.
+//     in order; MapRacks over Topology.HostRacks), so any fabric can use it.
 //   - In subnet mode, /prefix groups placed on the same rack (more groups than racks)
 //     take that rack's hosts in order, continuing after earlier groups; a group that
 //     does not fit its rack moves whole to the next rack with room, or is split rack

@@ -219,7 +219,7 @@ func sameFiles(t *testing.T, run *records.Run, a, b string) {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(x, y) {
-			t.Errorf("%s differs between two identical runs", name)
+			t.Errorf("%s differs between %s and %s", name, a, b)
 		}
 	}
 }

@@ -83,8 +83,9 @@ var ErrHostMap = errors.New("host mapping")
 // fabric.
 type HostMap struct {
 	Grid   HostGrid
-	Mode   string // "subnet", "hash", "spread" or the CSV file's path
-	Racks  []Rack // the racks mapped onto, in order
+	Mode   string    // "subnet", "hash", "spread" or the CSV file's path
+	Racks  []Rack    // the racks mapped onto, in order
+	Names  HostNames // the hosts' names
 	byAddr map[ipaddr.Addr]int32
 	rackOf []int32 // host id -> index in Racks
 	// Groups counts the subnet mapping's groups; Split those spread over several
@@ -221,7 +222,7 @@ func MapRacks(mode string, endpoints []ipaddr.Addr, racks []Rack, names HostName
 	if mode == "" {
 		mode = MapSubnet
 	}
-	m := &HostMap{Mode: mode, Racks: racks, byAddr: make(map[ipaddr.Addr]int32, len(endpoints))}
+	m := &HostMap{Mode: mode, Racks: racks, Names: names, byAddr: make(map[ipaddr.Addr]int32, len(endpoints))}
 	m.rackOf = make([]int32, slices.Max(all)+1)
 	for i, r := range racks {
 		for _, h := range r.Hosts {

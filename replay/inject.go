@@ -50,7 +50,7 @@ func (s *sim) inject(now units.Time, p *arrival) {
 			f.oversize++
 			s.trace.oversizeDropped++
 			if s.oversizeAt == nil {
-				s.oversizeAt = make([][switchmodel.NumTC]int64, s.pr.Clos.Grid.Hosts())
+				s.oversizeAt = make([][switchmodel.NumTC]int64, s.pr.Topo.Hosts)
 			}
 			s.oversizeAt[src][s.classes.TC(p.dscp)]++
 			s.writeOversizeDrop(now, f, fid, p, length, traceIndex)
@@ -58,7 +58,7 @@ func (s *sim) inject(now units.Time, p *arrival) {
 		}
 	}
 	host := s.net.Hosts()[src]
-	path := &s.paths[f.path]
+	path := &s.ideal.paths[f.path]
 	for length > 0 {
 		piece := min(length, s.mtu)
 		length -= piece
@@ -96,7 +96,7 @@ func (s *sim) newFlow(now units.Time, fid int32, p *arrival) {
 	key := flowKey(p.saddr, p.daddr, p.proto, p.sport, p.dport, p.laterFrag)
 	s.flows = append(s.flows, flowState{tuple: p.tuple(), dscp: p.dscp, src: p.src, dst: p.dst, first: now, copy: p.copy,
 		rackMember: -1, fabricMember: -1, lastRack: -1, lastFabric: -1, delayMin: -1,
-		path: s.pr.Clos.Grid.pathKind(p.src, p.dst), key: s.net.AddKey(key)})
+		path: s.pathOf(p.src, p.dst, &key), key: s.net.AddKey(key)})
 	if s.layer == nil {
 		return
 	}

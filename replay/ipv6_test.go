@@ -142,5 +142,5 @@ func TestIPv6Trace(t *testing.T) {
 
 // hostName is the default grid's name of host h of rack r of pod p.
 func hostName(p, r, h int) string {
-	return defaultGrid.HostName(int32((p*defaultGrid.RacksPerPod+r)*defaultGrid.HostsPerRack + h))
+	return defaultGrid.HostName(int32((p*4+r)*16 + h))
 }

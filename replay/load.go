@@ -144,16 +144,16 @@ func (r loadResult) json(pr *Prepared, bins int64) *records.OfferedLoad {
 	o := &records.OfferedLoad{BinPs: int64(loadBin), Bins: bins, P99Bps: bpsOf(r.p99), P99Share: r.p99Share, PeakShare: r.peakS,
 		Speedup: pr.Opt.Speedup}
 	if r.host >= 0 {
-		o.BusiestLink, o.Direction = pr.Clos.Nodes[r.host].Name, [2]string{"tx", "rx"}[r.dir]
+		o.BusiestLink, o.Direction = pr.Topo.Nodes[r.host].Name, [2]string{"tx", "rx"}[r.dir]
 	}
 	return o
 }
 
 // hostSpeeds are the speeds of the hosts' links, by host id.
 func (pr *Prepared) hostSpeeds() []units.BitRate {
-	sp := make([]units.BitRate, pr.Clos.Grid.Hosts())
+	sp := make([]units.BitRate, pr.Topo.Hosts)
 	for h := range sp {
-		sp[h] = pr.Clos.Nodes[h].Ports[0].Link.Speed
+		sp[h] = pr.Topo.Links[pr.Topo.Nodes[h].Ports[0].Link].Speed
 	}
 	return sp
 }
@@ -292,7 +292,7 @@ func (pr *Prepared) targetSpeedup(target float64) (float64, loadResult, error) {
 		if pr.lastInjection(s) < loadBin || s > 1e15 {
 			// Compressed into one bin, the capture offers at most its bytes per 1 ms.
 			return 0, r, inputErrf("--target-load %g: the busiest host link's p99 offered load cannot reach %g%% of its speed: with the whole capture in one 1 ms bin it is %.3g%% (%s); more copies than racks share hosts (--replicate N), or lower the target",
-				100*target, 100*target, 100*r.p99Share, pr.Clos.Nodes[r.host].Name)
+				100*target, 100*target, 100*r.p99Share, pr.Topo.Nodes[r.host].Name)
 		}
 	}
 	for i := 0; i < 40 && math.Abs(hiR.p99Share/target-1) > 0.001; i++ {
@@ -407,7 +407,7 @@ func (m *copyMerge) pop() (int64, int) {
 func (r loadResult) describe(pr *Prepared, target float64) string {
 	name := "-"
 	if r.host >= 0 {
-		name = pr.Clos.Nodes[r.host].Name + " " + [2]string{"tx", "rx"}[r.dir]
+		name = pr.Topo.Nodes[r.host].Name + " " + [2]string{"tx", "rx"}[r.dir]
 	}
 	return fmt.Sprintf("--target-load %g%%: speedup %.6g (busiest host link %s: p99 %.2f%% of its speed over 1 ms bins, peak %.2f%%)",
 		100*target, pr.Opt.Speedup, name, 100*r.p99Share, 100*r.peakS)

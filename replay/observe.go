@@ -32,7 +32,7 @@ type flowState struct {
 	// Ideal schedule and sender.
 	ideal      idealState
 	size       int64      // bytes (L) of the flow's captured data packets
-	path       uint8      // path kind (ideal.go)
+	path       int32      // ideal path (ideal.go)
 	start      units.Time // the flow's start: its first segment's availability (docs/model.md#application-model)
 	kind       transport.Kind
 	closed     bool   // re-sent by a closed-loop sender
@@ -50,7 +50,7 @@ type flowState struct {
 // Drop implements switchmodel.DropObserver.
 func (s *sim) Drop(e switchmodel.DropEvent) {
 	if e.Reason == switchmodel.DropNoRoute {
-		s.setErr(fmt.Errorf("replay: %s dropped a packet with no route (topology bug)", s.pr.Clos.Nodes[e.Node].Name))
+		s.setErr(fmt.Errorf("replay: %s dropped a packet with no route (topology bug)", s.pr.Topo.Nodes[e.Node].Name))
 		return
 	}
 	p := e.Packet
@@ -69,6 +69,9 @@ func (s *sim) Drop(e switchmodel.DropEvent) {
 	}
 	f.dropped++
 	s.members(f, p)
+	if s.stages != nil {
+		s.recordStages(p, false)
+	}
 	s.setErr(s.drops.Append(r))
 	if s.packets != nil {
 		s.writePathPacket(p, e.Time, -1, records.FateDropped, e.Node)
@@ -102,6 +105,9 @@ func (s *sim) Delivered(now units.Time, p *switchmodel.Packet) {
 	f.delivered++
 	f.lastDeliver = max(f.lastDeliver, now)
 	s.members(f, p)
+	if s.stages != nil {
+		s.recordStages(p, true)
+	}
 	if p.Marked {
 		f.ce++
 	}

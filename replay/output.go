@@ -96,10 +96,23 @@ func (s *sim) writeLoadBalance() error {
 				bySel[id] = i
 			}
 		}
-		for _, r := range recs {
+		for i := 0; i < len(recs); {
+			r := recs[i]
 			set := bySel[r.Set]
-			port := sw.EqualCostSet(set)[r.Member]
-			row := records.LoadBalanceRow{Node: sw.ID(), Tier: s.tier[sw.ID()], Set: int32(set), Member: int32(r.Member),
+			member := sw.SlotMember(set, r.Member)
+			// A weighted set's records are per group-table slot: sum each member's
+			// slots (they are consecutive, docs/model.md#routing).
+			for i++; i < len(recs) && recs[i].Set == r.Set && sw.SlotMember(set, recs[i].Member) == member; i++ {
+				q := recs[i]
+				r.Flows += q.Flows
+				r.Flowlets += q.Flowlets
+				r.Packets += q.Packets
+				r.Bytes += q.Bytes
+				r.MovedIn += q.MovedIn
+				r.MovedOut += q.MovedOut
+			}
+			port := sw.EqualCostSet(set)[member]
+			row := records.LoadBalanceRow{Node: sw.ID(), Tier: s.tier[sw.ID()], Set: int32(set), Member: int32(member),
 				Port: int32(port), Peer: sw.PortInfo(port).Peer, Flows: r.Flows, Flowlets: r.Flowlets, Packets: r.Packets,
 				Bytes: r.Bytes, MovedIn: r.MovedIn, MovedOut: r.MovedOut, HashMethod: hm}
 			if err := w.Append(&row); err != nil {
@@ -184,12 +197,28 @@ func (s *sim) runJSON() (*records.Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := s.pr.Clos
-	topo := records.Topology{Nodes: len(c.Nodes), Links: c.Links(), Hosts: c.Grid.Hosts(),
-		BDPBytes: int64(s.cfg.BDP()), BaseRTTPs: int64(s.cfg.BaseRTT())}
+	t := s.pr.Topo
+	rtt, bdp := t.BaseRTT(s.cfg)
+	topo := records.Topology{Shape: t.Shape, File: t.Source, Nodes: len(t.Nodes), Links: len(t.Links), Hosts: t.Hosts,
+		BDPBytes: int64(bdp), BaseRTTPs: int64(rtt)}
+	_, profs, _ := t.SwitchConfigs(s.cfg)
 	for _, sw := range s.net.Switches() {
-		topo.Switches = append(topo.Switches, records.Switch{Name: sw.Name(), Tier: s.tier[sw.ID()],
+		n := &t.Nodes[sw.ID()]
+		topo.Switches = append(topo.Switches, records.Switch{Name: sw.Name(), ID: sw.ID(), Tier: s.tier[sw.ID()],
+			Role: n.Role, Level: n.Level, Group: n.Group, Pod: n.Pod, Plane: n.Plane, Profile: profs[sw.ID()],
 			BandwidthBps: int64(sw.Bandwidth()), SwitchingCapacityBps: int64(sw.SwitchingCapacity()), Oversubscribed: sw.Oversubscribed()})
+	}
+	for _, sw := range s.net.Switches() {
+		for set := range sw.NumSets() {
+			if w := sw.MemberWeights(set); w != nil {
+				topo.WeightedSets = append(topo.WeightedSets, records.WeightedSet{Node: sw.ID(), Set: int32(set), Weights: w})
+			}
+		}
+	}
+	for i := range t.Links {
+		l := &t.Links[i]
+		topo.LinkList = append(topo.LinkList, records.Link{A: l.A.Node, APort: l.A.Port, B: l.B.Node, BPort: l.B.Port,
+			SpeedBps: int64(l.Speed), DelayPs: int64(l.Delay)})
 	}
 	k := s.net.Counters()
 	sim := records.Simulation{SimTimePs: int64(s.eng.Now()), WallS: s.wall.Seconds(), CPUS: s.cpu.Seconds(), Events: int64(k.Events),

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/netip"
 
+	"github.com/tracefabric/tracefabric/fabric"
 	"github.com/tracefabric/tracefabric/internal/config"
 	"github.com/tracefabric/tracefabric/internal/ipaddr"
 )
@@ -19,6 +20,11 @@ type PathHop struct {
 	Member  int    `json:"member"`
 	Port    int    `json:"port"`
 	Next    string `json:"next"`
+	// Weights are a WCMP set's member weights, in member order (omitted for an
+	// equal-weight set): the member is the group table's slot hash mod table size.
+	Weights []int32 `json:"weights,omitempty"`
+	// Ports are the set's ports in member order.
+	Ports []int32 `json:"ports,omitempty"`
 }
 
 // FlowPath returns the hops a flow takes from its source host to its destination
@@ -28,7 +34,7 @@ type PathHop struct {
 //
 // src and dst are both IPv4 or both IPv6 (an IPv4-mapped IPv6 address is IPv6); the
 // key is the family's (docs/model.md#ecmp-hashing).
-func (c *Clos) FlowPath(cfg *config.Config, hm *HostMap, src, dst netip.Addr, proto uint8, sport, dport uint16) ([]PathHop, error) {
+func (c *Topology) FlowPath(cfg *config.Config, hm *HostMap, src, dst netip.Addr, proto uint8, sport, dport uint16) ([]PathHop, error) {
 	sa, da := ipaddr.FromNetip(src), ipaddr.FromNetip(dst)
 	if !sa.IsValid() || sa.Family() != da.Family() {
 		return nil, inputErrf("%s -> %s: the two addresses must be of one family (both IPv4 or both IPv6)", src, dst)
@@ -46,23 +52,45 @@ func (c *Clos) FlowPath(cfg *config.Config, hm *HostMap, src, dst netip.Addr, pr
 	}
 	key := flowKey(sa, da, proto, sport, dport, false)
 	var hops []PathHop
-	node := int(s)
-	for node != int(d) {
-		set := c.NextHops(node, d)
-		if len(set) == 0 || len(hops) > 8 {
-			return nil, fmt.Errorf("replay: no route from %s to %s", c.Nodes[node].Name, c.Nodes[d].Name)
+	node := s
+	for node != d {
+		var set NextHopsView
+		if node < int32(c.Hosts) {
+			set = NextHopsView{Ports: []int32{0}}
+		} else {
+			h, ok := c.Routes.NextHops(node, d)
+			if !ok {
+				return nil, fmt.Errorf("replay: no route from %s to %s", c.Nodes[node].Name, c.Nodes[d].Name)
+			}
+			set = NextHopsView(h)
 		}
-		h := PathHop{Node: c.Nodes[node].Name, SetSize: len(set)}
-		if len(set) > 1 {
-			ec := cfg.ECMP(h.Node)
+		if len(hops) > maxPathLinks {
+			return nil, fmt.Errorf("replay: no route from %s to %s within %d links", c.Nodes[s].Name, c.Nodes[d].Name, maxPathLinks)
+		}
+		h := PathHop{Node: c.Nodes[node].Name, SetSize: len(set.Ports)}
+		if len(set.Ports) > 1 {
+			sw, _, err := cfg.SwitchFor(c.Nodes[node].Profile, c.Nodes[node].Role)
+			if err != nil {
+				return nil, inputErrf("%v", err)
+			}
+			ec := cfg.ECMPFor(sw, h.Node)
 			v := ec.Method.Hash(ec.Salt, &key)
 			h.Hash = fmt.Sprintf("0x%08x", v)
-			h.Member = int(v % uint32(len(set)))
+			h.Ports = set.Ports
+			if tab := (&fabric.NextHops{Ports: set.Ports, Weights: set.Weights}).Table(); tab != nil {
+				h.Member = int(tab[v%uint32(len(tab))])
+				h.Weights = set.Weights
+			} else {
+				h.Member = int(v % uint32(len(set.Ports)))
+			}
 		}
-		h.Port = set[h.Member]
+		h.Port = int(set.Ports[h.Member])
 		node = c.Nodes[node].Ports[h.Port].Peer
 		h.Next = c.Nodes[node].Name
 		hops = append(hops, h)
 	}
 	return hops, nil
 }
+
+// NextHopsView is a fabric.NextHops as FlowPath reads it.
+type NextHopsView fabric.NextHops

@@ -12,7 +12,7 @@ import (
 
 func TestFlowPath(t *testing.T) {
 	cfg := config.Default()
-	c, err := NewClos(cfg.Topology)
+	c, err := NewTopology(&cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,7 +21,7 @@ func TestFlowPath(t *testing.T) {
 	for g := 0; g < 5; g++ {
 		eps = append(eps, ipaddr.From4([4]byte{10, 0, byte(g), 1}))
 	}
-	hm, err := MapHosts(MapSubnet, eps, c.Grid, 24, 0)
+	hm, err := MapRacks(MapSubnet, eps, c.HostRacks, c, 24, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestFlowPath(t *testing.T) {
 // switch's method and salt; the two addresses must be of one family.
 func TestFlowPathIPv6(t *testing.T) {
 	cfg := config.Default()
-	c, err := NewClos(cfg.Topology)
+	c, err := NewTopology(&cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestFlowPathIPv6(t *testing.T) {
 		eps = append(eps, ipaddr.From16([16]byte{0x20, 0x01, 0x0d, 0xb8, 6: 0, 7: byte(g), 15: 1}))
 	}
 	eps = append(eps, ipaddr.MustParse("10.0.0.1"))
-	hm, err := MapHosts(MapSubnet, eps, c.Grid, 24, 64)
+	hm, err := MapRacks(MapSubnet, eps, c.HostRacks, c, 24, 64)
 	if err != nil {
 		t.Fatal(err)
 	}

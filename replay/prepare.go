@@ -117,12 +117,12 @@ type Progress struct {
 }
 
 // Prepared is everything a run needs that does not depend on the hash method: the
-// trace summary, its first timestamp, the Clos and the host mapping. Prepare once,
+// trace summary, its first timestamp, the fabric and the host mapping. Prepare once,
 // then Run one or more methods (in parallel: a Prepared is read-only).
 type Prepared struct {
 	Opt     Options
 	Summary *ingest.Summary
-	Clos    *Clos
+	Topo    *Topology
 	HostMap *HostMap
 	T0      int64 // the replay's time zero: the first replayed packet's timestamp, ns
 	// Idle is what --max-idle removed from the capture's timeline.
@@ -215,11 +215,11 @@ func (o *Options) ingestOptions() ingest.Options {
 }
 
 // Prepare reads the traces once (the summary and the endpoints together), builds the
-// Clos and maps the endpoints onto its hosts.
+// fabric (NewTopology) and maps the endpoints onto its hosts.
 func Prepare(opt Options) (*Prepared, error) { return prepare(opt, true) }
 
 // PrepareMapping is Prepare without what only a run needs (the --max-idle pass and
-// the check that the capture fits the simulator's clock): the trace summary, the Clos
+// the check that the capture fits the simulator's clock): the trace summary, the fabric
 // and the host mapping, as `replay path` uses them.
 func PrepareMapping(opt Options) (*Prepared, error) { return prepare(opt, false) }
 
@@ -252,11 +252,11 @@ func prepare(opt Options, forRun bool) (*Prepared, error) {
 			return nil, err
 		}
 	}
-	clos, err := NewClos(opt.Config.Topology)
+	topo, err := NewTopology(opt.Config)
 	if err != nil {
 		return nil, inputErrf("%w", err)
 	}
-	hm, err := MapHosts(opt.Hosts, sum.EndpointAddrs, clos.Grid, opt.RackPrefix, opt.RackPrefix6)
+	hm, err := MapRacks(opt.Hosts, sum.EndpointAddrs, topo.HostRacks, topo, opt.RackPrefix, opt.RackPrefix6)
 	if err != nil {
 		return nil, inputErrf("%w", err)
 	}
@@ -264,7 +264,7 @@ func prepare(opt Options, forRun bool) (*Prepared, error) {
 	for i := 1; i < len(offsets); i++ {
 		offsets[i] = offsets[i-1] + sum.Files[i-1].Packets
 	}
-	pr := &Prepared{Opt: opt, Summary: sum, Clos: clos, HostMap: hm, T0: sum.FirstUnicast, Idle: idle, fileOffset: offsets,
+	pr := &Prepared{Opt: opt, Summary: sum, Topo: topo, HostMap: hm, T0: sum.FirstUnicast, Idle: idle, fileOffset: offsets,
 		loadRecs: &sharedRecords{}}
 	if !forRun {
 		return pr, nil
@@ -349,7 +349,7 @@ func methodConfig(cfg *config.Config, method string) (*config.Config, error) {
 	if err != nil {
 		return nil, inputErrf("--hash: %w", err)
 	}
-	c.Switch.EcmpHashMethod = m
+	c.SetHashMethod(m)
 	return &c, nil
 }
 

@@ -83,7 +83,7 @@ type sim struct {
 	retransmits  int64                         // closed loop: the sums of flows.arrow's retransmits and timeouts
 	timeouts     int64
 	layer        *transport.Layer // closed loop: the hosts' senders and receivers
-	paths        [3]pathLinks     // the ideal schedule's path kinds (ideal.go)
+	ideal        idealPaths       // the ideal schedule's paths (ideal.go)
 	delay        records.DelayHistogram
 	oversizeAt   [][switchmodel.NumTC]int64 // oversize drops per source host and TC
 
@@ -92,6 +92,7 @@ type sim struct {
 	pfc     *records.PFCWriter
 	buffer  *records.BufferWriter
 	packets *records.PacketsWriter // nil without --record-packets
+	stages  *records.StagesWriter  // nil unless the fabric has stages beyond rack and fabric (Topology.RecordsStages)
 	obsErr  error
 
 	dropRow records.DropRow
@@ -101,6 +102,12 @@ type sim struct {
 	trRow   records.TransportRow
 	hops    []switchmodel.Hop
 
+	// stages.arrow (stages.go): per flow the stages read so far, the switch of each
+	// node id (nil for hosts), the row.
+	stageSeen []uint8
+	switchAt  []*switchmodel.Switch
+	stageRow  records.StageRow
+
 	wallStart time.Time
 	cpu       time.Duration // the simulation thread's CPU time
 	wall      time.Duration
@@ -108,11 +115,10 @@ type sim struct {
 }
 
 func newSim(pr *Prepared, cfg *config.Config, out *records.OutputDir) (*sim, error) {
-	s := &sim{pr: pr, cfg: cfg, classes: cfg.Switch.ClassMap(), mtu: int32(cfg.Switch.Mtu), rows: map[string]int64{},
-		paths: idealPaths(&cfg.Topology, cfg.Switch.ForwardingLatency)}
+	s := &sim{pr: pr, cfg: cfg, classes: cfg.Switch.ClassMap(), mtu: int32(cfg.Switch.Mtu), rows: map[string]int64{}}
 	s.trace.closed = pr.closedLoop()
-	names := make([]string, len(pr.Clos.Nodes))
-	for i, n := range pr.Clos.Nodes {
+	names := make([]string, len(pr.Topo.Nodes))
+	for i, n := range pr.Topo.Nodes {
 		names[i] = n.Name
 		s.tier = append(s.tier, RecordTier(n.Tier))
 	}
@@ -126,13 +132,20 @@ func newSim(pr *Prepared, cfg *config.Config, out *records.OutputDir) (*sim, err
 			return s, err
 		}
 	}
+	if pr.Topo.RecordsStages() {
+		if err := w.AddStages(out.Dir(), records.Dictionaries{Nodes: names}); err != nil {
+			return s, err
+		}
+		s.stages = w.Stages
+	}
 	if s.packets != nil {
 		s.pktRow.Path = make([]int32, 0, switchmodel.MaxPath+1)
 	}
 	s.eng = switchmodel.NewEngine()
+	_, bdp := pr.Topo.BaseRTT(cfg)
 	s.net = switchmodel.NewNetwork(s.eng, switchmodel.Options{
 		Seed:        cfg.Seed,
-		FabricBDP:   cfg.BDP(),
+		FabricBDP:   bdp,
 		Observers:   switchmodel.Observers{Drops: s, PFC: s, Buffer: s, Deliveries: s},
 		HostClasses: &s.classes,
 	})

@@ -56,10 +56,14 @@ type Switch struct {
 	headroom int64 // total headroom bytes (all ports, lossless pools)
 
 	routes []int32   // set index by destination host index, -1 none
-	sets   [][]int32 // ports of each set, in port order
-	selSet []int     // the Selector's set id of each set (-1 for single-port sets)
-	record []bool    // whether packets routed through each set record their member (RecordMembers)
-	view   setView
+	sets   [][]int32 // ports of each set's slots: its members in port order, or a weighted set's group table
+	// slotMember and members describe a weighted (WCMP) set: the member of each slot
+	// and the members' ports; nil for an equal-weight set (docs/model.md#routing).
+	slotMember [][]int16
+	members    [][]int32
+	selSet     []int   // the Selector's set id of each set (-1 for single-port sets)
+	record     []uint8 // whether packets routed through each set record their member (RecordMembers): recordSlot, recordMember (a weighted set: the slot's member) or 0
+	view       setView
 }
 
 // AddSwitch creates a switch named name in the given tier, configured by cfg (copied),
@@ -194,9 +198,94 @@ func (s *Switch) AddEqualCostSet(ports []int) (int, error) {
 		id = s.sel.AddSet(len(set))
 	}
 	s.sets = append(s.sets, set)
+	s.slotMember = append(s.slotMember, nil)
+	s.members = append(s.members, nil)
 	s.selSet = append(s.selSet, id)
-	s.record = append(s.record, len(set) > 1)
+	s.record = append(s.record, b2u(len(set) > 1)*recordSlot)
 	return len(s.sets) - 1, nil
+}
+
+// AddWeightedSet registers a WCMP set (docs/model.md#routing): ports in port order
+// with their weights, member i replicated weights[i] times in the group table, in
+// member order. The Selector chooses a slot of the table; the packet takes the
+// slot's port and records the slot's member. Equal weights make an ordinary set.
+func (s *Switch) AddWeightedSet(ports []int, weights []int) (int, error) {
+	if len(weights) != len(ports) {
+		return 0, fmt.Errorf("switchmodel: switch %s: %d weights for %d ports", s.name, len(weights), len(ports))
+	}
+	same := true
+	total := 0
+	for _, w := range weights {
+		if w < 1 {
+			return 0, fmt.Errorf("switchmodel: switch %s: weight %d (weights are >= 1)", s.name, w)
+		}
+		same = same && w == weights[0]
+		total += w
+	}
+	if same || len(ports) < 2 {
+		return s.AddEqualCostSet(ports)
+	}
+	if total > 1<<15 {
+		return 0, fmt.Errorf("switchmodel: switch %s: a group table of %d slots (at most 32768)", s.name, total)
+	}
+	if s.sel == nil {
+		return 0, fmt.Errorf("switchmodel: switch %s: a weighted set needs a Selector", s.name)
+	}
+	set := make([]int32, len(ports))
+	slots := make([]int32, 0, total)
+	members := make([]int16, 0, total)
+	for i, p := range ports {
+		if p < 0 || p >= len(s.ports) {
+			return 0, fmt.Errorf("switchmodel: switch %s: weighted set names port %d, switch has %d", s.name, p, len(s.ports))
+		}
+		set[i] = int32(p)
+		for range weights[i] {
+			slots = append(slots, int32(p))
+			members = append(members, int16(i))
+		}
+	}
+	s.sets = append(s.sets, slots)
+	s.slotMember = append(s.slotMember, members)
+	s.members = append(s.members, set)
+	s.selSet = append(s.selSet, s.sel.AddSet(total))
+	s.record = append(s.record, recordMember)
+	return len(s.sets) - 1, nil
+}
+
+// Values of Switch.record.
+const (
+	recordSlot   uint8 = 1 // record the chosen slot: the member of an equal-weight set
+	recordMember uint8 = 2 // record the slot's member (a weighted set)
+)
+
+func b2u(b bool) uint8 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// MemberWeights returns a weighted set's member weights (slots per member), nil for
+// an equal-weight set.
+func (s *Switch) MemberWeights(set int) []int {
+	sm := s.slotMember[set]
+	if sm == nil {
+		return nil
+	}
+	w := make([]int, len(s.members[set]))
+	for _, m := range sm {
+		w[m]++
+	}
+	return w
+}
+
+// SlotMember returns the member of set's group-table slot (the slot itself for an
+// equal-weight set): the Selector's records count slots.
+func (s *Switch) SlotMember(set, slot int) int {
+	if m := s.slotMember[set]; m != nil {
+		return int(m[slot])
+	}
+	return slot
 }
 
 // RecordMembers makes packets routed through set record the member they take
@@ -205,7 +294,9 @@ func (s *Switch) AddEqualCostSet(ports []int) (int, error) {
 // The builder marks every up-route set, so that a tier crossed through a single
 // uplink is recorded as crossed.
 func (s *Switch) RecordMembers(set int) {
-	s.record[set] = true
+	if s.record[set] == 0 {
+		s.record[set] = recordSlot
+	}
 }
 
 // SetRoute routes packets for destination host index dst through set.
@@ -220,10 +311,39 @@ func (s *Switch) SetRoute(dst int32, set int) error {
 	return nil
 }
 
-// EqualCostSet returns the ports of set i.
+// StageMember says what a packet to destination host index dst that left the switch
+// by port chose there: the set it was routed through, the port's member index in it,
+// and stage, whether that was an ECMP stage (a set of two or more members, or one
+// that records its member even of one port: RecordMembers). ok is false when the
+// switch has no route to dst or port is not a member of its set. It reads the routes
+// as they are now; replay asks it once per flow, when a packet finishes
+// (docs/records.md#stagesarrow).
+func (s *Switch) StageMember(dst int32, port int) (set, member int, stage, ok bool) {
+	if dst < 0 || int(dst) >= len(s.routes) || s.routes[dst] < 0 {
+		return 0, 0, false, false
+	}
+	set = int(s.routes[dst])
+	ports := s.sets[set]
+	if s.members[set] != nil {
+		ports = s.members[set]
+	}
+	for m, p := range ports {
+		if int(p) == port {
+			return set, m, len(ports) > 1 || s.record[set] != 0, true
+		}
+	}
+	return set, 0, false, false
+}
+
+// EqualCostSet returns the ports of set i's members (a weighted set's distinct
+// ports, in member order).
 func (s *Switch) EqualCostSet(i int) []int {
-	out := make([]int, len(s.sets[i]))
-	for j, p := range s.sets[i] {
+	ports := s.sets[i]
+	if s.members[i] != nil {
+		ports = s.members[i]
+	}
+	out := make([]int, len(ports))
+	for j, p := range ports {
 		out[j] = int(p)
 	}
 	return out
@@ -372,18 +492,23 @@ func (s *Switch) admit(now units.Time, in *port, id PacketID, p *Packet) {
 	set := s.sets[si]
 	m := 0
 	if len(set) > 1 {
+		// m is the slot: the member, or a weighted set's group-table slot.
 		s.view.set = set
 		m = s.sel.Select(now, s.selSet[si], &n.keys[p.Key], p.TC, int(p.Frame), &s.view)
 		if m < 0 || m >= len(set) {
 			m = 0
 		}
 	}
-	if s.record[si] {
+	if r := s.record[si]; r != 0 {
+		member := m
+		if r == recordMember {
+			member = int(s.slotMember[si][m])
+		}
 		switch s.tier {
 		case config.TierRack:
-			p.RackMember = int16(m)
+			p.RackMember = int16(member)
 		case config.TierFabric:
-			p.FabricMember = int16(m)
+			p.FabricMember = int16(member)
 		}
 	}
 	e := s.ports[set[m]]

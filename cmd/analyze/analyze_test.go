@@ -20,7 +20,7 @@ import (
 )
 
 // allFigures are the figures of a single-run report.
-var allFigures = []string{plots.NameDropsOverTime, plots.NamePFCPauseTimeline, plots.NameBufferOccupancy,
+var allFigures = []string{plots.NameFabricHeat, plots.NameDropsOverTime, plots.NamePFCPauseTimeline, plots.NameBufferOccupancy,
 	plots.NameECMPMemberLoad, plots.NameECNMarking, plots.NameDelayCDF, plots.NameFCTSlowdown}
 
 // stringsAt returns the list of strings at path of summary.json.

@@ -190,7 +190,7 @@ func TestComparisonReportWords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, m := range []string{analysis.MetricLossless, analysis.TierMetric(2, "chi2_p")} {
+	for _, m := range []string{analysis.MetricLossless, analysis.TierMetric("fabric", "chi2_p")} {
 		if mc := metricCI(c, m); mc.Marked != "" {
 			t.Errorf("%s: the figure marks %s", m, mc.Marked)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/tracefabric/tracefabric/cmd/internal/cli"
 	"github.com/tracefabric/tracefabric/internal/config"
 	"github.com/tracefabric/tracefabric/internal/units"
+	"github.com/tracefabric/tracefabric/plots"
 	"github.com/tracefabric/tracefabric/plots/report"
 	"github.com/tracefabric/tracefabric/records"
 )
@@ -223,12 +224,32 @@ func firstNonEmpty(s ...string) string {
 	return ""
 }
 
-// fabricSection describes the simulated Clos from run.json's configuration and
-// topology: per tier the switches, their ports and speeds, oversubscription (downlink
-// to uplink bandwidth), headroom per port and pool sizes; then the buffer.
-func fabricSection(in *runInput) report.Section {
+// fabricSection describes the simulated fabric from run.json's configuration and
+// topology: for the Clos, per tier the switches, their ports and speeds,
+// oversubscription (downlink to uplink bandwidth), headroom per port and pool sizes;
+// for a topology file, per role; then the buffer, and the fabric heat map (link
+// utilization and drops as colour).
+func fabricSection(in *runInput, figs *figures) report.Section {
+	sec := fabricTables(in)
+	sec.Blocks = append(sec.Blocks, figs.block(plots.NameFabricHeat))
+	return sec
+}
+
+func fabricTables(in *runInput) report.Section {
 	sec := report.Section{Title: "Fabric", ID: "fabric"}
 	cfg := in.cfg
+	if in.run.Info.Topology.File != "" {
+		if f, err := recordedFabric(in); err == nil && f != nil {
+			topo := in.run.Info.Topology
+			sec.Blocks = append(sec.Blocks, report.TableBlock(roleTable(in, f)), report.KeyValueBlock("",
+				report.KV{Key: "topology file", Value: topo.File + " (" + topo.Shape + ")"},
+				report.KV{Key: "hosts, switches, links", Value: fmt.Sprintf("%s, %s, %s", units.FormatCount(int64(topo.Hosts)), units.FormatCount(int64(len(topo.Switches))), units.FormatCount(int64(topo.Links)))},
+				report.KV{Key: "fabric BDP, base RTT", Value: fmt.Sprintf("%s, %s", units.FormatBytes(float64(topo.BDPBytes)), units.FormatPs(float64(topo.BaseRTTPs)))},
+				report.KV{Key: "ECMP hash, load balancing", Value: cfg.Switch.EcmpHashMethod.String() + ", " + cfg.Switch.LoadBalancingMethod.String()},
+			))
+			return sec
+		}
+	}
 	count := map[records.Tier]int{}
 	for _, sw := range in.run.Info.Topology.Switches {
 		count[sw.Tier]++

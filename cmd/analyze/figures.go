@@ -36,6 +36,7 @@ func figureSpecs(j *job) []figureSpec {
 		}})
 	}
 	specs = append(specs,
+		figureSpec{plots.NameFabricHeat, func() (*plots.Figure, error) { return fabricHeatFigure(j.inputs[j.ref]) }},
 		figureSpec{plots.NameDropsOverTime, func() (*plots.Figure, error) {
 			return plots.DropsOverTime(dropBins(s.Drops.Rate), plots.Options{})
 		}},

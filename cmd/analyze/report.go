@@ -130,7 +130,7 @@ func buildReport(j *job, figs *figures, head []string) *report.Report {
 		}
 		r.Subtitle = fmt.Sprintf("%s runs of one trace: %s", units.FormatCount(int64(len(dirs))), strings.Join(dirs, ", "))
 	}
-	r.Sections = append(r.Sections, runSection(j), fabricSection(j.inputs[j.ref]))
+	r.Sections = append(r.Sections, runSection(j), fabricSection(j.inputs[j.ref], figs))
 	if j.cmp != nil {
 		r.Sections = append(r.Sections, comparisonSection(j, figs))
 	}
@@ -286,6 +286,16 @@ func topKeys(m map[string]int64, n int) []string {
 }
 
 // countTable is a two-column table of a breakdown, largest first.
+// tierWord is what the report calls the groups of a per-tier table: "role" in a
+// run through a topology file, whose tables group switches by their roles
+// (docs/analysis.md#roles), else "tier".
+func tierWord(s *analysis.Summary) string {
+	if s.Run.Topology.File != "" {
+		return "role"
+	}
+	return "tier"
+}
+
 func countTable(caption, key string, m map[string]int64, total int64, n int) report.Table {
 	t := report.Table{Caption: caption, Columns: []string{key, "drops"}, Source: "tables/drops_by.csv"}
 	keys := topKeys(m, n)
@@ -317,7 +327,7 @@ func dropsSection(j *job, figs *figures) report.Section {
 	}
 	sec.Blocks = append(sec.Blocks,
 		report.TableBlock(countTable("By reason", "reason", analysis.Named(d.ByReason), d.Total, len(d.ByReason))),
-		report.TableBlock(countTable("By tier", "tier", analysis.Named(d.ByTier), d.Total, len(d.ByTier))),
+		report.TableBlock(countTable("By "+tierWord(j.sum), tierWord(j.sum), analysis.Named(d.ByTier), d.Total, len(d.ByTier))),
 		report.TableBlock(countTable("By traffic class", "tc", analysis.Named(d.ByTC), d.Total, len(d.ByTC))),
 		report.TableBlock(countTable("Dropping nodes", "node", d.ByNode, d.Total, j.top)),
 	)
@@ -419,8 +429,9 @@ func ecmpSection(j *job, figs *figures) report.Section {
 		}
 	}
 	if s.Imbalance != nil && len(s.Imbalance.Tiers) > 0 {
-		t := report.Table{Caption: "Imbalance per tier (bytes; chi-square on flow counts)", Source: "tables/ecmp_tiers.csv",
-			Columns: []string{"tier", "judged sets", "max/mean", "CoV", "Jain", "idle members", "chi-square p", "worst set (max/mean)"}}
+		word := tierWord(s)
+		t := report.Table{Caption: "Imbalance per " + word + " (bytes; chi-square on flow counts)", Source: "tables/ecmp_tiers.csv",
+			Columns: []string{word, "judged sets", "max/mean", "CoV", "Jain", "idle members", "chi-square p", "worst set (max/mean)"}}
 		var notes []string
 		for _, tier := range s.Imbalance.TierNames() {
 			ti := s.Imbalance.Tiers[tier]
@@ -433,8 +444,8 @@ func ecmpSection(j *job, figs *figures) report.Section {
 				units.FormatFraction(ti.IdleFraction), units.FormatFloat(ti.Chi2P), fmt.Sprintf("%s (%s)", ti.Bytes.Worst.MaxMeanSet, units.FormatFloat(ti.Bytes.Worst.MaxMean))})
 		}
 		sec.Blocks = append(sec.Blocks, report.TableBlock(t), report.ParagraphBlock(fmt.Sprintf(
-			"Max/mean, CoV, Jain's index and idle members are means over the tier's judged sets weighted by their bytes (max/mean 1, CoV 0 and Jain 1 are perfect); a set is judged when it carried at least %d flows per member. The chi-square p-value tests whether the flows were spread uniformly (small: not uniform).",
-			analysis.MinFlowsPerMember)))
+			"Max/mean, CoV, Jain's index and idle members are means over the %s's judged sets weighted by their bytes (max/mean 1, CoV 0 and Jain 1 are perfect); a set is judged when it carried at least %d flows per member. The chi-square p-value tests whether the flows were spread uniformly (small: not uniform).",
+			word, analysis.MinFlowsPerMember)))
 		for _, n := range notes {
 			sec.Blocks = append(sec.Blocks, report.NoDataBlock(n))
 		}
@@ -456,7 +467,29 @@ func ecmpSection(j *job, figs *figures) report.Section {
 			"AMI (adjusted mutual information, Vinh, Epps and Bailey 2010, normalized by min(H)) is 0 in expectation when the fabric's choice is independent of the rack's and 1 when one determines the other (hash polarization: some fabric uplinks never used); intervals are %s 95%% bootstrap intervals over flows (the estimate plus or minus 1.96 bootstrap standard errors, capped at 1: see docs/analysis.md#comparisons for why not BCa). Plain NMI is biased upward on finite samples and is shown only for reference.",
 			s.Bootstrap.Interval)))
 	}
+	if t, ok := stageTable(s.PolarizationStages); ok {
+		sec.Blocks = append(sec.Blocks, report.TableBlock(t), report.ParagraphBlock(
+			"A stage is a switch's position on a flow's path (1: the source host's switch); each row compares the members chosen at two consecutive ECMP stages over the flows that made both choices (stages.arrow: docs/analysis.md#polarization-between-stages). AMI 1: the later choice follows the earlier one, so some of the later set's members never see this traffic; within each switch: the same measure among the flows of one switch of the earlier stage (a hash whose salt cancels out polarizes there while the pooled AMI reads 0)."))
+	}
 	return sec
+}
+
+// stageTable is the ECMP section's table of polarization per pair of consecutive
+// stages, for a fabric whose stages go beyond the rack and fabric choices (a
+// stages.arrow); ok is false otherwise (the rack and fabric block says it all).
+func stageTable(stages []analysis.StagePolarization) (report.Table, bool) {
+	t := report.Table{Caption: "Polarization between consecutive ECMP stages", Source: "tables/polarization_stages.csv",
+		Columns: []string{"stages", "flows", "AMI", "AMI within each switch", "NMI"}}
+	deep := false
+	for _, sp := range stages {
+		deep = deep || sp.FromStagesArrow
+		if !sp.Judged {
+			t.Rows = append(t.Rows, []string{sp.Name(), units.FormatNumber(sp.Flows), "- (" + sp.Reason + ")", "-", "-"})
+			continue
+		}
+		t.Rows = append(t.Rows, []string{sp.Name(), units.FormatNumber(sp.Flows), sp.AMIEstimate.String(), sp.AMIBySwitchEstimate.String(), units.FormatFloat(sp.NMI)})
+	}
+	return t, deep && len(t.Rows) > 0
 }
 func ecnSection(j *job, figs *figures) report.Section {
 	e := j.sum.ECN
@@ -477,7 +510,7 @@ func ecnSection(j *job, figs *figures) report.Section {
 	))
 	if len(e.Queues) > 0 {
 		t := report.Table{Caption: "Queues marking most", Source: "tables/ecn_queues.csv",
-			Columns: []string{"node:port/tc", "tier", "sent", "marked", "fraction"}}
+			Columns: []string{"node:port/tc", tierWord(j.sum), "sent", "marked", "fraction"}}
 		n := min(j.top, len(e.Queues))
 		for _, q := range e.Queues[:n] {
 			t.Rows = append(t.Rows, []string{q.PortName.String(), q.Tier.String(), units.FormatCount(q.TxPackets), units.FormatCount(q.Marked), units.FormatFraction(q.Fraction)})

@@ -23,6 +23,7 @@ const version = cli.Version
 // configFlags are the flags that shape the effective configuration (run, config, path).
 type configFlags struct {
 	file      string
+	topology  string
 	sets      []string
 	seed      int64
 	hash      string
@@ -33,6 +34,7 @@ type configFlags struct {
 func (f *configFlags) register(cmd *cobra.Command, withHash bool) {
 	cmd.Flags().StringVarP(&f.file, "config", "c", "", "YAML configuration file (default: the built-in defaults; see 'replay config --defaults')")
 	cmd.Flags().StringArrayVar(&f.sets, "set", nil, "override one attribute, e.g. --set BufferSize=16MiB or --set Topology.Pods=1 (repeatable)")
+	cmd.Flags().StringVar(&f.topology, "topology", "", "topology file `FILE`: a YAML topology or an ns-3 HPCC topology.txt, see docs/topology.md (Topology.File attribute)")
 	cmd.Flags().Int64Var(&f.seed, "seed", 1, "the run's seed (Seed attribute)")
 	cmd.Flags().StringVar(&f.lb, "lb", "", "load balancing: none or flowlet (LoadBalancingMethod attribute)")
 	cmd.Flags().StringVar(&f.transport, "transport", "", "open (captured packets at their captured times, the default) or closed (TCP and RoCEv2 flows re-sent by simulated senders) (Transport.Mode attribute)")
@@ -46,6 +48,9 @@ func (f *configFlags) register(cmd *cobra.Command, withHash bool) {
 // speak of the flags.
 func (f *configFlags) load(cmd *cobra.Command) (*config.Config, error) {
 	sets := append([]string(nil), f.sets...)
+	if f.topology != "" {
+		sets = append(sets, "Topology.File="+strconv.Quote(f.topology))
+	}
 	if cmd.Flags().Changed("seed") {
 		sets = append(sets, "Seed="+strconv.FormatInt(f.seed, 10))
 	}

@@ -85,15 +85,15 @@ members are equally loaded.`,
 					}
 				} else {
 					// No trace: the two endpoints are the whole trace.
-					clos, err := replay.NewClos(cfg.Topology)
+					topo, err := replay.NewTopology(cfg)
 					if err != nil {
 						return inputError{Err: err}
 					}
-					hm, err := replay.MapHosts(opt.Hosts, []ipaddr.Addr{ipaddr.FromNetip(src), ipaddr.FromNetip(dst)}, clos.Grid, opt.RackPrefix, opt.RackPrefix6)
+					hm, err := replay.MapRacks(opt.Hosts, []ipaddr.Addr{ipaddr.FromNetip(src), ipaddr.FromNetip(dst)}, topo.HostRacks, topo, opt.RackPrefix, opt.RackPrefix6)
 					if err != nil {
 						return inputError{Err: err}
 					}
-					pr = &replay.Prepared{Clos: clos, HostMap: hm}
+					pr = &replay.Prepared{Topo: topo, HostMap: hm}
 				}
 			}
 			methods := []ecmp.Method{cfg.Switch.EcmpHashMethod}
@@ -104,8 +104,8 @@ members are equally loaded.`,
 			results := map[string][]replay.PathHop{}
 			for _, m := range methods {
 				c := *cfg
-				c.Switch.EcmpHashMethod = m
-				hops, err := pr.Clos.FlowPath(&c, pr.HostMap, src, dst, proto, sport, dport)
+				c.SetHashMethod(m)
+				hops, err := pr.Topo.FlowPath(&c, pr.HostMap, src, dst, proto, sport, dport)
 				if err != nil {
 					return replayError(err)
 				}
@@ -165,7 +165,7 @@ func prepareFromRun(cmd *cobra.Command, dir string, cf *configFlags) (*config.Co
 		if err != nil {
 			return nil, nil, usageError{Err: fmt.Errorf("--hash %q: want one of %v, or all", cf.hash, ecmp.AllMethods)}
 		}
-		cfg.Switch.EcmpHashMethod = m
+		cfg.SetHashMethod(m)
 	}
 	opt, err := replay.OptionsFromRun(&run.Options)
 	if err != nil {
@@ -190,7 +190,7 @@ func mappedHosts(hm *replay.HostMap, addrs ...netip.Addr) [][2]string {
 	for _, a := range addrs {
 		h := ""
 		if id, ok := hm.Host(ipaddr.FromNetip(a)); ok {
-			h = hm.Grid.HostName(id)
+			h = hm.Names.HostName(id)
 		}
 		out = append(out, [2]string{a.String(), h})
 	}
@@ -273,7 +273,15 @@ func printPathText(w io.Writer, hosts [][2]string, results map[string][]replay.P
 			if hash == "" {
 				hash = "-"
 			}
-			fmt.Fprintf(tw, "  %s\t%d\t%s\t%d\t%d\t%s\n", h.Node, h.SetSize, hash, h.Member, h.Port, h.Next)
+			set := strconv.Itoa(h.SetSize)
+			if len(h.Weights) > 0 { // WCMP: the members' weights
+				ws := make([]string, len(h.Weights))
+				for i, w := range h.Weights {
+					ws[i] = strconv.Itoa(int(w))
+				}
+				set += " (weights " + strings.Join(ws, ":") + ")"
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%d\t%d\t%s\n", h.Node, set, hash, h.Member, h.Port, h.Next)
 		}
 	}
 	return tw.Flush()

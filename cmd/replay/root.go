@@ -15,6 +15,7 @@ var subcommands = []func() *cobra.Command{
 	newRunCmd,
 	newConfigCmd,
 	newPathCmd,
+	newTopologyCmd,
 	newExportCmd,
 	newSweepCmd,
 	cli.NewVersionCmd,
@@ -40,4 +41,7 @@ Exit status: 0 success, 1 failure while running, 2 bad usage or input,
 }
 
 // The argument checks of replay's subcommands: cobra's, returning usage errors.
-var noArgs = cli.NoArgs
+var (
+	noArgs  = cli.NoArgs
+	maxArgs = cli.MaximumArgs
+)

@@ -191,14 +191,15 @@ func prepareLine(args []string, pr *replay.Prepared, cfg *config.Config) string 
 		line += " (not replayed: " + strings.Join(skipped, ", ") + ")"
 	}
 	line += fmt.Sprintf(", %s, %s -> %s (%s mapping)", cli.Plural(s.UnicastFlows, "flow"), cli.Plural(int64(pr.HostMap.Len()), "endpoint"),
-		cli.Plural(int64(pr.Clos.Grid.Hosts()), "host"), pr.HostMap.Mode)
+		cli.Plural(int64(pr.Topo.Hosts), "host"), pr.HostMap.Mode)
 	if c := pr.Copies(); c != "" {
 		line += "; --replicate: " + c
 	}
 	if pr.Idle.MaxIdle > 0 {
 		line += fmt.Sprintf("; --max-idle shortened %s, removing %s", cli.Plural(pr.Idle.Gaps, "idle gap"), units.HumanNanos(pr.Idle.RemovedNs))
 	}
-	return line + fmt.Sprintf("; fabric BDP %d B, base RTT %s", cfg.BDP(), cfg.BaseRTT().Human())
+	rtt, bdp := pr.Topo.BaseRTT(cfg)
+	return line + fmt.Sprintf("; fabric BDP %d B, base RTT %s", bdp, rtt.Human())
 }
 
 // loadFlags checks --replicate and --target-load (run) and sets the options they

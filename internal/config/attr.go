@@ -14,6 +14,17 @@ import (
 func Attribute(attr string) (path string, typ reflect.Type, err error) {
 	attr = strings.TrimSpace(attr)
 	fail := func(rule string) error { return &Error{Violations: []Violation{{Attr: attr, Rule: rule}}} }
+	if name, rest, ok := profileFromSet(attr); ok {
+		// Switches.NAME.Attr: Switch's attribute Attr of profile NAME.
+		if rest == "" {
+			return "", nil, fail("name an attribute of the profile, e.g. Switches." + name + ".BufferSize")
+		}
+		p, t, err := Attribute("Switch." + rest)
+		if err != nil {
+			return "", nil, fail(strings.TrimPrefix(err.Error(), "Switch."+rest+": "))
+		}
+		return "Switches." + name + strings.TrimPrefix(p, "Switch"), t, nil
+	}
 	segs, err := parseAttr(attr)
 	if err != nil {
 		return "", nil, fail(err.Error())

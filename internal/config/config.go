@@ -56,8 +56,15 @@ type Config struct {
 	// Seed is the run's random seed (default 1). Every component that draws random
 	// numbers owns a PCG generator seeded from it by ComponentSeed.
 	Seed int64 `yaml:"Seed"`
-	// Switch holds the attributes of every switch (Rack, Fabric and Spine alike).
+	// Switch holds the attributes of every switch (Rack, Fabric and Spine alike)
+	// that no profile of Switches applies to.
 	Switch Switch `yaml:"Switch"`
+	// Switches are named switch profiles (docs/topology.md#profiles): each the full
+	// Switch attribute set, inheriting every attribute it does not set from Switch.
+	// A profile named after a role (rack, fabric, spine; a topology file's leaf,
+	// super-spine, ...) applies to that role's switches; a topology file assigns
+	// profiles per role, group or node. Default: none.
+	Switches map[string]Switch `yaml:"Switches,omitempty"`
 	// Topology is the Clos fabric (docs/model.md#clos-builder).
 	Topology Topology `yaml:"Topology"`
 	// Transport configures closed-loop replay (docs/model.md#closed-loop-transports).
@@ -198,8 +205,12 @@ type Flowlet struct {
 }
 
 // Topology is the Clos fabric (docs/model.md#clos-builder). Pods: 1 makes a two-tier rack/fabric Clos
-// without spines.
+// without spines. File, when set, replaces the Clos by a topology file.
 type Topology struct {
+	// File is a topology file (docs/topology.md): a YAML topology (a generator or
+	// explicit node and link lists) or an ns-3 HPCC topology.txt. "" (default): the
+	// Clos of the attributes below, which a file ignores.
+	File string `yaml:"File"`
 	// Pods is the number of pods (default 2), >= 1.
 	Pods int `yaml:"Pods"`
 	// RacksPerPod is the number of rack (ToR) switches per pod (default 4), >= 1.
@@ -377,12 +388,17 @@ func (s *Switch) SaltFor(switchName string, seed int64) uint32 {
 }
 
 // ECMP returns the named switch's ecmp.Config: hash method, salt (SaltFor), load
-// balancing method and flowlet parameters.
+// balancing method and flowlet parameters, from Switch (ECMPFor: from a profile).
 func (c *Config) ECMP(switchName string) ecmp.Config {
-	s := &c.Switch
+	return ecmpFor(&c.Switch, switchName, c.Seed)
+}
+
+type ecmpConfig = ecmp.Config
+
+func ecmpFor(s *Switch, switchName string, seed int64) ecmp.Config {
 	return ecmp.Config{
 		Method:         s.EcmpHashMethod,
-		Salt:           s.SaltFor(switchName, c.Seed),
+		Salt:           s.SaltFor(switchName, seed),
 		LoadBalancing:  s.LoadBalancingMethod,
 		Gap:            s.Flowlet.Gap,
 		FlowTableSize:  s.Flowlet.FlowTableSize,

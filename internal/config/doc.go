@@ -1,6 +1,8 @@
 // Package config is the configuration of a tracefabric run (docs/model.md#configuration-rules): the switch
-// model's attributes (docs/model.md#switch-model), the Clos topology (docs/model.md#clos-builder) and the seed, as Go
-// structs with documented defaults and units.
+// model's attributes (docs/model.md#switch-model) and its named profiles (Switches,
+// each inheriting from Switch: docs/topology.md#profiles), the Clos topology
+// (docs/model.md#clos-builder) or a topology file (Topology.File, read by package
+// fabric), and the seed, as Go structs with documented defaults and units.
 //
 // Units: sizes are units.Bytes, times units.Time (picoseconds), speeds units.BitRate
 // (bits per second); the YAML spells them the human way ("32MiB", "1us", "100Gbps",

@@ -79,3 +79,33 @@ func (e *Error) errOrNil() error {
 	}
 	return e
 }
+
+// inProfile renames the Switch attributes of e's violations to profile name's
+// (Switch.BufferSize -> Switches.NAME.BufferSize) and says so in the rule.
+func (e *Error) inProfile(name string) *Error {
+	for i := range e.Violations {
+		v := &e.Violations[i]
+		v.Attr = renameProfile(v.Attr, name)
+		for j := range v.related {
+			v.related[j] = renameProfile(v.related[j], name)
+		}
+		v.Rule += fmt.Sprintf(" (in switch profile %q)", name)
+	}
+	return e
+}
+
+func renameProfile(attr, name string) string {
+	if rest, ok := strings.CutPrefix(attr, "Switch."); ok {
+		return "Switches." + name + "." + rest
+	}
+	return attr
+}
+
+// InProfile is inProfile for callers outside the package (the fabric's per-switch
+// buffer layout); it returns err unchanged when it is not an *Error.
+func InProfile(err error, name string) error {
+	if e, ok := err.(*Error); ok && name != "" {
+		return e.inProfile(name)
+	}
+	return err
+}

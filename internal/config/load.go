@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"sort"
@@ -50,6 +51,8 @@ func Parse(data []byte, source string, sets []string) (*Config, []string, error)
 		d.source = "--set"
 		d.set(&c, s)
 	}
+	d.resolveProfiles(&c)
+	d.resolveTopologyFile(&c)
 	if err := d.errs.errOrNil(); err != nil {
 		return nil, nil, err
 	}
@@ -74,6 +77,7 @@ func Parse(data []byte, source string, sets []string) (*Config, []string, error)
 func (c *Config) Set(assignment string) error {
 	d := newDecoder("--set")
 	d.set(c, assignment)
+	d.resolveProfiles(c)
 	return d.errs.errOrNil()
 }
 
@@ -108,6 +112,9 @@ type decoder struct {
 	source string
 	errs   *Error
 	set_   map[string]origin // attribute path -> where it was last set
+	// profiles are the overrides of each switch profile, in order (profiles.go).
+	profiles     map[string][]profileOverride
+	profileNames []string
 }
 
 func newDecoder(source string) *decoder {
@@ -250,6 +257,11 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) {
 		f, ok := fieldByName(v.Type(), name)
 		if !ok {
 			d.fail(k.Line, at, "unknown attribute%s", suggest(name, fieldNames(v.Type())))
+			continue
+		}
+		if at == "Switches" {
+			d.addProfiles(val) // resolved over Switch at the end (profiles.go)
+			d.set_[at] = origin{d.source, k.Line}
 			continue
 		}
 		d.decode(val, v.FieldByIndex(f.Index), at)
@@ -505,4 +517,23 @@ func parentPath(p string) string {
 		return ""
 	}
 	return p[:i]
+}
+
+// resolveTopologyFile makes Topology.File absolute: a path written in a
+// configuration file is relative to that file's directory, one from --set (or
+// --topology) to the working directory.
+func (d *decoder) resolveTopologyFile(c *Config) {
+	f := c.Topology.File
+	if f == "" || filepath.IsAbs(f) {
+		return
+	}
+	if o, ok := d.set_["Topology.File"]; ok && o.source != "--set" && o.source != "" {
+		f = filepath.Join(filepath.Dir(o.source), f)
+	}
+	abs, err := filepath.Abs(f)
+	if err != nil {
+		d.fail(0, "Topology.File", "%v", err)
+		return
+	}
+	c.Topology.File = abs
 }

@@ -34,6 +34,9 @@ func enumerate(t reflect.Type, prefix []string, container bool, out *[]attrPath)
 		}
 		names := append(append([]string(nil), prefix...), yamlName(f))
 		*out = append(*out, attrPath{names, container})
+		if len(prefix) == 0 && names[0] == "Switches" {
+			continue // a profile's attributes are Switch's (Switches.NAME.Attr, profiles.go)
+		}
 		ft := f.Type
 		inner := container
 		if ft.Kind() == reflect.Slice || ft.Kind() == reflect.Map {
@@ -147,6 +150,10 @@ func (d *decoder) set(c *Config, assignment string) {
 	attr = strings.TrimSpace(attr)
 	if !ok || attr == "" {
 		d.fail(0, "", "%q: want Attr=Value, e.g. Switch.BufferSize=16MiB", assignment)
+		return
+	}
+	if name, rest, ok := profileFromSet(attr); ok {
+		d.setProfile(name, rest, value)
 		return
 	}
 	segs, err := parseAttr(attr)

@@ -209,11 +209,12 @@ func (s *Switch) MinBufferSize(ports []PortSpec) (min units.Bytes, ok bool) {
 }
 
 // MinBufferSize is the smallest BufferSize that fits every switch tier of the
-// topology (Switch.MinBufferSize of each); ok is false when some tier fits none.
+// topology (Switch.MinBufferSize of each, with the tier's attributes: TierSwitch);
+// ok is false when some tier fits none.
 func (c *Config) MinBufferSize() (units.Bytes, bool) {
 	var need units.Bytes
 	for _, tier := range c.Tiers() {
-		m, ok := c.Switch.MinBufferSize(c.Ports(tier))
+		m, ok := c.TierSwitch(tier).MinBufferSize(c.Ports(tier))
 		if !ok {
 			return 0, false
 		}
@@ -222,16 +223,28 @@ func (c *Config) MinBufferSize() (units.Bytes, bool) {
 	return need, true
 }
 
-// Layout divides the buffer of a switch of the given tier (ports from Ports(tier)).
-// The error names the tier.
+// Layout divides the buffer of a Clos switch of the given tier (ports from
+// Ports(tier)) with the tier's attributes (TierSwitch). The error names the tier
+// and the profile.
 func (c *Config) Layout(tier Tier) (BufferLayout, error) {
-	l, err := c.Switch.Layout(c.Ports(tier))
+	s, profile, _ := c.SwitchFor("", tier.String())
+	l, err := s.Layout(c.Ports(tier))
 	if e, ok := err.(*Error); ok {
 		for i := range e.Violations {
 			e.Violations[i].Rule += fmt.Sprintf(" (on %s switches)", tier)
 		}
+		if profile != "" {
+			e.inProfile(profile)
+		}
 	}
 	return l, err
+}
+
+// TierSwitch returns the attributes of the Clos's switches of tier: the profile
+// named after the tier (rack, fabric, spine) if there is one, else Switch.
+func (c *Config) TierSwitch(tier Tier) *Switch {
+	s, _, _ := c.SwitchFor("", tier.String())
+	return s
 }
 
 // CapacityReport compares a switch's bandwidth with its SwitchingCapacity (docs/model.md#switching-capacity).
@@ -293,14 +306,19 @@ func (c *Config) LongestPath() []Link {
 func (c *Config) BaseRTT() units.Time {
 	var rtt units.Time
 	for _, l := range c.LongestPath() {
-		if l.Speed <= 0 {
-			continue // Validate rejects; never divide by zero here
-		}
-		rtt += 2 * l.PropagationDelay
-		rtt += units.SerializationTime(int64(c.Switch.Mtu+38), l.Speed)
-		rtt += units.SerializationTime(int64(PfcFrameWireBytes), l.Speed)
+		rtt += LinkRTT(l, c.Switch.Mtu)
 	}
 	return rtt
+}
+
+// LinkRTT is one link's share of BaseRTT: its propagation delay both ways, one MTU
+// wire frame (mtu+38 bytes) forward and one 84-byte frame back (0 for a link of no
+// speed, which validation rejects).
+func LinkRTT(l Link, mtu units.Bytes) units.Time {
+	if l.Speed <= 0 {
+		return 0
+	}
+	return 2*l.PropagationDelay + units.SerializationTime(int64(mtu+38), l.Speed) + units.SerializationTime(int64(PfcFrameWireBytes), l.Speed)
 }
 
 // BDP is the fabric bandwidth-delay product (docs/model.md#fabric-bdp): HostLink speed * BaseRTT / 8,

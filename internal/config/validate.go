@@ -39,43 +39,76 @@ const (
 func (c *Config) Validate() error {
 	e := &Error{}
 	c.Switch.validate(e)
+	for _, name := range c.ProfileNames() {
+		s := c.Switches[name]
+		pe := &Error{}
+		s.validate(pe)
+		e.Violations = append(e.Violations, pe.inProfile(name).Violations...)
+	}
 	c.Topology.validate(e)
 	c.Transport.validate(e)
-	if layoutInputsOK(e) {
-		// The buffer layout needs sane sizes, pools and topology; check it last.
+	if layoutInputsOK(e) && c.Topology.File == "" {
+		// The buffer layout needs sane sizes, pools and topology; check it last. A
+		// topology file's switches are checked one by one when the fabric is built.
 		c.validateLayout(e)
 	}
 	return e.errOrNil()
 }
 
-// validateLayout checks the buffer layout of every switch tier: one violation for
-// all the tiers it over-commits, with the numbers of the first, and the smallest
-// BufferSize that fits every switch.
+// validateLayout checks the buffer layout of every switch tier, each with its
+// attributes (TierSwitch: the tier's profile, else Switch): one violation for all
+// the tiers of one profile it over-commits, with the numbers of the first, and the
+// smallest BufferSize that fits every switch of those tiers.
 func (c *Config) validateLayout(e *Error) {
-	var failed []string
-	var first Violation
+	type group struct {
+		profile string
+		s       *Switch
+		tiers   []string
+		ports   [][]PortSpec
+		first   Violation
+	}
+	var groups []*group
+	byProfile := map[string]*group{}
 	for _, tier := range c.Tiers() {
-		if _, err := c.Layout(tier); err != nil {
-			if len(failed) == 0 {
-				first = err.(*Error).Violations[0]
-				first.Rule = strings.TrimSuffix(first.Rule, fmt.Sprintf(" (on %s switches)", tier))
-			}
-			failed = append(failed, tier.String())
+		s, profile, _ := c.SwitchFor("", tier.String())
+		ports := c.Ports(tier)
+		_, err := s.Layout(ports)
+		if err == nil {
+			continue
 		}
+		g := byProfile[profile]
+		if g == nil {
+			g = &group{profile: profile, s: s, first: err.(*Error).Violations[0]}
+			byProfile[profile] = g
+			groups = append(groups, g)
+		}
+		g.tiers = append(g.tiers, tier.String())
+		g.ports = append(g.ports, ports)
 	}
-	if len(failed) == 0 {
-		return
+	for _, g := range groups {
+		where := g.tiers[0]
+		if len(g.tiers) > 1 {
+			where = strings.Join(g.tiers[:len(g.tiers)-1], ", ") + " and " + g.tiers[len(g.tiers)-1]
+		}
+		v := g.first
+		v.Rule += fmt.Sprintf(" (on %s switches)", where)
+		var need units.Bytes
+		ok := true
+		for _, ports := range g.ports {
+			m, fits := g.s.MinBufferSize(ports)
+			ok = ok && fits
+			need = max(need, m)
+		}
+		if ok {
+			round := (need + units.MiB - 1) / units.MiB * units.MiB
+			v.Rule += fmt.Sprintf("; the smallest BufferSize that fits every switch, with at least one cell in each pool, is %d B (%v rounds it up to whole MiB)", int64(need), round)
+		}
+		one := &Error{Violations: []Violation{v}}
+		if g.profile != "" {
+			one.inProfile(g.profile)
+		}
+		e.Violations = append(e.Violations, one.Violations...)
 	}
-	where := failed[0]
-	if len(failed) > 1 {
-		where = strings.Join(failed[:len(failed)-1], ", ") + " and " + failed[len(failed)-1]
-	}
-	first.Rule += fmt.Sprintf(" (on %s switches)", where)
-	if need, ok := c.MinBufferSize(); ok {
-		round := (need + units.MiB - 1) / units.MiB * units.MiB
-		first.Rule += fmt.Sprintf("; the smallest BufferSize that fits every switch, with at least one cell in each pool, is %d B (%v rounds it up to whole MiB)", int64(need), round)
-	}
-	e.Violations = append(e.Violations, first)
 }
 
 // layoutInputsOK reports whether no violation concerns what the buffer layout reads.
@@ -85,6 +118,9 @@ func layoutInputsOK(e *Error) bool {
 			if strings.HasPrefix(v.Attr, p) {
 				return false
 			}
+		}
+		if strings.HasPrefix(v.Attr, "Switches.") {
+			return false
 		}
 	}
 	return true

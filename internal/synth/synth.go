@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/tracefabric/tracefabric/fabric"
 	"github.com/tracefabric/tracefabric/internal/config"
 	"github.com/tracefabric/tracefabric/internal/ipaddr"
 	"github.com/tracefabric/tracefabric/records"
@@ -34,11 +35,11 @@ func Write(dir string, sz Size, seed uint64) (*records.Run, error) {
 		sz.SimPs = max(100_000_000_000, int64(sz.PFCEvents/(hopsPerChain*eventsPerPause))*1_000_000_000)
 	}
 	cfg := config.Default()
-	clos, err := replay.NewClos(cfg.Topology)
+	clos, err := newClosView(cfg.Topology)
 	if err != nil {
 		return nil, err
 	}
-	g := &gen{clos: clos, sz: sz, r: rand.New(rand.NewPCG(seed, 0x5157)), grid: clos.Grid}
+	g := &gen{clos: clos, sz: sz, r: rand.New(rand.NewPCG(seed, 0x5157)), grid: clos.Topology}
 	for _, n := range clos.Nodes {
 		g.names = append(g.names, n.Name)
 	}
@@ -58,8 +59,8 @@ func Write(dir string, sz Size, seed uint64) (*records.Run, error) {
 }
 
 type gen struct {
-	clos  *replay.Clos
-	grid  replay.HostGrid
+	clos  *closView
+	grid  config.Topology
 	sz    Size
 	r     *rand.Rand
 	names []string
@@ -128,7 +129,7 @@ func (g *gen) write(out *records.OutputDir, cfg *config.Config) (*records.Run, e
 		return nil, err
 	}
 	return &records.Run{Version: "synth", Command: []string{"generate"}, Seed: 1, HashMethod: hm, Config: cfgJSON,
-		Topology: records.Topology{Nodes: len(g.names), Links: g.clos.Links(), Hosts: g.grid.Hosts()},
+		Topology: records.Topology{Nodes: len(g.names), Links: g.clos.Links(), Hosts: g.clos.Hosts},
 		Trace:    trace, Simulation: sim, Records: g.rows}, nil
 }
 
@@ -194,7 +195,7 @@ func (g *gen) close(err error, file string, rows int64) error {
 }
 
 // addr is the address of a host: 10.pod.rack.(h+1).
-func addr(grid replay.HostGrid, host int) ipaddr.Addr {
+func addr(grid config.Topology, host int) ipaddr.Addr {
 	h := host % grid.HostsPerRack
 	rack := host / grid.HostsPerRack
 	return ipaddr.From4([4]byte{10, byte(rack / grid.RacksPerPod), byte(rack % grid.RacksPerPod), byte(h + 1)})
@@ -343,7 +344,7 @@ func (g *gen) writeBuffer(out *records.OutputDir, _ *records.Simulation) error {
 	if err != nil {
 		return err
 	}
-	switches := g.clos.Switches()
+	switches := g.clos.f.Switches()
 	period := max(g.sz.SimPs/bufferSamples, 1)
 	for t := period; t <= g.sz.SimPs; t += period {
 		for _, n := range switches {
@@ -380,4 +381,58 @@ func (g *gen) writeDelay(out *records.OutputDir, sim *records.Simulation) error 
 		}
 	}
 	return g.close(w.Close(), records.DelayFile, w.Rows())
+}
+
+// closView is the default Clos as the generator walks it (node index, tier, pod,
+// ports to peers; the uplink set of a rack or fabric switch).
+type closView struct {
+	config.Topology
+	Hosts int
+	Nodes []closNode
+	f     *fabric.Fabric
+}
+
+type closNode struct {
+	Name  string
+	Tier  config.Tier
+	Pod   int
+	Ports []closPort
+}
+
+type closPort struct{ Peer int }
+
+func newClosView(t config.Topology) (*closView, error) {
+	f, err := fabric.FromConfig(t)
+	if err != nil {
+		return nil, err
+	}
+	c := &closView{Topology: t, Hosts: f.Hosts, f: f}
+	for _, n := range f.Nodes {
+		cn := closNode{Name: n.Name, Tier: n.Tier, Pod: n.Pod}
+		for _, p := range n.Ports {
+			cn.Ports = append(cn.Ports, closPort{Peer: int(p.Peer)})
+		}
+		c.Nodes = append(c.Nodes, cn)
+	}
+	return c, nil
+}
+
+// RackNode is the node of global rack r.
+func (c *closView) RackNode(r int) int { return int(c.f.Racks[r].Node) }
+
+// Links is the number of links.
+func (c *closView) Links() int { return len(c.f.Links) }
+
+// UplinkSet lists a node's ports to switches of a higher level.
+func (c *closView) UplinkSet(node int) []int {
+	if node < c.Hosts {
+		return nil
+	}
+	var up []int
+	for p := range c.f.Nodes[node].Ports {
+		if c.f.Up(int32(node), p) {
+			up = append(up, p)
+		}
+	}
+	return up
 }

@@ -53,6 +53,9 @@ func writeRun(t *testing.T, dir string, n, batchRows int) map[string]int64 {
 	if err := ws.AddTransport(out.Dir(), records.Dictionaries{Nodes: nodes}, records.WithBatchRows(batchRows)); err != nil {
 		t.Fatal(err)
 	}
+	if err := ws.AddStages(out.Dir(), records.Dictionaries{Nodes: nodes}, records.WithBatchRows(batchRows)); err != nil {
+		t.Fatal(err)
+	}
 	must := func(err error) {
 		if err != nil {
 			t.Fatal(err)
@@ -81,6 +84,7 @@ func writeRun(t *testing.T, dir string, n, batchRows int) map[string]int64 {
 			DeliverPs: -1, Fate: records.Fate(i % int(records.NumFates)), CE: i%5 == 0, Path: path}))
 		must(ws.Transport.Append(&records.TransportRow{TimePs: int64(i) * 4_000_000, FlowID: int64(i % 7), Node: node,
 			Event: records.TransportEventKind(i % int(records.NumTransportEventKinds)), Value: int64(i) * 1_000_000_007}))
+		must(ws.Stages.Append(&records.StageRow{FlowID: int64(i / 3), Stage: uint8(1 + i%3), Node: node, Set: int32(i % 5), Member: int32(i % 4)}))
 	}
 	rows, err := ws.Close()
 	must(err)

@@ -241,6 +241,14 @@ func (p *parser) axes(n *yaml.Node, f *File) {
 		if values == nil {
 			continue
 		}
+		if path == "Topology.File" && p.source != "" {
+			// Topology files are relative to the sweep file, as its config: is.
+			for i, f := range values {
+				if f != "" && !filepath.IsAbs(f) {
+					values[i] = filepath.Join(filepath.Dir(p.source), f)
+				}
+			}
+		}
 		a := records.SweepAxis{Name: k.Value, Attribute: path, Values: values, Kind: records.KindCategory}
 		a.Kind, a.Numeric = numericKind(typ, values)
 		f.Axes = append(f.Axes, a)

@@ -302,3 +302,6 @@ func example(cmd *cobra.Command) string {
 	}
 	return ", e.g. " + first
 }
+
+// MaximumArgs is cobra.MaximumNArgs with a usage error.
+func MaximumArgs(n int) cobra.PositionalArgs { return wrapArgs(cobra.MaximumNArgs(n)) }

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestTopologyCommand: replay topology describes a topology file and draws it. By
+// hand from testdata/topologies/rail-optimized.yaml: 16 servers x 8 rails = 128
+// hosts on 2 groups x 8 = 16 rail leaves, joined to 4 spines: 148 nodes, 128 host
+// links + 16 x 4 spine links = 192 links; the longest path host - leaf - spine - leaf
+// - host has 5 nodes. --svg and --png write an SVG document and a PNG file.
+func TestTopologyCommand(t *testing.T) {
+	dir := t.TempDir()
+	svg, png := filepath.Join(dir, "rail.svg"), filepath.Join(dir, "rail.png")
+	file := filepath.Join("..", "..", "testdata", "topologies", "rail-optimized.yaml")
+	code, out, errs := runCmd("topology", "--topology", file, "--json", "--svg", svg, "--png", png)
+	if code != exitOK || errs != "" {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	var d struct {
+		Shape   string   `json:"shape"`
+		Hosts   int      `json:"hosts"`
+		Nodes   int      `json:"nodes"`
+		Links   int      `json:"links"`
+		Longest []string `json:"longest_path"`
+		Roles   []struct {
+			Role  string `json:"role"`
+			Count int    `json:"count"`
+		} `json:"roles"`
+	}
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	count := map[string]int{}
+	for _, r := range d.Roles {
+		count[r.Role] = r.Count
+	}
+	if d.Hosts != 128 || d.Nodes != 148 || d.Links != 192 || len(d.Longest) != 5 || count["spine"] != 4 || len(d.Roles) != 3 {
+		t.Errorf("described %+v; want 128 hosts, 148 nodes, 192 links, a 5-node longest path, 4 spines, 3 roles", d)
+	}
+	s, err := os.ReadFile(svg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(s, []byte("<svg")) || !bytes.HasSuffix(bytes.TrimSpace(s), []byte("</svg>")) {
+		t.Errorf("%s is not an SVG document: %.80q", svg, s)
+	}
+	p, err := os.ReadFile(png)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(p, []byte("\x89PNG\r\n\x1a\n")) {
+		t.Errorf("%s is not a PNG file: %.16q", png, p)
+	}
+}
+
+// TestTopologyErrorsExit2: a bad topology file stops replay topology and replay run
+// with exit 2 and one line naming the file, the line and the rule, and writes no
+// picture and no run directory.
+func TestTopologyErrorsExit2(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	text := "Switches:\n  - {Role: leaf, Name: leaf}\n  - {Role: spine, Name: spine}\nHosts:\n  - {Switches: leaf, PerSwitch: 2}\nLinks:\n  - {From: leaf, To: spin, Speed: 100Gbps}\n"
+	if err := os.WriteFile(bad, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hpcc := filepath.Join(dir, "topology.txt")
+	if err := os.WriteFile(hpcc, []byte("3 1 2\n2\n0 2 100Gbps 1us 0\n1 2 100Gbps 1us 0.01\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	svg, runDir := filepath.Join(dir, "bad.svg"), filepath.Join(dir, "run")
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"topology unknown node", []string{"topology", "--topology", bad, "--svg", svg}, "bad.yaml:7:"},
+		{"topology argument", []string{"topology", bad}, "bad.yaml:7:"},
+		{"run unknown node", []string{"run", "-q", demo, "-o", runDir, "--topology", bad}, "bad.yaml:7:"},
+		{"hpcc error rate", []string{"topology", "--topology", hpcc}, "topology.txt:4: link 1 - 2: error_rate 0.01"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, errs := runCmd(c.args...)
+			if code != exitUsage {
+				t.Fatalf("exit %d, want %d; stderr %q", code, exitUsage, errs)
+			}
+			if strings.Count(errs, "\n") != 1 || !strings.Contains(errs, c.want) || out != "" {
+				t.Errorf("stdout %q, stderr %q: want one line naming %q", out, errs, c.want)
+			}
+		})
+	}
+	for _, p := range []string{svg, runDir} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("%s exists after the error", p)
+		}
+	}
+}
