@@ -155,6 +155,7 @@ func (f *cacheFeed) Next() (*arrival, error) {
 	if p.fid != noFlow && f.load != nil {
 		f.load.add(a.at, a.src, a.dst, a.length)
 	}
+	a.data = p.control == notReplaced && (a.proto != 6 || p.payload > 0)
 	if f.closed {
 		a.payload = p.payload
 		switch p.control {

@@ -57,6 +57,10 @@ func replacedKind(tr *config.Transport, p *ingest.Packet) uint8 {
 	return notReplaced
 }
 
+// everyControl classifies control packets as when every transport is closed loop:
+// what is not data (docs/model.md#messages), whatever the run's settings.
+var everyControl = config.Transport{Tcp: config.TcpAuto, Roce: config.RoceDcqcn}
+
 // flowKind is the sender of a flow whose first packet is a, in a closed-loop run;
 // auto reports a TCP flow whose kind its first data segment decides.
 func flowKind(tr *config.Transport, a *arrival) (k transport.Kind, auto bool) {
@@ -101,7 +105,8 @@ var fallbackNames = [numFallbacks]string{"", records.FallbackFragmented, records
 // flowFacts is what the closed-loop pre-pass learns of a TCP or RoCEv2 flow before
 // the run: what its sender needs (the SMSS) and what decides whether it falls back.
 type flowFacts struct {
-	smss       int32  // the largest TCP payload of the flow's segments (its SMSS, docs/model.md#tcp)
+	mss        uint16 // the MSS option of its SYN (0: none captured)
+	hdr        int32  // TCP: the largest header (IP and TCP, options included) of its segments with a payload
 	maxLen     uint32 // the largest size L of its segments
 	segments   int64  // captured packets that are segments (not control packets the receivers replace)
 	fragmented bool   // one of its segments is an IP fragment
@@ -109,7 +114,7 @@ type flowFacts struct {
 
 // closedFacts are the facts of a trace's TCP and RoCEv2 flows (closedFlows).
 type closedFacts struct {
-	flows map[ingest.FiveTuple]flowFacts
+	flows map[ingest.FiveTuple]*flowFacts // one lookup per packet in the pre-pass
 	// roce holds the RoCEv2 address pairs (source, destination) with a flow of
 	// segments: RoCEv2 sends its ACKs, NAKs and CNPs to UDP port 4791 from a port of
 	// its own, so they are matched to their data by addresses, not by reversed ports.
@@ -129,8 +134,8 @@ func closedFlows(opt *Options, sum *ingest.Summary) (*closedFacts, error) {
 		return nil, inputErrf("%w", err)
 	}
 	defer r.Close()
-	all := config.Transport{Tcp: config.TcpAuto, Roce: config.RoceDcqcn}
-	cf := &closedFacts{flows: map[ingest.FiveTuple]flowFacts{}, roce: map[[2]ipaddr.Addr]flowFacts{}}
+	all := everyControl
+	cf := &closedFacts{flows: map[ingest.FiveTuple]*flowFacts{}, roce: map[[2]ipaddr.Addr]flowFacts{}}
 	var p ingest.Packet
 	for i := 0; ; i++ {
 		if i&0xffff == 0 && opt.Context != nil && opt.Context.Err() != nil {
@@ -149,12 +154,19 @@ func closedFlows(opt *Options, sum *ingest.Summary) (*closedFacts, error) {
 		}
 		k := p.Tuple()
 		ff := cf.flows[k]
+		if ff == nil {
+			ff = new(flowFacts)
+			cf.flows[k] = ff
+		}
 		if replacedKind(&all, &p) == notReplaced {
 			ff.segments++
 			ff.maxLen = max(ff.maxLen, p.TotalLen)
 			ff.fragmented = ff.fragmented || p.Fragment
-			if n, _ := p.TCPPayload(); tcp && int32(n) > ff.smss {
-				ff.smss = int32(n)
+			if n, _ := p.TCPPayload(); tcp && n > 0 {
+				ff.hdr = max(ff.hdr, int32(p.TotalLen)-int32(n))
+			}
+			if tcp && p.TCPMSS != 0 && ff.mss == 0 {
+				ff.mss = p.TCPMSS
 			}
 			if roce {
 				pf := cf.roce[[2]ipaddr.Addr{p.Src, p.Dst}]
@@ -164,7 +176,6 @@ func closedFlows(opt *Options, sum *ingest.Summary) (*closedFacts, error) {
 				cf.roce[[2]ipaddr.Addr{p.Src, p.Dst}] = pf
 			}
 		}
-		cf.flows[k] = ff
 	}
 }
 
@@ -176,12 +187,12 @@ func closedFlows(opt *Options, sum *ingest.Summary) (*closedFacts, error) {
 // control packets are replaced: always for a re-sent flow; otherwise when the
 // reverse direction has a closed-loop sender.
 func (cf *closedFacts) decide(a *arrival, mtu int32) (reason uint8, segments int64, replaceControl bool) {
-	ff := cf.flows[a.tuple()]
+	ff := cf.of(a.tuple())
 	var rev flowFacts
 	if a.proto == 17 {
 		rev = cf.roce[[2]ipaddr.Addr{a.daddr, a.saddr}]
 	} else {
-		rev = cf.flows[ingest.FiveTuple{Src: a.daddr, Dst: a.saddr, SrcPort: a.dport, DstPort: a.sport, Proto: a.proto}]
+		rev = cf.of(ingest.FiveTuple{Src: a.daddr, Dst: a.saddr, SrcPort: a.dport, DstPort: a.sport, Proto: a.proto})
 	}
 	reverseSender := rev.segments > 0 && !rev.fragmented && !tooManySegments(rev, mtu)
 	switch {
@@ -193,6 +204,42 @@ func (cf *closedFacts) decide(a *arrival, mtu int32) (reason uint8, segments int
 		return fallbackControlWithoutSender, 0, false
 	}
 	return fallbackNone, ff.segments, true
+}
+
+// smss is the SMSS of TCP flow t (the original capture's 5-tuple) in a run with the
+// given MTU (docs/model.md#tcp): the MSS option of the reverse direction's SYN (what
+// the receiver announced), else of the flow's own SYN, else mss (Transport.Mss) when
+// set, else Mtu minus the flow's headers; never more than Mtu minus its headers, the
+// largest payload an injected piece carries.
+func (cf *closedFacts) smss(t ingest.FiveTuple, mtu, mss int32) int32 {
+	ff := cf.of(t)
+	hdr := ff.hdr
+	if hdr == 0 { // no segment with a payload: fixed headers
+		hdr = 40
+		if t.Src.Is6() {
+			hdr = 60
+		}
+	}
+	limit := max(1, mtu-hdr)
+	opt := cf.of(ingest.FiveTuple{Src: t.Dst, Dst: t.Src, SrcPort: t.DstPort, DstPort: t.SrcPort, Proto: t.Proto}).mss
+	if opt == 0 {
+		opt = ff.mss
+	}
+	switch {
+	case opt != 0:
+		return min(int32(opt), limit)
+	case mss > 0:
+		return min(mss, limit)
+	}
+	return limit
+}
+
+// of returns the facts of flow t (zero when the pre-pass saw none of its packets).
+func (cf *closedFacts) of(t ingest.FiveTuple) flowFacts {
+	if ff := cf.flows[t]; ff != nil {
+		return *ff
+	}
+	return flowFacts{}
 }
 
 // tooManySegments reports whether a flow may have more segments than a sender
