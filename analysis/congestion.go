@@ -4,41 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 
 	"github.com/tracefabric/tracefabric/internal/units"
 	"github.com/tracefabric/tracefabric/records"
 )
-
-// OfferedLoad is run.json's offered_load: the offered load of the busiest host link
-// over the capture, measured by `replay run` in BinPs bins (1 ms): its 99th
-// percentile P99Bps and that share of the link's speed, and the share of the busiest
-// bin, at the run's speedup.
-type OfferedLoad struct {
-	BinPs       int64   `json:"bin_ps"`
-	BusiestLink string  `json:"busiest_link"`
-	P99Bps      float64 `json:"p99_bps"`
-	P99Share    float64 `json:"p99_share"`
-	PeakShare   float64 `json:"peak_share"`
-	Speedup     float64 `json:"speedup"`
-}
-
-// readOfferedLoad reads offered_load from dir's run.json (nil when absent or not of
-// that shape: a run of an older replay).
-func readOfferedLoad(dir string) *OfferedLoad {
-	data, err := os.ReadFile(filepath.Join(dir, records.RunFile))
-	if err != nil {
-		return nil
-	}
-	var v struct {
-		OfferedLoad *OfferedLoad `json:"offered_load"`
-	}
-	if json.Unmarshal(data, &v) != nil {
-		return nil
-	}
-	return v.OfferedLoad
-}
 
 // Congestion says whether anything in a run congested, by its congestion signals:
 // packets dropped (data or closed-loop control), PFC pause intervals and CE marks at
@@ -166,8 +135,10 @@ func loadWords(h *HostLoad, simPs int64) string {
 	if h.SpeedBps > 0 {
 		speed = " " + units.BitRate(h.SpeedBps).String()
 	}
-	switch h.Source {
-	case LoadFromRunJSON:
+	switch {
+	case h.Source == LoadFromRunJSON && h.Link == "": // offered_load of a run in which no packet reached a host link
+		return "; no packet crossed a host link (" + h.Source + ")"
+	case h.Source == LoadFromRunJSON:
 		return fmt.Sprintf("; the busiest host link, %s, peaked at %s of its%s in %s bins (p99 %s; %s)", h.Link, units.FormatFraction(h.PeakShare), speed,
 			units.FormatPs(float64(h.BinPs)), units.FormatFraction(h.P99Share), h.Source)
 	}

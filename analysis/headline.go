@@ -9,9 +9,10 @@ import (
 	"github.com/tracefabric/tracefabric/records"
 )
 
-// headline writes the sentences at the top of the report.
+// headline writes the sentences at the top of the report: the run's caveats first
+// (Caveats), then what happened.
 func headline(s *Summary) []string {
-	var h []string
+	h := Caveats(s.Run)
 	quiet := !s.Congestion.Congested
 	if quiet { // one line instead of "No packets were dropped.", "No PFC pauses.", ...
 		h = append(h, quietLine(s.Congestion, s.Run.SimPs))

@@ -59,7 +59,6 @@ func LoadWith(runDir string, progress func(stage string, done, total int)) (*Run
 	if err != nil {
 		return nil, inRun(runDir, err)
 	}
-	info.OfferedLoad = readOfferedLoad(runDir)
 	l.run = &Run{Dir: runDir, Info: info}
 	steps := []struct {
 		file     string
@@ -119,6 +118,7 @@ func runInfo(m *records.Run) (RunInfo, error) {
 		LosslessDrops: m.Simulation.LosslessDrops, CEMarked: m.Simulation.CEMarked, PFCFrames: m.Simulation.PFCFrames,
 		Undrained: m.Simulation.UndrainedTotal(), Complete: m.Complete,
 		Transport: m.Transport, Options: m.Options, Command: m.Command, Config: m.Config, Topology: m.Topology,
+		OfferedLoad: m.OfferedLoad, ClosedLoopFlows: m.ClosedLoop, HostMapping: m.HostMapping, Replication: m.Replication,
 	}
 	if h, err := m.HashMethod.MarshalText(); err == nil {
 		info.Method = string(h)
@@ -127,14 +127,17 @@ func runInfo(m *records.Run) (RunInfo, error) {
 		info.Dropped[r] = n
 	}
 	var trace struct {
-		Packets int64 `json:"packets"`
-		Flows   int64 `json:"flows"`
-		IPv4    int64 `json:"ipv4_packets"`
-		IPv6    int64 `json:"ipv6_packets"`
+		Packets   int64     `json:"packets"`
+		Flows     int64     `json:"flows"`
+		IPv4      int64     `json:"ipv4_packets"`
+		IPv6      int64     `json:"ipv6_packets"`
+		IntraHost int64     `json:"intra_host"`
+		IdleGaps  *IdleGaps `json:"idle_gaps"`
 	}
 	if len(m.Trace) > 0 && json.Unmarshal(m.Trace, &trace) == nil {
 		info.TracePackets, info.TraceFlows = trace.Packets, trace.Flows
 		info.TraceIPv4, info.TraceIPv6 = trace.IPv4, trace.IPv6
+		info.IntraHost, info.IdleGaps = trace.IntraHost, trace.IdleGaps
 	}
 	ni, err := records.TraceNotInjected(m.Trace)
 	if err != nil {

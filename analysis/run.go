@@ -114,8 +114,33 @@ type RunInfo struct {
 	MTUBytes int64 `json:"-"`
 	Complete bool  `json:"complete"`
 	// OfferedLoad is run.json's offered_load (the busiest host link's offered load in
-	// time bins), nil when the run.json has none (older runs).
-	OfferedLoad *OfferedLoad `json:"offered_load,omitempty"`
+	// 1 ms bins, docs/model.md#offered-load), nil when the run.json has none (older
+	// runs).
+	OfferedLoad *records.OfferedLoad `json:"offered_load,omitempty"`
+	// ClosedLoopFlows is run.json's closed_loop: what became of a closed-loop run's
+	// flows (re-sent, control only, open loop, and the fallbacks to open loop by
+	// reason; docs/model.md#application-model); nil open loop.
+	ClosedLoopFlows *records.ClosedLoop `json:"closed_loop,omitempty"`
+	// HostMapping is run.json's host_mapping: the endpoints per rack and the mapping's
+	// warning (docs/model.md#host-mapping); nil for runs that predate it.
+	HostMapping *records.HostMapping `json:"host_mapping,omitempty"`
+	// Replication is run.json's replication (--replicate), nil without.
+	Replication *records.Replication `json:"replication,omitempty"`
+	// IdleGaps is run.json's trace.idle_gaps: what --max-idle took out of the
+	// capture's timeline (nil when the run.json does not say).
+	IdleGaps *IdleGaps `json:"idle_gaps,omitempty"`
+	// IntraHost counts the replayed packets whose two ends mapped to one host (run.json
+	// trace.intra_host): they never entered the fabric.
+	IntraHost int64 `json:"intra_host"`
+}
+
+// IdleGaps is run.json's trace.idle_gaps: every gap without a packet longer than
+// MaxIdleS (--max-idle) was shortened to it; Shortened gaps, RemovedS seconds of
+// capture time removed in all.
+type IdleGaps struct {
+	MaxIdleS  float64 `json:"max_idle_s"`
+	Shortened int64   `json:"shortened"`
+	RemovedS  float64 `json:"removed_s"`
 }
 
 // DroppedTotal sums Dropped.

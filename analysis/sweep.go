@@ -43,6 +43,7 @@ const (
 	SweepFCTSlowdownP99 = "fct_slowdown_p99" // 99th percentile
 	SweepFCTComplete    = "fct_complete"     // share of the flows with data that completed (flows.arrow)
 	SweepHostLoad       = "host_link_load"   // the busiest host link's load (congestion.busiest_host_link)
+	SweepSpeedup        = "speedup"          // the speedup a point's --target-load found (run.json options.speedup; target_load points only)
 	SweepMaxMeanPrefix  = "max_mean_"        // + tier: imbalance.tiers.<tier>.max_mean
 	sweepSourceRun      = "run.json"         // where a metric comes from
 	sweepSourceAnalysis = "analysis"         // Load and Analyze of the point
@@ -67,6 +68,9 @@ type SweepPoint struct {
 	Dir     string              `json:"dir"`
 	Values  []string            `json:"values"`
 	Metrics map[string]*float64 `json:"metrics"`
+	// Caveats are the point's headline caveats (Caveats: a host mapping that leaves
+	// the fabric unused, closed-loop fallbacks to open loop); none for most points.
+	Caveats []string `json:"caveats,omitempty"`
 
 	levels map[string]int // the level of each tier (role) of the point's max/mean metrics
 }
@@ -164,12 +168,12 @@ func AnalyzeSweep(ctx context.Context, dir string, opt Options) (*SweepSummary, 
 			}
 			po := opt
 			po.Progress = nil // points run in parallel: only the count of points is reported
-			m, source, levels, err := pointMetrics(filepath.Join(dir, p.Dir), po)
+			m, source, levels, caveats, err := pointMetrics(filepath.Join(dir, p.Dir), po)
 			if err != nil {
 				errs[k] = fmt.Errorf("%s: %w", p.Dir, err)
 				return
 			}
-			s.Points[k] = SweepPoint{ID: p.ID, Dir: p.Dir, Values: p.Values, Metrics: m, levels: levels}
+			s.Points[k] = SweepPoint{ID: p.ID, Dir: p.Dir, Values: p.Values, Metrics: m, Caveats: caveats, levels: levels}
 			mu.Lock()
 			if source != "" && (s.loadSource == "" || source == LoadFromPorts) {
 				s.loadSource = source // ports.arrow when any point lacks offered_load
@@ -207,35 +211,39 @@ func IncompleteSweep(dir string, sw *records.Sweep) error {
 }
 
 // pointMetrics reads one point's metrics, where its SweepHostLoad comes from
-// (HostLoad.Source), and the level of each tier (role) of its max/mean metrics.
-func pointMetrics(runDir string, opt Options) (_ map[string]*float64, loadSource string, levels map[string]int, err error) {
+// (HostLoad.Source), the level of each tier (role) of its max/mean metrics, and its
+// caveats (Caveats).
+func pointMetrics(runDir string, opt Options) (_ map[string]*float64, loadSource string, levels map[string]int, caveats []string, err error) {
 	m := map[string]*float64{}
 	num := func(v float64) *float64 { return &v }
 	rj, err := records.ReadRun(runDir)
 	if err != nil {
-		return nil, "", nil, err
+		return nil, "", nil, nil, err
 	}
 	sim := &rj.Simulation
 	m[SweepDrops] = num(float64(sim.DroppedTotal()))
 	m[SweepLosslessDrops] = num(float64(sim.LosslessDrops))
 	m[SweepPFCFrames] = num(float64(sim.PFCFrames))
 	m[SweepCEMarked] = num(float64(sim.CEMarked))
+	if rj.Options.TargetLoad > 0 {
+		m[SweepSpeedup] = num(rj.Options.Speedup)
+	}
 
 	run, err := Load(runDir)
 	if err != nil {
-		return nil, "", nil, err
+		return nil, "", nil, nil, err
 	}
 	sum, err := Analyze(run, opt)
 	if err != nil {
-		return nil, "", nil, err
+		return nil, "", nil, nil, err
 	}
 	js, err := json.Marshal(sum)
 	if err != nil {
-		return nil, "", nil, err
+		return nil, "", nil, nil, err
 	}
 	var doc map[string]any
 	if err := json.Unmarshal(js, &doc); err != nil {
-		return nil, "", nil, err
+		return nil, "", nil, nil, err
 	}
 	m[SweepPausedPs] = jsonNumber(doc, "pfc", "paused_ps")
 	if storms, ok := jsonPath(doc, "pfc", "storms").([]any); ok {
@@ -265,7 +273,7 @@ func pointMetrics(runDir string, opt Options) (_ map[string]*float64, loadSource
 	}
 	p50, p95, p99, n, data, err := fctSlowdown(filepath.Join(runDir, records.FlowsFile))
 	if err != nil {
-		return nil, "", nil, err
+		return nil, "", nil, nil, err
 	}
 	if n > 0 {
 		m[SweepFCTSlowdownP50], m[SweepFCTSlowdownP95], m[SweepFCTSlowdownP99] = num(p50), num(p95), num(p99)
@@ -273,7 +281,7 @@ func pointMetrics(runDir string, opt Options) (_ map[string]*float64, loadSource
 	if data > 0 {
 		m[SweepFCTComplete] = num(float64(n) / float64(data))
 	}
-	return m, loadSource, levels, nil
+	return m, loadSource, levels, Caveats(run.Info), nil
 }
 
 // polarizationNote names the measure SweepPolarization holds.
@@ -382,6 +390,8 @@ func sweepMetrics(points []SweepPoint) []SweepMetric {
 		{Name: SweepCEMarked, Title: "CE marks", Unit: "packets", Source: sweepSourceRun},
 		{Name: SweepHostLoad, Title: "busiest host link load", Unit: "fraction", Source: sweepSourceAnalysis,
 			Note: "of its speed: the peak 1 ms bin of run.json offered_load, or, for a run without it, the mean over the run from ports.arrow"},
+		{Name: SweepSpeedup, Title: "speedup found", Unit: "ratio", Source: sweepSourceRun,
+			Note: "the speedup at which the busiest host link's p99 offered load in 1 ms bins is the point's target_load (options.speedup)"},
 	}
 	for _, t := range tiers {
 		all = append(all, SweepMetric{Name: SweepMaxMeanPrefix + t, Title: "max/mean member load (" + t + ")", Unit: "ratio", Source: sweepSourceAnalysis})
@@ -632,6 +642,7 @@ func sweepHeadline(s *SweepSummary) []string {
 	if len(s.NotDone) > 0 {
 		out = append(out, PartialSentence(s.Dir, s.Axes, len(s.Points), s.NotDone))
 	}
+	out = append(out, sweepCaveats(s)...)
 	if line := s.quietLine(); line != "" {
 		// Every answer is "the smallest swept": one line says it all.
 		return append(out, line)
@@ -680,6 +691,35 @@ func sweepHeadline(s *SweepSummary) []string {
 				units.FormatCount(int64(*s.Points[lo].Metrics[r.name])), pointLabel(s, lo),
 				units.FormatCount(int64(*s.Points[hi].Metrics[r.name])), pointLabel(s, hi), len(s.Points)))
 		}
+	}
+	return out
+}
+
+// sweepCaveats are the points' caveats (SweepPoint.Caveats), each once with the
+// points that have it: "p0001, p0003: Closed loop fell back ...", or "p0001, p0003,
+// p0005 and 9 more points: ..." past three.
+func sweepCaveats(s *SweepSummary) []string {
+	var order []string
+	at := map[string][]string{}
+	for _, p := range s.Points {
+		for _, c := range p.Caveats {
+			if _, ok := at[c]; !ok {
+				order = append(order, c)
+			}
+			at[c] = append(at[c], p.Dir)
+		}
+	}
+	out := make([]string, len(order))
+	for i, c := range order {
+		dirs := at[c]
+		where := strings.Join(dirs, ", ")
+		switch {
+		case len(dirs) == len(s.Points) && len(dirs) > 1:
+			where = "every point"
+		case len(dirs) > 3:
+			where = fmt.Sprintf("%s and %d more points", strings.Join(dirs[:3], ", "), len(dirs)-3)
+		}
+		out[i] = where + ": " + c
 	}
 	return out
 }

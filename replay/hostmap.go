@@ -342,12 +342,16 @@ func (m *HostMap) bySubnet(eps []ipaddr.Addr, prefixLen, prefixLen6 int) error {
 		hosts += len(r.Hosts)
 	}
 	if len(eps) > hosts {
-		subnets := fmt.Sprintf("/%d subnets", prefixLen)
+		noun := "subnets"
+		if len(groups) == 1 {
+			noun = "subnet"
+		}
+		subnets := fmt.Sprintf("/%d %s", prefixLen, noun)
 		switch {
 		case fams[ipaddr.IPv4] && fams[ipaddr.IPv6]:
-			subnets = fmt.Sprintf("subnets (IPv4 /%d, IPv6 /%d)", prefixLen, prefixLen6)
+			subnets = fmt.Sprintf("%s (IPv4 /%d, IPv6 /%d)", noun, prefixLen, prefixLen6)
 		case fams[ipaddr.IPv6]:
-			subnets = fmt.Sprintf("/%d subnets", prefixLen6)
+			subnets = fmt.Sprintf("/%d %s", prefixLen6, noun)
 		}
 		return m.tooMany(eps, fmt.Sprintf(" in %d %s", len(groups), subnets))
 	}

@@ -452,7 +452,7 @@ func TestMapSubnetIPv6Errors(t *testing.T) {
 		eps = append(eps, ipaddr.From16([16]byte{0x20, 0x01, 0x0d, 0xb8, 14: byte(i >> 8), 15: byte(i)}))
 	}
 	_, err := MapHosts(MapSubnet, eps, defaultGrid, 0, 0)
-	if err == nil || !strings.Contains(err.Error(), "129 endpoints in 1 /64 subnets") {
+	if err == nil || !strings.Contains(err.Error(), "129 endpoints in 1 /64 subnet but") {
 		t.Fatalf("err = %v", err)
 	}
 	_, err = MapHosts(MapSubnet, append(eps, ip(10, 0, 0, 1)), defaultGrid, 0, 0)

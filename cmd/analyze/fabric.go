@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/tracefabric/tracefabric/analysis"
+	"github.com/tracefabric/tracefabric/cmd/internal/cli"
 	"github.com/tracefabric/tracefabric/internal/config"
 	"github.com/tracefabric/tracefabric/internal/units"
 	"github.com/tracefabric/tracefabric/plots"
@@ -37,16 +40,18 @@ func runOptionRows(in *runInput) []report.KV {
 		if o.RackPrefix > 0 {
 			prefix = fmt.Sprintf(" (/%d per rack)", o.RackPrefix)
 		}
+		speedup := units.FormatDecimal(o.Speedup)
+		if o.TargetLoad > 0 {
+			speedup += fmt.Sprintf(" (found by --target-load %s%%)", units.FormatDecimal(o.TargetLoad))
+		}
 		rows = append(rows,
-			report.KV{Key: "speedup", Value: units.FormatDecimal(o.Speedup)},
+			report.KV{Key: "speedup", Value: speedup},
 			report.KV{Key: "host mapping", Value: o.Hosts + prefix},
 			report.KV{Key: "oversize packets", Value: o.Oversize},
 			report.KV{Key: "drain limit after the last packet", Value: units.FormatPs(float64(o.MaxDrainPs))},
 			report.KV{Key: "load balancing", Value: o.LB})
 	}
-	if o.Filter != "" {
-		rows = append(rows, report.KV{Key: "filter (--filter)", Value: o.Filter})
-	}
+	rows = append(rows, captureRows(info)...)
 	rows = append(rows, report.KV{Key: "trace packets", Value: units.FormatCount(info.TracePackets)},
 		report.KV{Key: "trace families", Value: familyMix(info)})
 	if len(info.NotInjected) == 0 {
@@ -67,6 +72,147 @@ func runOptionRows(in *runInput) []report.KV {
 		rows = append(rows, report.KV{Key: key, Value: val})
 	}
 	return rows
+}
+
+// captureRows say which part of the capture was replayed and how (--family,
+// --filter, --start and --duration, --max-idle), how many copies (--replicate,
+// --replicate-jitter), the load it offered (--target-load, run.json offered_load) and,
+// closed loop, what became of its flows (run.json closed_loop); a row only for what
+// the run used or recorded.
+func captureRows(info analysis.RunInfo) []report.KV {
+	o := info.Options
+	var rows []report.KV
+	if o.Family != "" && o.Family != "all" {
+		rows = append(rows, report.KV{Key: "address family (--family)", Value: o.Family})
+	}
+	if o.Filter != "" {
+		rows = append(rows, report.KV{Key: "filter (--filter)", Value: o.Filter})
+	}
+	if o.WindowStartNs != 0 || o.WindowAbsolute || o.WindowNs != 0 {
+		rows = append(rows, report.KV{Key: "window (--start, --duration)", Value: windowWords(o)})
+	}
+	if o.MaxIdleNs > 0 {
+		v := "every gap without a packet longer than " + units.HumanNanos(o.MaxIdleNs) + " shortened to it"
+		if g := info.IdleGaps; g != nil {
+			v += fmt.Sprintf(": %s shortened, %s of capture time removed", cli.Plural(g.Shortened, "gap"), units.HumanSeconds(g.RemovedS))
+		}
+		rows = append(rows, report.KV{Key: "idle gaps (--max-idle)", Value: v})
+	}
+	if r := info.Replication; r != nil {
+		copies := "1 copy"
+		if r.Copies != 1 {
+			copies = units.FormatCount(int64(r.Copies)) + " copies"
+		}
+		v := fmt.Sprintf("%s of the capture's traffic, copy k on the racks rotated by the k-th of %s and on addresses whose leading bits rise by k x %d",
+			copies, intList(r.RackShift), r.AddressStep)
+		if len(r.PerTrace) > 1 {
+			v += "; copies per trace " + intList(r.PerTrace)
+		}
+		v += fmt.Sprintf("; %s packets injected from them all", units.FormatCount(r.Packets))
+		rows = append(rows, report.KV{Key: "copies (--replicate)", Value: v})
+		if o.ReplicateJitterNs > 0 {
+			offs := make([]string, len(r.OffsetsNs))
+			for i, ns := range r.OffsetsNs {
+				offs[i] = units.HumanNanos(ns)
+			}
+			rows = append(rows, report.KV{Key: "copy offsets (--replicate-jitter " + units.HumanNanos(o.ReplicateJitterNs) + ")", Value: strings.Join(offs, ", ")})
+		}
+	}
+	if o.TargetLoad > 0 {
+		rows = append(rows, report.KV{Key: "target load (--target-load)", Value: fmt.Sprintf(
+			"%s%% of the busiest host link's speed at its p99 in 1 ms bins: speedup %s", units.FormatDecimal(o.TargetLoad), units.FormatDecimal(o.Speedup))})
+	}
+	if l := info.OfferedLoad; l != nil && l.BusiestLink != "" {
+		rows = append(rows, report.KV{Key: "offered load (busiest host link)", Value: fmt.Sprintf(
+			"%s %s: p99 %s of its speed in %s bins, peak %s (any host link), at speedup %s",
+			l.BusiestLink, l.Direction, units.FormatFraction(l.P99Share), units.FormatPs(float64(l.BinPs)), units.FormatFraction(l.PeakShare), units.FormatDecimal(l.Speedup))})
+	}
+	if c := info.ClosedLoopFlows; c != nil {
+		rows = append(rows, report.KV{Key: "closed-loop flows", Value: closedLoopFlowWords(c)})
+	}
+	return rows
+}
+
+// windowWords is the replayed window of the capture: "from 20 s after the first
+// packet, for 1 s".
+func windowWords(o records.RunOptions) string {
+	from := "from the first packet"
+	switch {
+	case o.WindowAbsolute:
+		from = "from " + time.Unix(0, o.WindowStartNs).UTC().Format(time.RFC3339Nano)
+	case o.WindowStartNs != 0:
+		from = "from " + units.HumanNanos(o.WindowStartNs) + " after the first packet"
+	}
+	if o.WindowNs > 0 {
+		return from + ", for " + units.HumanNanos(o.WindowNs)
+	}
+	return from + " to the end"
+}
+
+// closedLoopFlowWords says what became of a closed-loop run's flows (run.json
+// closed_loop): re-sent, left out, open loop by protocol, and the fallbacks by reason.
+func closedLoopFlowWords(c *records.ClosedLoop) string {
+	parts := []string{fmt.Sprintf("%s of %s flows re-sent closed loop", units.FormatCount(c.Closed), units.FormatCount(c.Flows))}
+	if c.ControlOnly > 0 {
+		parts = append(parts, fmt.Sprintf("%s control only (left out: the simulated receivers send their own)", units.FormatCount(c.ControlOnly)))
+	}
+	if c.Open > 0 {
+		parts = append(parts, fmt.Sprintf("%s open loop (no closed-loop sender for their protocol)", units.FormatCount(c.Open)))
+	}
+	if n, why := analysis.Fallbacks(c); n > 0 {
+		parts = append(parts, fmt.Sprintf("%s fell back to open loop (%s: closed loop cannot re-send them)", units.FormatCount(n), why))
+	} else {
+		parts = append(parts, "none fell back to open loop")
+	}
+	return strings.Join(parts, "; ")
+}
+
+// hostMappingBlocks show where the endpoints went (run.json host_mapping): a table of
+// the racks with endpoints of the run's flows, the racks without in its note, and the
+// mapping's warning (analysis.Caveats); nothing for a run.json without host_mapping.
+func hostMappingBlocks(info analysis.RunInfo) []report.Block {
+	m := info.HostMapping
+	if m == nil {
+		return nil
+	}
+	placed := 0
+	for _, r := range m.Racks {
+		placed += r.Endpoints
+	}
+	endpoints := units.FormatCount(int64(m.Endpoints)) + " endpoints"
+	if placed != m.Endpoints { // copies of --replicate have addresses of their own
+		endpoints += fmt.Sprintf(" (%s with the copies)", units.FormatCount(int64(placed)))
+	}
+	t := report.Table{Caption: fmt.Sprintf("Endpoints per rack (--hosts %s: %s on %s of %s racks, %s hosts)", m.Mode,
+		endpoints, units.FormatCount(int64(m.RacksUsed)), units.FormatCount(int64(len(m.Racks))), units.FormatCount(int64(m.HostsUsed))),
+		Columns: []string{"rack", "hosts", "endpoints", "hosts used"}}
+	var empty []string
+	for _, r := range m.Racks {
+		if r.Endpoints == 0 {
+			empty = append(empty, r.Name)
+			continue
+		}
+		t.Rows = append(t.Rows, []string{r.Name, units.FormatCount(int64(r.Hosts)), units.FormatCount(int64(r.Endpoints)), units.FormatCount(int64(r.HostsUsed))})
+	}
+	var notes []string
+	if g := m.Subnet; g != nil {
+		notes = append(notes, fmt.Sprintf("subnet groups (/%d IPv4, /%d IPv6): %s, %s moved whole to another rack than their own, %s split over several racks",
+			info.Options.RackPrefix, info.Options.RackPrefix6, units.FormatCount(int64(g.Groups)), units.FormatCount(int64(g.Moved)), units.FormatCount(int64(g.Split))))
+	}
+	switch {
+	case len(empty) == 0:
+	case len(empty) <= 8:
+		notes = append(notes, "racks without an endpoint: "+strings.Join(empty, ", "))
+	default:
+		notes = append(notes, fmt.Sprintf("%s racks without an endpoint (%s, ...)", units.FormatCount(int64(len(empty))), strings.Join(empty[:8], ", ")))
+	}
+	notes = append(notes, "endpoints are the distinct addresses of the run's flows, copies of --replicate included (docs/model.md#host-mapping)")
+	t.Note = strings.Join(notes, "; ")
+	blocks := []report.Block{report.TableBlock(t)}
+	if m.Warning != "" {
+		blocks = append(blocks, report.ParagraphBlock("Host mapping warning: "+m.Warning+"."))
+	}
+	return blocks
 }
 
 func firstNonEmpty(s ...string) string {

@@ -193,6 +193,10 @@ func closedLoopSection(j *job, figs *figures) report.Section {
 	sec.Blocks = append(sec.Blocks, report.ParagraphBlock(fmt.Sprintf(
 		"Closed loop, TCP and RoCEv2 flows were re-sent by simulated senders (flows by sender: %s) and %s. Other traffic stayed open loop.",
 		firstNonEmpty(strings.Join(senders, ", "), "none"), what)))
+	if c := j.inputs[i].run.Info.ClosedLoopFlows; c != nil {
+		sec.Blocks = append(sec.Blocks, report.ParagraphBlock("What became of the trace's flows (run.json closed_loop): "+closedLoopFlowWords(c)+
+			"; a flow replayed open loop entered the fabric at its captured times whatever the fabric did (docs/model.md#application-model)."))
+	}
 
 	ct := report.Table{Caption: "Control packets the receivers generated", Columns: []string{"kind", "generated", "delivered", "dropped", "undrained"}}
 	for _, k := range slices.Sorted(maps.Keys(tr.ControlPackets)) {

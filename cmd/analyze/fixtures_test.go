@@ -138,9 +138,18 @@ func quietRun(t testing.TB) string {
 	return quietDir
 }
 
-// tinyRun writes a trace of the given streams (every /24 of the default fabric
-// present, so hosts map as tracegen documents) and replays it into fixtureRoot/name.
+// tinyRun writes a trace of the given streams (tinyTrace) and replays it with the
+// default configuration into fixtureRoot/name.
 func tinyRun(t testing.TB, name string, streams ...tracegen.Stream) string {
+	d := filepath.Join(fixtureRoot, name)
+	replayInto(t, d, []string{tinyTrace(t, name, streams...)})
+	return d
+}
+
+// tinyTrace writes a trace of the given streams into fixtureRoot/name.pcap (the
+// subnet mapping puts its /24 groups on the racks in address order,
+// docs/model.md#host-mapping).
+func tinyTrace(t testing.TB, name string, streams ...tracegen.Stream) string {
 	trace := filepath.Join(fixtureRoot, name+".pcap")
 	s := &tracegen.Scenario{Name: name + ".pcap", Seed: 7, Epoch: time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC)}
 	for i := range streams {
@@ -149,9 +158,30 @@ func tinyRun(t testing.TB, name string, streams ...tracegen.Stream) string {
 	if _, err := s.WriteFile(trace); err != nil {
 		t.Fatal(err)
 	}
-	d := filepath.Join(fixtureRoot, name)
-	replayInto(t, d, []string{trace})
-	return d
+	return trace
+}
+
+// replayWith replays opt (the default configuration when opt.Config is nil) into dir
+// with the configured hash method.
+func replayWith(t testing.TB, dir string, opt replay.Options) *records.Run {
+	t.Helper()
+	if opt.Config == nil {
+		cfg, _, err := config.Load("", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt.Config = cfg
+	}
+	opt.Version = "test"
+	pr, err := replay.Prepare(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := pr.Run(dir, "")
+	if err != nil {
+		t.Fatalf("replay %s: %v", dir, err)
+	}
+	return run
 }
 
 // copyDir copies a run directory (files only) to a new temporary directory.

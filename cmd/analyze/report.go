@@ -60,6 +60,13 @@ func headline(j *job) []string {
 		return append(h, j.sum.Headline...)
 	}
 	c := j.cmp
+	// Every run's caveats first (analysis.Caveats: they qualify its numbers), the
+	// reference's included, then left out of its own lines below.
+	for i, in := range j.inputs {
+		for _, line := range analysis.Caveats(in.run.Info) {
+			h = append(h, methodName(c, i)+" run: "+line)
+		}
+	}
 	h = append(h, c.Headline...)
 	var drops, lossless, storms []string
 	var anyLossless bool
@@ -104,7 +111,7 @@ func headline(j *job) []string {
 		h = append(h, "Flow completion slowdown per "+c.Noun()+": "+strings.Join(fct, "; ")+".")
 	}
 	ref := methodName(c, j.ref)
-	for _, s := range j.sum.Headline {
+	for _, s := range j.sum.Headline[len(analysis.Caveats(j.sum.Run)):] {
 		h = append(h, ref+" run: "+s)
 	}
 	return h
@@ -169,6 +176,7 @@ func runSection(j *job) report.Section {
 		kv = append(kv, report.KV{Key: "command", Value: strings.Join(cmd, " ")})
 	}
 	sec.Blocks = append(sec.Blocks, report.KeyValueBlock("", kv...))
+	sec.Blocks = append(sec.Blocks, hostMappingBlocks(info)...)
 	if len(s.Warnings) > 0 {
 		sec.Blocks = append(sec.Blocks, report.ParagraphBlock("Warnings: "+strings.Join(s.Warnings, "; ")+"."))
 	}

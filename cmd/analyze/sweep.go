@@ -19,8 +19,8 @@ import (
 )
 
 // analyzeSweepDir handles a sweep directory (one argument holding sweep.json, as
-// `replay sweep` writes it): a sweep of one categorical axis (or of one point) is the
-// comparison of its points' runs, as for `replay run --hash all`, written into
+// `replay sweep` writes it): a sweep of one categorical axis other than replicate (or
+// of one point) is the comparison of its points' runs, as for `replay run --hash all`, written into
 // DIR/analysis (handled is false: o.dirs and o.defaultOut are set for the usual path); any
 // other sweep gets the sweep report (handled is true, err its result).
 func analyzeSweepDir(o *options) (handled bool, err error) {
@@ -49,7 +49,10 @@ func analyzeSweepDir(o *options) (handled bool, err error) {
 		return true, inputError{Err: fmt.Errorf("%w: %s: none of its %d points is done (replay sweep --status %s says why)",
 			analysis.ErrSweepIncomplete, dir, len(sw.Points), dir)}
 	}
-	if len(varying) == 0 || len(varying) == 1 && !varying[0].IsNumeric() {
+	// A replicate axis changes the flows themselves (the copies'), which a
+	// comparison's paired bootstrap cannot pair: even as categories ("3,1", "2") it
+	// gets the sweep report.
+	if len(varying) == 0 || len(varying) == 1 && !varying[0].IsNumeric() && varying[0].Name != "replicate" {
 		o.dirs = nil
 		for _, p := range sw.Points {
 			if p.Status == records.StatusDone {

@@ -5,10 +5,14 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/tracefabric/tracefabric/analysis"
+	"github.com/tracefabric/tracefabric/internal/tracegen"
+	"github.com/tracefabric/tracefabric/internal/units"
 	"github.com/tracefabric/tracefabric/records"
 	"github.com/tracefabric/tracefabric/replay"
 	"github.com/tracefabric/tracefabric/replay/sweep"
@@ -16,7 +20,10 @@ import (
 
 // runSweep runs the sweep file src over the demo trace into dir (through package
 // sweep, as `replay sweep` does).
-func runSweep(t *testing.T, src, dir string) {
+func runSweep(t *testing.T, src, dir string) { t.Helper(); runSweepOf(t, src, dir, demo) }
+
+// runSweepOf runs the sweep file src over traces into dir.
+func runSweepOf(t *testing.T, src, dir string, traces ...string) {
 	t.Helper()
 	f, err := sweep.Parse([]byte(src), "")
 	if err != nil {
@@ -26,7 +33,7 @@ func runSweep(t *testing.T, src, dir string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := sweep.Run(pl, sweep.Options{Run: replay.Options{Traces: []string{demo}, Version: "test"}, Dir: dir, Jobs: 2}); err != nil {
+	if _, err := sweep.Run(pl, sweep.Options{Run: replay.Options{Traces: traces, Version: "test"}, Dir: dir, Jobs: 2}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -272,5 +279,88 @@ func TestAnalyzeSweepOfOneAxis(t *testing.T) {
 	// --partial is for sweeps.
 	if code, _, stderr := runCmd(filepath.Join(dir, "p0000"), "-q", "--partial"); code != exitUsage || !strings.Contains(stderr, "--partial goes with a sweep directory") {
 		t.Errorf("--partial on a run: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// A sweep over transport x replicate x target_load (8 points) of midconn.pcap merged
+// with one TCP stream that can load a host link (9000 B every 8 us for 10 ms): both
+// load axes are numeric (series against 1, 2 and 20, 60); each point's speedup is the
+// one its run.json options record, and higher at 60% than at 20%; the closed-loop
+// points' fallbacks (midconn's 4 of its 13 flows, by its README, among 14 flows; 8 of
+// 28 with two copies) head the headline with the points they concern.
+func TestAnalyzeSweepLoadAxes(t *testing.T) {
+	stream := tinyTrace(t, "sweep-load", tracegen.Stream{Src: tracegen.HostAddr(0, 2, 7), Dst: tracegen.HostAddr(1, 3, 7), Class: tracegen.TCPData,
+		Start: 0, Duration: 10 * units.Millisecond, Length: 9000, Interval: 8 * units.Microsecond})
+	dir := filepath.Join(t.TempDir(), "sweep")
+	runSweepOf(t, "axes:\n  transport: [open, closed]\n  replicate: [1, 2]\n  target_load: [20, 60]\n", dir, midconn, stream)
+	code, stdout, stderr := runCmd(dir, "-q")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var sum struct {
+		Headline []string
+		Figures  []string
+		Sweep    analysis.SweepSummary
+	}
+	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(dir, "analysis", "summary.json"))), &sum); err != nil {
+		t.Fatal(err)
+	}
+	// Points in product order: transport, replicate, target_load (the last fastest).
+	one := "Closed loop fell back to open loop for 4 of 14 flows (28.6%): 3 control-without-sender, 1 fragmented;"
+	two := "Closed loop fell back to open loop for 8 of 28 flows (28.6%): 6 control-without-sender, 2 fragmented;"
+	for k, p := range sum.Sweep.Points {
+		want := map[int]string{4: one, 5: one, 6: two, 7: two}[k]
+		if got := strings.Join(p.Caveats, " "); !strings.HasPrefix(got, want) || want == "" && got != "" {
+			t.Errorf("%s (%v): caveats %q, want %q", p.Dir, p.Values, got, want)
+		}
+		run := readRunJSON(t, filepath.Join(dir, p.Dir))
+		if v := p.Metrics[analysis.SweepSpeedup]; v == nil || *v != run.Options.Speedup || run.Options.TargetLoad == 0 {
+			t.Errorf("%s: speedup metric %v, run.json options.speedup %v (target %v)", p.Dir, v, run.Options.Speedup, run.Options.TargetLoad)
+		}
+		if k%2 == 1 && *p.Metrics[analysis.SweepSpeedup] <= *sum.Sweep.Points[k-1].Metrics[analysis.SweepSpeedup] {
+			t.Errorf("%s: speedup %v at target_load 60, not above %v at 20", p.Dir, *p.Metrics[analysis.SweepSpeedup], *sum.Sweep.Points[k-1].Metrics[analysis.SweepSpeedup])
+		}
+	}
+	if len(sum.Headline) < 2 || !strings.HasPrefix(sum.Headline[0], "p0004, p0005: "+one) || !strings.HasPrefix(sum.Headline[1], "p0006, p0007: "+two) ||
+		!strings.Contains(stdout, sum.Headline[0]) {
+		t.Errorf("headline %q", sum.Headline)
+	}
+	axes := map[string][]float64{}
+	for _, ser := range sum.Sweep.Series {
+		if ser.Metric == analysis.SweepSpeedup {
+			if ser.Categorical {
+				t.Errorf("speedup against %s drawn as categories", ser.Axis)
+			}
+			axes[ser.Axis] = ser.X
+		}
+	}
+	if !slices.Equal(axes["replicate"], []float64{1, 2}) || !slices.Equal(axes["target_load"], []float64{20, 60}) {
+		t.Errorf("speedup series x: %v", axes)
+	}
+	if !slices.Contains(sum.Figures, "sweep_speedup") {
+		t.Errorf("no sweep_speedup figure (figures %v)", sum.Figures)
+	}
+	if head := strings.SplitN(readFile(t, filepath.Join(dir, "analysis", "tables", "sweep.csv")), "\n", 2)[0]; !strings.Contains(head, ",speedup,") && !strings.HasSuffix(head, ",speedup") {
+		t.Errorf("sweep.csv header %q has no speedup column", head)
+	}
+}
+
+// A replicate axis alone, as categories (copies per trace of two traces), gets the
+// sweep report: its points hold different flows (the copies'), which a comparison
+// would refuse to pair.
+func TestAnalyzeSweepReplicateCategories(t *testing.T) {
+	second := tinyTrace(t, "second", tracegen.Stream{Src: tracegen.HostAddr(0, 2, 5), Dst: tracegen.HostAddr(1, 2, 5), Class: tracegen.TCPData,
+		Start: 0, Duration: 100 * units.Microsecond, Length: 1500, Interval: 5 * units.Microsecond})
+	dir := filepath.Join(t.TempDir(), "sweep")
+	runSweepOf(t, "axes:\n  replicate: [\"2,1\", \"1,2\"]\n", dir, midconn, second)
+	if code, _, stderr := runCmd(dir, "-q"); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	sum := readJSON(t, filepath.Join(dir, "analysis", "summary.json"))
+	if pts, _ := lookup(sum, "sweep", "points"); len(pts.([]any)) != 2 {
+		t.Fatalf("sweep.points %v, want the 2 points", pts)
+	}
+	if _, ok := lookup(sum, "comparison"); ok {
+		t.Error("compared as runs")
 	}
 }

@@ -47,7 +47,7 @@ func run() error {
 	for _, set := range []struct {
 		dir, flag string
 		scenarios []*tracegen.Scenario
-	}{{*dir, "-dir", tracegen.Committed()}, {*vdir, "-validation-dir", tracegen.Validation()}} {
+	}{{*dir, "-dir", append(tracegen.Committed(), tracegen.Captures()...)}, {*vdir, "-validation-dir", tracegen.Validation()}} {
 		if fi, err := os.Stat(set.dir); err != nil || !fi.IsDir() {
 			return fmt.Errorf("%s is not a directory: run from the repository root or pass %s", set.dir, set.flag)
 		}
