@@ -128,7 +128,7 @@ func (s *sim) registerSender(fid int32, f *flowState, p *arrival) error {
 	kind, auto := f.kind, f.auto
 	rev := s.net.AddKey(flowKey(p.daddr, p.saddr, p.proto, p.dport, p.sport, p.laterFrag))
 	return s.layer.NewFlow(fid, transport.FlowSpec{Kind: kind, AutoTCP: auto, Src: p.src, Dst: p.dst,
-		Key: f.key, Reverse: rev, SMSS: s.pr.facts.flows[s.originalTuple(f)].smss, IPv6: p.saddr.Is6()})
+		Key: f.key, Reverse: rev, SMSS: s.pr.facts.of(s.originalTuple(f)).smss, IPv6: p.saddr.Is6()})
 }
 
 // originalTuple is the 5-tuple of the captured flow whose copy f is (f's own without
