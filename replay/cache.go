@@ -34,7 +34,8 @@ type cachedPacket struct {
 }
 
 // The cache is a list of chunks of cacheChunk packets (2 MiB): it grows without
-// copying, and takes what it holds plus at most one chunk.
+// copying, and takes what it holds (the last chunk is cut to its packets once the
+// pass ends).
 const (
 	cacheShift = 16
 	cacheChunk = 1 << cacheShift
@@ -42,7 +43,7 @@ const (
 
 // traceCache is a prepared trace in memory.
 type traceCache struct {
-	chunks []*[cacheChunk]cachedPacket
+	chunks [][]cachedPacket
 	n      int
 }
 
@@ -60,8 +61,8 @@ const DefaultCache = 512 << 20
 // NoCache as Options.Cache keeps no trace in memory: every run reads the capture.
 const NoCache = -1
 
-// cacheLimit is the memory the compact trace may take (0: none).
-func (o *Options) cacheLimit() int64 {
+// CacheLimit is the memory the compact trace may take (0: none).
+func (o *Options) CacheLimit() int64 {
 	switch {
 	case o.Cache == 0:
 		return DefaultCache
@@ -75,7 +76,7 @@ func (o *Options) cacheLimit() int64 {
 func (c *traceCache) add(p *ingest.Packet, off int64, tid int32, ctl uint8) {
 	i := c.n & (cacheChunk - 1)
 	if i == 0 {
-		c.chunks = append(c.chunks, new([cacheChunk]cachedPacket))
+		c.chunks = append(c.chunks, make([]cachedPacket, cacheChunk))
 	}
 	n, _ := p.TCPPayload()
 	c.chunks[len(c.chunks)-1][i] = cachedPacket{off: off, index: p.Index, tid: tid, length: p.TotalLen, payload: uint32(n),
@@ -86,9 +87,16 @@ func (c *traceCache) add(p *ingest.Packet, off int64, tid int32, ctl uint8) {
 // at returns packet i.
 func (c *traceCache) at(i int) *cachedPacket { return &c.chunks[i>>cacheShift][i&(cacheChunk-1)] }
 
+// done cuts the last chunk to the packets it holds.
+func (c *traceCache) done() {
+	if k := len(c.chunks) - 1; k >= 0 {
+		c.chunks[k] = append([]cachedPacket(nil), c.chunks[k][:c.n-k*cacheChunk]...)
+	}
+}
+
 // bytes is the memory the cache takes, with the per-flow fields of flows flows.
 func (c *traceCache) bytes(flows int) int64 {
-	return int64(len(c.chunks))*cacheChunk*CacheEntryBytes + int64(flows)*CacheFlowBytes
+	return int64(c.n)*CacheEntryBytes + int64(flows)*CacheFlowBytes
 }
 
 // CacheBytes is the memory pr's trace cache takes, or would take (an estimate from
@@ -165,6 +173,7 @@ func (pr *Prepared) readTrace() (*traceCache, error) {
 			return nil, inputErrf("%w", err)
 		}
 		if !ok {
+			c.done()
 			return c, nil
 		}
 		if p.Multicast() {

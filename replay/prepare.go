@@ -248,6 +248,9 @@ func prepare(opt Options, forRun bool) (*Prepared, error) {
 	if forRun && opt.MaxIdle > 0 {
 		idle = sc.idle()
 	}
+	if sc.cache != nil {
+		sc.cache.done()
+	}
 	if opt.TargetLoad == 0 {
 		if err := checkTimeRange(&opt, sum, idle, 0); forRun && err != nil {
 			return nil, err

@@ -72,7 +72,7 @@ type scanner struct {
 }
 
 func newScanner(opt *Options) *scanner {
-	s := &scanner{maxIdle: opt.MaxIdle, budget: opt.cacheLimit(), keepAll: opt.TargetLoad > 0}
+	s := &scanner{maxIdle: opt.MaxIdle, budget: opt.CacheLimit(), keepAll: opt.TargetLoad > 0}
 	s.Restart()
 	return s
 }
