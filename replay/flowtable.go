@@ -71,7 +71,9 @@ func (t *flowTable) findKey(k packed) (fid int32, slot int) {
 }
 
 // insert adds the packet's flow as fid at the slot find returned.
-func (t *flowTable) insert(slot int, p *ingest.Packet, fid int32) { t.insertKey(slot, packTuple(p), fid) }
+func (t *flowTable) insert(slot int, p *ingest.Packet, fid int32) {
+	t.insertKey(slot, packTuple(p), fid)
+}
 
 // insertKey is insert for a packed 5-tuple.
 func (t *flowTable) insertKey(slot int, k packed, fid int32) {
