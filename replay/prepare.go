@@ -200,12 +200,16 @@ func (o *Options) defaults() error {
 
 func (o *Options) ingestOptions() ingest.Options {
 	io := ingest.Options{ReorderWindow: o.ReorderWindow, Warn: o.Warn, Strict: o.Strict, Stdin: o.Stdin,
-		Window: o.Window, Context: o.Context, Family: o.Family}
+		Window: o.Window, Context: o.Context, Family: o.Family, Opened: openedHook}
 	if o.Filter != nil { // not a nil *Filter in the interface
 		io.Filter = o.Filter
 	}
 	return io
 }
+
+// openedHook, when not nil, is told each time a pass opens a capture file
+// (ingest.Options.Opened): the tests count the decodes of a run with it.
+var openedHook func(path string)
 
 // Prepare reads the traces once (docs/model.md#one-pass-over-the-capture: the
 // summary, the endpoints, the idle gaps, the flows' facts and, when it fits in

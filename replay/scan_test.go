@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -165,4 +166,100 @@ func TestOutOfOrderCaptureCached(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameRuns(t, dir, "memory", "read", a, b)
+}
+
+// countOpens counts, while the test runs, the passes that open path (openedHook).
+func countOpens(t *testing.T, path string) *int {
+	t.Helper()
+	var mu sync.Mutex
+	n := new(int)
+	openedHook = func(p string) {
+		if p == path {
+			mu.Lock()
+			*n++
+			mu.Unlock()
+		}
+	}
+	t.Cleanup(func() { openedHook = nil })
+	return n
+}
+
+// The decodes of one run, counted where ingest opens the file: one pass below the
+// cache limit whatever the run asks for (closed loop, idle gaps, copies, a target
+// load), one more above it (Options.Cache, NoCache), and one per copy of --replicate
+// there (docs/model.md#one-pass-over-the-capture). The records are the same.
+func TestDecodesPerRun(t *testing.T) {
+	data, err := os.ReadFile(incastTrace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trace := filepath.Join(t.TempDir(), "incast.pcap")
+	if err := os.WriteFile(trace, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	closed, _, err := config.Load("", []string{"Transport.Mode=closed"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := Prepare(Options{Traces: []string{incastTrace}, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	need := ref.CacheBytes()
+	dir := t.TempDir()
+	for i, tc := range []struct {
+		name  string
+		opt   Options
+		cache int64
+		want  int
+	}{
+		{"open", Options{}, 0, 1},
+		{"open at the limit", Options{}, need, 1},
+		{"open above the limit", Options{}, need - 1, 2},
+		{"open no cache", Options{}, NoCache, 2},
+		{"closed idle", Options{Config: closed, MaxIdle: time.Microsecond}, 0, 1},
+		{"closed idle above the limit", Options{Config: closed, MaxIdle: time.Microsecond}, need - 1, 2},
+		{"copies", Options{Replicate: []int{3}}, 0, 1},
+		{"copies no cache", Options{Replicate: []int{3}}, NoCache, 4},
+		{"target load no cache", Options{Replicate: []int{2}, TargetLoad: 60}, NoCache, 1},
+	} {
+		x, y := strconv.Itoa(i)+"a", strconv.Itoa(i)+"b"
+		t.Run(tc.name, func(t *testing.T) {
+			n := countOpens(t, trace)
+			opt := tc.opt
+			opt.Traces, opt.Version, opt.Cache = []string{trace}, "test", tc.cache
+			pr, err := Prepare(opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if *n != 1 {
+				t.Fatalf("Prepare decoded the capture %d times, want 1", *n)
+			}
+			a, err := pr.Run(filepath.Join(dir, x), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if *n != tc.want {
+				t.Errorf("cached %v: %d decodes for the run, want %d", pr.Cached(), *n, tc.want)
+			}
+			// The same run, with every run reading the capture from memory (Cache 0)
+			// or from the file (NoCache, unless --target-load keeps it): same records.
+			other := opt
+			other.Traces = []string{incastTrace}
+			if pr.Cached() {
+				other.Cache = NoCache
+			} else {
+				other.Cache = 0
+			}
+			po, err := Prepare(other)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := po.Run(filepath.Join(dir, y), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameRuns(t, dir, x, y, a, b)
+		})
+	}
 }
