@@ -359,3 +359,45 @@ func (f *cacheFeed) Next() (*arrival, error) {
 }
 
 func (f *cacheFeed) Close() error { return nil }
+
+// cacheBatches runs a cacheFeed on a goroutine of its own, a batch ahead of the
+// simulation, as the feed reads a capture: the flow ids, hosts and injection times
+// are computed beside the simulation when a second core is free, and its loop only
+// injects. The arrivals are the cacheFeed's, in its order.
+type cacheBatches struct {
+	batches
+	src *cacheFeed
+}
+
+func newCacheBatches(src *cacheFeed) *cacheBatches {
+	q := &cacheBatches{src: src}
+	q.start(q.produce)
+	return q
+}
+
+func (q *cacheBatches) produce() {
+	for {
+		b := q.take()
+		if b == nil {
+			return
+		}
+		for b.n < len(b.as) {
+			a, err := q.src.Next()
+			if err != nil || a == nil {
+				b.last, b.err = true, err
+				break
+			}
+			b.as[b.n] = *a
+			b.n++
+		}
+		if !q.give(b) || b.last {
+			return
+		}
+	}
+}
+
+// Close stops the goroutine.
+func (q *cacheBatches) Close() error {
+	q.stop()
+	return q.src.Close()
+}

@@ -162,9 +162,10 @@ func (s *sim) run() error {
 	opt := &s.pr.Opt
 	var loaded chan *offeredLoad
 	if c := s.pr.cache; c != nil {
-		// From memory: the offered load is the cache's, accounted beside the
-		// simulation (the run's own loop only injects).
-		s.feed = newCacheFeed(s.pr)
+		// From memory, prepared a batch ahead on a goroutine of its own; the offered
+		// load is the cache's, accounted beside the simulation (the run's own loop
+		// only injects).
+		s.feed = newCacheBatches(newCacheFeed(s.pr))
 		loaded = make(chan *offeredLoad, 1)
 		go func() { loaded <- s.pr.evalLoad(c, opt.Speedup) }()
 		defer func() { s.load = <-loaded }()
