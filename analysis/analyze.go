@@ -95,9 +95,12 @@ type Summary struct {
 	PolarizationStages []StagePolarization `json:"polarization_stages"`
 	Delay              DelaySummary        `json:"delay"`
 	FCT                FCTSummary          `json:"fct"`
-	Transport          *TransportSummary   `json:"transport"`
-	Buffer             []BufferSeries      `json:"buffer"`
-	Congestion         Congestion          `json:"congestion"`
+	// MessageFCT is the completion per message (messages.arrow; null for a run
+	// without the file, of schema 2): the default slowdown; FCT is per direction.
+	MessageFCT *FCTSummary       `json:"message_fct"`
+	Transport  *TransportSummary `json:"transport"`
+	Buffer     []BufferSeries    `json:"buffer"`
+	Congestion Congestion        `json:"congestion"`
 }
 
 // PFCSummary is the PFC part of a Summary. PausedPs sums the pause intervals'
@@ -282,6 +285,10 @@ func Analyze(run *Run, opt Options) (*Summary, error) {
 
 	opt.progress("flow completion", 0, 1)
 	s.FCT = run.Flows.FCT(run.Info.MTUBytes, run.Info.Topology.BDPBytes)
+	if run.HasMessages {
+		m := MessageFCT(run.Messages, run.Info.MTUBytes, run.Info.Topology.BDPBytes)
+		s.MessageFCT = &m
+	}
 	s.Transport = run.ClosedLoop.Summary()
 	flowStats(run, s, opt)
 	s.Buffer = busiest(run.Buffer, run.Nodes, opt.BufferSwitches)

@@ -222,28 +222,55 @@ func (s FCTSummary) MarshalJSON() ([]byte, error) {
 // NoCompletedFlow is why a slowdown is undefined.
 const NoCompletedFlow = "no flow completed"
 
+// MessageSample is what the slowdown needs of one message (messages.arrow, docs/model.md#messages).
+type MessageSample struct {
+	SizeBytes  int64
+	Slowdown   float64 // NaN unless complete with an ideal FCT > 0
+	Transport  records.Transport
+	Completion records.Completion
+}
+
 // FCT summarises the flows' completion for an MTU and a fabric BDP (bytes).
 func (ft *FlowTable) FCT(mtu, bdp int64) FCTSummary {
+	return fctSummary(len(ft.Flows), func(i int) (fctPoint, records.Completion) {
+		fs := &ft.Flows[i]
+		return fctPoint{size: fs.SizeBytes, slowdown: fs.Slowdown, transport: fs.Transport, noData: !fs.Data, unfinished: unfinished(fs)}, fs.Completion
+	}, mtu, bdp)
+}
+
+// MessageFCT summarises the messages' completion as FCT does the flows'
+// (docs/analysis.md#flow-completion): the counts (Flows, Complete, ByCompletion, the
+// rows' flows and complete) count messages, bucketed by message size.
+func MessageFCT(msgs []MessageSample, mtu, bdp int64) FCTSummary {
+	return fctSummary(len(msgs), func(i int) (fctPoint, records.Completion) {
+		m := &msgs[i]
+		return fctPoint{size: m.SizeBytes, slowdown: m.Slowdown, transport: m.Transport, noData: m.SizeBytes == 0,
+			unfinished: m.Completion != records.CompletionComplete && m.SizeBytes > 0}, m.Completion
+	}, mtu, bdp)
+}
+
+// fctSummary is the completion summary of n items (flows or messages) given one at
+// a time.
+func fctSummary(n int, item func(i int) (fctPoint, records.Completion), mtu, bdp int64) FCTSummary {
 	s := FCTSummary{MTUBytes: mtu, BDPBytes: bdp, ByCompletion: map[string]int64{}}
 	for c := records.Completion(0); c < records.NumCompletions; c++ {
 		s.ByCompletion[c.String()] = 0
 	}
 	var p fctPoint
 	var all [2]float64
-	s.Rows, all = slowdownRows(len(ft.Flows), func(i int) *fctPoint {
-		fs := &ft.Flows[i]
-		p = fctPoint{size: fs.SizeBytes, slowdown: fs.Slowdown, transport: fs.Transport, noData: !fs.Data, unfinished: unfinished(fs)}
+	s.Rows, all = slowdownRows(n, func(i int) *fctPoint {
+		p, _ = item(i)
 		return &p
 	}, mtu, bdp)
-	for i := range ft.Flows {
-		fs := &ft.Flows[i]
-		if !fs.Data {
+	for i := range n {
+		q, c := item(i)
+		if q.noData {
 			s.NoDataFlows++
 			continue
 		}
 		s.Flows++
-		s.ByCompletion[fs.Completion.String()]++
-		if fs.Completion == records.CompletionComplete {
+		s.ByCompletion[c.String()]++
+		if c == records.CompletionComplete {
 			s.Complete++
 		}
 	}

@@ -76,7 +76,12 @@ func headline(s *Summary) []string {
 	if s.Delay.All.Packets > 0 {
 		h = append(h, fmt.Sprintf("One-way delay: p50 %s, p99 %s over %s delivered packets.", units.FormatPs(s.Delay.All.P50Ps), units.FormatPs(s.Delay.All.P99Ps), units.FormatCount(s.Delay.All.Packets)))
 	}
-	if line := fctLine(s.FCT); line != "" {
+	if s.MessageFCT != nil && s.MessageFCT.Flows > 0 {
+		h = append(h, fctLine(*s.MessageFCT, "Completion per message", "messages"))
+		if line := fctLine(s.FCT, "Per direction (flows.arrow, one 5-tuple direction each)", "flows"); line != "" {
+			h = append(h, line)
+		}
+	} else if line := fctLine(s.FCT, "Flow completion", "flows"); line != "" {
 		h = append(h, line)
 	}
 	if line := closedLoopLine(s.Transport); line != "" {
@@ -85,13 +90,14 @@ func headline(s *Summary) []string {
 	return h
 }
 
-// fctLine says how many flows completed and their slowdown, overall and in the
-// largest size bucket with completed flows; "" without flows that carried data.
-func fctLine(f FCTSummary) string {
+// fctLine says how many flows (or messages: what) completed and their slowdown,
+// overall and in the largest size bucket with completed ones; "" without any that
+// carried data.
+func fctLine(f FCTSummary, label, what string) string {
 	if f.Flows == 0 {
 		return ""
 	}
-	line := fmt.Sprintf("Flow completion: %s of %s flows complete", units.FormatCount(f.Complete), units.FormatCount(f.Flows))
+	line := fmt.Sprintf("%s: %s of %s %s complete", label, units.FormatCount(f.Complete), units.FormatCount(f.Flows), what)
 	var why []string
 	for c := records.Completion(0); c < records.NumCompletions; c++ {
 		if n := f.ByCompletion[c.String()]; c != records.CompletionComplete && n > 0 {
@@ -108,7 +114,7 @@ func fctLine(f FCTSummary) string {
 	largest := ""
 	for k := 3; k >= 0; k-- {
 		if r := all[k]; r.P99 != nil {
-			largest = fmt.Sprintf(" (flows %s: p99 %s)", bucketWords(r.FCTBucket), FormatSlowdown(*r.P99))
+			largest = fmt.Sprintf(" (%s %s: p99 %s)", what, bucketWords(r.FCTBucket), FormatSlowdown(*r.P99))
 			break
 		}
 	}
@@ -117,8 +123,8 @@ func fctLine(f FCTSummary) string {
 	}
 	// Some unfinished: the ranked quantiles count them as slowest; the rows describe
 	// the completed flows.
-	return line + fmt.Sprintf("; slowdown with the unfinished flows ranked slowest: p50 %s, p99 %s; of the completed flows: p99 %s%s.",
-		FormatSlowdown(f.SlowdownP50), FormatSlowdown(f.SlowdownP99), FormatSlowdown(*all[4].P99), largest)
+	return line + fmt.Sprintf("; slowdown with the unfinished %s ranked slowest: p50 %s, p99 %s; of the completed %s: p99 %s%s.",
+		what, FormatSlowdown(f.SlowdownP50), FormatSlowdown(f.SlowdownP99), what, FormatSlowdown(*all[4].P99), largest)
 }
 
 // bucketWords names a size bucket in a sentence: "< 9 KB", "9 KB to 205 KB", ">= 1.02 MB".

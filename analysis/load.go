@@ -72,6 +72,7 @@ func LoadWith(runDir string, progress func(stage string, done, total int)) (*Run
 		{records.DropsFile, false, l.drops},
 		{records.TransportFile, true, l.transport},
 		{records.FlowsFile, false, l.flows},
+		{records.MessagesFile, true, l.messages},
 		{records.DelayFile, false, l.delay},
 		{records.StagesFile, true, l.stages},
 		{records.BufferFile, false, l.buffer},
@@ -513,6 +514,26 @@ func (l *loader) uplinks(sw NodeID) []NodeID {
 		}
 	}
 	return up
+}
+
+// messages reads messages.arrow: each message's size, slowdown and completion, with
+// its flow's transport.
+func (l *loader) messages(path string) error {
+	ft := &l.run.Flows
+	if want, ok := l.meta.Records[records.MessagesFile]; ok && want > 0 {
+		l.run.Messages = make([]MessageSample, 0, want)
+	}
+	l.run.HasMessages = true
+	return stream(l, path, records.OpenMessages, func(r *records.MessageRow, _ []NodeID) error {
+		if r.FlowID < 0 || r.FlowID >= int64(len(ft.Flows)) || r.SizeBytes < 0 || r.IdealFctPs < 0 ||
+			r.Completion == records.CompletionComplete && r.FctPs < 0 {
+			return fmt.Errorf("message %d of flow %d: flow of %d, size_bytes %d, fct_ps %d, ideal_fct_ps %d", r.Message, r.FlowID,
+				len(ft.Flows), r.SizeBytes, r.FctPs, r.IdealFctPs)
+		}
+		l.run.Messages = append(l.run.Messages, MessageSample{SizeBytes: r.SizeBytes, Completion: r.Completion,
+			Transport: ft.Flows[r.FlowID].Transport, Slowdown: SlowdownOf(r.Completion == records.CompletionComplete, r.FctPs, r.IdealFctPs)})
+		return nil
+	})
 }
 
 func (l *loader) flows(path string) error {

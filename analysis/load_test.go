@@ -458,8 +458,8 @@ func TestLoadBadInput(t *testing.T) {
 		{"other-schema-version", fixture{complete: true}, func(dir string) {
 			p := filepath.Join(dir, records.RunFile)
 			b, _ := os.ReadFile(p)
-			os.WriteFile(p, []byte(strings.Replace(string(b), `"schema_version": 2`, `"schema_version": 1`, 1)), 0o644)
-		}, records.ErrSchemaVersion, "schema_version 1, this build reads 2 (written by an older tracefabric"},
+			os.WriteFile(p, []byte(strings.Replace(string(b), `"schema_version": 3`, `"schema_version": 1`, 1)), 0o644)
+		}, records.ErrSchemaVersion, "schema_version 1, this build reads 2 to 3 (written by an older tracefabric"},
 		{"row-count-mismatch", fixture{complete: true, lieRows: true}, nil, ErrRecordsMismatch, "flows.arrow has 2 rows, run.json lists 3"},
 		{"packets-listed-but-missing", fixture{complete: true, packets: true}, func(dir string) { os.Remove(filepath.Join(dir, records.PacketsFile)) }, os.ErrNotExist, "packets.arrow"},
 		{"wrong-file-kind", fixture{complete: true}, func(dir string) {

@@ -60,6 +60,10 @@ type Run struct {
 
 	// Flows is the per-flow table (flows.arrow) that polarization and comparisons use.
 	Flows FlowTable
+	// Messages are messages.arrow's rows (docs/model.md#messages); HasMessages is
+	// false for a run without the file (schema 2, before messages).
+	Messages    []MessageSample
+	HasMessages bool
 	// FlowTotals sums flows.arrow.
 	FlowTotals FlowTotals
 }

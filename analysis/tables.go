@@ -138,6 +138,9 @@ func (s *Summary) Tables() []Table {
 	ts = append(ts, t)
 
 	ts = append(ts, SlowdownTable("fct_slowdown", nil, [][]SlowdownRow{s.FCT.Rows}))
+	if s.MessageFCT != nil {
+		ts = append(ts, SlowdownTable("message_slowdown", nil, [][]SlowdownRow{s.MessageFCT.Rows}))
+	}
 	if tr := s.Transport; tr != nil && tr.OverTime != nil {
 		e := tr.OverTime
 		t = Table{Name: "transport_events_over_time", Header: append([]string{"start_ps", "end_ps"}, e.Kinds...)}

@@ -171,7 +171,7 @@ func decodeIPv4(frame []byte, off int, wireLen uint32, p *Packet) Reason {
 	p.Src = ipaddr.FromUint32(binary.BigEndian.Uint32(ip[12:16]))
 	p.Dst = ipaddr.FromUint32(binary.BigEndian.Uint32(ip[16:20]))
 	p.SrcPort, p.DstPort = 0, 0
-	p.TCPDataOffset, p.TCPFlags = 0, 0
+	p.TCPDataOffset, p.TCPFlags, p.TCPMSS = 0, 0, 0
 	p.UDPPayload0, p.HasUDPPayload0 = 0, false
 	if fragOff == 0 && (p.Proto == 6 || p.Proto == 17) {
 		// transport, written out: the IPv4 hot path saves the call.
@@ -187,12 +187,38 @@ func decodeIPv4(frame []byte, off int, wireLen uint32, p *Packet) Reason {
 		case p.Proto == 6 && hl+14 <= end:
 			if doff := ip[hl+12] >> 4; doff >= 5 {
 				p.TCPDataOffset, p.TCPFlags = doff, ip[hl+13]
+				if p.TCPFlags&TCPSyn != 0 && doff > 5 {
+					p.TCPMSS = tcpMSS(ip[hl+20 : max(hl+20, min(hl+4*int(doff), end))])
+				}
 			}
 		case p.Proto == 17 && hl+9 <= end:
 			p.UDPPayload0, p.HasUDPPayload0 = ip[hl+8], true
 		}
 	}
 	return OK
+}
+
+// tcpMSS returns the value of the MSS option (kind 2, length 4) among the TCP options
+// opts (what the capture kept of them), 0 if there is none or it was cut.
+func tcpMSS(opts []byte) uint16 {
+	for i := 0; i < len(opts); {
+		switch kind := opts[i]; kind {
+		case 0: // end of options
+			return 0
+		case 1: // no-operation
+			i++
+			continue
+		}
+		if i+1 >= len(opts) || opts[i+1] < 2 {
+			return 0
+		}
+		n := int(opts[i+1])
+		if opts[i] == 2 && n == 4 && i+4 <= len(opts) {
+			return uint16(opts[i+2])<<8 | uint16(opts[i+3])
+		}
+		i += n
+	}
+	return 0
 }
 
 // IPv6 extension headers that the walk follows (docs/model.md#ipv6).
@@ -290,7 +316,7 @@ walk:
 // fragments (first false), and what the capture kept otherwise.
 func transport(ip []byte, hl, end int, first bool, p *Packet) {
 	p.SrcPort, p.DstPort = 0, 0
-	p.TCPDataOffset, p.TCPFlags = 0, 0
+	p.TCPDataOffset, p.TCPFlags, p.TCPMSS = 0, 0, 0
 	p.UDPPayload0, p.HasUDPPayload0 = 0, false
 	if !first || p.Proto != 6 && p.Proto != 17 {
 		return
@@ -303,6 +329,9 @@ func transport(ip []byte, hl, end int, first bool, p *Packet) {
 	case p.Proto == 6 && hl+14 <= end:
 		if doff := ip[hl+12] >> 4; doff >= 5 {
 			p.TCPDataOffset, p.TCPFlags = doff, ip[hl+13]
+			if p.TCPFlags&TCPSyn != 0 && doff > 5 {
+				p.TCPMSS = tcpMSS(ip[hl+20 : max(hl+20, min(hl+4*int(doff), end))])
+			}
 		}
 	case p.Proto == 17 && hl+9 <= end:
 		p.UDPPayload0, p.HasUDPPayload0 = ip[hl+8], true

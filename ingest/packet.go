@@ -62,6 +62,9 @@ type Packet struct {
 	// the packet is not TCP, not a first fragment, or the capture cut the TCP header
 	// before its flags. TCPPayload uses them.
 	TCPDataOffset, TCPFlags uint8
+	// TCPMSS is the Maximum Segment Size option of a SYN (RFC 9293 3.7.1), 0 when the
+	// packet is not a SYN, has no MSS option, or the capture cut it.
+	TCPMSS uint16
 	// UDPPayload0 is the first byte of a UDP payload (a RoCEv2 packet's BTH opcode),
 	// valid when HasUDPPayload0: the packet is a UDP first fragment that carries a
 	// payload and the capture kept its first byte.

@@ -41,7 +41,8 @@ type held struct {
 	proto, dscp, ecn uint8
 	flags            uint8 // heldFragment | heldUDP0 | heldIPv6
 	doff, tcpFlags   uint8
-	udp0             uint8
+	udp0             uint8 // UDP: UDPPayload0; TCP: TCPMSS's low byte
+	mssHi            uint8 // TCP: TCPMSS's high byte
 }
 
 const (
@@ -94,7 +95,10 @@ func (b *sortBuf) popInto(p *Packet) {
 	p.SrcPort, p.DstPort, p.FragOffset = h.sport, h.dport, h.fragOff
 	p.Proto, p.DSCP, p.ECN = h.proto, h.dscp, h.ecn
 	p.Fragment, p.HasUDPPayload0 = h.flags&heldFragment != 0, h.flags&heldUDP0 != 0
-	p.TCPDataOffset, p.TCPFlags, p.UDPPayload0 = h.doff, h.tcpFlags, h.udp0
+	p.TCPDataOffset, p.TCPFlags, p.UDPPayload0, p.TCPMSS = h.doff, h.tcpFlags, h.udp0, 0
+	if h.proto == 6 {
+		p.UDPPayload0, p.TCPMSS = 0, uint16(h.mssHi)<<8|uint16(h.udp0)
+	}
 	if h.flags&heldIPv6 == 0 {
 		p.Src, p.Dst = ipaddr.FromUint32(uint32(h.addr>>32)), ipaddr.FromUint32(uint32(h.addr))
 		p.HeaderLen = uint32(h.hdr)
@@ -128,7 +132,10 @@ func (b *sortBuf) push(p *Packet) {
 	h.ts, h.index, h.capLen, h.totalLen = p.Timestamp, p.Index, p.CapLen, p.TotalLen
 	h.sport, h.dport, h.fragOff = p.SrcPort, p.DstPort, p.FragOffset
 	h.proto, h.dscp, h.ecn = p.Proto, p.DSCP, p.ECN
-	h.doff, h.tcpFlags, h.udp0 = p.TCPDataOffset, p.TCPFlags, p.UDPPayload0
+	h.doff, h.tcpFlags, h.udp0, h.mssHi = p.TCPDataOffset, p.TCPFlags, p.UDPPayload0, 0
+	if p.Proto == 6 {
+		h.udp0, h.mssHi = uint8(p.TCPMSS), uint8(p.TCPMSS>>8)
+	}
 	h.flags, h.hdr = 0, 0
 	if p.Fragment {
 		h.flags |= heldFragment

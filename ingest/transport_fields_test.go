@@ -30,10 +30,17 @@ func TestDecodeTransportFields(t *testing.T) {
 		known     bool
 		opcode    uint8
 		hasOpcode bool
+		mss       uint16
 	}{
 		{name: "tcp data", pkt: tracegen.Packet{Proto: layers.IPProtocolTCP, Length: 1500}, flags: tracegen.TCPAck | tracegen.TCPPsh, doff: 5, payload: 1460, known: true},
 		{name: "tcp pure ack", pkt: tracegen.Packet{Proto: layers.IPProtocolTCP, Length: 40, TCPFlags: tracegen.TCPAck}, flags: tracegen.TCPAck, doff: 5, payload: 0, known: true},
 		{name: "tcp syn", pkt: tracegen.Packet{Proto: layers.IPProtocolTCP, Length: 40, TCPFlags: tracegen.TCPSyn}, flags: tracegen.TCPSyn, doff: 5, payload: 0, known: true},
+		// A SYN's MSS option (RFC 9293 3.7.1): a 24-byte TCP header; cut by the
+		// capture, or on a segment that is not a SYN, it is not read.
+		{name: "tcp syn mss", pkt: tracegen.Packet{Proto: layers.IPProtocolTCP, Length: 44, TCPFlags: tracegen.TCPSyn, MSS: 1460}, flags: tracegen.TCPSyn, doff: 6, known: true, mss: 1460},
+		{name: "tcp syn-ack mss 8960", pkt: tracegen.Packet{Proto: layers.IPProtocolTCP, Length: 44, TCPFlags: tracegen.TCPSyn | tracegen.TCPAck, MSS: 8960}, flags: tracegen.TCPSyn | tracegen.TCPAck, doff: 6, known: true, mss: 8960},
+		{name: "tcp syn mss cut", pkt: tracegen.Packet{Proto: layers.IPProtocolTCP, Length: 44, TCPFlags: tracegen.TCPSyn, MSS: 1460}, cutTo: 14 + 20 + 22, flags: tracegen.TCPSyn, doff: 6, known: true},
+		{name: "tcp data with mss option", pkt: tracegen.Packet{Proto: layers.IPProtocolTCP, Length: 1500, MSS: 1460}, flags: tracegen.TCPAck | tracegen.TCPPsh, doff: 6, payload: 1456, known: true},
 		{name: "tcp fin ack", pkt: tracegen.Packet{Proto: layers.IPProtocolTCP, Length: 40, TCPFlags: tracegen.TCPFin | tracegen.TCPAck}, flags: tracegen.TCPFin | tracegen.TCPAck, doff: 5, known: true},
 		// The capture kept 10 of the TCP header's 20 bytes: flags unknown, payload
 		// computed for a 20-byte header.
@@ -65,6 +72,9 @@ func TestDecodeTransportFields(t *testing.T) {
 			}
 			if n, known := p.TCPPayload(); n != c.payload || known != c.known {
 				t.Errorf("TCPPayload = %d, %v; want %d, %v", n, known, c.payload, c.known)
+			}
+			if p.TCPMSS != c.mss {
+				t.Errorf("TCPMSS %d, want %d", p.TCPMSS, c.mss)
 			}
 			if p.UDPPayload0 != c.opcode || p.HasUDPPayload0 != c.hasOpcode {
 				t.Errorf("UDP payload byte %#x (%v), want %#x (%v)", p.UDPPayload0, p.HasUDPPayload0, c.opcode, c.hasOpcode)

@@ -17,6 +17,8 @@ import (
 type Slowdown struct {
 	Buckets []string // bucket names, smallest flows first, e.g. "< 9 KB"
 	Series  []SlowdownSeries
+	// Of names what the buckets hold on the x axis: "flow" (default) or "message".
+	Of string
 }
 
 // SlowdownSeries is one transport's (or run's) median and 99th percentile slowdown per
@@ -82,7 +84,11 @@ func FCTSlowdown(s Slowdown, o Options) (*Figure, error) {
 	leg := newLegend()
 	var panels []*plot.Plot
 	for pi, title := range []string{"median slowdown (p50), log scale", "99th percentile (p99), log scale"} {
-		p := newPlot(title, "flow size", "")
+		of := s.Of
+		if of == "" {
+			of = "flow"
+		}
+		p := newPlot(title, of+" size", "")
 		p.Y.Scale = plot.LogScale{}
 		p.Y.Tick.Marker = logTicks{}
 		gridLines(p, false)

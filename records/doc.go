@@ -78,5 +78,11 @@
 package records
 
 // SchemaVersion is the version of the record files' schemas and of run.json. It
-// changes whenever a column or key changes meaning, type or name.
-const SchemaVersion = 2
+// changes whenever a column or key changes meaning, type or name, or a file is
+// added. Version 3 added messages.arrow.
+const SchemaVersion = 3
+
+// OldestSchemaVersion is the oldest version readers accept: a version-2 run has the
+// same files and columns but messages.arrow (analyze then reports slowdown per
+// direction only).
+const OldestSchemaVersion = 2

@@ -54,6 +54,7 @@ type (
 	PacketsReader     = Reader[PacketRow]
 	TransportReader   = Reader[TransportRow]
 	StagesReader      = Reader[StageRow]
+	MessagesReader    = Reader[MessageRow]
 )
 
 // OpenPorts opens a ports.arrow file, checks its schema version and columns, and
@@ -71,7 +72,8 @@ func OpenPackets(path string) (*PacketsReader, error) { return openReader(packet
 func OpenTransport(path string) (*TransportReader, error) {
 	return openReader(transportTable, path)
 }
-func OpenStages(path string) (*StagesReader, error) { return openReader(stagesTable, path) }
+func OpenStages(path string) (*StagesReader, error)     { return openReader(stagesTable, path) }
+func OpenMessages(path string) (*MessagesReader, error) { return openReader(messagesTable, path) }
 
 func openReader[R any](t *table[R], path string) (*Reader[R], error) {
 	f, fr, err := openIPC(path, t.schema())
@@ -124,9 +126,9 @@ func checkSchema(path string, got, want *arrow.Schema) error {
 	if wantName := metaValue(want, MetaFile); name != wantName {
 		return fmt.Errorf("%w: %s: it holds %s, not %s", ErrNotRecordFile, path, name, wantName)
 	}
-	if v := metaValue(got, MetaSchemaVersion); v != strconv.Itoa(SchemaVersion) {
+	if v := metaValue(got, MetaSchemaVersion); !readable(v) {
 		n, _ := strconv.Atoi(v)
-		return fmt.Errorf("%w: %s: %s is %q, this build reads %d%s", ErrSchemaVersion, path, MetaSchemaVersion, v, SchemaVersion, versionHint(n))
+		return fmt.Errorf("%w: %s: %s is %q, this build reads %s%s", ErrSchemaVersion, path, MetaSchemaVersion, v, readableVersions(), versionHint(n))
 	}
 	gf, wf := got.Fields(), want.Fields()
 	for i, w := range wf {

@@ -92,6 +92,20 @@ func genDelay(i int) DelayRow {
 	return DelayRow{TC: uint8(i % 8), LoPs: lo, HiPs: 2 * lo, Packets: int64(i * i)}
 }
 
+func genMessage(i int) MessageRow {
+	r := MessageRow{FlowID: int64(i / 3), Message: int32(i % 3), StartPs: int64(i) * 7_000_000, CapturedPs: int64(i) * 6_000_000,
+		Packets: int64(i%4) + 1, SizeBytes: int64(i%4+1) * 1500, FollowsFlowID: -1, FollowsMessage: -1, IdealFctPs: 2_000_000 + int64(i)}
+	if i%3 > 0 {
+		r.FollowsFlowID, r.FollowsMessage = int64(i/3+1), int32(i%3-1)
+	}
+	if i%5 == 0 { // not complete: fct null, zero when read back
+		r.Completion = CompletionMaxDrain
+	} else {
+		r.Completion, r.FctPs = CompletionComplete, 3_000_000+int64(i)
+	}
+	return r
+}
+
 func genTransport(i int) TransportRow {
 	return TransportRow{TimePs: int64(i) * 4_000_000, FlowID: int64(i % 7), Node: int32(i % 3),
 		Event: TransportEventKind(i % int(NumTransportEventKinds)), Value: int64(i) * 1_000_000_007}
@@ -199,7 +213,7 @@ func (fc fileCase[R]) roundTrip(t *testing.T) {
 func hasNodeColumn(s *arrow.Schema) bool {
 	for _, f := range s.Fields() {
 		if f.Type.ID() == arrow.DICTIONARY && f.Name != "tier" && f.Name != "reason" && f.Name != "event" &&
-			f.Name != "fate" && f.Name != "hash_method" {
+			f.Name != "fate" && f.Name != "hash_method" && f.Name != "completion" {
 			return true
 		}
 	}
@@ -222,6 +236,7 @@ func cases() []anyCase {
 		mk(fileCase[BufferRow]{BufferFile, NewBufferWriter, OpenBuffer, genBuffer}),
 		mk(fileCase[LoadBalanceRow]{LoadBalanceFile, NewLoadBalanceWriter, OpenLoadBalance, genLoadBalance}),
 		mk(fileCase[FlowRow]{FlowsFile, NewFlowsWriter, OpenFlows, genFlow}),
+		mk(fileCase[MessageRow]{MessagesFile, NewMessagesWriter, OpenMessages, genMessage}),
 		mk(fileCase[DelayRow]{DelayFile, NewDelayWriter, OpenDelay, genDelay}),
 		mk(fileCase[PacketRow]{PacketsFile, NewPacketsWriter, OpenPackets, genPacket}),
 		mk(fileCase[TransportRow]{TransportFile, NewTransportWriter, OpenTransport, genTransport}),
@@ -379,8 +394,8 @@ func TestSchemaMetadata(t *testing.T) {
 		if got := metaValue(s, MetaFile); got != name {
 			t.Errorf("%s: %s = %q", name, MetaFile, got)
 		}
-		if got := metaValue(s, MetaSchemaVersion); got != "2" {
-			t.Errorf("%s: %s = %q, want \"2\"", name, MetaSchemaVersion, got)
+		if got := metaValue(s, MetaSchemaVersion); got != "3" {
+			t.Errorf("%s: %s = %q, want \"3\"", name, MetaSchemaVersion, got)
 		}
 	}
 	if _, err := Schema("nope.arrow"); err == nil {
@@ -515,9 +530,9 @@ func TestOpenBadFiles(t *testing.T) {
 		{"empty", put("empty.arrow", nil), ErrNotRecordFile, "truncated"},
 		{"foreign", put("text.arrow", bytes.Repeat([]byte("not arrow "), 100)), ErrNotRecordFile, "truncated"},
 		{"other kind", put("pfc.arrow", whole), ErrNotRecordFile, "holds drops.arrow, not pfc.arrow"},
-		{"other version", rawArrow(t, dir, "1", dropsTable.schema().Fields()), ErrSchemaVersion, "this build reads 2 (written by an older tracefabric: replay the trace again with this version)"},
-		{"newer version", rawArrow(t, dir, "3", dropsTable.schema().Fields()), ErrSchemaVersion, "this build reads 2 (written by a newer tracefabric"},
-		{"other columns", rawArrow(t, dir, "2", dropsTable.schema().Fields()[:3]), ErrNotRecordFile, "column 3 \"port\" is missing"},
+		{"other version", rawArrow(t, dir, "1", dropsTable.schema().Fields()), ErrSchemaVersion, "this build reads 2 to 3 (written by an older tracefabric: replay the trace again with this version)"},
+		{"newer version", rawArrow(t, dir, "4", dropsTable.schema().Fields()), ErrSchemaVersion, "this build reads 2 to 3 (written by a newer tracefabric"},
+		{"other columns", rawArrow(t, dir, "3", dropsTable.schema().Fields()[:3]), ErrNotRecordFile, "column 3 \"port\" is missing"},
 		{"missing", filepath.Join(dir, "none.arrow"), os.ErrNotExist, "none.arrow"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/tracefabric/tracefabric/internal/atomicfile"
 )
@@ -331,8 +332,8 @@ func ReadRun(path string) (*Run, error) {
 	if head.SchemaVersion == nil {
 		return nil, fmt.Errorf("%w: %s has no schema_version", ErrNotRunFile, path)
 	}
-	if *head.SchemaVersion != SchemaVersion {
-		return nil, fmt.Errorf("%w: %s: schema_version %d, this build reads %d%s", ErrSchemaVersion, path, *head.SchemaVersion, SchemaVersion, versionHint(*head.SchemaVersion))
+	if v := *head.SchemaVersion; v < OldestSchemaVersion || v > SchemaVersion {
+		return nil, fmt.Errorf("%w: %s: schema_version %d, this build reads %s%s", ErrSchemaVersion, path, v, readableVersions(), versionHint(v))
 	}
 	run := new(Run)
 	if err := json.Unmarshal(data, run); err != nil {
@@ -350,10 +351,25 @@ func ReadRun(path string) (*Run, error) {
 // while guessing the missing columns would not be.
 func versionHint(v int) string {
 	switch {
-	case v > 0 && v < SchemaVersion:
+	case v > 0 && v < OldestSchemaVersion:
 		return " (written by an older tracefabric: replay the trace again with this version)"
 	case v > SchemaVersion:
 		return " (written by a newer tracefabric: analyze it with that version)"
 	}
 	return ""
+}
+
+// readable reports whether a record file's schema_version metadata is one this build
+// reads.
+func readable(v string) bool {
+	n, err := strconv.Atoi(v)
+	return err == nil && n >= OldestSchemaVersion && n <= SchemaVersion
+}
+
+// readableVersions names the schema versions this build reads ("2 and 3").
+func readableVersions() string {
+	if OldestSchemaVersion == SchemaVersion {
+		return strconv.Itoa(SchemaVersion)
+	}
+	return fmt.Sprintf("%d to %d", OldestSchemaVersion, SchemaVersion)
 }

@@ -141,7 +141,8 @@ func TestReadRunRefuses(t *testing.T) {
 		want          error
 		msg           string
 	}{
-		{"v1.json", `{"schema_version": 1, "complete": true}`, ErrSchemaVersion, "schema_version 1, this build reads 2 (written by an older tracefabric: replay the trace again"},
+		{"v1.json", `{"schema_version": 1, "complete": true}`, ErrSchemaVersion, "schema_version 1, this build reads 2 to 3 (written by an older tracefabric: replay the trace again"},
+		{"v4.json", `{"schema_version": 4, "complete": true}`, ErrSchemaVersion, "schema_version 4, this build reads 2 to 3 (written by a newer tracefabric"},
 		{"foreign.json", `{"name": "something else"}`, ErrNotRunFile, "has no schema_version"},
 		{"null.json", `null`, ErrNotRunFile, "has no schema_version"},
 		{"array.json", `[1]`, ErrNotRunFile, "not a tracefabric run.json"},

@@ -15,6 +15,7 @@ type WriterSet struct {
 	Buffer      *BufferWriter
 	LoadBalance *LoadBalanceWriter
 	Flows       *FlowsWriter
+	Messages    *MessagesWriter
 	Delay       *DelayWriter
 	Packets     *PacketsWriter   // nil unless packets were asked for (--record-packets)
 	Transport   *TransportWriter // nil unless the run is closed loop
@@ -46,6 +47,7 @@ func NewWriterSet(dir string, d Dictionaries, packets bool, opts ...Option) (*Wr
 	try(func() (e error) { s.Buffer, e = NewBufferWriter(p(BufferFile), d, opts...); return })
 	try(func() (e error) { s.LoadBalance, e = NewLoadBalanceWriter(p(LoadBalanceFile), d, opts...); return })
 	try(func() (e error) { s.Flows, e = NewFlowsWriter(p(FlowsFile), d, opts...); return })
+	try(func() (e error) { s.Messages, e = NewMessagesWriter(p(MessagesFile), d, opts...); return })
 	try(func() (e error) { s.Delay, e = NewDelayWriter(p(DelayFile), d, opts...); return })
 	if packets {
 		try(func() (e error) { s.Packets, e = NewPacketsWriter(p(PacketsFile), d, opts...); return })
@@ -70,6 +72,7 @@ func (s *WriterSet) writers() []fileWriter {
 	add(s.Buffer != nil, s.Buffer)
 	add(s.LoadBalance != nil, s.LoadBalance)
 	add(s.Flows != nil, s.Flows)
+	add(s.Messages != nil, s.Messages)
 	add(s.Delay != nil, s.Delay)
 	add(s.Packets != nil, s.Packets)
 	add(s.Transport != nil, s.Transport)

@@ -39,7 +39,7 @@ func TestWriterSet(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := map[string]int64{PortsFile: 0, DropsFile: 3, PFCFile: 0, BufferFile: 0, LoadBalanceFile: 0,
-			FlowsFile: 3, DelayFile: 0}
+			FlowsFile: 3, MessagesFile: 0, DelayFile: 0}
 		if packets {
 			want[PacketsFile] = 1
 		}

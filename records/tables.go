@@ -152,6 +152,30 @@ type FlowRow struct {
 	IdealFctPs int64
 }
 
+// MessageRow is one row of messages.arrow: one message of a flow, a run of its data
+// between idle gaps or turn-arounds (docs/model.md#messages).
+type MessageRow struct {
+	FlowID  int64
+	Message int32 // the message's index in its flow, 0-based in capture order
+	// StartPs is when its first data packet became available (its injection time, or
+	// the closed-loop sender's offer); CapturedPs is its captured time ((t - t0 -
+	// idle) / speedup): StartPs is later only with Transport.Causality request.
+	StartPs, CapturedPs int64
+	Packets             int64 // its data packets (after splitting oversize packets)
+	SizeBytes           int64 // their sizes L
+	// FollowsFlowID and FollowsMessage name the reverse direction's message it
+	// follows at a turn-around, -1 when it started after an idle gap (or is its flow's
+	// first with nothing before it the other way).
+	FollowsFlowID  int64
+	FollowsMessage int32
+	// Completion says whether every byte arrived; FctPs runs from StartPs to the
+	// delivery of its last byte (complete only); IdealFctPs the same bytes alone in
+	// the empty fabric from the same start.
+	Completion Completion
+	FctPs      int64
+	IdealFctPs int64
+}
+
 // HasDelay reports whether the delay fields are meaningful (the flow delivered something).
 func (r *FlowRow) HasDelay() bool { return r.Delivered > 0 }
 
@@ -216,6 +240,7 @@ const (
 	PacketsFile     = "packets.arrow"
 	TransportFile   = "transport.arrow"
 	StagesFile      = "stages.arrow"
+	MessagesFile    = "messages.arrow"
 )
 
 // table is one record file: its name and columns in order.
@@ -363,6 +388,20 @@ var flowsTable = &table[FlowRow]{name: FlowsFile, cols: []column[FlowRow]{
 
 func incomplete(r *FlowRow) bool { return r.Completion != CompletionComplete }
 
+var messagesTable = &table[MessageRow]{name: MessagesFile, cols: []column[MessageRow]{
+	i64("flow_id", func(r *MessageRow) *int64 { return &r.FlowID }),
+	i32("message", func(r *MessageRow) *int32 { return &r.Message }),
+	i64("start_ps", func(r *MessageRow) *int64 { return &r.StartPs }),
+	i64("captured_ps", func(r *MessageRow) *int64 { return &r.CapturedPs }),
+	i64("packets", func(r *MessageRow) *int64 { return &r.Packets }),
+	i64("size_bytes", func(r *MessageRow) *int64 { return &r.SizeBytes }),
+	i64("follows_flow_id", func(r *MessageRow) *int64 { return &r.FollowsFlowID }),
+	i32("follows_message", func(r *MessageRow) *int32 { return &r.FollowsMessage }),
+	enumColumn("completion", "completion", completionNames[:], func(r *MessageRow) *Completion { return &r.Completion }),
+	nullable("fct_ps", arrow.PrimitiveTypes.Int64, func(r *MessageRow) *int64 { return &r.FctPs }, func(r *MessageRow) bool { return r.Completion != CompletionComplete }),
+	i64("ideal_fct_ps", func(r *MessageRow) *int64 { return &r.IdealFctPs }),
+}}
+
 var delayTable = &table[DelayRow]{name: DelayFile, cols: []column[DelayRow]{
 	u8("tc", func(r *DelayRow) *uint8 { return &r.TC }),
 	i64("lo_ps", func(r *DelayRow) *int64 { return &r.LoPs }),
@@ -409,7 +448,7 @@ func lastNode(r *PacketRow) int32 {
 
 // Files lists the record file names in the order docs/records.md gives them.
 func Files() []string {
-	return []string{PortsFile, DropsFile, PFCFile, BufferFile, LoadBalanceFile, FlowsFile, DelayFile, PacketsFile, TransportFile, StagesFile}
+	return []string{PortsFile, DropsFile, PFCFile, BufferFile, LoadBalanceFile, FlowsFile, MessagesFile, DelayFile, PacketsFile, TransportFile, StagesFile}
 }
 
 // Schema returns the Arrow schema of the record file called name (one of Files).
@@ -435,6 +474,8 @@ func Schema(name string) (*arrow.Schema, error) {
 		return transportTable.schema(), nil
 	case StagesFile:
 		return stagesTable.schema(), nil
+	case MessagesFile:
+		return messagesTable.schema(), nil
 	}
 	return nil, fmt.Errorf("records: %q is not a record file (known: %q)", name, Files())
 }

@@ -85,6 +85,7 @@ type (
 	PacketsWriter     = Writer[PacketRow]
 	TransportWriter   = Writer[TransportRow]
 	StagesWriter      = Writer[StageRow]
+	MessagesWriter    = Writer[MessageRow]
 )
 
 // NewPortsWriter creates the file at path (normally OutputDir.Path(PortsFile)) and
@@ -120,6 +121,10 @@ func NewDelayWriter(path string, d Dictionaries, opts ...Option) (*DelayWriter, 
 
 func NewTransportWriter(path string, d Dictionaries, opts ...Option) (*TransportWriter, error) {
 	return newWriter(transportTable, path, d, opts)
+}
+
+func NewMessagesWriter(path string, d Dictionaries, opts ...Option) (*MessagesWriter, error) {
+	return newWriter(messagesTable, path, d, opts)
 }
 
 func NewPacketsWriter(path string, d Dictionaries, opts ...Option) (*PacketsWriter, error) {

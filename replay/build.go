@@ -120,6 +120,7 @@ func (s *sim) build() error {
 		}
 		s.layer = l
 		l.SetObserver(s)
+		l.SetWatcher(s)
 	}
 	warns, err := s.net.Start()
 	if err != nil {

@@ -183,7 +183,7 @@ func (pr *Prepared) readTrace() (*traceCache, error) {
 		if tid < 0 {
 			return nil, inputErrf("packet %d of %s: a flow the first pass did not see (the trace changed since it was read?)", p.Index, pr.Opt.Traces[p.FileIndex])
 		}
-		c.add(&p, clock.offset(p.Timestamp), tid, replacedKind(&allClosed, &p))
+		c.add(&p, clock.offset(p.Timestamp), tid, replacedKind(&everyControl, &p))
 	}
 }
 
@@ -341,6 +341,7 @@ func (f *cacheFeed) Next() (*arrival, error) {
 	}
 	a.at = f.pr.injectTime(off)
 	a.traceIndex, a.length, a.dscp, a.ecn = f.pr.fileOffset[p.file]+p.index, p.length, p.tos>>2, p.tos&3
+	a.data = p.control == notReplaced && (a.proto != 6 || p.payload > 0)
 	if f.closed {
 		a.payload = p.payload
 		switch p.control {

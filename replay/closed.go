@@ -57,6 +57,10 @@ func replacedKind(tr *config.Transport, p *ingest.Packet) uint8 {
 	return notReplaced
 }
 
+// everyControl classifies control packets as when every transport is closed loop:
+// what is not data (docs/model.md#messages), whatever the run's settings.
+var everyControl = config.Transport{Tcp: config.TcpAuto, Roce: config.RoceDcqcn}
+
 // flowKind is the sender of a flow whose first packet is a, in a closed-loop run;
 // auto reports a TCP flow whose kind its first data segment decides.
 func flowKind(tr *config.Transport, a *arrival) (k transport.Kind, auto bool) {
@@ -101,7 +105,8 @@ var fallbackNames = [numFallbacks]string{"", records.FallbackFragmented, records
 // flowFacts is what the closed-loop pre-pass learns of a TCP or RoCEv2 flow before
 // the run: what its sender needs (the SMSS) and what decides whether it falls back.
 type flowFacts struct {
-	smss       int32  // the largest TCP payload of the flow's segments (its SMSS, docs/model.md#tcp)
+	mss        uint16 // the MSS option of its SYN (0: none captured)
+	hdr        int32  // TCP: the largest header (IP and TCP, options included) of its segments with a payload
 	maxLen     uint32 // the largest size L of its segments
 	segments   int64  // captured packets that are segments (not control packets the receivers replace)
 	fragmented bool   // one of its segments is an IP fragment
@@ -155,8 +160,11 @@ func (cf *closedFacts) add(p *ingest.Packet, tid int32, ctl uint8) {
 	ff.segments++
 	ff.maxLen = max(ff.maxLen, p.TotalLen)
 	ff.fragmented = ff.fragmented || p.Fragment
-	if n, _ := p.TCPPayload(); tcp && int32(n) > ff.smss {
-		ff.smss = int32(n)
+	if n, _ := p.TCPPayload(); tcp && n > 0 {
+		ff.hdr = max(ff.hdr, int32(p.TotalLen)-int32(n))
+	}
+	if tcp && p.TCPMSS != 0 && ff.mss == 0 {
+		ff.mss = p.TCPMSS
 	}
 	if roce {
 		pf := &cf.roce[cf.pair[tid]]
@@ -207,6 +215,34 @@ func (cf *closedFacts) decide(a *arrival, mtu int32) (reason uint8, segments int
 		return fallbackControlWithoutSender, 0, false
 	}
 	return fallbackNone, ff.segments, true
+}
+
+// smss is the SMSS of TCP flow t (the original capture's 5-tuple) in a run with the
+// given MTU (docs/model.md#tcp): the MSS option of the reverse direction's SYN (what
+// the receiver announced), else of the flow's own SYN, else mss (Transport.Mss) when
+// set, else Mtu minus the flow's headers; never more than Mtu minus its headers, the
+// largest payload an injected piece carries.
+func (cf *closedFacts) smss(t ingest.FiveTuple, mtu, mss int32) int32 {
+	ff := cf.of(t)
+	hdr := ff.hdr
+	if hdr == 0 { // no segment with a payload: fixed headers
+		hdr = 40
+		if t.Src.Is6() {
+			hdr = 60
+		}
+	}
+	limit := max(1, mtu-hdr)
+	opt := cf.of(ingest.FiveTuple{Src: t.Dst, Dst: t.Src, SrcPort: t.DstPort, DstPort: t.SrcPort, Proto: t.Proto}).mss
+	if opt == 0 {
+		opt = ff.mss
+	}
+	switch {
+	case opt != 0:
+		return min(int32(opt), limit)
+	case mss > 0:
+		return min(mss, limit)
+	}
+	return limit
 }
 
 // tooManySegments reports whether a flow may have more segments than a sender

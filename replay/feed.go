@@ -36,6 +36,7 @@ type arrival struct {
 	replaced     uint8  // closed loop: a captured control packet not injected (replacedTCPAck, ...)
 	copy         uint16 // --replicate: the copy (0: the capture itself)
 	payload      uint32 // TCP payload bytes (closed loop)
+	data         bool   // it carries data, so belongs to a message (docs/model.md#messages)
 }
 
 // noFlow is arrival.fid of an intra-host packet.
@@ -270,12 +271,17 @@ func (f *feed) prepare(p *ingest.Packet, off int64, k int, a *arrival) error {
 	*a = arrival{at: f.pr.injectTime(off), traceIndex: f.pr.fileOffset[p.FileIndex] + p.Index, copy: uint16(k),
 		saddr: p.Src, daddr: p.Dst, sport: p.SrcPort, dport: p.DstPort, length: p.TotalLen,
 		proto: p.Proto, dscp: p.DSCP, ecn: p.ECN, laterFrag: p.Fragment && p.FragOffset != 0}
+	n, _ := p.TCPPayload()
 	if f.closed {
 		// A replaced packet still belongs to its flow: flow ids stay those of an
 		// open-loop replay of the trace, so that the two compare flow by flow.
 		a.replaced = replacedKind(&f.pr.Opt.Config.Transport, p)
-		n, _ := p.TCPPayload()
 		a.payload = uint32(n)
+	}
+	if p.Proto == 6 {
+		a.data = n > 0
+	} else {
+		a.data = replacedKind(&everyControl, p) == notReplaced
 	}
 	fid, slot := f.flows.find(p)
 	if fid >= 0 {

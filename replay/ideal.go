@@ -103,8 +103,9 @@ type idealState struct {
 	last units.Time               // A_h of the latest packet
 }
 
-// add schedules a packet of IPv4 length l available at avail.
-func (st *idealState) add(p *pathLinks, avail units.Time, l int32) {
+// add schedules a packet of IPv4 length l available at avail and returns its ideal
+// arrival at the destination.
+func (st *idealState) add(p *pathLinks, avail units.Time, l int32) units.Time {
 	wire := int64(switchmodel.FrameSize(l)) + 20
 	a := avail
 	for k := 0; k < p.n; k++ {
@@ -119,4 +120,5 @@ func (st *idealState) add(p *pathLinks, avail units.Time, l int32) {
 		a = d + s + p.after[k]
 	}
 	st.last = max(st.last, a)
+	return a
 }

@@ -10,11 +10,13 @@ import (
 	"github.com/tracefabric/tracefabric/switchmodel/transport"
 )
 
-// inject hands arrival p to its source host's NIC (in MTU-sized pieces when it is
-// longer than the MTU and --oversize is split), or counts it (intra-host, or oversize
-// and dropped). A flow's first packet creates its record.
+// inject hands arrival p, fed at now, to its source host's NIC (in MTU-sized pieces
+// when it is longer than the MTU and --oversize is split), or counts it (intra-host,
+// or oversize and dropped). A flow's first packet creates its record; a data packet
+// joins a message (messages.go), and causality may hold it back (place injects it
+// later).
 func (s *sim) inject(now units.Time, p *arrival) {
-	fid, src, dst := p.fid, p.src, p.dst
+	fid := p.fid
 	if fid == noFlow {
 		s.trace.intraHost++
 		return
@@ -27,6 +29,21 @@ func (s *sim) inject(now units.Time, p *arrival) {
 		s.trace.replaced[p.replaced]++
 		return
 	}
+	var m *message
+	if p.data {
+		m = s.classify(now, fid, f)
+	}
+	if s.causal && f.closed && (s.held[fid] != nil || m != nil && m.delta != 0) {
+		s.hold(now, fid, f, p, m)
+		return
+	}
+	s.place(now, fid, f, p, m)
+}
+
+// place injects arrival p of flow fid now, its data counted in message m (nil: not
+// data).
+func (s *sim) place(now units.Time, fid int32, f *flowState, p *arrival, m *message) {
+	src, dst := p.src, p.dst
 	if !f.started {
 		// The flow's start: its first segment (docs/model.md#application-model), the
 		// instant its FCT and its ideal FCT both count from.
@@ -49,6 +66,11 @@ func (s *sim) inject(now units.Time, p *arrival) {
 			f.dropped++
 			f.oversize++
 			s.trace.oversizeDropped++
+			if m != nil {
+				m.packets++
+				m.size += int64(length)
+				m.dropped++
+			}
 			if s.oversizeAt == nil {
 				s.oversizeAt = make([][switchmodel.NumTC]int64, s.pr.Topo.Hosts)
 			}
@@ -66,12 +88,16 @@ func (s *sim) inject(now units.Time, p *arrival) {
 			s.trace.oversizePieces++
 		}
 		f.size += int64(piece)
-		f.ideal.add(path, now, piece)
+		ideal := f.ideal.add(path, now, piece)
 		if f.closed {
 			// The piece's payload: the packet's payload less what the earlier pieces
 			// carried (headers repeat in every piece).
 			hdr := int32(p.length) - int32(p.payload)
 			s.layer.Offer(fid, transport.Segment{Length: piece, Payload: max(0, piece-hdr), DSCP: p.dscp, ECN: p.ecn, TraceIndex: traceIndex})
+			if m != nil {
+				s.injected(now, fid, f, m, piece, ideal, f.offered)
+			}
+			f.offered++
 			continue
 		}
 		id, pk := s.net.NewPacket()
@@ -82,8 +108,12 @@ func (s *sim) inject(now units.Time, p *arrival) {
 		pk.DSCP = p.dscp
 		pk.ECN = p.ecn
 		pk.Length = piece
+		pk.Seq = seqOf(m)
 		f.packets++
 		f.bytes += int64(piece)
+		if m != nil {
+			s.injected(now, fid, f, m, piece, ideal, -1)
+		}
 		s.net.Inject(host, id)
 	}
 }
@@ -97,10 +127,13 @@ func (s *sim) newFlow(now units.Time, fid int32, p *arrival) {
 	s.flows = append(s.flows, flowState{tuple: p.tuple(), dscp: p.dscp, src: p.src, dst: p.dst, first: now, copy: p.copy,
 		rackMember: -1, fabricMember: -1, lastRack: -1, lastFabric: -1, delayMin: -1,
 		path: s.pathOf(p.src, p.dst, &key), key: s.net.AddKey(key)})
+	s.msgs = append(s.msgs, nil)
+	s.lastSender = append(s.lastSender, -1)
+	f := &s.flows[fid]
+	s.linkReverse(fid, f)
 	if s.layer == nil {
 		return
 	}
-	f := &s.flows[fid]
 	f.kind, f.auto = flowKind(&s.cfg.Transport, p)
 	if f.kind == transport.Open {
 		return
@@ -128,7 +161,7 @@ func (s *sim) registerSender(fid int32, f *flowState, p *arrival) error {
 	kind, auto := f.kind, f.auto
 	rev := s.net.AddKey(flowKey(p.daddr, p.saddr, p.proto, p.dport, p.sport, p.laterFrag))
 	return s.layer.NewFlow(fid, transport.FlowSpec{Kind: kind, AutoTCP: auto, Src: p.src, Dst: p.dst,
-		Key: f.key, Reverse: rev, SMSS: s.pr.facts.of(s.originalTuple(f)).smss, IPv6: p.saddr.Is6()})
+		Key: f.key, Reverse: rev, SMSS: s.pr.facts.smss(s.originalTuple(f), s.mtu, int32(s.cfg.Transport.Mss)), IPv6: p.saddr.Is6()})
 }
 
 // originalTuple is the 5-tuple of the captured flow whose copy f is (f's own without

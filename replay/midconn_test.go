@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"maps"
 	"net/netip"
+	"slices"
 	"testing"
 
 	"github.com/tracefabric/tracefabric/internal/tracegen"
@@ -54,7 +55,9 @@ func TestMidConnectionTrace(t *testing.T) {
 	hop := units.SerializationTime(int64(tracegen.MidAckFirstLen)+38, 100*units.Gbps) + units.Microsecond
 	ackFirst := tuple{a, b, 40000, 443}
 
+	oneWay := tuple{c, d, 40000, 5001}
 	runs := map[bool]map[tuple]records.FlowRow{}
+	closedDir := ""
 	for _, closed := range []bool{false, true} {
 		mut := func(o *Options) {
 			o.RecordPackets = true
@@ -63,6 +66,9 @@ func TestMidConnectionTrace(t *testing.T) {
 			}
 		}
 		run, dir := runTrace(t, trace, mut)
+		if closed {
+			closedDir = dir
+		}
 		_, again := runTrace(t, trace, mut)
 		sameFiles(t, run, dir, again)
 		s := run.Simulation
@@ -95,8 +101,10 @@ func TestMidConnectionTrace(t *testing.T) {
 		flows := map[tuple]records.FlowRow{}
 		for _, f := range readFlows(t, dir) {
 			flows[key(f)] = f
-			// The empty fabric holds nothing back: every flow completes in its ideal time.
-			if f.Completion != records.CompletionComplete || f.FctPs != f.IdealFctPs {
+			// The empty fabric holds nothing back: every flow completes in its ideal time,
+			// but closed loop the one-way transfer's 8 jumbo segments at line rate, more
+			// than RFC 6928's initial window (below).
+			if f.Completion != records.CompletionComplete || f.FctPs != f.IdealFctPs && !(closed && key(f) == oneWay) {
 				t.Errorf("closed %v: flow %d %v: %v, FCT %d, ideal %d: want complete in its ideal time", closed, f.FlowID, key(f), f.Completion, f.FctPs, f.IdealFctPs)
 			}
 			w, ok := want[key(f)]
@@ -135,6 +143,31 @@ func TestMidConnectionTrace(t *testing.T) {
 		if f.FirstPs != int64(5*units.Microsecond) || f.IdealFctPs != int64(tracegen.MidAckFirstAt+last-start) {
 			t.Errorf("closed %v: the ack-first flow: first_ps %d, ideal %d; want %d, %d", closed, f.FirstPs, f.IdealFctPs,
 				5*units.Microsecond, tracegen.MidAckFirstAt+last-start)
+		}
+	}
+	// The one-way transfer closed loop: SMSS 9000 - 40 = 8,960 (no SYN), initial
+	// window min(10 SMSS, max(2 SMSS, 14,600)) = 17,920 B: two segments go at once, the
+	// third with the first ACK, one round trip between pods later: 6 hops of the data
+	// (9,038 wire bytes: 723,040 ps + 1 us each) and 6 of the ACK (84 wire bytes:
+	// 6,720 ps + 1 us each), 16,378,560 ps. Without the byte bound (Linux's 10
+	// segments) nothing holds it back.
+	var sent []int64
+	for _, p := range readPackets(t, closedDir) {
+		if p.FlowID == runs[true][oneWay].FlowID {
+			sent = append(sent, p.InjectPs)
+		}
+	}
+	slices.Sort(sent)
+	if len(sent) != 8 || sent[1]-sent[0] > int64(units.Microsecond) || sent[2]-sent[0] != 16_378_560 {
+		t.Errorf("one-way transfer closed loop: segments injected at %v; want two at once and the third 16378560 ps after the first", sent)
+	}
+	_, dir := runTrace(t, trace, func(o *Options) {
+		closedOpts(o)
+		o.Config.Transport.InitialWindowBytes = 0
+	})
+	for _, f := range readFlows(t, dir) {
+		if key(f) == oneWay && (f.Completion != records.CompletionComplete || f.FctPs != f.IdealFctPs) {
+			t.Errorf("one-way transfer, InitialWindowBytes 0: %v, FCT %d, ideal %d; want complete in its ideal time", f.Completion, f.FctPs, f.IdealFctPs)
 		}
 	}
 	// The reused 5-tuple is one flow from its first SYN to its last FIN, in both modes.

@@ -45,6 +45,14 @@ type flowState struct {
 	undrained  int64  // data packets left at the end
 	oversize   int64  // packets dropped at the source host by --oversize drop
 	tuple      ingest.FiveTuple
+	// Messages (messages.go); the queue of unsettled messages is sim.msgs[flow id].
+	rev         int32      // the reverse direction's flow, -1 none
+	msgBase     int32      // the index of the oldest unsettled message
+	nmsg        int32      // messages so far
+	lastData    units.Time // captured time of its last data packet
+	pair        int32      // its connection's slot in sim.lastSender (the first direction's flow id)
+	offered     int32      // closed loop: segments offered to its sender
+	lastSettled settledMessage
 }
 
 // Drop implements switchmodel.DropObserver.
@@ -69,6 +77,9 @@ func (s *sim) Drop(e switchmodel.DropEvent) {
 	}
 	f.dropped++
 	s.members(f, p)
+	if isOpenData(p) {
+		s.openDelivered(e.Time, int32(p.FlowID), p.Seq, true)
+	}
 	if s.stages != nil {
 		s.recordStages(p, false)
 	}
@@ -104,6 +115,9 @@ func (s *sim) Delivered(now units.Time, p *switchmodel.Packet) {
 	f := &s.flows[p.FlowID]
 	f.delivered++
 	f.lastDeliver = max(f.lastDeliver, now)
+	if isOpenData(p) {
+		s.openDelivered(now, int32(p.FlowID), p.Seq, false)
+	}
 	s.members(f, p)
 	if s.stages != nil {
 		s.recordStages(p, true)

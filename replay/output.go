@@ -71,6 +71,7 @@ func (s *sim) writeEndFiles() error {
 	if err := s.writeLoadBalance(); err != nil {
 		return err
 	}
+	s.settleAll()
 	if err := s.writeFlows(); err != nil {
 		return err
 	}
@@ -150,7 +151,7 @@ func (s *sim) writeFlows() error {
 			s.retransmits += st.Retransmits
 			s.timeouts += st.Timeouts
 			switch {
-			case st.Complete && f.oversize == 0:
+			case st.Complete && f.oversize == 0 && s.held[int32(i)] == nil: // (held: causality kept data back to the end)
 				row.Completion, row.FctPs = records.CompletionComplete, max(0, int64(st.LastDelivery-f.start))
 			case f.oversize > 0:
 				row.Completion = records.CompletionDropped // --oversize drop took part of it at the source

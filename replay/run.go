@@ -84,6 +84,13 @@ type sim struct {
 	timeouts     int64
 	layer        *transport.Layer // closed loop: the hosts' senders and receivers
 	ideal        idealPaths       // the ideal schedule's paths (ideal.go)
+	msgGap       units.Time       // Transport.MessageGap, resolved
+	causal       bool             // Transport.Causality request in a closed-loop run
+	byTuple      map[ingest.FiveTuple]int32
+	msgs         [][]message          // per flow, its unsettled messages, oldest first (messages.go)
+	lastSender   []int32              // per connection (flowState.pair), the flow that sent its latest data, -1 none
+	held         map[int32]*heldQueue // causality: per flow, its held arrivals
+	msgRow       records.MessageRow
 	delay        records.DelayHistogram
 	oversizeAt   [][switchmodel.NumTC]int64 // oversize drops per source host and TC
 
@@ -117,6 +124,8 @@ type sim struct {
 func newSim(pr *Prepared, cfg *config.Config, out *records.OutputDir) (*sim, error) {
 	s := &sim{pr: pr, cfg: cfg, classes: cfg.Switch.ClassMap(), mtu: int32(cfg.Switch.Mtu), rows: map[string]int64{}}
 	s.trace.closed = pr.closedLoop()
+	s.msgGap = cfg.MessageGap()
+	s.causal = s.trace.closed && cfg.Transport.Causality == config.CausalityRequest
 	names := make([]string, len(pr.Topo.Nodes))
 	for i, n := range pr.Topo.Nodes {
 		names[i] = n.Name
@@ -238,6 +247,13 @@ func (s *sim) advance() {
 // Handle is the injector's event: inject s.next, take the following packet and
 // schedule it; after the last one, stop the engine so run can start the drain.
 func (s *sim) Handle(now units.Time, kind int32, arg int64) {
+	if kind == evRelease {
+		if q := s.held[int32(arg)]; q != nil && q.event == now {
+			q.event = -1
+			s.release(int32(arg))
+		}
+		return
+	}
 	s.inject(now, s.next)
 	s.trace.arrivals++
 	if s.next.copy == 0 {

@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/tracefabric/tracefabric/ingest"
-	"github.com/tracefabric/tracefabric/internal/config"
 )
 
 // The one pass over the capture (docs/model.md#one-pass-over-the-capture). Prepare
@@ -23,10 +22,6 @@ import (
 // the compact form whatever the limit (its search evaluates every packet many
 // times). The capture of a file out of timestamp order is read again with the
 // reorder window from the first packet out of order on (ingest.Summarize).
-
-// allClosed is the transport whose every control packet a closed-loop run replaces:
-// the scan tells control packets apart with it (cachedPacket.control, flowFacts).
-var allClosed = config.Transport{Mode: config.TransportClosed, Tcp: config.TcpAuto, Roce: config.RoceDcqcn}
 
 // tupleTable numbers a trace's 5-tuples in the order of their first unicast packet
 // (tuple ids) and keeps each one's per-flow fields.
@@ -100,7 +95,7 @@ func (s *scanner) Visit(p *ingest.Packet) error {
 	}
 	off := s.clock.offset(p.Timestamp)
 	tid := s.tuples.id(p, s.facts)
-	ctl := replacedKind(&allClosed, p)
+	ctl := replacedKind(&everyControl, p)
 	s.facts.add(p, tid, ctl)
 	if c := s.cache; c != nil {
 		c.add(p, off, tid, ctl)

@@ -4,7 +4,9 @@ import "github.com/tracefabric/tracefabric/internal/units"
 
 // Host is a server's NIC (docs/model.md#replay): one port, per-class FIFO queues without a bound,
 // strict priority TC7..TC0, honouring PFC received from its rack switch; it never sends
-// PFC. Packets for it are delivered when their last bit arrives.
+// PFC. Control packets injected with InjectControl have FIFOs of their own, served
+// before every class's data (docs/model.md#nic-control-packets). Packets for it are
+// delivered when their last bit arrives.
 type Host struct {
 	nodeCore
 	index int32
@@ -29,13 +31,14 @@ func (n *Network) AddHost(name string) (*Host, error) {
 // Index is the host's destination index.
 func (h *Host) Index() int32 { return h.index }
 
-// Backlog returns the NIC's queued packets and frame bytes of class tc.
+// Backlog returns the NIC's queued packets and frame bytes of class tc (control
+// packets queued ahead of the data included).
 func (h *Host) Backlog(tc int) (packets int, bytes int64) {
 	if len(h.ports) == 0 {
 		return 0, 0
 	}
-	q := &h.ports[0].tc[tc].q
-	return int(q.n), q.bytes
+	q, c := &h.ports[0].tc[tc].q, &h.ports[0].ctl[tc]
+	return int(q.n + c.n), q.bytes + c.bytes
 }
 
 // Buffered counts the packets waiting in the NIC.
@@ -43,7 +46,7 @@ func (h *Host) Buffered() int {
 	n := 0
 	for _, pt := range h.ports {
 		for tc := range pt.tc {
-			n += int(pt.tc[tc].q.n)
+			n += int(pt.tc[tc].q.n + pt.ctl[tc].n)
 		}
 	}
 	return n
@@ -81,7 +84,7 @@ func (h *Host) receive(now units.Time, pi int32, id PacketID, p *Packet) {
 
 func (h *Host) depart(now units.Time, pt *port, id PacketID, p *Packet) {
 	if o := h.net.obs.NIC; o != nil {
-		o.NICDequeue(NICEvent{Time: now, Host: h.id, TC: p.TC, Delay: now - p.at, Backlog: pt.tc[p.TC].q.bytes, Packet: p})
+		o.NICDequeue(NICEvent{Time: now, Host: h.id, TC: p.TC, Delay: now - p.at, Backlog: pt.tc[p.TC].q.bytes + pt.ctl[p.TC].bytes, Packet: p})
 	}
 	if p.Class == ClosedData && h.net.agent != nil {
 		h.net.agent.Departed(now, h, p)

@@ -210,7 +210,17 @@ func (n *Network) Packet(id PacketID) *Packet { return n.arena.get(id) }
 // max(64, Length+18), Inject = Now, and queues it on the
 // NIC's class queue. Call it from an event handler (or between RunUntil calls).
 // Packets longer than the MTU must be split by the caller.
-func (n *Network) Inject(h *Host, id PacketID) {
+func (n *Network) Inject(h *Host, id PacketID) { n.injectNIC(h, id, false) }
+
+// InjectControl is Inject for a control packet the NIC sends ahead of the host's data
+// (docs/model.md#nic-control-packets): it queues behind the host's other such
+// packets, and the NIC starts it before any data of any class, unless its own class
+// is paused.
+func (n *Network) InjectControl(h *Host, id PacketID) { n.injectNIC(h, id, true) }
+
+// injectNIC stamps packet id entering h's NIC now, counts it and queues it: in its
+// class's control queue (first) or data queue. busyTC has the class's bit either way.
+func (n *Network) injectNIC(h *Host, id PacketID, first bool) {
 	now := n.eng.Now()
 	p := n.arena.get(id)
 	p.TC = h.classes[p.DSCP&(config.NumDSCP-1)]
@@ -229,11 +239,17 @@ func (n *Network) Inject(h *Host, id PacketID) {
 		}
 	}
 	pt := h.ports[0]
-	q := &pt.tc[p.TC].q
-	q.push(&n.arena, id, p)
+	t := &pt.tc[p.TC]
+	c := &pt.ctl[p.TC]
+	if first {
+		c.push(&n.arena, id, p)
+		pt.busyCtl |= 1 << p.TC
+	} else {
+		t.q.push(&n.arena, id, p)
+	}
 	pt.busyTC |= 1 << p.TC
-	if t := &pt.tc[p.TC]; q.bytes > t.watermark {
-		t.watermark = q.bytes
+	if b := t.q.bytes + c.bytes; b > t.watermark {
+		t.watermark = b
 	}
 	n.kick(now, pt)
 }
@@ -289,7 +305,7 @@ func (n *Network) CheckAccounting() error {
 	for _, h := range n.hosts {
 		for _, pt := range h.ports {
 			for tc := range pt.tc {
-				if (pt.tc[tc].q.n > 0) != (pt.busyTC&(1<<tc) != 0) {
+				if (pt.tc[tc].q.n > 0 || pt.ctl[tc].n > 0) != (pt.busyTC&(1<<tc) != 0) || (pt.ctl[tc].n > 0) != (pt.busyCtl&(1<<tc) != 0) {
 					return fmt.Errorf("host %s TC %d: scheduler mask out of step with the queue", h.name, tc)
 				}
 			}
@@ -316,6 +332,7 @@ func (n *Network) ForEachOutstanding(f func(node Node, p *Packet)) {
 	for _, nd := range n.nodes {
 		for _, pt := range nd.core().ports {
 			for tc := range pt.tc {
+				walk(nd, &pt.ctl[tc])
 				walk(nd, &pt.tc[tc].q)
 			}
 			walk(nd, &pt.fwd)

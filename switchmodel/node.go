@@ -90,7 +90,7 @@ func (c *nodeCore) PortStats(i int) [NumTC]TCStats {
 func (c *nodeCore) InFlight() int {
 	n := 0
 	for _, pt := range c.ports {
-		n += int(pt.flight.n) - pt.flightPFC
+		n += int(pt.flight.n - pt.flightPFC)
 	}
 	return n
 }

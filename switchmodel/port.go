@@ -48,13 +48,14 @@ type port struct {
 	txSeq       uint64
 	egressTotal int64 // switch: buffer bytes queued on the port, all classes
 	idx         int32
-	busyTC      uint8 // bit tc set while tc[tc].q is not empty
+	busyTC      uint8 // bit tc set while tc[tc].q (or, at a host, ctl[tc]) is not empty
 	paused      uint8 // classes the peer paused (PFC receiver)
 	busy        bool  // a frame is on the wire (until its transmit-done event)
 	lazyDone    bool
 	pfcq        fifo
-	flight      fifo // frames on the outgoing link, Packet.at = arrival of last bit
-	flightPFC   int  // PFC frames among flight
+	flight      fifo  // frames on the outgoing link, Packet.at = arrival of last bit
+	flightPFC   int32 // PFC frames among flight
+	busyCtl     uint8 // host: bit tc set while ctl[tc] is not empty
 	speed       units.BitRate
 
 	tc [NumTC]tcQueue
@@ -76,7 +77,11 @@ type port struct {
 	// stats holds the counters that tc and rx do not (drops, ECN marks, PFC, paused
 	// time); PortStats adds theirs.
 	stats [NumTC]TCStats
-	_     [6]uint64 // to a whole number of cache lines
+	// ctl holds, at a host, the control packets the NIC sends ahead of every class's
+	// data (Network.InjectControl), per class: each still waits while its class is
+	// paused.
+	ctl [NumTC]fifo
+	_   [6]uint64 // to a whole number of cache lines
 }
 
 // tcQueue is one traffic class of a port's transmit side: 64 bytes, one cache line.
@@ -121,6 +126,7 @@ func (n *Network) newPort(c *nodeCore, l LinkSpec) *port {
 	*pt = port{core: c, idx: int32(len(c.ports)), speed: l.Speed, prop: l.PropagationDelay}
 	for i := range pt.tc {
 		pt.tc[i].q = newFifo()
+		pt.ctl[i] = newFifo()
 		pt.pauseEvAt[i] = -1
 	}
 	pt.pfcq, pt.flight, pt.fwd = newFifo(), newFifo(), newFifo()
@@ -152,8 +158,9 @@ func (n *Network) kick(now units.Time, pt *port) {
 	}
 }
 
-// startTx starts the next frame on an idle port: the PFC queue first, then TC7..TC0
-// skipping classes the peer paused. One tx-done event per busy port, scheduled only
+// startTx starts the next frame on an idle port: the PFC queue first, then (a host's
+// NIC) its control packets of TC7..TC0, then TC7..TC0, skipping classes the peer
+// paused. One tx-done event per busy port, scheduled only
 // if another frame is ready to follow (else its place is reserved: see kick); the
 // frame joins the link's in-flight FIFO, whose head alone has an arrival event.
 func (n *Network) startTx(now units.Time, pt *port) {
@@ -161,8 +168,19 @@ func (n *Network) startTx(now units.Time, pt *port) {
 	var p *Packet
 	if pt.pfcq.n > 0 {
 		id, p = pt.pfcq.pop(&n.arena)
+	} else if pt.busyCtl != 0 && pt.busyCtl&^pt.paused != 0 { // (a switch port tests one byte)
+		tc := bits.Len8(pt.busyCtl&^pt.paused) - 1
+		q := &pt.ctl[tc]
+		id, p = q.pop(&n.arena)
+		if q.n == 0 {
+			pt.busyCtl &^= 1 << tc
+			if pt.tc[tc].q.n == 0 {
+				pt.busyTC &^= 1 << tc
+			}
+		}
 	} else {
-		// Highest non-empty class the peer has not paused.
+		// Highest non-empty class the peer has not paused (its control packets, if
+		// any, would have gone first: the queue is its data's).
 		if avail := pt.busyTC &^ pt.paused; avail != 0 {
 			tc := bits.Len8(avail) - 1
 			q := &pt.tc[tc].q

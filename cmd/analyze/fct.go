@@ -46,8 +46,15 @@ func fctSection(j *job, figs *figures) report.Section {
 		return sec
 	}
 	sec.Blocks = append(sec.Blocks, figs.block(plots.NameFCTSlowdown))
+	if j.cmp == nil && j.sum.MessageFCT != nil && j.sum.MessageFCT.Flows > 0 {
+		sec.Blocks = append(sec.Blocks, messageBlocks(*j.sum.MessageFCT)...)
+	}
 	f0 := runs[0].f
-	t := report.Table{Caption: "Completion", Columns: []string{"flows with data", "complete", "incomplete", "no data of their own", "slowdown p50 (unfinished slowest)", "slowdown p99 (unfinished slowest)"}}
+	caption := "Completion"
+	if j.cmp == nil && j.sum.MessageFCT != nil {
+		caption = "Completion per direction (flows.arrow: one row per 5-tuple direction, for its whole lifetime)"
+	}
+	t := report.Table{Caption: caption, Columns: []string{"flows with data", "complete", "incomplete", "no data of their own", "slowdown p50 (unfinished slowest)", "slowdown p99 (unfinished slowest)"}}
 	if j.cmp != nil {
 		t.Columns = append([]string{"run"}, t.Columns...)
 	}
@@ -67,7 +74,11 @@ func fctSection(j *job, figs *figures) report.Section {
 	}
 	sec.Blocks = append(sec.Blocks, report.TableBlock(t))
 
-	st := report.Table{Caption: "Slowdown per size bucket", Source: "tables/fct_slowdown.csv",
+	bucketCaption := "Slowdown per size bucket"
+	if j.cmp == nil && j.sum.MessageFCT != nil {
+		bucketCaption = "Slowdown per size bucket, per direction"
+	}
+	st := report.Table{Caption: bucketCaption, Source: "tables/fct_slowdown.csv",
 		Columns: []string{"transport", "flow size", "flows", "complete", "p50", "p95", "p99", "max"}}
 	if j.cmp != nil {
 		st.Source = "tables/fct_slowdown_by_run.csv"
@@ -93,6 +104,33 @@ func fctSection(j *job, figs *figures) report.Section {
 		sec.Blocks = append(sec.Blocks, report.ParagraphBlock(openClosedCaveat))
 	}
 	return sec
+}
+
+// messageDefinition states what a message is (docs/model.md#messages).
+const messageDefinition = "A message is a run of a flow's data between idle gaps of at least Transport.MessageGap (4 base RTTs by default) or a turn-around, where the other direction of the connection sent data in between: a request, a response, one transfer of a long-lived connection (messages.arrow). Its FCT runs from its first packet's availability to the delivery of its last byte, its ideal is the same bytes alone in the empty fabric from the same start, and messages are bucketed by their own size. Per message is the default slowdown: a flow of flows.arrow is one direction of a 5-tuple for its whole lifetime, whose FCT measures the application's lifetime as much as the network."
+
+// messageBlocks are the per-message completion table and slowdown buckets.
+func messageBlocks(m analysis.FCTSummary) []report.Block {
+	var why []string
+	for c := records.Completion(0); c < records.NumCompletions; c++ {
+		if n := m.ByCompletion[c.String()]; c != records.CompletionComplete && n > 0 {
+			why = append(why, fmt.Sprintf("%s %s", units.FormatCount(n), c))
+		}
+	}
+	t := report.Table{Caption: "Completion per message (messages.arrow)", Columns: []string{"messages with data", "complete", "incomplete",
+		"slowdown p50 (unfinished slowest)", "slowdown p99 (unfinished slowest)"},
+		Rows: [][]string{{units.FormatCount(m.Flows), units.FormatShare(m.Complete, m.Flows), firstNonEmpty(strings.Join(why, ", "), "0"),
+			analysis.FormatSlowdown(m.SlowdownP50), analysis.FormatSlowdown(m.SlowdownP99)}}}
+	st := report.Table{Caption: "Slowdown per message size bucket", Source: "tables/message_slowdown.csv",
+		Columns: []string{"transport", "message size", "messages", "complete", "p50", "p95", "p99", "max"}}
+	for _, row := range m.Rows {
+		if row.Flows == 0 && row.Name != "all" {
+			continue
+		}
+		st.Rows = append(st.Rows, []string{row.Transport, sizeWords(row.FCTBucket), units.FormatCount(int64(row.Flows)), units.FormatCount(int64(row.Complete)),
+			slowdownCell(row.P50), slowdownCell(row.P95), slowdownCell(row.P99), slowdownCell(row.Max)})
+	}
+	return []report.Block{report.TableBlock(t), report.TableBlock(st), report.ParagraphBlock(messageDefinition)}
 }
 
 // sizeWords names a size bucket with its bounds: "< MTU (< 9 KB)".

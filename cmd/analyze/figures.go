@@ -127,6 +127,9 @@ func slowdownSeries(j *job) plots.Slowdown {
 		return s
 	}
 	rows := j.sum.FCT.Rows
+	if m := j.sum.MessageFCT; m != nil && m.Flows > 0 {
+		rows, s.Of = m.Rows, "message" // per message, the default (docs/analysis.md#flow-completion)
+	}
 	by := byTransport(rows)
 	var order []string
 	for _, r := range rows {

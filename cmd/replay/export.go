@@ -27,7 +27,7 @@ func newExportCmd() *cobra.Command {
 		Use:   "export [--format parquet|csv] [-o DIR] RUN_DIR",
 		Short: "Write a run's record files as Parquet or CSV",
 		Long: `export writes every record file of a run directory (ports, drops, pfc, buffer,
-loadbalance, flows, delay and packets, as run.json lists them) as Parquet or CSV,
+loadbalance, flows, messages, delay, packets and transport, as run.json lists them) as Parquet or CSV,
 for Spark, BigQuery, DuckDB, spreadsheets and the other tools that do not read
 Arrow IPC files (docs/records.md#parquet-and-csv-replay-export). Same columns in the same order:
 

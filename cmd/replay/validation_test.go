@@ -427,7 +427,9 @@ func TestHPCCPreset(t *testing.T) {
 	if tr.Mode != config.TransportClosed || tr.Roce != config.RoceDcqcn || tr.CnpInterval != 0 || tr.DcqcnG != 1.0/256 ||
 		tr.AlphaUpdateInterval != units.Microsecond || tr.RateDecreaseInterval != 4*units.Microsecond ||
 		tr.RateIncreaseTimer != 300*units.Microsecond || tr.FastRecoverySteps != 1 ||
-		ai != 20*units.Mbps || hai != 200*units.Mbps || tr.MinRate != units.Gbps {
+		ai != 20*units.Mbps || hai != 200*units.Mbps || tr.MinRate != units.Gbps ||
+		tr.DcqcnVariant != config.DcqcnMlx || tr.ClampTargetRate || tr.RateOnFirstCnp != 1 ||
+		tr.NakInterval != 500*units.Microsecond || tr.NicControlPriority != config.ControlRoce {
 		t.Errorf("docs/hpcc-dcqcn.yaml Transport %+v (AI %v, HAI %v at 100 Gb/s): not HPCC's", tr, ai, hai)
 	}
 	sw := preset.Switch
@@ -442,6 +444,32 @@ func TestHPCCPreset(t *testing.T) {
 	}
 	if !reflect.DeepEqual(s1.Transport, tr) {
 		t.Errorf("S1's Transport %+v differs from docs/hpcc-dcqcn.yaml's %+v", s1.Transport, tr)
+	}
+}
+
+// docs/dcqcn-paper.yaml is the DCQCN paper's algorithm and numbers, and the values
+// it writes out are what DcqcnVariant paper alone gives.
+func TestDCQCNPaperPreset(t *testing.T) {
+	preset, _, err := config.Load(filepath.Join("..", "..", "docs", "dcqcn-paper.yaml"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := preset.Transport
+	if tr.Mode != config.TransportClosed || tr.DcqcnVariant != config.DcqcnPaper || tr.CnpInterval != 50*units.Microsecond ||
+		tr.DcqcnG != 1.0/256 || tr.AlphaUpdateInterval != 55*units.Microsecond || tr.RateIncreaseTimer != 55*units.Microsecond ||
+		tr.ByteCounter != 10*units.MB || tr.FastRecoverySteps != 5 || !tr.ClampTargetRate {
+		t.Errorf("docs/dcqcn-paper.yaml Transport %+v: not the paper's", tr)
+	}
+	sw := preset.Switch
+	if sw.EcnMinThreshold != 5*units.KB || sw.EcnMaxThreshold != 200*units.KB || sw.EcnMaxProbability != 0.01 {
+		t.Errorf("docs/dcqcn-paper.yaml ECN %v..%v p %v: not the paper's", sw.EcnMinThreshold, sw.EcnMaxThreshold, sw.EcnMaxProbability)
+	}
+	alone, _, err := config.Parse(nil, "", []string{"Transport.Mode=closed", "Transport.DcqcnVariant=paper"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if alone.Transport != tr {
+		t.Errorf("DcqcnVariant paper alone: %+v, the preset's Transport %+v", alone.Transport, tr)
 	}
 }
 

@@ -22,7 +22,9 @@ import (
 
 // Load reads the configuration: the YAML file at path decoded onto Default (path ""
 // = the defaults alone; unset attributes keep their defaults), then each --set
-// override "Attr=Value" in order (see Config.Set), then Validate. Decoding is strict:
+// override "Attr=Value" in order (see Config.Set), then, with Transport.DcqcnVariant
+// paper, the paper's defaults for the attributes neither set
+// (Transport.UsePaperDefaults), then Validate. Decoding is strict:
 // an unknown attribute is an error naming its path and line, with a suggestion.
 // Every problem found is reported in one *Error (wrapping ErrInvalid), each naming
 // "file:line: Attr: rule" where the attribute was set. The warnings are those of
@@ -55,6 +57,9 @@ func Parse(data []byte, source string, sets []string) (*Config, []string, error)
 	d.resolveTopologyFile(&c)
 	if err := d.errs.errOrNil(); err != nil {
 		return nil, nil, err
+	}
+	if c.Transport.DcqcnVariant == DcqcnPaper {
+		c.Transport.UsePaperDefaults(func(attr string) bool { _, ok := d.set_[attr]; return ok })
 	}
 	if err := c.Validate(); err != nil {
 		var e *Error

@@ -24,9 +24,26 @@ type Transport struct {
 	// mode: dcqcn (default) or open.
 	Roce RoceMode `yaml:"Roce"`
 
-	// InitialWindow is TCP's initial congestion window in segments of the flow's
-	// largest captured segment (default 10, RFC 6928). Must be >= 1.
+	// InitialWindow is N of TCP's initial congestion window min(N SMSS, max(2 SMSS,
+	// InitialWindowBytes)) (default 10: RFC 6928's min(10 SMSS, max(2 SMSS, 14600))).
+	// Must be >= 1.
 	InitialWindow int `yaml:"InitialWindow"`
+	// InitialWindowBytes is the byte bound of the initial window (default 14600, RFC
+	// 6928); 0 = none: N segments whatever their size, as Linux. >= 0.
+	InitialWindowBytes units.Bytes `yaml:"InitialWindowBytes"`
+	// Mss is the SMSS of a TCP flow whose capture holds no SYN with an MSS option, in
+	// bytes; 0 (default) = Mtu minus the flow's IP and TCP headers. A SYN's option,
+	// and Mtu minus the headers, always cap it (docs/model.md#tcp). >= 0.
+	Mss units.Bytes `yaml:"Mss"`
+	// IdleRestart is what a TCP sender's window does after it sent nothing for more
+	// than an RTO with nothing in flight (docs/model.md#tcp): rfc5681 (default:
+	// cwnd = min(cwnd, initial window), RFC 5681 section 4.1), linux (halved per RTO
+	// idle down to that, ssthresh raised to 3/4 of the old cwnd, as Linux's
+	// tcp_cwnd_restart), or off (the window is kept).
+	IdleRestart IdleRestart `yaml:"IdleRestart"`
+	// LimitedTransmit: a TCP sender sends one new segment on each of the first two
+	// duplicate ACKs (RFC 3042; default true, as Linux).
+	LimitedTransmit bool `yaml:"LimitedTransmit"`
 	// MinRto is the floor of TCP's retransmission timeout (default 10 ms, as in data
 	// center studies; Linux uses 200 ms). Must be > 0.
 	MinRto units.Time `yaml:"MinRto"`
@@ -39,12 +56,41 @@ type Transport struct {
 	// DctcpG is DCTCP's estimation gain g (default 1/16, RFC 8257), in (0,1].
 	DctcpG float64 `yaml:"DctcpG"`
 
+	// MessageGap splits each flow into messages (docs/model.md#messages), open and
+	// closed loop: a data packet that follows the flow's previous one by at least
+	// this long starts a new message, as does one after data of the reverse direction
+	// (a turn-around); 0 (default) = 4 x the fabric's base RTT (65.51424 us for the
+	// default Clos). >= 0.
+	MessageGap units.Time `yaml:"MessageGap"`
+	// Causality is when a closed-loop message that follows a reverse-direction
+	// message becomes available (docs/model.md#causality): captured (default: at its
+	// captured time, as every segment) or request (at the later of its captured time
+	// and that message's delivery plus the captured think time).
+	Causality Causality `yaml:"Causality"`
+
 	// CnpInterval: a receiver sends at most one CNP per flow per interval (default
 	// 4 us, ConnectX min_time_between_cnps). Must be >= 0.
 	CnpInterval units.Time `yaml:"CnpInterval"`
 	// CnpDscp is the DSCP of CNP packets (default 48, so TC 6 under the default
 	// DSCP-to-TC map), 0..63.
 	CnpDscp int `yaml:"CnpDscp"`
+	// NakInterval: a RoCE receiver that still waits for the packet its last NAK asked
+	// for sends that NAK again after this long (default 500 us, HPCC's
+	// NACKGenerationInterval); 0 = one NAK per gap. Must be >= 0.
+	NakInterval units.Time `yaml:"NakInterval"`
+	// NicControlPriority says which control packets a host's NIC sends ahead of the
+	// host's own data (docs/model.md#nic-control-packets): roce (default: RoCE ACKs,
+	// NAKs and CNPs, which the NIC itself generates, as HPCC's strict-priority ACK
+	// queue), all (TCP ACKs too), none (each waits in its class behind the data).
+	NicControlPriority NicControlPriority `yaml:"NicControlPriority"`
+	// DcqcnVariant is the DCQCN reaction point (docs/model.md#dcqcn): mlx (default:
+	// NVIDIA ConnectX as HPCC's ns-3 models it) or paper (the DCQCN paper's: a cut
+	// on every CNP, alpha decaying every AlphaUpdateInterval after the last CNP, a
+	// byte counter beside the increase timer). paper also changes the defaults of
+	// the attributes the configuration does not set: AlphaUpdateInterval 55us,
+	// RateIncreaseTimer 55us, FastRecoverySteps 5, ByteCounter 10MB, CnpInterval
+	// 50us, ClampTargetRate true.
+	DcqcnVariant DcqcnVariant `yaml:"DcqcnVariant"`
 	// DcqcnG is DCQCN's alpha gain g (default 1/256), in (0,1].
 	DcqcnG float64 `yaml:"DcqcnG"`
 	// AlphaUpdateInterval is the period of DCQCN's alpha update (default 1 us). > 0.
@@ -66,6 +112,19 @@ type Transport struct {
 	RateHAI units.BitRate `yaml:"RateHAI"`
 	// MinRate is the floor of a DCQCN sender's rate (default 1 Gb/s). > 0.
 	MinRate units.BitRate `yaml:"MinRate"`
+	// ClampTargetRate: every rate cut sets the target rate RT to the current rate
+	// first (true; ConnectX CLAMP_TGT_RATE 1, the paper's rule), or only a cut that
+	// follows an increase (false, default of mlx: CLAMP_TGT_RATE 0 with
+	// CLAMP_TGT_RATE_AFTER_TIME_INC 1, as HPCC).
+	ClampTargetRate bool `yaml:"ClampTargetRate"`
+	// RateOnFirstCnp: the mlx variant's first CNP of a flow sets RC = RT =
+	// max(MinRate, RateOnFirstCnp x RC) (default 1: unchanged, as HPCC's
+	// RateOnFirstCnp). In [0,1].
+	RateOnFirstCnp float64 `yaml:"RateOnFirstCnp"`
+	// ByteCounter: the paper variant's byte counter, one rate-increase event per
+	// this many bytes sent (paper default 10 MB); 0 = none. The mlx variant has none
+	// (must be 0). >= 0.
+	ByteCounter units.Bytes `yaml:"ByteCounter"`
 	// RoceTimeout: a RoCE sender with unacknowledged packets that saw no progress for
 	// this long resends from the first unacknowledged one (default 4.096 us * 2^14 =
 	// 67.108864 ms). > 0.
@@ -79,18 +138,25 @@ func DefaultTransport() Transport {
 		Tcp:                  TcpAuto,
 		Roce:                 RoceDcqcn,
 		InitialWindow:        10,
+		InitialWindowBytes:   14600,
+		IdleRestart:          IdleRfc5681,
+		LimitedTransmit:      true,
 		MinRto:               10 * units.Millisecond,
 		InitialRto:           10 * units.Millisecond,
 		MaxRto:               60 * units.Second,
 		DctcpG:               1.0 / 16,
 		CnpInterval:          4 * units.Microsecond,
 		CnpDscp:              48,
+		NakInterval:          500 * units.Microsecond,
+		NicControlPriority:   ControlRoce,
+		DcqcnVariant:         DcqcnMlx,
 		DcqcnG:               1.0 / 256,
 		AlphaUpdateInterval:  units.Microsecond,
 		RateDecreaseInterval: 4 * units.Microsecond,
 		RateIncreaseTimer:    300 * units.Microsecond,
 		FastRecoverySteps:    1,
 		MinRate:              units.Gbps,
+		RateOnFirstCnp:       1,
 		RoceTimeout:          4096 * units.Nanosecond << 14,
 	}
 }
@@ -118,8 +184,29 @@ func (t *Transport) validate(e *Error) {
 	if !t.Roce.valid() {
 		e.add("Transport.Roce", "%v is not dcqcn or open", t.Roce)
 	}
+	if !t.IdleRestart.valid() {
+		e.add("Transport.IdleRestart", "%v is not rfc5681, linux or off", t.IdleRestart)
+	}
+	if !t.Causality.valid() {
+		e.add("Transport.Causality", "%v is not captured or request", t.Causality)
+	}
+	if t.MessageGap < 0 {
+		e.add("Transport.MessageGap", "%v is negative (0 = 4 x the base RTT)", t.MessageGap)
+	}
+	if !t.NicControlPriority.valid() {
+		e.add("Transport.NicControlPriority", "%v is not roce, all or none", t.NicControlPriority)
+	}
+	if !t.DcqcnVariant.valid() {
+		e.add("Transport.DcqcnVariant", "%v is not mlx or paper", t.DcqcnVariant)
+	}
 	if t.InitialWindow < 1 || t.InitialWindow > 1<<20 {
 		e.add("Transport.InitialWindow", "%d segments is outside 1..%d", t.InitialWindow, 1<<20)
+	}
+	if t.InitialWindowBytes < 0 {
+		e.add("Transport.InitialWindowBytes", "%v is negative (0 = no byte bound)", t.InitialWindowBytes)
+	}
+	if t.Mss < 0 || t.Mss > 65535 {
+		e.add("Transport.Mss", "%v is outside 0..65535 (0 = Mtu minus the headers)", t.Mss)
 	}
 	if t.MinRto <= 0 {
 		e.add("Transport.MinRto", "%v must be positive", t.MinRto)
@@ -140,6 +227,9 @@ func (t *Transport) validate(e *Error) {
 	}
 	if t.CnpInterval < 0 {
 		e.add("Transport.CnpInterval", "%v is negative", t.CnpInterval)
+	}
+	if t.NakInterval < 0 {
+		e.add("Transport.NakInterval", "%v is negative (0 = one NAK per gap)", t.NakInterval)
 	}
 	if t.CnpDscp < 0 || t.CnpDscp > 63 {
 		e.add("Transport.CnpDscp", "%d is not a DSCP (0..63)", t.CnpDscp)
@@ -164,6 +254,40 @@ func (t *Transport) validate(e *Error) {
 	}
 	if t.MinRate <= 0 {
 		e.add("Transport.MinRate", "%v must be positive", t.MinRate)
+	}
+	if !finite(t.RateOnFirstCnp) || t.RateOnFirstCnp < 0 || t.RateOnFirstCnp > 1 {
+		e.add("Transport.RateOnFirstCnp", "%v is outside [0,1] (a fraction of the current rate)", t.RateOnFirstCnp)
+	}
+	switch {
+	case t.ByteCounter < 0:
+		e.add("Transport.ByteCounter", "%v is negative (0 = none)", t.ByteCounter)
+	case t.ByteCounter > 0 && t.DcqcnVariant == DcqcnMlx:
+		e.add("Transport.ByteCounter", "%v: the mlx variant has no byte counter (DcqcnVariant: paper has one)", t.ByteCounter)
+	}
+}
+
+// paperDefaults are the DCQCN paper's values of the attributes whose defaults
+// DcqcnVariant paper changes (docs/model.md#dcqcn), by attribute path.
+var paperDefaults = []struct {
+	attr string
+	set  func(t *Transport)
+}{
+	{"Transport.AlphaUpdateInterval", func(t *Transport) { t.AlphaUpdateInterval = 55 * units.Microsecond }},
+	{"Transport.RateIncreaseTimer", func(t *Transport) { t.RateIncreaseTimer = 55 * units.Microsecond }},
+	{"Transport.FastRecoverySteps", func(t *Transport) { t.FastRecoverySteps = 5 }},
+	{"Transport.ByteCounter", func(t *Transport) { t.ByteCounter = 10 * units.MB }},
+	{"Transport.CnpInterval", func(t *Transport) { t.CnpInterval = 50 * units.Microsecond }},
+	{"Transport.ClampTargetRate", func(t *Transport) { t.ClampTargetRate = true }},
+}
+
+// UsePaperDefaults gives the attributes whose defaults DcqcnVariant paper changes
+// the paper's values, except those isSet reports the configuration set (nil: none
+// was). Parse calls it when the variant is paper.
+func (t *Transport) UsePaperDefaults(isSet func(attr string) bool) {
+	for _, d := range paperDefaults {
+		if isSet == nil || !isSet(d.attr) {
+			d.set(t)
+		}
 	}
 }
 
@@ -196,7 +320,52 @@ const (
 	RoceOpen                  // RoCE stays open loop
 )
 
+// IdleRestart is what a TCP sender's window does after an idle period longer than
+// its RTO.
+type IdleRestart uint8
+
+// Idle restarts.
+const (
+	IdleRfc5681 IdleRestart = iota // cwnd = min(cwnd, initial window) (RFC 5681 4.1)
+	IdleLinux                      // halved per RTO idle down to that (Linux tcp_cwnd_restart)
+	IdleOff                        // the window is kept
+)
+
+// Causality says when a closed-loop message that follows a reverse-direction message
+// becomes available.
+type Causality uint8
+
+// Causalities.
+const (
+	CausalityCaptured Causality = iota // at its captured time
+	CausalityRequest                   // not before its request's delivery plus the think time
+)
+
+// NicControlPriority selects the control packets a NIC sends ahead of its host's
+// data.
+type NicControlPriority uint8
+
+// NIC control priorities.
+const (
+	ControlRoce NicControlPriority = iota // RoCE ACKs, NAKs and CNPs (generated by the NIC)
+	ControlAll                            // TCP ACKs too
+	ControlNone                           // none: every control packet waits in its class
+)
+
+// DcqcnVariant is a DCQCN reaction point.
+type DcqcnVariant uint8
+
+// DCQCN variants.
+const (
+	DcqcnMlx   DcqcnVariant = iota // NVIDIA ConnectX as HPCC's ns-3 "Mlx" mode
+	DcqcnPaper                     // the DCQCN paper's (SIGCOMM 2015)
+)
+
 var (
+	idleRestartNames   = []string{"rfc5681", "linux", "off"}
+	causalityNames     = []string{"captured", "request"}
+	nicControlNames    = []string{"roce", "all", "none"}
+	dcqcnVariantNames  = []string{"mlx", "paper"}
 	transportModeNames = []string{"open", "closed"}
 	tcpModeNames       = []string{"auto", "dctcp", "newreno", "open"}
 	roceModeNames      = []string{"dcqcn", "open"}
@@ -305,4 +474,87 @@ func (m RoceMode) MarshalText() ([]byte, error) {
 func (m *RoceMode) UnmarshalText(b []byte) (err error) {
 	*m, err = ParseRoceMode(string(b))
 	return err
+}
+
+func (m IdleRestart) valid() bool    { return int(m) < len(idleRestartNames) }
+func (m IdleRestart) String() string { return enumName(idleRestartNames, uint8(m), "IdleRestart") }
+
+// MarshalText implements encoding.TextMarshaler.
+func (m IdleRestart) MarshalText() ([]byte, error) {
+	if !m.valid() {
+		return nil, fmt.Errorf("%w: %v", ErrSyntax, m)
+	}
+	return []byte(m.String()), nil
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler ("rfc5681", "linux", "off").
+func (m *IdleRestart) UnmarshalText(b []byte) error {
+	v, err := parseEnumName(idleRestartNames, string(b), "idle restart")
+	*m = IdleRestart(v)
+	return err
+}
+
+func (m NicControlPriority) valid() bool { return int(m) < len(nicControlNames) }
+func (m NicControlPriority) String() string {
+	return enumName(nicControlNames, uint8(m), "NicControlPriority")
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (m NicControlPriority) MarshalText() ([]byte, error) {
+	if !m.valid() {
+		return nil, fmt.Errorf("%w: %v", ErrSyntax, m)
+	}
+	return []byte(m.String()), nil
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler ("roce", "all", "none").
+func (m *NicControlPriority) UnmarshalText(b []byte) error {
+	v, err := parseEnumName(nicControlNames, string(b), "NIC control priority")
+	*m = NicControlPriority(v)
+	return err
+}
+
+func (m DcqcnVariant) valid() bool    { return int(m) < len(dcqcnVariantNames) }
+func (m DcqcnVariant) String() string { return enumName(dcqcnVariantNames, uint8(m), "DcqcnVariant") }
+
+// MarshalText implements encoding.TextMarshaler.
+func (m DcqcnVariant) MarshalText() ([]byte, error) {
+	if !m.valid() {
+		return nil, fmt.Errorf("%w: %v", ErrSyntax, m)
+	}
+	return []byte(m.String()), nil
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler ("mlx", "paper").
+func (m *DcqcnVariant) UnmarshalText(b []byte) error {
+	v, err := parseEnumName(dcqcnVariantNames, string(b), "DCQCN variant")
+	*m = DcqcnVariant(v)
+	return err
+}
+
+func (m Causality) valid() bool    { return int(m) < len(causalityNames) }
+func (m Causality) String() string { return enumName(causalityNames, uint8(m), "Causality") }
+
+// MarshalText implements encoding.TextMarshaler.
+func (m Causality) MarshalText() ([]byte, error) {
+	if !m.valid() {
+		return nil, fmt.Errorf("%w: %v", ErrSyntax, m)
+	}
+	return []byte(m.String()), nil
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler ("captured", "request").
+func (m *Causality) UnmarshalText(b []byte) error {
+	v, err := parseEnumName(causalityNames, string(b), "causality")
+	*m = Causality(v)
+	return err
+}
+
+// MessageGap returns the idle gap that ends a message: Transport.MessageGap, or 4 x
+// BaseRTT when it is 0.
+func (c *Config) MessageGap() units.Time {
+	if g := c.Transport.MessageGap; g > 0 {
+		return g
+	}
+	return 4 * c.BaseRTT()
 }

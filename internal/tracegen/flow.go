@@ -33,6 +33,7 @@ type Flow struct {
 	TCPFlags         uint8         // TCP flags of every packet; 0: ACK|PSH (data)
 	Opcode           uint8         // first UDP payload byte of every packet (a RoCEv2 BTH opcode; Packet.Opcode)
 	MoreFragments    bool          // every packet an IPv4 first fragment (Packet.MoreFragments)
+	MSS              uint16        // an MSS option on every packet (Packet.MSS): a SYN's
 	// AtOnce puts every packet at Start (Rate, Interval and bursts unused): a backlog
 	// the application hands over at once, for closed-loop replay to send as its
 	// congestion control allows. Its packets share one timestamp, which only a
@@ -70,7 +71,7 @@ func (f *Flow) Check() error {
 
 func (f *Flow) packet(t units.Time, length int) Packet {
 	return Packet{Time: t, Src: f.Src, Dst: f.Dst, Proto: f.Proto, SrcPort: f.SrcPort, DstPort: f.DstPort,
-		DSCP: f.DSCP, ECN: f.ECN, Length: length, TCPFlags: f.TCPFlags, Opcode: f.Opcode, MoreFragments: f.MoreFragments}
+		DSCP: f.DSCP, ECN: f.ECN, Length: length, TCPFlags: f.TCPFlags, Opcode: f.Opcode, MoreFragments: f.MoreFragments, MSS: f.MSS}
 }
 
 // gap is the spacing after a packet of the given length.

@@ -372,3 +372,65 @@ func (q *RequestResponse) Generate(r *rand.Rand) ([]Flow, error) {
 	}
 	return out, nil
 }
+
+// Conversation is one TCP connection that carries Exchanges request/response
+// exchanges from Start, as a capture at the server would see it: a handshake (the
+// client's SYN and the server's SYN-ACK, each announcing MSS, 10 us apart, the
+// client's ACK 10 us later), then per exchange the client's request of Request bytes,
+// the server's response of Response packets of Length bytes at Rate ServerThink after
+// it, the client's pure ACKs of every second response packet 2 us after it, and the
+// next request ClientThink after the response's last packet; the client's FIN after
+// the last response and the server's 10 us later.
+type Conversation struct {
+	Client, Server           netip.Addr
+	ClientPort, ServerPort   uint16
+	Start                    units.Time
+	Exchanges                int
+	Request                  int // size L of a request
+	Response                 int // packets of a response
+	Length                   int // size L of a response packet
+	Rate                     units.BitRate
+	ServerThink, ClientThink units.Time
+	ECN                      uint8
+	MSS                      uint16
+}
+
+// RequestAt returns the captured time of exchange i's request.
+func (c *Conversation) RequestAt(i int) units.Time {
+	rsp := Flow{Rate: c.Rate}
+	return c.Start + 30*units.Microsecond + units.Time(i)*(c.ServerThink+units.Time(c.Response)*rsp.gap(c.Length)+c.ClientThink)
+}
+
+// Generate implements Generator.
+func (c *Conversation) Generate(*rand.Rand) ([]Flow, error) {
+	if c.Exchanges < 1 || c.Response < 1 || c.Rate <= 0 {
+		return nil, fmt.Errorf("a conversation needs exchanges, a response and a rate")
+	}
+	tcp := layers.IPProtocolTCP
+	ack := MinLength(tcp, c.Client.Is6())
+	up := func(at units.Time, length int, flags uint8) Flow {
+		return Flow{Src: c.Client, Dst: c.Server, Proto: tcp, SrcPort: c.ClientPort, DstPort: c.ServerPort, ECN: c.ECN,
+			Start: at, Packets: 1, Length: length, Interval: 1, TCPFlags: flags}
+	}
+	down := func(at units.Time, n, length int, flags uint8) Flow {
+		return Flow{Src: c.Server, Dst: c.Client, Proto: tcp, SrcPort: c.ServerPort, DstPort: c.ClientPort, ECN: c.ECN,
+			Start: at, Packets: n, Length: length, Rate: c.Rate, TCPFlags: flags}
+	}
+	syn, synAck := up(c.Start, ack+4, TCPSyn), down(c.Start+10*units.Microsecond, 1, ack+4, TCPSyn|TCPAck)
+	syn.MSS, synAck.MSS = c.MSS, c.MSS
+	out := []Flow{syn, synAck, up(c.Start+20*units.Microsecond, ack, TCPAck)}
+	var end units.Time
+	for i := 0; i < c.Exchanges; i++ {
+		at := c.RequestAt(i)
+		rsp := down(at+c.ServerThink, c.Response, c.Length, 0)
+		gap := rsp.gap(c.Length)
+		out = append(out, up(at, c.Request, 0), rsp)
+		if c.Response >= 2 {
+			acks := up(rsp.Start+gap+2*units.Microsecond, ack, TCPAck)
+			acks.Packets, acks.Interval = c.Response/2, 2*gap
+			out = append(out, acks)
+		}
+		end = rsp.Start + units.Time(c.Response)*gap
+	}
+	return append(out, up(end+c.ClientThink, ack, TCPFin|TCPAck), down(end+c.ClientThink+10*units.Microsecond, 1, ack, TCPFin|TCPAck)), nil
+}

@@ -73,7 +73,7 @@ func readTrace(t *testing.T, data []byte, snaplen int) []record {
 		switch tl := tl.(type) {
 		case *layers.TCP:
 			rec.sport, rec.dport = uint16(tl.SrcPort), uint16(tl.DstPort)
-			rec.l4Head = b[l4 : l4+20]
+			rec.l4Head = b[l4 : l4+4*int(tl.DataOffset)] // options included (a SYN's MSS)
 		case *layers.UDP:
 			rec.sport, rec.dport = uint16(tl.SrcPort), uint16(tl.DstPort)
 			rec.l4Head = b[l4 : l4+8]

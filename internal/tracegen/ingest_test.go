@@ -38,7 +38,7 @@ func TestIngestAgrees(t *testing.T) {
 			if sum.Skipped["out-of-order"] != 0 {
 				t.Errorf("%d packets out of order", sum.Skipped["out-of-order"])
 			}
-			switch want := map[string]int64{"incast.pcap": 42, "midconn.pcap": 16}[s.Name]; {
+			switch want := map[string]int64{"incast.pcap": 42, "midconn.pcap": 16, "reqresp.pcap": 18}[s.Name]; {
 			case want == 0 && sum.Endpoints != 128:
 				t.Errorf("%d endpoints, want all 128 hosts", sum.Endpoints)
 			case want != 0 && sum.Endpoints != want:
@@ -53,7 +53,7 @@ func TestIngestAgrees(t *testing.T) {
 					roce += n
 				}
 			}
-			if tcp == 0 || (s.Name != "many-flows.pcap" && s.Name != "tcp-incast.pcap" && roce == 0) {
+			if tcp == 0 || (s.Name != "many-flows.pcap" && s.Name != "tcp-incast.pcap" && s.Name != "reqresp.pcap" && roce == 0) {
 				t.Errorf("DSCP histogram %v lacks the scenario's classes", sum.DSCP)
 			}
 		})

@@ -32,9 +32,13 @@ const (
 	// keeps an IPv6 packet's TCP header.
 	Snaplen6    = 80
 	MinSnaplen6 = 14 + 40 + 20
-	// MaxLength is the largest packet size L the encoder writes (a 9000-byte jumbo MTU
-	// is the default fabric's).
+	// MaxLength is the scenarios' jumbo packet size L (the default fabric's 9000-byte
+	// MTU).
 	MaxLength = 9000
+	// MaxSuperFrame is the largest packet size L the encoder writes: an IPv4 packet's
+	// largest total length, what a TSO or GRO capture holds (a super-frame that
+	// replay splits into MTU pieces).
+	MaxSuperFrame = 65535
 	// RoCELength is the IPv4 total length of a full RoCEv2 packet at a 4096-byte RDMA
 	// MTU: 20 IPv4 + 8 UDP + 12 BTH + 4096 payload + 4 ICRC; RoCELength6 its IPv6 size
 	// L: 40 IPv6 + the same.
@@ -89,6 +93,9 @@ type Packet struct {
 	// MoreFragments makes an IPv4 packet a first fragment: flag MF instead of DF,
 	// offset 0 (the rest of the datagram is not written).
 	MoreFragments bool
+	// MSS, when not 0, gives a TCP packet an MSS option (4 bytes of TCP header, so
+	// Length is at least MinLength + 4): what a SYN announces.
+	MSS uint16
 }
 
 // TCP flag bits of Packet.TCPFlags.
@@ -134,21 +141,23 @@ func checkPacket(p *Packet) error {
 		return fmt.Errorf("%w: addresses %v -> %v must be both IPv4 or both IPv6", ErrPacket, p.Src, p.Dst)
 	case p.Proto != layers.IPProtocolTCP && p.Proto != layers.IPProtocolUDP:
 		return fmt.Errorf("%w: protocol %d: only TCP (6) and UDP (17)", ErrPacket, p.Proto)
-	case p.Length < MinLength(p.Proto, v6) || p.Length > MaxLength:
+	case p.Length < MinLength(p.Proto, v6) || p.Length > MaxSuperFrame:
 		return fmt.Errorf("%w: packet size %d outside [%d, %d] for protocol %d",
-			ErrPacket, p.Length, MinLength(p.Proto, v6), MaxLength, p.Proto)
+			ErrPacket, p.Length, MinLength(p.Proto, v6), MaxSuperFrame, p.Proto)
 	case p.DSCP > 63:
 		return fmt.Errorf("%w: DSCP %d > 63", ErrPacket, p.DSCP)
 	case p.ECN > 3:
 		return fmt.Errorf("%w: ECN %d > 3", ErrPacket, p.ECN)
 	case p.MoreFragments && v6:
 		return fmt.Errorf("%w: MoreFragments is for IPv4 packets (IPv6 fragments need a Fragment header)", ErrPacket)
+	case p.MSS != 0 && (p.Proto != layers.IPProtocolTCP || p.Length < MinLength(p.Proto, v6)+4):
+		return fmt.Errorf("%w: an MSS option needs a TCP packet of at least %d bytes (size %d)", ErrPacket, MinLength(p.Proto, v6)+4, p.Length)
 	}
 	return nil
 }
 
 // zeros is the (read-only) payload of every packet.
-var zeros [MaxLength]byte
+var zeros [MaxSuperFrame]byte
 
 // Encoder turns Packets into captured frame bytes with gopacket's layers. It reuses
 // its buffers: an Encoder is not safe for concurrent use, and the bytes Encode returns
@@ -264,6 +273,12 @@ func (e *Encoder) Encode(p *Packet) (captured []byte, frameLen int, err error) {
 		}
 		tcp.FIN, tcp.SYN, tcp.RST = f&TCPFin != 0, f&TCPSyn != 0, f&TCPRst != 0
 		tcp.PSH, tcp.ACK = f&TCPPsh != 0, f&TCPAck != 0
+		tcp.Options = tcp.Options[:0]
+		if p.MSS != 0 {
+			tcp.Options = append(tcp.Options, layers.TCPOption{OptionType: layers.TCPOptionKindMSS, OptionLength: 4,
+				OptionData: []byte{byte(p.MSS >> 8), byte(p.MSS)}})
+			hdr += 4
+		}
 		e.payload = zeros[:p.Length-hdr]
 		ls = e.withTCP
 		if v6 {

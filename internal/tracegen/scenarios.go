@@ -19,7 +19,8 @@ const (
 
 // Committed returns the scenarios committed under testdata/pcaps, by file name.
 func Committed() []*Scenario {
-	return []*Scenario{Demo(), IncastScenario(), ManyFlowsScenario(), TCPIncastScenario(), IPv6Scenario(), MixedScenario(), MidConnectionScenario()}
+	return []*Scenario{Demo(), IncastScenario(), ManyFlowsScenario(), TCPIncastScenario(), IPv6Scenario(), MixedScenario(), MidConnectionScenario(),
+		RequestResponseScenario()}
 }
 
 // hostsOf returns HostAddr(pod, rack, h) for each h.
@@ -372,4 +373,27 @@ func MidConnectionScenario() *Scenario {
 		Flow{Src: MidCNPOnly[0], Dst: MidCNPOnly[1], Proto: layers.IPProtocolUDP, SrcPort: 50002, DstPort: RoCEPort, DSCP: 48, Start: 500 * us, Packets: 3, Length: 60, Interval: 10 * us, Opcode: OpcodeCNP},
 		Flow{Src: MidUDP[0], Dst: MidUDP[1], Proto: layers.IPProtocolUDP, SrcPort: 5004, DstPort: 5004, DSCP: Expedited.DSCP, Start: 600 * us, Packets: 5, Length: 200, Interval: 20 * us})
 	return &Scenario{Name: "midconn.pcap", Seed: 7, Epoch: epoch, Snaplen: DefaultSnaplen, Generators: []Generator{flows}}
+}
+
+// ReqResp is reqresp.pcap's conversation and ReqRespIncast the incast in its middle.
+var (
+	ReqResp = Conversation{Client: HostAddr(0, 0, 0), Server: HostAddr(1, 0, 0), ClientPort: 40100, ServerPort: 8080,
+		Start: 0, Exchanges: 50, Request: 600, Response: 16, Length: 1500, Rate: 25 * units.Gbps,
+		ServerThink: 20 * us, ClientThink: 150 * us, ECN: ECT0, MSS: 1460}
+	ReqRespIncast = Incast{Start: ReqResp.RequestAt(20) - 20*us, Duration: 25 * us,
+		Senders:  concat(hostsOf(0, 1, 1, 2, 3, 4), hostsOf(0, 2, 1, 2, 3, 4), hostsOf(1, 1, 1, 2, 3, 4), hostsOf(1, 2, 1, 2, 3, 4)),
+		Receiver: ReqResp.Server, Class: TCPData, Length: MaxLength}
+)
+
+// RequestResponseScenario is reqresp.pcap: one TCP connection carrying 50
+// request/response exchanges (ReqResp: 600-byte requests, 16-packet responses of
+// 1500 bytes at 25 Gb/s 20 us after each request, the next request 150 us after the
+// response, MSS 1460 announced), and in its middle a 16-to-1 incast of 9000-byte
+// DCTCP segments at line rate into the server's host for 25 us from 20 us before the
+// 21st request (5 MB, 400 us of the server's link; the receiver's ACKs every second
+// segment): the requests that reach the server meanwhile queue behind it.
+func RequestResponseScenario() *Scenario {
+	c, in := ReqResp, ReqRespIncast
+	return &Scenario{Name: "reqresp.pcap", Seed: 11, Epoch: epoch, Snaplen: DefaultSnaplen,
+		Generators: []Generator{&c, &WithAcks{Gen: &in, Every: 2, Delay: 10 * us}}}
 }

@@ -78,6 +78,10 @@ func writeRun(t *testing.T, dir string, n, batchRows int) map[string]int64 {
 			DSCP: 26, TC: 3, SrcHost: 0, DstHost: 1, Packets: 10, Bytes: 15000, Delivered: delivered, Dropped: 10 - delivered,
 			FirstPs: int64(i), LastPs: int64(i) + 7, DelayMinPs: 100 + int64(i), DelayMeanPs: 200 + int64(i), DelayMaxPs: 300 + int64(i),
 			RackMember: int32(i%4) - 1, FabricMember: -1}))
+		c := records.Completion(i % int(records.NumCompletions)) // fct_ps null unless complete
+		must(ws.Messages.Append(&records.MessageRow{FlowID: int64(i / 3), Message: int32(i % 3), StartPs: int64(i) * 2_000_000, CapturedPs: int64(i) * 1_999_999,
+			Packets: int64(1 + i%4), SizeBytes: int64(1+i%4) * 1500, FollowsFlowID: int64(i%2) - 1, FollowsMessage: int32(i%2) - 1,
+			Completion: c, FctPs: 5_000_000 + int64(i), IdealFctPs: 4_000_000}))
 		must(ws.Delay.Append(&records.DelayRow{TC: uint8(i % 8), LoPs: int64(i) * 10, HiPs: int64(i)*10 + 10, Packets: int64(i % 9)}))
 		path := []int32{0, 2, 3, 2, 1}[:2+i%4]
 		must(ws.Packets.Append(&records.PacketRow{TraceIndex: int64(i), FlowID: int64(i % 11), TC: 3, Bytes: 1024, InjectPs: int64(i) * 1000,

@@ -265,3 +265,29 @@ func TestListValues(t *testing.T) {
 		}
 	}
 }
+
+// The DCQCN variant is a sweep axis like any attribute, and each point gets its
+// variant's defaults (docs/model.md#dcqcn): the paper point runs the paper's timers,
+// F and byte counter, the mlx point ConnectX's; an attribute the sweep sets applies
+// to both.
+func TestDcqcnVariantAxis(t *testing.T) {
+	f, err := Parse([]byte("set:\n  Transport.MinRate: 2Gbps\naxes:\n  set:\n    Transport.DcqcnVariant: [mlx, paper]\n"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl, err := Expand(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mlx, paper := pl.Points[0].Config.Transport, pl.Points[1].Config.Transport
+	if mlx.DcqcnVariant != config.DcqcnMlx || mlx.RateIncreaseTimer != 300*units.Microsecond || mlx.FastRecoverySteps != 1 || mlx.ByteCounter != 0 {
+		t.Errorf("mlx point: %+v", mlx)
+	}
+	if paper.DcqcnVariant != config.DcqcnPaper || paper.RateIncreaseTimer != 55*units.Microsecond || paper.FastRecoverySteps != 5 ||
+		paper.ByteCounter != 10*units.MB || paper.CnpInterval != 50*units.Microsecond || !paper.ClampTargetRate {
+		t.Errorf("paper point: %+v", paper)
+	}
+	if mlx.MinRate != 2*units.Gbps || paper.MinRate != 2*units.Gbps {
+		t.Errorf("MinRate set by the sweep: %v and %v", mlx.MinRate, paper.MinRate)
+	}
+}

@@ -16,11 +16,24 @@ import (
 // first, then the increase, then the cut; a CNP arriving exactly at a tick counts
 // after it. advance(now) applies every tick at or before now, so the state is exact
 // whenever it is read; a flow without CNPs has no ticks at all.
+//
+// The paper variant (DcqcnVariant paper) keeps the same state with other rules: a CNP
+// cuts at once with the alpha before it, then raises alpha by g; alpha decays by 1-g
+// every ta after the last CNP; increases come from the timer (every ti after the last
+// cut) and the byte counter (every bc bytes sent after it), stage = max/min of the
+// two counts (cnpPaper, advancePaper, increasePaper).
 type rp struct {
 	line, rc, rt, alpha float64 // rates in bit/s
 	g, ai, hai, minRate float64
 	ta, td, ti          units.Time
 	f                   int
+	clamp               bool    // ClampTargetRate
+	first               float64 // RateOnFirstCnp (mlx)
+	paper               bool    // DcqcnVariant paper
+	bc                  int64   // paper: ByteCounter, bytes (0: none)
+	bytes               int64   // paper: bytes sent since the last byte-counter event or cut
+	bcStage             int     // paper: byte-counter events since the last cut
+	lastCnp             units.Time
 
 	started          bool       // a CNP arrived: the timers run
 	alphaTick        units.Time // time of the last alpha update applied
@@ -42,18 +55,27 @@ func newRP(cfg *config.Transport, line units.BitRate) rp {
 	return rp{line: float64(line), rc: float64(line), rt: float64(line), alpha: 1,
 		g: cfg.DcqcnG, ai: float64(ai), hai: float64(hai), minRate: float64(cfg.MinRate),
 		ta: cfg.AlphaUpdateInterval, td: cfg.RateDecreaseInterval, ti: cfg.RateIncreaseTimer,
-		f: cfg.FastRecoverySteps}
+		f: cfg.FastRecoverySteps, clamp: cfg.ClampTargetRate, first: cfg.RateOnFirstCnp,
+		paper: cfg.DcqcnVariant == config.DcqcnPaper, bc: int64(cfg.ByteCounter)}
 }
 
 // cnp registers a CNP received at now.
 func (r *rp) cnp(now units.Time) {
+	if r.paper {
+		r.cnpPaper(now)
+		return
+	}
 	r.advance(now)
 	if !r.started {
-		// The first CNP starts the timers: alpha from 1, first cut one td later.
+		// The first CNP starts the timers: alpha from 1, first cut one td later, and
+		// RC = RT = RateOnFirstCnp x RC.
 		r.started = true
 		r.alpha, r.anchor = 1, 1
 		r.alphaTick, r.anchorTick = now, now
 		r.decTick = now + r.td
+		if r.first != 1 {
+			r.setRate(now, max(r.minRate, float64(r.first*r.rc)))
+		}
 		r.rt = r.rc
 		r.alphaCNP = false
 	} else {
@@ -71,6 +93,10 @@ func (r *rp) rate(now units.Time) float64 {
 // advance applies every tick at or before now.
 func (r *rp) advance(now units.Time) {
 	if !r.started {
+		return
+	}
+	if r.paper {
+		r.advancePaper(now)
 		return
 	}
 	for {
@@ -153,17 +179,22 @@ func powInt(x float64, n units.Time) float64 {
 // sender already at MinRate leaves RC where it is: it restarts the increase timer
 // all the same, but is not a rate cut (cuts, EventRateCut: only a lower rate).
 func (r *rp) decrease(t units.Time) {
-	if r.stage != 0 {
+	if r.stage != 0 || r.clamp {
 		r.rt = r.rc
 	}
-	was := r.rc
-	r.rc = max(r.minRate, float64(r.rc*float64(1-r.alpha/2)))
+	r.setRate(t, max(r.minRate, float64(r.rc*float64(1-r.alpha/2))))
 	r.stage = 0
 	r.decCNP = false
 	r.decTick = t + r.td
 	r.incOn = true
 	r.incTick = t + r.ti
-	if r.rc == was {
+}
+
+// setRate lowers RC to rc at t, counting and reporting it as a cut if it is lower.
+func (r *rp) setRate(t units.Time, rc float64) {
+	was := r.rc
+	r.rc = rc
+	if r.rc >= was {
 		return
 	}
 	r.cuts++
@@ -184,4 +215,82 @@ func (r *rp) increase() {
 	}
 	r.rc = min(r.rc/2+r.rt/2, r.line)
 	r.stage++
+}
+
+// cnpPaper is the paper variant's reaction to a CNP: RT = RC (if ClampTargetRate or
+// an increase happened since the last cut), RC = max(MinRate, RC (1 - alpha/2)) with
+// the alpha before the CNP, then alpha = (1-g) alpha + g; both counters restart, the
+// alpha timer and the increase timer restart from now.
+func (r *rp) cnpPaper(now units.Time) {
+	r.advance(now)
+	a := r.alphaPaper(now) // 1 before the first CNP
+	r.started = true
+	if r.clamp || r.stage != 0 || r.bcStage != 0 {
+		r.rt = r.rc
+	}
+	r.setRate(now, max(r.minRate, float64(r.rc*float64(1-a/2))))
+	r.alpha = float64((1-r.g)*a) + r.g
+	r.anchor, r.lastCnp = r.alpha, now
+	r.stage, r.bcStage, r.bytes = 0, 0, 0
+	r.incOn = true
+	r.incTick = now + r.ti
+}
+
+// alphaPaper is the paper variant's alpha at t: the alpha after the last CNP, times
+// 1-g for every whole ta since it.
+func (r *rp) alphaPaper(t units.Time) float64 {
+	if !r.started {
+		return r.alpha
+	}
+	return float64(r.anchor * powInt(1-r.g, (t-r.lastCnp)/r.ta))
+}
+
+// advancePaper applies the increase-timer ticks at or before now.
+func (r *rp) advancePaper(now units.Time) {
+	for r.incOn && r.incTick <= now {
+		r.stage++
+		r.increaseAt(r.incTick)
+		r.incTick += r.ti
+	}
+	r.alpha = r.alphaPaper(now)
+}
+
+// sent counts bytes sent at now towards the paper variant's byte counter: every bc
+// bytes since the last cut is an increase event (the bytes beyond it start the next).
+func (r *rp) sent(now units.Time, bytes int64) {
+	if !r.paper || r.bc <= 0 || !r.started || !r.incOn {
+		return
+	}
+	r.advance(now)
+	r.bytes += bytes
+	for r.bytes >= r.bc && r.incOn {
+		r.bytes -= r.bc
+		r.bcStage++
+		r.increaseAt(now)
+	}
+}
+
+// increaseAt is one increase event of the paper variant at t: fast recovery while
+// max(T, BC) < F, hyper increase by (min(T, BC) - F) x RateHAI once min(T, BC) > F,
+// additive increase between; RC = (RT + RC)/2; RT and RC never exceed line rate.
+func (r *rp) increaseAt(t units.Time) {
+	was := r.rc
+	mx, mn := max(r.stage, r.bcStage), min(r.stage, r.bcStage)
+	if r.bc <= 0 {
+		mx, mn = r.stage, r.stage // no byte counter: the timer alone
+	}
+	switch {
+	case mx < r.f:
+	case mn > r.f:
+		r.rt = min(r.rt+float64(mn-r.f)*r.hai, r.line)
+	default:
+		r.rt = min(r.rt+r.ai, r.line)
+	}
+	r.rc = min(r.rc/2+r.rt/2, r.line)
+	if r.emit != nil && r.rc != was {
+		r.emit(t, EventRateIncrease, r.rc)
+	}
+	if r.rc >= r.line && r.rt >= r.line {
+		r.incOn = false
+	}
 }

@@ -71,24 +71,29 @@ func TestDCQCNRateArithmetic(t *testing.T) {
 }
 
 // Reading the state at every microsecond or only at the end gives the same numbers:
-// the lazy timers are exact.
+// the lazy timers are exact, in both reaction-point variants.
 func TestDCQCNLazyTimers(t *testing.T) {
-	cfg := config.DefaultTransport()
-	cnps := []units.Time{0, 3 * us, 50 * us, 51 * us, 700 * us, 2000 * us, 2002 * us}
-	eager, lazy := newRP(&cfg, 100*units.Gbps), newRP(&cfg, 100*units.Gbps)
-	next := 0
-	for now := units.Time(0); now <= 5000*us; now += us {
-		eager.rate(now)
-		for next < len(cnps) && cnps[next] == now {
-			eager.cnp(now)
-			lazy.cnp(now)
-			next++
+	for _, v := range []config.DcqcnVariant{config.DcqcnMlx, config.DcqcnPaper} {
+		cfg := config.DefaultTransport()
+		if cfg.DcqcnVariant = v; v == config.DcqcnPaper {
+			cfg.UsePaperDefaults(nil)
 		}
-	}
-	lazy.rate(5000 * us)
-	if eager.rc != lazy.rc || eager.rt != lazy.rt || eager.alpha != lazy.alpha || eager.cuts != lazy.cuts {
-		t.Errorf("eager RC %v RT %v alpha %v cuts %d; lazy RC %v RT %v alpha %v cuts %d",
-			eager.rc, eager.rt, eager.alpha, eager.cuts, lazy.rc, lazy.rt, lazy.alpha, lazy.cuts)
+		cnps := []units.Time{0, 3 * us, 50 * us, 51 * us, 700 * us, 2000 * us, 2002 * us}
+		eager, lazy := newRP(&cfg, 100*units.Gbps), newRP(&cfg, 100*units.Gbps)
+		next := 0
+		for now := units.Time(0); now <= 5000*us; now += us {
+			eager.rate(now)
+			for next < len(cnps) && cnps[next] == now {
+				eager.cnp(now)
+				lazy.cnp(now)
+				next++
+			}
+		}
+		lazy.rate(5000 * us)
+		if eager.rc != lazy.rc || eager.rt != lazy.rt || eager.alpha != lazy.alpha || eager.cuts != lazy.cuts || eager.stage != lazy.stage {
+			t.Errorf("%v: eager RC %v RT %v alpha %v cuts %d; lazy RC %v RT %v alpha %v cuts %d", v,
+				eager.rc, eager.rt, eager.alpha, eager.cuts, lazy.rc, lazy.rt, lazy.alpha, lazy.cuts)
+		}
 	}
 }
 

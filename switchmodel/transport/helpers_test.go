@@ -28,6 +28,19 @@ type recorder struct {
 	samples     []switchmodel.BufferSample
 	onDrop      func(switchmodel.DropEvent)
 	closedDrops int
+	nic         []nicDeparture
+}
+
+// nicDeparture is a packet starting to transmit at a host's NIC.
+type nicDeparture struct {
+	at    units.Time
+	node  int32
+	class switchmodel.Class
+	seq   int32
+}
+
+func (r *recorder) NICDequeue(e switchmodel.NICEvent) {
+	r.nic = append(r.nic, nicDeparture{at: e.Time, node: e.Host, class: e.Packet.Class, seq: e.Packet.Seq})
 }
 
 type delivery struct {
@@ -61,7 +74,7 @@ func newStar(t testing.TB, n int, sw config.Switch, tr config.Transport, link sw
 	rec := &recorder{}
 	eng := switchmodel.NewEngine()
 	net := switchmodel.NewNetwork(eng, switchmodel.Options{Seed: 1, FabricBDP: 100_000,
-		Observers: switchmodel.Observers{Deliveries: rec, Drops: rec, Buffer: rec}})
+		Observers: switchmodel.Observers{Deliveries: rec, Drops: rec, Buffer: rec, NIC: rec}})
 	s, err := net.AddSwitch("sw", config.TierNone, &sw, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -59,7 +59,8 @@ type FlowSpec struct {
 	// Key is the data's ECMP key; Reverse the key of its ACKs, CNPs and NAKs: their
 	// ids in the network's key table (Network.AddKey).
 	Key, Reverse switchmodel.KeyID
-	// SMSS is the payload of the flow's largest captured segment (TCP), bytes.
+	// SMSS is the flow's sender maximum segment size (TCP), bytes: what the replay
+	// derived from the capture's SYNs and the MTU (docs/model.md#tcp).
 	SMSS int32
 	// IPv6: the flow's addresses are IPv6, so its control packets carry an IPv6
 	// header (IPv6HeaderExtra bytes longer).
@@ -153,14 +154,20 @@ type Layer struct {
 	// active counts flows holding a segment not yet acknowledged.
 	active    int
 	generated ControlStats
+	expected  int // segments the application holds back (Expect)
+	watcher   Watcher
 	onCNP     func(now units.Time, flow int64) // tests: a CNP was sent
-	obs       Observer
+	// lose (tests) is asked about every packet the layer sends, data and control;
+	// true makes the first switch drop it (a packet lost on the wire).
+	lose func(p *switchmodel.Packet) bool
+	obs  Observer
 }
 
 // Event kinds of the Layer's handler; arg is the flow id.
 const (
 	evTimer int32 = iota + 1 // retransmission timer (TCP) or RoceTimeout
 	evPace                   // a DCQCN sender may send its next packet
+	evNak                    // a RoCE receiver may re-send its NAK
 )
 
 // New returns the transport layer of net, configured by cfg, and makes it the
@@ -181,8 +188,35 @@ func New(net *switchmodel.Network, cfg config.Transport) (*Layer, error) {
 }
 
 // Idle reports whether every closed-loop flow has all its offered segments
-// acknowledged.
-func (l *Layer) Idle() bool { return l.active == 0 }
+// acknowledged and no segment is expected (Expect).
+func (l *Layer) Idle() bool { return l.active == 0 && l.expected == 0 }
+
+// Expect tells the layer that n more (n < 0: fewer) segments will be offered later:
+// the application holds them back (the replay's causality). The layer, and so the
+// network during a drain, is not idle while any is expected.
+func (l *Layer) Expect(n int) { l.expected += n }
+
+// Watcher learns when a receiver's in-order delivery passes a watched segment.
+type Watcher interface {
+	// SegmentsDelivered: flow's receiver now holds every segment before next, the
+	// first time next passed the segment Watch named.
+	SegmentsDelivered(now units.Time, flow, next int32)
+}
+
+// SetWatcher sets the layer's watcher (before the first Watch).
+func (l *Layer) SetWatcher(w Watcher) { l.watcher = w }
+
+// Watch asks the watcher to be told once flow id's receiver holds segment seg and
+// every one before it (replacing an earlier watch of the flow).
+func (l *Layer) Watch(id, seg int32) { l.flows[id].watch = seg }
+
+// delivered reports an in-order advance of f's receiver to the watcher when it passes
+// the watched segment (the callers test f.watch >= 0 && f.rcvNxt > f.watch first,
+// inline).
+func (l *Layer) delivered(now units.Time, f *flow) {
+	f.watch = -1
+	l.watcher.SegmentsDelivered(now, f.id, f.rcvNxt)
+}
 
 // Generated returns the control packets generated so far, by class.
 func (l *Layer) Generated() ControlStats { return l.generated }
@@ -207,11 +241,21 @@ func (l *Layer) NewFlow(id int32, spec FlowSpec) error {
 	f.recover, f.cwrEnd = -1, -1
 	f.rtoEv = -1
 	f.paceEv = -1
-	f.cwnd = float64(l.cfg.InitialWindow) * f.smss
+	f.nakEv = -1
+	f.rtoUna = -1
+	f.watch = -1
+	f.iw = initialWindow(l.cfg.InitialWindow, f.smss, l.cfg.InitialWindowBytes)
+	f.cwnd = f.iw
 	f.ssthresh = 1e300 // "arbitrarily high" (RFC 5681)
 	f.rto = l.cfg.InitialRto
 	f.alpha = 1
 	f.lastCnp = -1
+	switch l.cfg.NicControlPriority {
+	case config.ControlAll:
+		f.ctlFirst = true
+	case config.ControlRoce:
+		f.ctlFirst = spec.Kind == DCQCN
+	}
 	if spec.Kind == DCQCN {
 		f.rp = newRP(&l.cfg, l.nic[spec.Src])
 		if l.obs != nil {
@@ -302,6 +346,12 @@ func (l *Layer) Handle(now units.Time, kind int32, arg int64) {
 		}
 		f.paceEv = -1
 		l.trySend(now, f)
+	case evNak:
+		if now != f.nakEv {
+			return
+		}
+		f.nakEv = -1
+		l.nakTimer(now, f)
 	}
 }
 
@@ -339,6 +389,7 @@ func (l *Layer) Departed(now units.Time, h *switchmodel.Host, p *switchmodel.Pac
 	f.inNIC = false
 	wire := int64(switchmodel.FrameSize(p.Length)) + 20
 	line := l.nic[f.spec.Src]
+	f.rp.sent(now, int64(p.Length))
 	rc := f.rp.rate(now)
 	if rc >= float64(line) {
 		f.nextAvail = now + units.SerializationTime(wire, line)
@@ -374,10 +425,15 @@ func (l *Layer) send(now units.Time, f *flow, i int32) {
 	p.Class, p.Seq = switchmodel.ClosedData, i
 	f.sent++
 	f.sentBytes += int64(s.length)
+	f.lastSend = now
+	if l.lose != nil && l.lose(p) {
+		p.Dst = -1
+	}
 	l.net.Inject(l.hosts[f.spec.Src], id)
 }
 
-// control sends a control packet of f from its receiver back to its sender.
+// control sends a control packet of f from its receiver back to its sender, ahead of
+// the receiver host's data if NicControlPriority says so for the flow's kind.
 func (l *Layer) control(f *flow, class switchmodel.Class, length int32, dscp uint8, seq int32, echo bool) {
 	id, p := l.net.NewPacket()
 	p.FlowID, p.TraceIndex = int64(f.id), -1
@@ -389,7 +445,14 @@ func (l *Layer) control(f *flow, class switchmodel.Class, length int32, dscp uin
 	p.DSCP, p.ECN, p.Length = dscp, switchmodel.NotECT, length
 	p.Class, p.Seq, p.Echo = class, seq, echo
 	l.generated[class]++
-	l.net.Inject(l.hosts[f.spec.Dst], id)
+	if l.lose != nil && l.lose(p) {
+		p.Dst = -1
+	}
+	if f.ctlFirst {
+		l.net.InjectControl(l.hosts[f.spec.Dst], id)
+	} else {
+		l.net.Inject(l.hosts[f.spec.Dst], id)
+	}
 }
 
 // acked drops f's segments before i; the flow leaves the active set when it holds
@@ -415,23 +478,33 @@ type flow struct {
 	nxt                            int32 // next segment to send
 	firstAvail                     units.Time
 	decided                        bool // AutoTCP: the kind is known
+	ctlFirst                       bool // its control packets go ahead of the receiver host's data
 	rtoAt                          units.Time
 	rtoEv                          units.Time // time of the pending timer event, -1 none
 	sent                           int64
 	sentBytes                      int64
+	lastSend                       units.Time // the last data packet's transmission
 	retransmits, timeouts, signals int64
 
 	// TCP.
 	cwnd, ssthresh, smss float64
+	iw                   float64 // initial window, bytes
 	dupacks              int32
 	recover              int32 // fast recovery ends when this segment is acknowledged
 	inRecovery           bool
 	cwrEnd               int32 // the window was cut for segments before this one
+	rtoUna               int32 // the first unacknowledged segment at the last timeout, -1 none
+	ltUnits              int64 // sent by limited transmit since the last new ACK
 	srtt, rttvar, rto    units.Time
 	hasRTT               bool
 	alpha                float64 // DCTCP
 	windowEnd            int32
 	ackedUnits, marked   int64
+	// Window validation (RFC 7661, as Linux's tcp_cwnd_validate): whether the window
+	// limited the sender, and its largest flight, since usageEnd was sent.
+	cwndLimited bool
+	maxFlight   int64
+	usageEnd    int32
 
 	// RoCE.
 	rp        rp
@@ -442,8 +515,12 @@ type flow struct {
 
 	// Receiver.
 	rcvNxt      int32
-	ooo         []int32 // TCP: segments received above rcvNxt, sorted
-	lastNak     int32   // RoCE: the expected segment of the last NAK, +1 (0: none)
+	ooo         []int32    // TCP: segments received above rcvNxt, sorted
+	lastNak     int32      // RoCE: the expected segment of the last NAK, +1 (0: none)
+	watch       int32      // Watch: the segment whose in-order delivery the watcher awaits, -1 none
+	nakAt       units.Time // RoCE: when the last NAK was sent
+	nakEv       units.Time // RoCE: time of the pending NAK re-send event, -1 none
+	nakDscp     uint8      // RoCE: the DSCP of the last NAK
 	lastCnp     units.Time
 	lastAdvance units.Time
 	dups        int64

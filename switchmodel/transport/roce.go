@@ -32,8 +32,9 @@ func (l *Layer) roceSend(now units.Time, f *flow) {
 }
 
 // roceData is a data packet reaching the receiver: in sequence it is delivered and
-// acknowledged; out of sequence it is discarded and the gap NAKed once; a CE mark
-// makes a CNP unless the flow had one in the last CnpInterval.
+// acknowledged; out of sequence it is discarded and NAKed if the receiver now waits
+// for another packet than at its last NAK (nakTimer re-sends a NAK); a CE mark makes
+// a CNP unless the flow had one in the last CnpInterval.
 func (l *Layer) roceData(now units.Time, f *flow, p *switchmodel.Packet) {
 	if p.ECN == switchmodel.CE && (f.lastCnp < 0 || now-f.lastCnp >= l.cfg.CnpInterval) {
 		f.lastCnp = now
@@ -47,17 +48,47 @@ func (l *Layer) roceData(now units.Time, f *flow, p *switchmodel.Packet) {
 	case i == f.rcvNxt:
 		f.rcvNxt++
 		f.lastAdvance = now
+		if f.watch >= 0 && f.rcvNxt > f.watch {
+			l.delivered(now, f)
+		}
 		l.control(f, switchmodel.Ack, RoCECtlLength, p.DSCP, f.rcvNxt, false)
 	case i > f.rcvNxt:
 		f.dups++
 		if f.lastNak != f.rcvNxt+1 {
 			f.lastNak = f.rcvNxt + 1
-			l.control(f, switchmodel.Nak, RoCECtlLength, p.DSCP, f.rcvNxt, false)
+			f.nakDscp = p.DSCP
+			l.nak(now, f)
 		}
 	default:
 		f.dups++
 		l.control(f, switchmodel.Ack, RoCECtlLength, p.DSCP, f.rcvNxt, false)
 	}
+}
+
+// nak sends a NAK for the packet the receiver waits for and, with a NakInterval,
+// makes sure a re-send check is pending.
+func (l *Layer) nak(now units.Time, f *flow) {
+	f.nakAt = now
+	l.control(f, switchmodel.Nak, RoCECtlLength, f.nakDscp, f.rcvNxt, false)
+	if iv := l.cfg.NakInterval; iv > 0 && f.nakEv < 0 {
+		f.nakEv = now + iv
+		l.eng.Schedule(f.nakEv, l.h, evNak, int64(f.id))
+	}
+}
+
+// nakTimer: a receiver that still waits for the packet its last NAK asked for sends
+// the NAK again NakInterval after it (HPCC's NACK interval: a lost NAK or a lost
+// retransmission recovers without RoceTimeout); one that moved on stops.
+func (l *Layer) nakTimer(now units.Time, f *flow) {
+	if f.lastNak != f.rcvNxt+1 {
+		return
+	}
+	if due := f.nakAt + l.cfg.NakInterval; due > now {
+		f.nakEv = due
+		l.eng.Schedule(due, l.h, evNak, int64(f.id))
+		return
+	}
+	l.nak(now, f)
 }
 
 // roceControl is an ACK, NAK or CNP reaching the sender.

@@ -3,6 +3,7 @@ package transport
 import (
 	"slices"
 
+	"github.com/tracefabric/tracefabric/internal/config"
 	"github.com/tracefabric/tracefabric/internal/units"
 	"github.com/tracefabric/tracefabric/switchmodel"
 )
@@ -14,22 +15,90 @@ import (
 const dupackThreshold = 3
 
 // tcpSend sends available segments while the window allows: a segment goes if the
-// bytes in flight plus its own fit in cwnd, or if nothing is in flight.
+// bytes in flight plus its own fit in cwnd, or if nothing is in flight. A sender that
+// has been idle for longer than its RTO first restarts its window (IdleRestart).
 func (l *Layer) tcpSend(now units.Time, f *flow) {
 	end := f.segs.end()
 	una := f.una()
-	for f.nxt < end {
-		s := f.segs.at(f.nxt)
-		flight := s.start - f.segs.startOf(una, f.endUnits)
-		if flight > 0 && float64(flight+int64(s.units)) > f.cwnd {
-			break
+	if now-f.lastSend > f.rto && f.nxt == una && f.nxt < end && f.sent > 0 && f.segs.at(una).sends == 0 {
+		l.idleRestart(now, f)
+	}
+	if f.nxt < end {
+		unaStart := f.segs.startOf(una, f.endUnits)
+		var flight int64
+		held := false
+		for f.nxt < end {
+			s := f.segs.at(f.nxt)
+			flight = s.start - unaStart
+			if flight > 0 && float64(flight+int64(s.units)) > f.cwnd {
+				held = true
+				break
+			}
+			f.nxt++
+			l.send(now, f, f.nxt-1)
+			flight += int64(s.units)
 		}
-		f.nxt++
-		l.send(now, f, f.nxt-1)
+		f.cwndUsage(held, flight)
 	}
 	if f.rtoAt == 0 && f.nxt > una {
 		l.armTimer(f, now+f.rto)
 	}
+}
+
+// initialWindow is the initial window of n segments of smss bytes with a byte bound
+// (RFC 6928 with n = 10 and bound 14,600: min(10 SMSS, max(2 SMSS, 14600))); bound 0
+// is n segments.
+func initialWindow(n int, smss float64, bound units.Bytes) float64 {
+	if bound <= 0 {
+		return float64(n) * smss
+	}
+	return min(float64(n)*smss, max(2*smss, float64(bound)))
+}
+
+// cwndUsage records, after a send attempt that left flight bytes in flight, whether
+// the window limited the sender (it held a segment back, or the flight filled it) and
+// the largest flight, per window of
+// data: Linux's tcp_cwnd_validate. A new window of data starts when everything sent
+// at the start of the last one is acknowledged.
+func (f *flow) cwndUsage(held bool, flight int64) {
+	limited := held || float64(flight) >= f.cwnd
+	if f.una() >= f.usageEnd || limited || (!f.cwndLimited && flight > f.maxFlight) {
+		f.cwndLimited = limited
+		f.maxFlight = flight
+		f.usageEnd = f.nxt
+	}
+}
+
+// mayGrow: the window grows on an ACK only if the sender was cwnd-limited (RFC 7661):
+// the window limited it in the current window of data, or, in slow start, the window
+// is below twice the largest flight (Linux's tcp_is_cwnd_limited), so that an
+// application that keeps only a few segments in flight does not open it.
+func (f *flow) mayGrow() bool {
+	return f.cwndLimited || f.cwnd < f.ssthresh && f.cwnd < 2*float64(f.maxFlight)
+}
+
+// idleRestart is the window's restart after an idle period longer than the RTO
+// (docs/model.md#tcp): rfc5681 cwnd = min(cwnd, IW) (RFC 5681 4.1); linux halves cwnd
+// once per RTO of the idle time, not below min(cwnd, IW), after raising ssthresh to
+// 3/4 of cwnd outside recovery (tcp_cwnd_restart).
+func (l *Layer) idleRestart(now units.Time, f *flow) {
+	restart := min(f.iw, f.cwnd)
+	switch l.cfg.IdleRestart {
+	case config.IdleRfc5681:
+		f.cwnd = restart
+	case config.IdleLinux:
+		if !f.inRecovery {
+			f.ssthresh = max(f.ssthresh, 0.75*f.cwnd)
+		}
+		cwnd := f.cwnd
+		for d := now - f.lastSend - f.rto; d > 0 && cwnd > restart; d -= f.rto {
+			cwnd /= 2
+		}
+		f.cwnd = max(cwnd, restart)
+	default:
+		return
+	}
+	f.cwndLimited, f.maxFlight, f.usageEnd = false, 0, f.nxt
 }
 
 // flightUnits is the sequence units sent and not acknowledged.
@@ -52,6 +121,9 @@ func (l *Layer) tcpData(now units.Time, f *flow, p *switchmodel.Packet) {
 			f.ooo = f.ooo[:0:0] // release the backing array of a drained reorder set
 		}
 		f.lastAdvance = now
+		if f.watch >= 0 && f.rcvNxt > f.watch {
+			l.delivered(now, f)
+		}
 	case i > f.rcvNxt:
 		if k, found := slices.BinarySearch(f.ooo, i); found {
 			f.dups++
@@ -83,8 +155,10 @@ func (l *Layer) tcpAck(now units.Time, f *flow, p *switchmodel.Packet) {
 		if last := f.segs.at(a - 1); last.sends == 1 {
 			l.rttSample(f, now-last.sentAt)
 		}
+		grow := f.mayGrow()
 		l.acked(f, a)
 		f.dupacks = 0
+		f.ltUnits = 0
 		if dctcp {
 			f.ackedUnits += acked
 			if ece {
@@ -93,14 +167,20 @@ func (l *Layer) tcpAck(now units.Time, f *flow, p *switchmodel.Packet) {
 		}
 		switch {
 		case f.inRecovery && a >= f.recover:
-			// Full acknowledgement: leave fast recovery (RFC 6582 3.2 step 3).
+			// Full acknowledgement: leave fast recovery (RFC 6582 3.2 step 3, option 1).
 			f.inRecovery = false
-			f.cwnd = min(f.ssthresh, float64(max(f.flightUnits(), 0))+f.smss)
+			f.cwnd = min(f.ssthresh, float64(max(f.flightUnits(), int64(f.smss)))+f.smss)
 		case f.inRecovery:
-			// Partial acknowledgement: resend the next hole, deflate by what was
-			// acknowledged and add back one segment (RFC 6582 3.2 step 4).
+			// Partial acknowledgement (RFC 6582 3.2 step 5): resend the next hole,
+			// deflate by what was acknowledged and add back one SMSS if that was at
+			// least one SMSS; the window never drops below one SMSS.
 			l.send(now, f, a)
-			f.cwnd = max(f.cwnd-float64(acked)+f.smss, f.smss)
+			f.cwnd -= float64(acked)
+			if float64(acked) >= f.smss {
+				f.cwnd += f.smss
+			}
+			f.cwnd = max(f.cwnd, f.smss)
+		case !grow:
 		case f.cwnd < f.ssthresh:
 			f.cwnd += min(float64(acked), f.smss) // slow start
 		default:
@@ -127,20 +207,25 @@ func (l *Layer) tcpAck(now units.Time, f *flow, p *switchmodel.Packet) {
 		case f.inRecovery:
 			f.cwnd += f.smss // inflate for the segment that left the network
 		case f.dupacks == dupackThreshold && una >= f.recover:
-			// Fast retransmit and NewReno fast recovery; the window is cut unless an
-			// ECE cut already happened for this window.
-			flight := float64(f.flightUnits())
-			if una > f.cwrEnd {
+			// Fast retransmit and NewReno fast recovery; the window is cut unless a
+			// cut already happened for the window of data the lost segment belongs
+			// to (segments before cwrEnd). FlightSize leaves out what limited
+			// transmit sent (RFC 5681 3.2 step 2).
+			flight := float64(f.flightUnits() - f.ltUnits)
+			if una >= f.cwrEnd {
 				f.ssthresh = max(flight/2, 2*f.smss)
 				f.cwrEnd = f.nxt
 			} else {
 				f.ssthresh = max(f.cwnd, 2*f.smss)
 			}
+			f.ltUnits = 0
 			f.recover = f.nxt
 			f.inRecovery = true
 			l.send(now, f, una)
 			f.cwnd = f.ssthresh + dupackThreshold*f.smss
 			l.event(now, f, f.spec.Src, EventFastRetransmit, int64(f.cwnd))
+		case f.dupacks < dupackThreshold && l.cfg.LimitedTransmit:
+			l.limitedTransmit(now, f)
 		}
 	}
 	// DCTCP reacts to the first ECE of a window (RFC 8257 3.3), at most once per
@@ -152,6 +237,22 @@ func (l *Layer) tcpAck(now units.Time, f *flow, p *switchmodel.Packet) {
 		l.event(now, f, f.spec.Src, EventWindowCut, int64(f.cwnd))
 	}
 	l.tcpSend(now, f)
+}
+
+// limitedTransmit sends one segment never sent before on the first or second
+// duplicate ACK, if the flight stays within cwnd + 2 SMSS (RFC 3042); cwnd is not
+// changed.
+func (l *Layer) limitedTransmit(now units.Time, f *flow) {
+	if f.nxt >= f.segs.end() {
+		return
+	}
+	s := f.segs.at(f.nxt)
+	if s.sends > 0 || float64(f.flightUnits()+int64(s.units)) > f.cwnd+2*f.smss {
+		return
+	}
+	f.nxt++
+	f.ltUnits += int64(s.units)
+	l.send(now, f, f.nxt-1)
 }
 
 // rttSample updates SRTT, RTTVAR and RTO (RFC 6298 2.2-2.4; clock granularity 0).
@@ -171,19 +272,24 @@ func (l *Layer) rttSample(f *flow, r units.Time) {
 
 // tcpTimeout is a retransmission timeout (RFC 6298 5.4-5.6, RFC 5681 3.1): the window
 // drops to one segment, the timer backs off, and the sender goes back to the first
-// unacknowledged segment.
+// unacknowledged segment. ssthresh is set from the flight only the first time the
+// timer resends a segment: a repeated timeout of the same segment keeps it.
 func (l *Layer) tcpTimeout(now units.Time, f *flow) {
 	una := f.una()
 	if f.segs.n == 0 || f.nxt == una {
 		return
 	}
 	f.timeouts++
-	f.ssthresh = max(float64(f.flightUnits())/2, 2*f.smss)
+	if una != f.rtoUna {
+		f.ssthresh = max(float64(f.flightUnits())/2, 2*f.smss)
+	}
+	f.rtoUna = una
 	f.cwnd = f.smss
 	f.recover = f.nxt
 	f.cwrEnd = f.nxt
 	f.inRecovery = false
 	f.dupacks = 0
+	f.ltUnits = 0
 	f.nxt = una
 	f.rto = min(2*f.rto, l.cfg.MaxRto)
 	f.rtoAt = 0

@@ -150,7 +150,7 @@ func (b *bulk) Handle(now units.Time, kind int32, arg int64) {
 func TestNewRenoLossyIncast(t *testing.T) {
 	const n, per = 16, 30 // 16 flows of 30 jumbo segments: tail drops need a timeout
 	sw := config.Default().Switch
-	sw.BufferSize = 8 * units.MiB // a small lossy pool: the incast overflows it
+	sw.BufferSize = 4 * units.MiB // a small lossy pool: the incast overflows it (the initial window is 2 jumbo segments, RFC 6928)
 	tr := config.DefaultTransport()
 	st := newStar(t, n+1, sw, tr, link100G())
 	for f := 0; f < n; f++ {
