@@ -55,6 +55,10 @@ type Options struct {
 	// memory; a packet earlier than the one before it then means the file changed
 	// since, and is an error.
 	InOrder []bool
+	// Opened, when not nil, is called with the path each time a file is opened to be
+	// decoded (each pass over it: Summarize, a Reader), so that a caller can count
+	// its decodes.
+	Opened func(path string)
 }
 
 // PacketFilter selects IP packets (Options.Filter); *filter.Filter is one.

@@ -165,6 +165,9 @@ func openSource(path string, index int, window int64, verify bool, opt *Options)
 		closeFile()
 		return nil, err
 	}
+	if opt.Opened != nil {
+		opt.Opened(path)
+	}
 	s.close = func() error {
 		if s.closeDec != nil {
 			s.closeDec()

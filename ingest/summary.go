@@ -350,20 +350,42 @@ func histograms(dscp *[64]int64, ecn *[4]int64) (d, e map[string]int64) {
 //
 // It first reads the files without their reorder buffers, noting whether each file
 // is in timestamp order; when all are (the usual capture), that pass's summary is
-// the one the window would give, and it is returned. Otherwise the files are read
+// the one the window would give, and it is returned. Otherwise (the first packet
+// earlier than the one before it in its file ends that pass) the files are read
 // again with the window. Warnings come from the pass whose summary is returned.
-func Summarize(paths []string, opt Options) (*Summary, error) {
+func Summarize(paths []string, opt Options) (*Summary, error) { return SummarizeVisit(paths, opt, nil) }
+
+// A Visitor sees the packets of a summary's pass (SummarizeVisit): what a caller
+// needs of every packet besides the summary, without reading the files again.
+type Visitor interface {
+	// Visit is called with every IP packet the Reader delivers, in its order
+	// (multicast included). p is valid during the call only. An error stops the pass
+	// and is returned.
+	Visit(p *Packet) error
+	// Restart discards everything visited so far: the files are read again from
+	// their start (with the reorder window, a file having been out of order).
+	Restart()
+}
+
+// SummarizeVisit is Summarize, calling v (when not nil) with every packet of the
+// pass whose summary it returns: once per packet of an in-order capture; for a
+// capture out of timestamp order, the packets of the first pass up to the first
+// one out of order, then v.Restart, then every packet of the windowed pass.
+func SummarizeVisit(paths []string, opt Options, v Visitor) (*Summary, error) {
 	if opt.ReorderWindow < 0 {
-		s, _, err := summarize(paths, opt)
+		s, _, err := summarize(paths, opt, v, false)
 		return s, err
 	}
 	var warns []string
 	fast := opt
 	fast.ReorderWindow = -1
 	fast.Warn = func(m string) { warns = append(warns, m) }
-	s, inOrder, err := summarize(paths, fast)
+	s, inOrder, err := summarize(paths, fast, v, true)
 	if err == nil && !inOrder {
-		s, _, err = summarize(paths, opt)
+		if v != nil {
+			v.Restart()
+		}
+		s, _, err = summarize(paths, opt, v, false)
 		return s, err
 	}
 	if opt.Warn != nil {
@@ -375,8 +397,9 @@ func Summarize(paths []string, opt Options) (*Summary, error) {
 }
 
 // summarize is one pass of Summarize; inOrder reports whether every file was in
-// timestamp order.
-func summarize(paths []string, opt Options) (_ *Summary, inOrder bool, _ error) {
+// timestamp order. With stopOutOfOrder the pass ends (inOrder false, no summary)
+// at the first packet earlier than the one before it in its file.
+func summarize(paths []string, opt Options, v Visitor, stopOutOfOrder bool) (_ *Summary, inOrder bool, _ error) {
 	r, err := Open(paths, opt)
 	if err != nil {
 		return nil, false, err
@@ -404,6 +427,9 @@ func summarize(paths []string, opt Options) (_ *Summary, inOrder bool, _ error) 
 		if !ok {
 			break
 		}
+		if stopOutOfOrder && !r.srcs[p.FileIndex].stats.InOrder {
+			return nil, false, nil
+		}
 		newFlow := files[p.FileIndex].add(&p)
 		if total != files[0] {
 			// A flow already known to its file is known to the total.
@@ -411,6 +437,11 @@ func summarize(paths []string, opt Options) (_ *Summary, inOrder bool, _ error) 
 				total.add(&p)
 			} else {
 				total.count(&p)
+			}
+		}
+		if v != nil {
+			if err := v.Visit(&p); err != nil {
+				return nil, false, err
 			}
 		}
 	}

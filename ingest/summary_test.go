@@ -172,7 +172,9 @@ func TestFlowSet(t *testing.T) {
 }
 
 // Summarize reads in-order files once, without the reorder buffer, and other ones
-// again with it; either way its summary is the windowed pass's, warnings included.
+// again with it; either way its summary is the windowed pass's, warnings included,
+// and a Visitor sees the windowed Reader's packets in its order, restarted once when
+// a file is out of order (after the packets before the first late one).
 func TestSummarizeSkipsTheReorderBufferOnlyWhenItMay(t *testing.T) {
 	u := func(sport uint16) []byte {
 		return ether(t, ipSpec{src: "10.0.0.1", dst: "10.0.0.2", proto: layers.IPProtocolUDP, sport: sport, dport: 9, payload: 100})
@@ -197,12 +199,16 @@ func TestSummarizeSkipsTheReorderBufferOnlyWhenItMay(t *testing.T) {
 		paths    []string
 		inOrder  []bool
 		warnings int
+		restarts int
+		before   int // packets visited before the restart: those before the first late one
 	}{
-		{"sorted", []string{sorted}, []bool{true}, 0},
-		{"jitter", []string{jitter}, []bool{false}, 1}, // the packet 40 ms late
-		{"both", []string{sorted, jitter}, []bool{true, false}, 1},
-		{"truncated sorted", []string{truncSorted}, []bool{true}, 1},
-		{"truncated jitter", []string{truncJitter, sorted}, []bool{false, true}, 1},
+		{"sorted", []string{sorted}, []bool{true}, 0, 0, 0},
+		{"jitter", []string{jitter}, []bool{false}, 1, 1, 2}, // the packet 40 ms late
+		// merged 0 0 1 1 5, then jitter's 3, late
+		{"both", []string{sorted, jitter}, []bool{true, false}, 1, 1, 5},
+		{"truncated sorted", []string{truncSorted}, []bool{true}, 1, 0, 0},
+		// merged 0 0 1 1 2, then the truncated file's 1, late
+		{"truncated jitter", []string{truncJitter, sorted}, []bool{false, true}, 1, 1, 5},
 	}
 	norm := func(s *Summary) {
 		slices.SortFunc(s.EndpointAddrs, ipaddr.Addr.Compare)
@@ -213,11 +219,35 @@ func TestSummarizeSkipsTheReorderBufferOnlyWhenItMay(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var warns, want []string
-			got, err := Summarize(c.paths, Options{Warn: func(m string) { warns = append(warns, m) }})
+			v := &recorder{}
+			got, err := SummarizeVisit(c.paths, Options{Warn: func(m string) { warns = append(warns, m) }}, v)
 			if err != nil {
 				t.Fatal(err)
 			}
-			ref, _, err := summarize(c.paths, Options{ReorderWindow: DefaultReorderWindow, Warn: func(m string) { want = append(want, m) }})
+			if v.restarts != c.restarts || v.before != c.before {
+				t.Errorf("%d restarts after %d packets, want %d after %d", v.restarts, v.before, c.restarts, c.before)
+			}
+			r, err := Open(c.paths, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var all []Packet
+			for {
+				var p Packet
+				ok, err := r.Next(&p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !ok {
+					break
+				}
+				all = append(all, p)
+			}
+			r.Close()
+			if !reflect.DeepEqual(v.pkts, all) {
+				t.Errorf("visited %d packets, not the %d the windowed Reader delivers", len(v.pkts), len(all))
+			}
+			ref, _, err := summarize(c.paths, Options{ReorderWindow: DefaultReorderWindow, Warn: func(m string) { want = append(want, m) }}, nil, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -235,3 +265,14 @@ func TestSummarizeSkipsTheReorderBufferOnlyWhenItMay(t *testing.T) {
 		})
 	}
 }
+
+// recorder is a Visitor that keeps the packets it sees.
+type recorder struct {
+	pkts     []Packet
+	restarts int
+	before   int
+}
+
+func (r *recorder) Visit(p *Packet) error { r.pkts = append(r.pkts, *p); return nil }
+
+func (r *recorder) Restart() { r.restarts++; r.before = len(r.pkts); r.pkts = nil }

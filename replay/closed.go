@@ -112,71 +112,82 @@ type flowFacts struct {
 	fragmented bool   // one of its segments is an IP fragment
 }
 
-// closedFacts are the facts of a trace's TCP and RoCEv2 flows (closedFlows).
+// closedFacts are the facts of a trace's TCP and RoCEv2 flows, learnt in the one
+// pass over the capture (scan.go) whatever the run's transport: control packets are
+// told apart as when every transport is closed loop, so the facts hold whatever
+// Transport.Tcp and Transport.Roce say (the runs derived from a Prepared share them).
 type closedFacts struct {
-	flows map[ingest.FiveTuple]*flowFacts // one lookup per packet in the pre-pass
-	// roce holds the RoCEv2 address pairs (source, destination) with a flow of
-	// segments: RoCEv2 sends its ACKs, NAKs and CNPs to UDP port 4791 from a port of
-	// its own, so they are matched to their data by addresses, not by reversed ports.
-	roce map[[2]ipaddr.Addr]flowFacts
+	tuples *tupleTable // the trace's 5-tuples (tuple ids)
+	flows  []flowFacts // per tuple id (zero for a flow neither TCP nor RoCEv2)
+	// roce holds the facts of the RoCEv2 address pairs (source, destination) with a
+	// flow of segments: RoCEv2 sends its ACKs, NAKs and CNPs to UDP port 4791 from a
+	// port of its own, so they are matched to their data by addresses, not by
+	// reversed ports. pair is each tuple id's pair (-1: not RoCEv2), pairs the pairs'
+	// indices.
+	roce  []flowFacts
+	pair  []int32
+	pairs map[[2]ipaddr.Addr]int32
 }
 
-// closedFlows is the closed-loop pre-pass: the facts of every TCP and RoCEv2 flow,
-// read once from the whole capture. Control packets are told apart as when every
-// transport is closed loop, so the facts hold whatever Transport.Tcp and
-// Transport.Roce say (the runs derived from a Prepared share them).
-func closedFlows(opt *Options, sum *ingest.Summary) (*closedFacts, error) {
-	iopt := opt.ingestOptions()
-	iopt.Warn = nil // Summarize reported them
-	iopt.InOrder = sum.InOrderFiles()
-	r, err := ingest.Open(opt.Traces, iopt)
-	if err != nil {
-		return nil, inputErrf("%w", err)
-	}
-	defer r.Close()
-	all := everyControl
-	cf := &closedFacts{flows: map[ingest.FiveTuple]*flowFacts{}, roce: map[[2]ipaddr.Addr]flowFacts{}}
-	var p ingest.Packet
-	for i := 0; ; i++ {
-		if i&0xffff == 0 && opt.Context != nil && opt.Context.Err() != nil {
-			return nil, opt.Context.Err()
-		}
-		ok, err := r.Next(&p)
-		if err != nil {
-			return nil, inputErrf("%w", err)
-		}
-		if !ok {
-			return cf, nil
-		}
-		tcp, roce := p.Proto == 6, p.Proto == 17 && p.DstPort == roceUDPPort
-		if !tcp && !roce || p.Multicast() {
-			continue
-		}
-		k := p.Tuple()
-		ff := cf.flows[k]
-		if ff == nil {
-			ff = new(flowFacts)
-			cf.flows[k] = ff
-		}
-		if replacedKind(&all, &p) == notReplaced {
-			ff.segments++
-			ff.maxLen = max(ff.maxLen, p.TotalLen)
-			ff.fragmented = ff.fragmented || p.Fragment
-			if n, _ := p.TCPPayload(); tcp && n > 0 {
-				ff.hdr = max(ff.hdr, int32(p.TotalLen)-int32(n))
-			}
-			if tcp && p.TCPMSS != 0 && ff.mss == 0 {
-				ff.mss = p.TCPMSS
-			}
-			if roce {
-				pf := cf.roce[[2]ipaddr.Addr{p.Src, p.Dst}]
-				pf.segments++
-				pf.maxLen = max(pf.maxLen, p.TotalLen)
-				pf.fragmented = pf.fragmented || p.Fragment
-				cf.roce[[2]ipaddr.Addr{p.Src, p.Dst}] = pf
-			}
+func newClosedFacts(tuples *tupleTable) *closedFacts {
+	return &closedFacts{tuples: tuples, pairs: map[[2]ipaddr.Addr]int32{}}
+}
+
+// newTuple adds the facts of tuple id tid, first seen in packet p.
+func (cf *closedFacts) newTuple(p *ingest.Packet) {
+	cf.flows = append(cf.flows, flowFacts{})
+	pair := int32(-1)
+	if p.Proto == 17 && p.DstPort == roceUDPPort {
+		k := [2]ipaddr.Addr{p.Src, p.Dst}
+		var ok bool
+		if pair, ok = cf.pairs[k]; !ok {
+			pair = int32(len(cf.roce))
+			cf.pairs[k] = pair
+			cf.roce = append(cf.roce, flowFacts{})
 		}
 	}
+	cf.pair = append(cf.pair, pair)
+}
+
+// add learns from packet p of tuple id tid, whose control kind (every transport
+// closed loop) is ctl.
+func (cf *closedFacts) add(p *ingest.Packet, tid int32, ctl uint8) {
+	tcp, roce := p.Proto == 6, cf.pair[tid] >= 0
+	if !tcp && !roce || ctl != notReplaced {
+		return
+	}
+	ff := &cf.flows[tid]
+	ff.segments++
+	ff.maxLen = max(ff.maxLen, p.TotalLen)
+	ff.fragmented = ff.fragmented || p.Fragment
+	if n, _ := p.TCPPayload(); tcp && n > 0 {
+		ff.hdr = max(ff.hdr, int32(p.TotalLen)-int32(n))
+	}
+	if tcp && p.TCPMSS != 0 && ff.mss == 0 {
+		ff.mss = p.TCPMSS
+	}
+	if roce {
+		pf := &cf.roce[cf.pair[tid]]
+		pf.segments++
+		pf.maxLen = max(pf.maxLen, p.TotalLen)
+		pf.fragmented = pf.fragmented || p.Fragment
+	}
+}
+
+// of returns the facts of the trace's flow t (zero for a flow not in the trace).
+func (cf *closedFacts) of(t ingest.FiveTuple) flowFacts {
+	if tid := cf.tuples.lookup(t); tid >= 0 {
+		return cf.flows[tid]
+	}
+	return flowFacts{}
+}
+
+// pairOf returns the facts of the RoCEv2 address pair (src, dst).
+func (cf *closedFacts) pairOf(src, dst ipaddr.Addr) flowFacts {
+	if i, ok := cf.pairs[[2]ipaddr.Addr{src, dst}]; ok {
+		return cf.roce[i]
+	}
+	return flowFacts{}
 }
 
 // decide is what becomes, in a closed-loop run, of a flow whose sender would be
@@ -190,7 +201,7 @@ func (cf *closedFacts) decide(a *arrival, mtu int32) (reason uint8, segments int
 	ff := cf.of(a.tuple())
 	var rev flowFacts
 	if a.proto == 17 {
-		rev = cf.roce[[2]ipaddr.Addr{a.daddr, a.saddr}]
+		rev = cf.pairOf(a.daddr, a.saddr)
 	} else {
 		rev = cf.of(ingest.FiveTuple{Src: a.daddr, Dst: a.saddr, SrcPort: a.dport, DstPort: a.sport, Proto: a.proto})
 	}
@@ -232,14 +243,6 @@ func (cf *closedFacts) smss(t ingest.FiveTuple, mtu, mss int32) int32 {
 		return min(mss, limit)
 	}
 	return limit
-}
-
-// of returns the facts of flow t (zero when the pre-pass saw none of its packets).
-func (cf *closedFacts) of(t ingest.FiveTuple) flowFacts {
-	if ff := cf.flows[t]; ff != nil {
-		return *ff
-	}
-	return flowFacts{}
 }
 
 // tooManySegments reports whether a flow may have more segments than a sender

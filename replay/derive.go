@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/tracefabric/tracefabric/internal/config"
@@ -12,10 +11,8 @@ import (
 // another configuration and speedup, without reading the trace summary again: what
 // the points of a sweep share (README, "replay sweep"). cfg must describe pr's
 // topology (the fabric and the host mapping depend on it); everything else, transport
-// mode included, may differ. A closed-loop cfg needs each TCP flow's segment size:
-// when pr was prepared open loop, Derive reads the trace once more to find them
-// (prepare the closed-loop points of a sweep from one closed-loop Prepared to read
-// it once). The result has its own Options (pr.Opt with Config and Speedup
+// mode included, may differ (the preparation's pass read the facts closed-loop flows
+// need whatever its transport). The result has its own Options (pr.Opt with Config and Speedup
 // replaced), so the caller may set its Command, Progress, Warn or Context; like a
 // Prepared, it is read-only once Run starts and runs in parallel with pr and other
 // derived ones.
@@ -24,8 +21,9 @@ func (pr *Prepared) Derive(cfg *config.Config, speedup float64) (*Prepared, erro
 }
 
 // DeriveLoad is Derive with the point's own --replicate counts and --target-load
-// (percent, 0: off; speedup is then ignored): the target-load pass reads the trace
-// once for all the runs derived from pr.
+// (percent, 0: off; speedup is then ignored): the target-load search evaluates pr's
+// trace cache (read once more, for all the runs derived from pr, when pr's pass did
+// not keep it).
 func (pr *Prepared) DeriveLoad(cfg *config.Config, speedup float64, replicate []int, targetLoad float64) (*Prepared, error) {
 	if cfg == nil {
 		return nil, inputErrf("replay: Derive: no configuration")
@@ -51,16 +49,9 @@ func (pr *Prepared) DeriveLoad(cfg *config.Config, speedup float64, replicate []
 		return nil, err
 	}
 	d := &Prepared{Opt: opt, Summary: pr.Summary, Topo: pr.Topo, HostMap: pr.HostMap, T0: pr.T0, Idle: pr.Idle,
-		fileOffset: pr.fileOffset, facts: pr.facts, cache: pr.cache, loadRecs: pr.loadRecs}
+		fileOffset: pr.fileOffset, tuples: pr.tuples, facts: pr.facts, hosts: pr.hosts, cache: pr.cache, lazy: pr.lazy}
 	if err := d.load(); err != nil {
 		return nil, err
-	}
-	if d.closedLoop() && d.facts == nil {
-		facts, err := closedFlows(&d.Opt, d.Summary)
-		if err != nil {
-			return nil, fmt.Errorf("closed-loop flows: %w", err)
-		}
-		d.facts = facts
 	}
 	return d, nil
 }

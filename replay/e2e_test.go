@@ -269,9 +269,10 @@ func TestOversize(t *testing.T) {
 	}
 }
 
-// Run reads an in-order trace again without ingest's reorder buffer; if the file
-// changed since Prepare so that it is no longer in order, the run fails as bad input
-// naming the file and packet instead of replaying another trace.
+// A run that reads the capture again (the trace not cached) reads an in-order trace
+// without ingest's reorder buffer; if the file changed since Prepare so that it is
+// no longer in order, the run fails as bad input naming the file and packet instead
+// of replaying another trace.
 func TestTraceChangedBetweenPrepareAndRun(t *testing.T) {
 	mk := func(times ...units.Time) []tracegen.Packet {
 		var out []tracegen.Packet
@@ -282,7 +283,7 @@ func TestTraceChangedBetweenPrepareAndRun(t *testing.T) {
 		return out
 	}
 	trace := writeTrace(t, mk(0, units.Microsecond, 2*units.Microsecond))
-	pr, err := Prepare(Options{Traces: []string{trace}})
+	pr, err := Prepare(Options{Traces: []string{trace}, Cache: NoCache})
 	if err != nil {
 		t.Fatal(err)
 	}

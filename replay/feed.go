@@ -53,17 +53,82 @@ type arrivalBatch struct {
 	err  error // ... with this error (nil: end of the trace)
 }
 
+// batches carries arrival batches from a producing goroutine to the simulation's:
+// full ones to it, used ones back, at most feedBatches in all.
+type batches struct {
+	full chan *arrivalBatch
+	free chan *arrivalBatch
+	done chan struct{}
+	wg   sync.WaitGroup
+	cur  *arrivalBatch
+	i    int
+}
+
+// start makes the batches and starts produce on a goroutine of its own.
+func (q *batches) start(produce func()) {
+	q.full, q.free, q.done = make(chan *arrivalBatch, feedBatches), make(chan *arrivalBatch, feedBatches), make(chan struct{})
+	for range feedBatches {
+		q.free <- &arrivalBatch{as: make([]arrival, feedBatch)}
+	}
+	q.wg.Add(1)
+	go func() {
+		defer q.wg.Done()
+		produce()
+	}()
+}
+
+// take returns a free batch for the producer, or nil once stopped.
+func (q *batches) take() *arrivalBatch {
+	select {
+	case b := <-q.free:
+		b.n = 0
+		return b
+	case <-q.done:
+		return nil
+	}
+}
+
+// give hands b to the consumer; false once stopped.
+func (q *batches) give(b *arrivalBatch) bool {
+	select {
+	case q.full <- b:
+		return true
+	case <-q.done:
+		return false
+	}
+}
+
+// Next returns the next arrival (valid until the following call), or nil at the end
+// of the trace or with the producer's error.
+func (q *batches) Next() (*arrival, error) {
+	for {
+		if b := q.cur; b != nil {
+			if q.i < b.n {
+				q.i++
+				return &b.as[q.i-1], nil
+			}
+			if b.last {
+				return nil, b.err
+			}
+			q.free <- b
+			q.cur = nil
+		}
+		q.cur, q.i = <-q.full, 0
+	}
+}
+
+// stop stops the producer and waits for it.
+func (q *batches) stop() {
+	close(q.done)
+	q.wg.Wait()
+}
+
 // feed reads and prepares arrivals on its own goroutine. Next and Close are called
 // from one goroutine (the simulation's).
 type feed struct {
+	batches
 	pr     *Prepared
 	r      *ingest.Reader
-	full   chan *arrivalBatch
-	free   chan *arrivalBatch
-	done   chan struct{}
-	wg     sync.WaitGroup
-	cur    *arrivalBatch
-	i      int
 	flows  flowTable
 	hosts  [][2]int32   // per flow id: source and destination host
 	clock  idleClock    // capture time to replay time (idle gaps shortened)
@@ -88,8 +153,7 @@ type copyFeed struct {
 // newFeed starts reading pr's trace from r (and, with copies, from a reader per copy
 // more), accounting the offered load into load when it is not nil.
 func newFeed(pr *Prepared, r *ingest.Reader, load *offeredLoad) (*feed, error) {
-	f := &feed{pr: pr, r: r, full: make(chan *arrivalBatch, feedBatches),
-		free: make(chan *arrivalBatch, feedBatches), done: make(chan struct{}),
+	f := &feed{pr: pr, r: r,
 		clock: newIdleClock(pr.T0, pr.Opt.MaxIdle), closed: pr.closedLoop(), load: load}
 	if rp := pr.repl; rp != nil {
 		c := &copyFeed{rp: rp, rs: []*ingest.Reader{r}, merge: newCopyMerge(rp.copies),
@@ -109,11 +173,7 @@ func newFeed(pr *Prepared, r *ingest.Reader, load *offeredLoad) (*feed, error) {
 		}
 		f.copies = c
 	}
-	for range feedBatches {
-		f.free <- &arrivalBatch{as: make([]arrival, feedBatch)}
-	}
-	f.wg.Add(1)
-	go f.read()
+	f.start(f.read)
 	return f, nil
 }
 
@@ -162,17 +222,13 @@ func (c *copyFeed) next(started *bool) (*ingest.Packet, int64, int, error) {
 }
 
 func (f *feed) read() {
-	defer f.wg.Done()
 	var p ingest.Packet
 	started := false
 	for {
-		var b *arrivalBatch
-		select {
-		case b = <-f.free:
-		case <-f.done:
+		b := f.take()
+		if b == nil {
 			return
 		}
-		b.n = 0
 		var err error
 		if ctx := f.pr.Opt.Context; ctx != nil {
 			err = ctx.Err() // interrupted: end the feed with the context's error
@@ -201,12 +257,7 @@ func (f *feed) read() {
 			}
 			b.n++
 		}
-		select {
-		case f.full <- b:
-		case <-f.done:
-			return
-		}
-		if b.last {
+		if !f.give(b) || b.last {
 			return
 		}
 	}
@@ -300,29 +351,9 @@ func injectAt(d int64, speedup float64) units.Time {
 	return units.Time(float64(d) * 1000 / speedup)
 }
 
-// Next returns the next arrival (valid until the following call), or nil at the end
-// of the trace or with an error.
-func (f *feed) Next() (*arrival, error) {
-	for {
-		if b := f.cur; b != nil {
-			if f.i < b.n {
-				f.i++
-				return &b.as[f.i-1], nil
-			}
-			if b.last {
-				return nil, b.err
-			}
-			f.free <- b
-			f.cur = nil
-		}
-		f.cur, f.i = <-f.full, 0
-	}
-}
-
 // Close stops the reading goroutine and closes the readers.
 func (f *feed) Close() error {
-	close(f.done)
-	f.wg.Wait()
+	f.stop()
 	if c := f.copies; c != nil {
 		for _, r := range c.rs[1:] {
 			r.Close()

@@ -1,6 +1,9 @@
 package replay
 
-import "github.com/tracefabric/tracefabric/ingest"
+import (
+	"github.com/tracefabric/tracefabric/ingest"
+	"github.com/tracefabric/tracefabric/internal/ipaddr"
+)
 
 // flowTable maps 5-tuples to flow ids: open addressing with linear probing over
 // slots that hold the packed tuple inline (one cache line visit per lookup), at most
@@ -24,14 +27,17 @@ type flowSlot struct {
 type packed struct{ a, b, c, d, e uint64 }
 
 // packTuple packs a packet's 5-tuple.
-func packTuple(p *ingest.Packet) packed {
-	pp := uint64(p.SrcPort)<<24 | uint64(p.DstPort)<<8 | uint64(p.Proto)
-	if p.Src.Is6() {
-		s0, s1 := p.Src.Words()
-		d0, d1 := p.Dst.Words()
+func packTuple(p *ingest.Packet) packed { return pack(p.Src, p.Dst, p.SrcPort, p.DstPort, p.Proto) }
+
+// pack packs a 5-tuple given by its fields.
+func pack(src, dst ipaddr.Addr, sport, dport uint16, proto uint8) packed {
+	pp := uint64(sport)<<24 | uint64(dport)<<8 | uint64(proto)
+	if src.Is6() {
+		s0, s1 := src.Words()
+		d0, d1 := dst.Words()
 		return packed{a: s0, c: s1, d: d0, e: d1, b: 1<<63 | pp}
 	}
-	return packed{a: uint64(p.Src.Uint32())<<32 | uint64(p.Dst.Uint32()), b: pp}
+	return packed{a: uint64(src.Uint32())<<32 | uint64(dst.Uint32()), b: pp}
 }
 
 func (t *flowTable) home(k packed) int {
@@ -40,8 +46,10 @@ func (t *flowTable) home(k packed) int {
 }
 
 // find returns the packet's flow id, or -1 and the empty slot where insert puts it.
-func (t *flowTable) find(p *ingest.Packet) (fid int32, slot int) {
-	k := packTuple(p)
+func (t *flowTable) find(p *ingest.Packet) (fid int32, slot int) { return t.findKey(packTuple(p)) }
+
+// findKey is find for a packed 5-tuple.
+func (t *flowTable) findKey(k packed) (fid int32, slot int) {
 	if t.last.fid != 0 && t.last.k == k {
 		return t.last.fid - 1, -1
 	}
@@ -64,7 +72,11 @@ func (t *flowTable) find(p *ingest.Packet) (fid int32, slot int) {
 
 // insert adds the packet's flow as fid at the slot find returned.
 func (t *flowTable) insert(slot int, p *ingest.Packet, fid int32) {
-	k := packTuple(p)
+	t.insertKey(slot, packTuple(p), fid)
+}
+
+// insertKey is insert for a packed 5-tuple.
+func (t *flowTable) insertKey(slot int, k packed, fid int32) {
 	if 2*(t.n+1) > len(t.slots) {
 		old := t.slots
 		t.slots = make([]flowSlot, 2*len(old))
@@ -89,4 +101,22 @@ func (t *flowTable) free(k packed) int {
 		i = (i + 1) & mask
 	}
 	return i
+}
+
+// get returns k's flow id, or -1: find without the last-flow cache, reading the table
+// only (safe while other goroutines call get too).
+func (t *flowTable) get(k packed) int32 {
+	if t.slots == nil {
+		return -1
+	}
+	mask := len(t.slots) - 1
+	for i := t.home(k); ; i = (i + 1) & mask {
+		s := &t.slots[i]
+		if s.fid == 0 {
+			return -1
+		}
+		if s.k == k {
+			return s.fid - 1
+		}
+	}
 }

@@ -62,36 +62,6 @@ func (c *idleClock) offset(ts int64) int64 {
 	return ts - c.t0 - c.removed
 }
 
-// idleGaps reads the capture once to measure what --max-idle removes, before the
-// run (whose span must fit the simulator's clock).
-func idleGaps(opt *Options, sum *ingest.Summary) (IdleStats, error) {
-	iopt := opt.ingestOptions()
-	iopt.Warn = nil // Summarize reported them
-	iopt.InOrder = sum.InOrderFiles()
-	r, err := ingest.Open(opt.Traces, iopt)
-	if err != nil {
-		return IdleStats{}, inputErrf("%w", err)
-	}
-	defer r.Close()
-	c := newIdleClock(sum.FirstUnicast, opt.MaxIdle)
-	var p ingest.Packet
-	for i := 0; ; i++ {
-		if i&0xffff == 0 && opt.Context != nil && opt.Context.Err() != nil {
-			return IdleStats{}, opt.Context.Err()
-		}
-		ok, err := r.Next(&p)
-		if err != nil {
-			return IdleStats{}, inputErrf("%w", err)
-		}
-		if !ok {
-			return IdleStats{MaxIdle: opt.MaxIdle, Gaps: c.gaps, RemovedNs: c.removed}, nil
-		}
-		if !p.Multicast() {
-			c.offset(p.Timestamp)
-		}
-	}
-}
-
 // interrupted reports whether err is the end of the run's context (an interrupt).
 func interrupted(err error) bool {
 	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/tracefabric/tracefabric/ingest"
 	"github.com/tracefabric/tracefabric/internal/units"
 	"github.com/tracefabric/tracefabric/records"
 	"github.com/tracefabric/tracefabric/switchmodel"
@@ -19,16 +18,17 @@ import (
 // bin is its bytes x 8 / 1 ms; over the Bins bins from time 0 to the last injection
 // (empty bins included) its p99 is the nearest-rank 99th percentile: the
 // ceil(0.99 x Bins)-th smallest bin. The busiest link is the host link direction
-// with the highest p99 relative to its speed. The accumulation runs where the
-// arrivals are prepared (the feed's goroutine), keeping per link direction the bin
-// being filled and the Bins - ceil(0.99 Bins) + 1 largest bins so far (a min-heap):
+// with the highest p99 relative to its speed. The accumulation keeps per link
+// direction the bin being filled and the Bins - ceil(0.99 Bins) + 1 largest bins so far (a min-heap):
 // exact, and at most 1% of the bins in memory.
 //
 // --target-load P searches the speedup at which the busiest link's p99 is P% of its
-// speed (targetSpeedup): one pass over the capture keeps 24 bytes per replayed packet
-// (time, hosts, size, file), then each candidate speedup is evaluated over them, the
-// copies merged in the feed's order, so that the run's own offered_load gives the
-// same number.
+// speed (targetSpeedup): each candidate speedup is evaluated over the trace cache
+// (which --target-load keeps whatever --cache says), the copies merged in the run's
+// order, so that the run's own offered_load gives the same number. A run from the
+// cache computes its offered_load the same way, on a goroutine of its own beside the
+// simulation; a run that reads the capture accumulates it where the arrivals are
+// prepared.
 
 // loadBin is the offered load's bin: 1 ms of simulated time.
 const loadBin = units.Millisecond
@@ -171,83 +171,29 @@ func (pr *Prepared) newLoadAt(speedup float64) *offeredLoad {
 	return newOfferedLoad(pr.hostSpeeds(), int32(pr.Opt.Config.Switch.Mtu), pr.Opt.Oversize == OversizeDrop, pr.lastInjection(speedup))
 }
 
-// loadRecord is one replayed packet as the target-load search needs it.
-type loadRecord struct {
-	off      int64 // capture offset after T0, ns, idle gaps shortened
-	src, dst int32 // hosts (of copy 0)
-	length   uint32
-	file     uint16
-}
-
-// loadRecords is the target-load pass: the replayed packets' records, read once.
-func (pr *Prepared) loadRecords() ([]loadRecord, error) {
-	r, err := openTrace(pr)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	clock := newIdleClock(pr.T0, pr.Opt.MaxIdle)
-	out := make([]loadRecord, 0, pr.Summary.Unicast)
-	var p ingest.Packet
-	for i := 0; ; i++ {
-		if ctx := pr.Opt.Context; ctx != nil && i&0xffff == 0 && ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		ok, err := r.Next(&p)
-		if err != nil {
-			return nil, inputErrf("%w", err)
-		}
-		if !ok {
-			return out, nil
-		}
-		if p.Multicast() {
-			continue
-		}
-		off := clock.offset(p.Timestamp)
-		src, ok1 := pr.HostMap.Host(p.Src)
-		dst, ok2 := pr.HostMap.Host(p.Dst)
-		if !ok1 || !ok2 {
-			return nil, inputErrf("packet %d of %s: endpoint not in the host map (the trace changed since it was read?)", p.Index, pr.Opt.Traces[p.FileIndex])
-		}
-		if src != dst {
-			out = append(out, loadRecord{off: off, src: src, dst: dst, length: p.TotalLen, file: uint16(p.FileIndex)})
-		}
-	}
-}
-
-// evalLoad is the offered load of records replayed by pr's copies at speedup, the
-// copies merged in the feed's order.
-func (pr *Prepared) evalLoad(recs []loadRecord, speedup float64) loadResult {
+// evalLoad is the offered load of pr's trace cache replayed by pr's copies at
+// speedup, in the run's order: the offered_load of a run from the cache, and what
+// --target-load's search evaluates.
+func (pr *Prepared) evalLoad(c *traceCache, speedup float64) *offeredLoad {
 	l := pr.newLoadAt(speedup)
-	rp := pr.repl
-	if rp == nil {
-		for i := range recs {
-			r := &recs[i]
-			l.add(injectAt(r.off, speedup), r.src, r.dst, r.length)
+	o := newCacheOrder(c, pr.repl)
+	for {
+		p, k, off := o.step()
+		if p == nil {
+			return l
 		}
-		return l.result()
+		src, dst := pr.hostsOf(p.tid, k)
+		l.add(injectAt(off, speedup), src, dst, p.length)
 	}
-	m := newCopyMerge(rp.copies)
-	next := make([]int, rp.copies)
-	advance := func(k int) {
-		for next[k] < len(recs) && k >= rp.perFile[recs[next[k]].file] {
-			next[k]++
-		}
-		if next[k] < len(recs) {
-			m.push(recs[next[k]].off+rp.offset[k], k)
-		}
+}
+
+// hostsOf returns the hosts of tuple tid in copy k (0: the capture itself).
+func (pr *Prepared) hostsOf(tid int32, k int) (src, dst int32) {
+	h := pr.hosts[tid]
+	if k > 0 {
+		return pr.repl.hostOf[k][h[0]], pr.repl.hostOf[k][h[1]]
 	}
-	for k := range rp.copies {
-		advance(k)
-	}
-	for m.len() > 0 {
-		off, k := m.pop()
-		r := &recs[next[k]]
-		next[k]++
-		l.add(injectAt(off, speedup), rp.hostOf[k][r.src], rp.hostOf[k][r.dst], r.length)
-		advance(k)
-	}
-	return l.result()
+	return h[0], h[1]
 }
 
 // targetSpeedup finds the smallest speedup at which the busiest host link's p99
@@ -259,11 +205,11 @@ func (pr *Prepared) evalLoad(recs []loadRecord, speedup float64) loadResult {
 // falls into fewer bins at once): when neither side of the final bracket is within
 // 1% of the target, the upper side is taken, with a warning that says so.
 func (pr *Prepared) targetSpeedup(target float64) (float64, loadResult, error) {
-	recs, err := pr.records()
+	c, err := pr.readCache()
 	if err != nil {
 		return 0, loadResult{}, err
 	}
-	eval := func(s float64) loadResult { return pr.evalLoad(recs, s) }
+	eval := func(s float64) loadResult { return pr.evalLoad(c, s).result() }
 	lo := 1.0
 	r1 := eval(lo)
 	if r1.peakS == 0 {

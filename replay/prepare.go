@@ -92,6 +92,11 @@ type Options struct {
 	MaxIdle time.Duration
 	// Strict makes a capture that ends inside a packet an error (--strict).
 	Strict bool
+	// Cache is the memory the trace may take in Prepare's compact form, bytes
+	// (--cache; docs/model.md#one-pass-over-the-capture): a trace that fits is decoded
+	// once and every run replays it from memory; a larger one is read again by each
+	// run. 0 means DefaultCache (512 MiB), NoCache none (every run reads the capture).
+	Cache int64
 	// Stdin is what the trace "-" reads (ingest.Options.Stdin).
 	Stdin *os.File
 	// Context, when not nil, interrupts Prepare and Run once done: they return its
@@ -131,34 +136,22 @@ type Prepared struct {
 	warnOnce   sync.Once
 	intraOnce  sync.Once // the warning that every packet stayed on one host
 	fileOffset []int64   // records before each file in the merged capture (trace_index)
-	// facts are, in a closed-loop run, the TCP and RoCEv2 flows' facts (SMSS,
-	// segments, fragments) that the closed-loop pre-pass read.
-	facts *closedFacts
-	// cache, when not nil, holds the trace's arrivals (CacheTrace).
+	// What the one pass over the capture read (scan.go), shared by the Prepareds
+	// derived from this one: the trace's 5-tuples, the TCP and RoCEv2 flows' facts
+	// (SMSS, segments, fragments) a closed-loop run needs, and each tuple's hosts
+	// under the host mapping (copy 0).
+	tuples *tupleTable
+	facts  *closedFacts
+	hosts  [][2]int32
+	// cache, when not nil, holds the trace's packets (the pass kept them, or
+	// CacheTrace); lazy is the cache a later pass reads for the derived Prepareds
+	// that need one when the pass did not keep it (--target-load).
 	cache *traceCache
+	lazy  *lazyCache
 	// repl is --replicate's copies (nil: none).
 	repl *replication
 	// target is what --target-load found (valid when Opt.TargetLoad > 0).
 	target loadResult
-	// loadRecs holds the target-load pass's records, read once for every run
-	// derived from this preparation.
-	loadRecs *sharedRecords
-}
-
-// sharedRecords is the target-load pass's records, read at the first need.
-type sharedRecords struct {
-	once sync.Once
-	recs []loadRecord
-	err  error
-}
-
-func (pr *Prepared) records() ([]loadRecord, error) {
-	sr := pr.loadRecs
-	if sr == nil {
-		return pr.loadRecords()
-	}
-	sr.once.Do(func() { sr.recs, sr.err = pr.loadRecords() })
-	return sr.recs, sr.err
 }
 
 // TargetLine says what --target-load found ("" without it).
@@ -207,20 +200,26 @@ func (o *Options) defaults() error {
 
 func (o *Options) ingestOptions() ingest.Options {
 	io := ingest.Options{ReorderWindow: o.ReorderWindow, Warn: o.Warn, Strict: o.Strict, Stdin: o.Stdin,
-		Window: o.Window, Context: o.Context, Family: o.Family}
+		Window: o.Window, Context: o.Context, Family: o.Family, Opened: openedHook}
 	if o.Filter != nil { // not a nil *Filter in the interface
 		io.Filter = o.Filter
 	}
 	return io
 }
 
-// Prepare reads the traces once (the summary and the endpoints together), builds the
-// fabric (NewTopology) and maps the endpoints onto its hosts.
+// openedHook, when not nil, is told each time a pass opens a capture file
+// (ingest.Options.Opened): the tests count the decodes of a run with it.
+var openedHook func(path string)
+
+// Prepare reads the traces once (docs/model.md#one-pass-over-the-capture: the
+// summary, the endpoints, the idle gaps, the flows' facts and, when it fits in
+// Options.Cache, the trace itself), builds the fabric (NewTopology) and maps the
+// endpoints onto its hosts.
 func Prepare(opt Options) (*Prepared, error) { return prepare(opt, true) }
 
-// PrepareMapping is Prepare without what only a run needs (the --max-idle pass and
-// the check that the capture fits the simulator's clock): the trace summary, the fabric
-// and the host mapping, as `replay path` uses them.
+// PrepareMapping is Prepare without what only a run needs (the trace in memory, the
+// idle gaps and the check that the capture fits the simulator's clock): the trace
+// summary, the fabric and the host mapping, as `replay path` uses them.
 func PrepareMapping(opt Options) (*Prepared, error) { return prepare(opt, false) }
 
 func prepare(opt Options, forRun bool) (*Prepared, error) {
@@ -230,8 +229,16 @@ func prepare(opt Options, forRun bool) (*Prepared, error) {
 	if err := opt.Config.Validate(); err != nil {
 		return nil, err
 	}
-	// Warnings surface once per run family, here.
-	sum, err := ingest.Summarize(opt.Traces, opt.ingestOptions())
+	if len(opt.Traces) > maxTraces {
+		return nil, inputErrf("%d traces: at most %d in one run", len(opt.Traces), maxTraces)
+	}
+	// The one pass. Warnings surface once per run family, here.
+	scanOpt := opt
+	if !forRun {
+		scanOpt.Cache, scanOpt.TargetLoad = NoCache, 0
+	}
+	sc := newScanner(&scanOpt)
+	sum, err := ingest.SummarizeVisit(opt.Traces, opt.ingestOptions(), sc)
 	if err != nil {
 		if interrupted(err) {
 			return nil, err
@@ -243,9 +250,10 @@ func prepare(opt Options, forRun bool) (*Prepared, error) {
 	}
 	idle := IdleStats{MaxIdle: opt.MaxIdle}
 	if forRun && opt.MaxIdle > 0 {
-		if idle, err = idleGaps(&opt, sum); err != nil {
-			return nil, err
-		}
+		idle = sc.idle()
+	}
+	if sc.cache != nil {
+		sc.cache.done()
 	}
 	if opt.TargetLoad == 0 {
 		if err := checkTimeRange(&opt, sum, idle, 0); forRun && err != nil {
@@ -268,7 +276,10 @@ func prepare(opt Options, forRun bool) (*Prepared, error) {
 		offsets[i] = offsets[i-1] + sum.Files[i-1].Packets
 	}
 	pr := &Prepared{Opt: opt, Summary: sum, Topo: topo, HostMap: hm, T0: sum.FirstUnicast, Idle: idle, fileOffset: offsets,
-		loadRecs: &sharedRecords{}}
+		tuples: sc.tuples, facts: sc.facts, cache: sc.cache, lazy: &lazyCache{}}
+	if pr.hosts, err = tupleHosts(pr); err != nil {
+		return nil, err
+	}
 	if !forRun {
 		return pr, nil
 	}
@@ -278,12 +289,25 @@ func prepare(opt Options, forRun bool) (*Prepared, error) {
 	if w := hm.Unused(); w != "" && pr.repl == nil && opt.Warn != nil {
 		opt.Warn(w)
 	}
-	if pr.closedLoop() {
-		if pr.facts, err = closedFlows(&pr.Opt, sum); err != nil {
-			return nil, err
-		}
-	}
 	return pr, nil
+}
+
+// maxTraces is the most capture files of one run (a cached packet's file is 16 bits).
+const maxTraces = 1 << 16
+
+// tupleHosts maps each of pr's tuples onto its hosts (copy 0's).
+func tupleHosts(pr *Prepared) ([][2]int32, error) {
+	hosts := make([][2]int32, len(pr.tuples.first))
+	for tid := range hosts {
+		a := &pr.tuples.first[tid]
+		src, ok1 := pr.HostMap.Host(a.saddr)
+		dst, ok2 := pr.HostMap.Host(a.daddr)
+		if !ok1 || !ok2 {
+			return nil, fmt.Errorf("replay: flow %s has an endpoint not in the host map", a.tuple())
+		}
+		hosts[tid] = [2]int32{src, dst}
+	}
+	return hosts, nil
 }
 
 // load sets up what loads the fabric: --replicate's copies, then the speedup

@@ -182,10 +182,17 @@ func newSim(pr *Prepared, cfg *config.Config, out *records.OutputDir) (*sim, err
 // limit.
 func (s *sim) run() error {
 	opt := &s.pr.Opt
-	s.load = s.pr.newLoad()
-	if s.pr.cache != nil && s.pr.repl == nil {
-		s.feed = newCacheFeed(s.pr, s.load)
+	var loaded chan *offeredLoad
+	if c := s.pr.cache; c != nil {
+		// From memory, prepared a batch ahead on a goroutine of its own; the offered
+		// load is the cache's, accounted beside the simulation (the run's own loop
+		// only injects).
+		s.feed = newCacheBatches(newCacheFeed(s.pr))
+		loaded = make(chan *offeredLoad, 1)
+		go func() { loaded <- s.pr.evalLoad(c, opt.Speedup) }()
+		defer func() { s.load = <-loaded }()
 	} else {
+		s.load = s.pr.newLoad()
 		r, err := openTrace(s.pr)
 		if err != nil {
 			return err

@@ -36,6 +36,7 @@ func newRunCmd() *cobra.Command {
 		quiet  bool
 		exp    exportFlag
 		repl   string
+		cache  string
 	)
 	cmd := &cobra.Command{
 		Use:   "run [flags] TRACE...",
@@ -74,6 +75,13 @@ see 'replay export'.`,
 			}
 			if err := loadFlags(cmd, repl, &opt); err != nil {
 				return err
+			}
+			c, err := parseCache(cache)
+			if err != nil {
+				return err
+			}
+			if opt.Cache = c; c == 0 {
+				opt.Cache = replay.NoCache
 			}
 			if err := rf.apply(cmd, &opt); err != nil {
 				return err
@@ -164,6 +172,7 @@ see 'replay export'.`,
 	f.Float64Var(&opt.TargetLoad, "target-load", 0, "choose the speedup at which the busiest host link's p99 offered load in 1 ms bins is this percentage of its speed (instead of --speedup)")
 	cli.Want(f, "target-load", "a percentage > 0, without a % sign (--target-load 80: 80% of the link's speed)")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no progress bar")
+	f.StringVar(&cache, "cache", "512MiB", "keep the decoded trace in memory up to this `SIZE` (32 bytes per packet, 96 per flow): the capture is decoded once; a larger trace is read again by the run (0: always)")
 	rf.register(cmd, &opt)
 	exp.register(cmd)
 	cf.register(cmd, true)
@@ -200,7 +209,12 @@ func prepareLine(args []string, pr *replay.Prepared, cfg *config.Config) string 
 		line += fmt.Sprintf("; --max-idle shortened %s, removing %s", cli.Plural(pr.Idle.Gaps, "idle gap"), units.HumanNanos(pr.Idle.RemovedNs))
 	}
 	rtt, bdp := pr.Topo.BaseRTT(cfg)
-	return line + fmt.Sprintf("; fabric BDP %d B, base RTT %s", bdp, rtt.Human())
+	line += fmt.Sprintf("; fabric BDP %d B, base RTT %s", bdp, rtt.Human())
+	if !pr.Cached() && pr.Opt.CacheLimit() > 0 {
+		line += fmt.Sprintf("; the trace takes more than --cache %s in memory (%s): the run reads the capture again",
+			units.FormatBytes(float64(pr.Opt.CacheLimit())), units.FormatBytes(float64(pr.CacheBytes())))
+	}
+	return line
 }
 
 // loadFlags checks --replicate and --target-load (run) and sets the options they

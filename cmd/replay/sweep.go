@@ -134,11 +134,11 @@ The sweep file (-c):
 			if err := rf.apply(cmd, &opt); err != nil {
 				return err
 			}
-			cache, err := units.ParseBytes(f.cache)
-			if err != nil || cache < 0 {
-				return usageError{Err: fmt.Errorf("--cache %q: want a size such as 512MiB (0: no cache)", f.cache)}
+			cache, err := parseCache(f.cache)
+			if err != nil {
+				return err
 			}
-			return runSweep(cmd, &f, opt, int64(cache), args)
+			return runSweep(cmd, &f, opt, cache, args)
 		},
 	}
 	fl := cmd.Flags()
@@ -158,9 +158,19 @@ The sweep file (-c):
 	fl.StringVar(&f.mount, "mount", "/data", "--emit k8s: where the claim is mounted; relative paths in the command are under it")
 	fl.IntVar(&f.parallelism, "parallelism", 0, "--emit k8s: pods running at once (default: --of)")
 	fl.IntVar(&f.backoff, "backoff-limit-per-index", 2, "--emit k8s: retries of a failed index (an index that fails on its input, exit 2, is not retried)")
-	fl.StringVar(&f.cache, "cache", "512MiB", "with -j > 1: keep the decoded trace in memory up to this `SIZE` (32 bytes per packet), shared by the points, instead of decoding it again for each (0: never)")
+	fl.StringVar(&f.cache, "cache", "512MiB", "keep the decoded trace in memory up to this `SIZE` (32 bytes per packet, 96 per flow), shared by the points, instead of decoding it again for each (0: never)")
 	rf.register(cmd, &opt)
 	return cmd
+}
+
+// parseCache reads a --cache value: a size, 0 for no cache (replay.Options.Cache
+// takes replay.NoCache for that).
+func parseCache(v string) (int64, error) {
+	b, err := units.ParseBytes(v)
+	if err != nil || b < 0 {
+		return 0, usageError{Err: fmt.Errorf("--cache %q: want a size such as 512MiB (0: no cache)", v)}
+	}
+	return int64(b), nil
 }
 
 // runSweep expands the sweep file, checks every point, and runs the points.
@@ -446,11 +456,15 @@ func emitK8s(cmd *cobra.Command, f *sweepFlags, traces []string) error {
 		}
 		mem = int64(b)
 	} else {
+		cache, err := parseCache(f.cache)
+		if err != nil {
+			return err
+		}
 		sum, err := ingest.Summarize(traces, ingest.Options{Context: cmd.Context()})
 		if err != nil {
 			return inputError{Err: fmt.Errorf("--emit k8s: cannot estimate the memory per point from the trace (%w); give --memory", err)}
 		}
-		mem = sweep.EstimateMemory(sum)
+		mem = sweep.EstimateMemory(sum, cache)
 	}
 	name := f.name
 	if name == "" {
@@ -458,7 +472,7 @@ func emitK8s(cmd *cobra.Command, f *sweepFlags, traces []string) error {
 	}
 	args := []string{"-c", in(file), "-o", in(out), "-j", "1", "-q"}
 	cmd.Flags().Visit(func(fl *pflag.Flag) {
-		for _, n := range sweepRunFlags {
+		for _, n := range append(sweepRunFlags, "cache") {
 			if fl.Name != n {
 				continue
 			}

@@ -10,6 +10,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/tracefabric/tracefabric/ingest"
+	"github.com/tracefabric/tracefabric/replay"
 )
 
 // JobOptions describe a Kubernetes Indexed Job that runs a sweep: Of pods (one per
@@ -210,17 +211,23 @@ func Quantity(bytes int64) string {
 }
 
 // EstimateMemory is a memory request for one point of a sweep of the trace (a
-// process running its points one at a time, -j 1). A replay streams the capture and
-// its records, so what grows is per flow: flow state, the trace summary's flow set,
-// the flow rows. Measured peak RSS: 45 MB with 4,096 flows (1 M packets), 280 MB with
-// 200,000 flows (1 M packets), about 1.2 KB per flow over a 45 MB base; the estimate
-// is 128 MiB plus twice that per flow (2.5 KiB), rounded up to 64 MiB.
-func EstimateMemory(sum *ingest.Summary) int64 {
+// process running its points one at a time, -j 1) whose trace cache may take cache
+// bytes (Options.Cache). A replay streams its records, and the capture too when the
+// trace is not cached, so what grows is the cache and, per flow, the flow state, the
+// trace summary's flow set, the flow rows. Measured peak RSS without a cache: 45 MB
+// with 4,096 flows (1 M packets), 280 MB with 200,000 flows (1 M packets), about
+// 1.2 KB per flow over a 45 MB base; the estimate is 128 MiB plus twice that per flow
+// (2.5 KiB), plus the cache (replay.CacheEntryBytes per replayed packet and
+// replay.CacheFlowBytes per flow, when that fits in cache), rounded up to 64 MiB.
+func EstimateMemory(sum *ingest.Summary, cache int64) int64 {
 	const (
 		base      = 128 << 20
 		perFlow   = 2560
 		roundUnit = 64 << 20
 	)
 	need := base + perFlow*sum.Flows
+	if c := sum.Unicast*replay.CacheEntryBytes + sum.UnicastFlows*replay.CacheFlowBytes; c <= cache {
+		need += c
+	}
 	return (need + roundUnit - 1) / roundUnit * roundUnit
 }

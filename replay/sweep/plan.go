@@ -159,9 +159,8 @@ func pointRules(err error) string {
 }
 
 // groupKey says which points can share one replay.Prepared: those with the same
-// topology (the Clos and the host mapping) and transport mode (closed loop needs
-// the flows' segment sizes).
+// topology (the fabric and the host mapping).
 func groupKey(p *Point) string {
 	b, _ := json.Marshal(p.Config.Topology)
-	return string(b) + "/" + p.Config.Transport.Mode.String()
+	return string(b)
 }

@@ -36,10 +36,10 @@ type Options struct {
 	Jobs int
 	// Index and Of select the points k with k mod Of == Index (Of 0: all points).
 	Index, Of int
-	// Cache is the memory the decoded trace may take when Jobs > 1 and more than one
-	// point is to run: the points then replay it from memory (replay.CacheTrace, one
-	// copy per topology and transport mode) instead of each decoding the capture
-	// again on a goroutine of its own. 0, or a trace that does not fit: no cache.
+	// Cache is the memory the decoded trace may take, all topologies together: the
+	// points then replay it from memory (replay.Options.Cache, one copy per topology)
+	// instead of each decoding the capture again on a goroutine of its own. 0, or a
+	// trace that does not fit: no cache.
 	Cache int64
 	// Ready, when set, is called once everything is checked and prepared, before
 	// the first point runs: with the points about to run and those already done.
@@ -138,17 +138,25 @@ func Run(pl *Plan, opt Options) (*Result, error) {
 		}
 	}
 	var summary *ingest.Summary
+	budget := opt.Cache
 	for _, p := range need {
 		key := groupKey(p)
 		if prepared[key] != nil {
 			continue
 		}
 		o := opt.Run
-		o.Config, o.Speedup, o.Progress = p.Config, p.Speedup, nil
+		o.Config, o.Speedup, o.Progress, o.Cache = p.Config, p.Speedup, nil, budget
+		if budget <= 0 || len(todo) == 0 {
+			o.Cache = replay.NoCache
+		}
 		pr, err := replay.Prepare(o)
 		if err != nil {
 			cleanup()
 			return nil, fmt.Errorf("%s: %w", pl.Label(p), err)
+		}
+		if pr.Cached() {
+			budget -= pr.CacheBytes()
+			res.Cached += pr.CacheBytes()
 		}
 		prepared[key] = pr
 		summary = pr.Summary
@@ -156,25 +164,6 @@ func Run(pl *Plan, opt Options) (*Result, error) {
 	if err := pl.writeStart(opt.Dir, def, summary); err != nil {
 		cleanup()
 		return nil, err
-	}
-	// Points running side by side replay the trace from memory when it fits.
-	if opt.Jobs > 1 && len(todo) > 1 && opt.Cache > 0 {
-		budget := opt.Cache
-		for _, key := range slices.Sorted(maps.Keys(prepared)) {
-			pr := prepared[key]
-			if need := pr.CacheBytes(); need > budget {
-				continue
-			}
-			if err := pr.CacheTrace(budget); err != nil {
-				cleanup()
-				if ctx.Err() != nil {
-					return nil, context.Cause(ctx)
-				}
-				return nil, err
-			}
-			budget -= pr.CacheBytes()
-			res.Cached += pr.CacheBytes()
-		}
 	}
 	if opt.Ready != nil {
 		opt.Ready(todo, res.Skipped, res.Cached)

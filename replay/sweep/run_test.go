@@ -150,9 +150,9 @@ func TestRunRefusesOthersDirectories(t *testing.T) {
 	}
 }
 
-// Points that run side by side replay the trace from memory (Options.Cache): one
-// copy per topology and transport mode, the same records, byte for byte, as points
-// that each read the capture; a cache that does not fit is not made.
+// Points replay the trace from memory (Options.Cache): one copy per topology, open
+// and closed loop together, the same records, byte for byte, as points that each
+// read the capture; a cache that does not fit is not made.
 func TestRunCachedTrace(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays the demo trace 16 times")
@@ -171,8 +171,8 @@ func TestRunCachedTrace(t *testing.T) {
 		return res
 	}
 	cached, streamed, small := run("cached", 1<<30), run("streamed", 0), run("small", 1000)
-	// The demo trace: 22,151 packets, 632 flows, once per transport mode.
-	want := 2 * (22151*replay.CacheEntryBytes + 632*replay.CacheFlowBytes)
+	// The demo trace: 22,151 packets, 632 flows, once for both transport modes.
+	want := 22151*replay.CacheEntryBytes + 632*replay.CacheFlowBytes
 	if cached.Cached != want || streamed.Cached != 0 || small.Cached != 0 {
 		t.Errorf("cache of %d, %d and %d bytes; want %d, 0 and 0", cached.Cached, streamed.Cached, small.Cached, want)
 	}
