@@ -156,6 +156,7 @@ func newSim(pr *Prepared, cfg *config.Config, out *records.OutputDir) (*sim, err
 		s.flows = make([]flowState, 0, n)
 		s.msgs = make([][]message, 0, n)
 		s.lastSender = make([]int32, 0, n)
+		s.byTuple = make(map[ingest.FiveTuple]int32, n)
 	}
 	s.eng = switchmodel.NewEngine()
 	_, bdp := pr.Topo.BaseRTT(cfg)
