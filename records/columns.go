@@ -101,6 +101,19 @@ func (b *bitmap) pop() bool {
 
 // ---- fixed-width values: int64, int32, uint16, uint8 ----
 
+// appendDoubling is append for a column's values, growing the slice by doubling
+// (from 512 values) where append grows large slices by a quarter: a column of n
+// rows allocates under 2n values in all, not about 5n (a record file of 65,536-row
+// batches reaches the batch's size in seven allocations and keeps it).
+func appendDoubling[T any](s []T, v T) []T {
+	if len(s) == cap(s) {
+		ns := make([]T, len(s), max(512, 2*cap(s)))
+		copy(ns, s)
+		s = ns
+	}
+	return append(s, v)
+}
+
 type valuer[T any] interface {
 	arrow.Array
 	Value(int) T
@@ -159,7 +172,7 @@ func (c *valueCodec[R, T]) put(r *R) error {
 	case c.null != nil && c.null(r):
 		c.valid.append(false)
 		c.nulls++
-		c.vals = append(c.vals, v)
+		c.vals = appendDoubling(c.vals, v)
 		return nil
 	case c.f == nil:
 		v = c.derive(r)
@@ -169,7 +182,7 @@ func (c *valueCodec[R, T]) put(r *R) error {
 	if c.null != nil {
 		c.valid.append(true)
 	}
-	c.vals = append(c.vals, v)
+	c.vals = appendDoubling(c.vals, v)
 	return nil
 }
 
@@ -302,7 +315,7 @@ func (c *dictCodec[R, E]) put(r *R) error {
 	if int64(v) < 0 || int64(v) >= int64(len(c.names)) {
 		return fmt.Errorf("%s %d out of range [0,%d)", c.what, v, len(c.names))
 	}
-	c.idx = append(c.idx, int32(v))
+	c.idx = appendDoubling(c.idx, int32(v))
 	return nil
 }
 

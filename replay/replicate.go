@@ -105,6 +105,14 @@ func ParseReplicate(s string) ([]int, error) {
 	return out, nil
 }
 
+// count is the number of copies (1 without --replicate).
+func (r *replication) count() int {
+	if r == nil {
+		return 1
+	}
+	return r.copies
+}
+
 // maxOffset is the latest copy's time offset, ns.
 func (r *replication) maxOffset() int64 {
 	if r == nil {

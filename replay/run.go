@@ -156,6 +156,14 @@ func newSim(pr *Prepared, cfg *config.Config, out *records.OutputDir) (*sim, err
 	if s.packets != nil {
 		s.pktRow.Path = make([]int32, 0, switchmodel.MaxPath+1)
 	}
+	// The flows' state, sized once: at most the capture's unicast flows, once per
+	// copy (intra-host flows have none).
+	if n := pr.Summary.UnicastFlows * int64(max(1, pr.repl.count())); n > 0 && n <= 1<<22 {
+		s.flows = make([]flowState, 0, n)
+		s.msgs = make([][]message, 0, n)
+		s.lastSender = make([]int32, 0, n)
+		s.byTuple = make(map[ingest.FiveTuple]int32, n)
+	}
 	s.eng = switchmodel.NewEngine()
 	_, bdp := pr.Topo.BaseRTT(cfg)
 	s.net = switchmodel.NewNetwork(s.eng, switchmodel.Options{
