@@ -35,15 +35,7 @@ func loneFlow(t *testing.T) (trace, hosts string) {
 // run.json, the packets and the drops.
 func runEvents(t *testing.T, trace, hosts string, cfg *config.Config) (*records.Run, []records.PacketRow, []records.DropRow, []string) {
 	t.Helper()
-	pr, err := Prepare(Options{Traces: []string{trace}, Hosts: hosts, RecordPackets: true, Config: cfg})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(t.TempDir(), "run")
-	run, err := pr.Run(out, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	run, out := runTraceAbs(t, trace, func(o *Options) { o.Hosts, o.RecordPackets, o.Config = hosts, true, cfg })
 	pkts, nodes, err := records.ReadAll(records.OpenPackets(filepath.Join(out, records.PacketsFile)))
 	if err != nil {
 		t.Fatal(err)
@@ -271,15 +263,7 @@ func TestRingDeadlock(t *testing.T) {
 		t.Run(fmt.Sprintf("watchdog=%v", wd), func(t *testing.T) {
 			y := fmt.Sprintf("Topology: {File: %q}\nSwitch: {BufferSize: 1MiB, PfcWatchdog: {Enabled: %v, DetectionTime: 2ms, RestorationTime: 2ms}}\n", ring, wd)
 			cfg := parseConfig(t, y)
-			pr, err := Prepare(Options{Traces: []string{trace}, Hosts: hosts, Config: cfg, MaxDrain: 10 * units.Millisecond})
-			if err != nil {
-				t.Fatal(err)
-			}
-			out := filepath.Join(t.TempDir(), "run")
-			run, err := pr.Run(out, "")
-			if err != nil {
-				t.Fatal(err)
-			}
+			run, out := runTraceAbs(t, trace, func(o *Options) { o.Hosts, o.Config, o.MaxDrain = hosts, cfg, 10*units.Millisecond })
 			if len(run.Deadlocks) != 1 {
 				t.Fatalf("deadlocks %+v, want 1", run.Deadlocks)
 			}
