@@ -96,7 +96,7 @@ type Summary struct {
 	Delay              DelaySummary        `json:"delay"`
 	FCT                FCTSummary          `json:"fct"`
 	// MessageFCT is the completion per message (messages.arrow; null for a run
-	// without the file, of schema 2): the default slowdown; FCT is per direction.
+	// without the file): the default slowdown; FCT is per direction.
 	MessageFCT *FCTSummary       `json:"message_fct"`
 	Transport  *TransportSummary `json:"transport"`
 	Buffer     []BufferSeries    `json:"buffer"`

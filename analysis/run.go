@@ -61,7 +61,8 @@ type Run struct {
 	// Flows is the per-flow table (flows.arrow) that polarization and comparisons use.
 	Flows FlowTable
 	// Messages are messages.arrow's rows (docs/model.md#messages); HasMessages is
-	// false for a run without the file (schema 2, before messages).
+	// false for a run directory without the file (replay always writes it; analyze then
+	// reports the slowdown per direction only).
 	Messages    []MessageSample
 	HasMessages bool
 	// FlowTotals sums flows.arrow.
