@@ -210,7 +210,7 @@ func prepareLine(args []string, pr *replay.Prepared, cfg *config.Config) string 
 	}
 	rtt, bdp := pr.Topo.BaseRTT(cfg)
 	line += fmt.Sprintf("; fabric BDP %d B, base RTT %s", bdp, rtt.Human())
-	if !pr.Cached() && pr.Opt.CacheLimit() > 0 {
+	if pr.OverCache() {
 		line += fmt.Sprintf("; the trace takes more than --cache %s in memory (%s): the run reads the capture again",
 			units.FormatBytes(float64(pr.Opt.CacheLimit())), units.FormatBytes(float64(pr.CacheBytes())))
 	}
