@@ -172,7 +172,7 @@ see 'replay export'.`,
 	f.Float64Var(&opt.TargetLoad, "target-load", 0, "choose the speedup at which the busiest host link's p99 offered load in 1 ms bins is this percentage of its speed (instead of --speedup)")
 	cli.Want(f, "target-load", "a percentage > 0, without a % sign (--target-load 80: 80% of the link's speed)")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no progress bar")
-	f.StringVar(&cache, "cache", "512MiB", "keep the decoded trace in memory up to this `SIZE` (32 bytes per packet, 96 per flow): the capture is decoded once; a larger trace is read again by the run (0: always)")
+	f.StringVar(&cache, "cache", "512MiB", "keep the decoded trace in memory up to this `SIZE` (32 bytes per packet, 96 per flow) when the capture is compressed or a pipe, or with --replicate above 1 or --target-load: the capture is decoded once; a larger trace, or a plain capture, is read again by the run (0: always)")
 	rf.register(cmd, &opt)
 	exp.register(cmd)
 	cf.register(cmd, true)
