@@ -123,6 +123,7 @@ see 'replay export'.`,
 			opt.Command = append([]string{"replay"}, os.Args[1:]...)
 			opt.Version = version
 			opt.Context = cmd.Context()
+			opt.Runs = len(methods) // --hash all: the runs share the trace in memory
 			stderr := cmd.ErrOrStderr()
 			pr, err := replay.Prepare(opt)
 			if err != nil {
