@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"compress/bzip2"
 	"compress/gzip"
+	"errors"
 	"io"
+	"os"
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/ulikunitz/xz"
@@ -85,4 +87,37 @@ func unsupportedFormat(head []byte) (what, hint string) {
 		}
 	}
 	return "", ""
+}
+
+// Rereadable reports whether the capture at path can be read again at the cost of
+// decoding it alone: a regular file (or standard input, which the command keeps as a
+// file) whose first bytes are not a compressed format. A named pipe cannot be read
+// twice, and a compressed file would be decompressed again. It reads the file's
+// first bytes only; a file it cannot read is reported not rereadable (the pass that
+// reads it names the error).
+func Rereadable(path string, opt *Options) bool {
+	var f *os.File
+	if path == StdinPath {
+		if f = opt.Stdin; f == nil {
+			return false
+		}
+	} else {
+		fi, err := os.Stat(path)
+		if err != nil || !fi.Mode().IsRegular() {
+			return false
+		}
+		if f, err = os.Open(path); err != nil {
+			return false
+		}
+		defer f.Close()
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	head := make([]byte, 8)
+	n, err := f.ReadAt(head, 0)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return false
+	}
+	return compressionOf(head[:n]) == nil
 }

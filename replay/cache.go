@@ -112,6 +112,10 @@ func (pr *Prepared) CacheBytes() int64 {
 // (docs/model.md#one-pass-over-the-capture).
 func (pr *Prepared) Cached() bool { return pr.cache != nil }
 
+// OverCache reports whether the rule kept pr's trace in memory (Options.KeepsTrace)
+// but the trace took more than the limit: the run reads the capture again.
+func (pr *Prepared) OverCache() bool { return pr.keep && pr.cache == nil }
+
 // ErrCacheTooLarge: the trace would take more memory than CacheTrace was allowed.
 var ErrCacheTooLarge = errors.New("the trace does not fit in the cache's memory")
 

@@ -39,7 +39,8 @@ func TestCachedTraceEqualsStreamed(t *testing.T) {
 		if len(traces) > 1 {
 			name += "+" + filepath.Base(traces[1])
 		}
-		base := Options{Traces: traces, Config: load(), Version: "test", MaxIdle: 500 * time.Microsecond}
+		// Runs: the preparations serve the derived runs below (Options.KeepsTrace).
+		base := Options{Traces: traces, Config: load(), Version: "test", MaxIdle: 500 * time.Microsecond, Runs: 9}
 		if len(traces) > 1 {
 			base.Hosts = MapHash // the two captures' endpoints share the hosts
 		}
@@ -106,7 +107,7 @@ func TestCachedTraceEqualsStreamed(t *testing.T) {
 					t.Fatal(err)
 				}
 				o := base
-				o.Config, o.Speedup, o.Replicate, o.ReplicateJitter, o.Cache = tc.cfg, tc.speedup, tc.replicate, tc.jitter, NoCache
+				o.Config, o.Speedup, o.Replicate, o.ReplicateJitter, o.Cache, o.Runs = tc.cfg, tc.speedup, tc.replicate, tc.jitter, NoCache, 0
 				fresh, err := Prepare(o)
 				if err != nil {
 					t.Fatal(err)

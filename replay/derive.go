@@ -49,7 +49,7 @@ func (pr *Prepared) DeriveLoad(cfg *config.Config, speedup float64, replicate []
 		return nil, err
 	}
 	d := &Prepared{Opt: opt, Summary: pr.Summary, Topo: pr.Topo, HostMap: pr.HostMap, T0: pr.T0, Idle: pr.Idle,
-		fileOffset: pr.fileOffset, tuples: pr.tuples, facts: pr.facts, hosts: pr.hosts, cache: pr.cache, lazy: pr.lazy}
+		fileOffset: pr.fileOffset, tuples: pr.tuples, facts: pr.facts, hosts: pr.hosts, cache: pr.cache, lazy: pr.lazy, keep: pr.keep}
 	if err := d.load(); err != nil {
 		return nil, err
 	}

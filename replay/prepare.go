@@ -96,7 +96,12 @@ type Options struct {
 	// (--cache; docs/model.md#one-pass-over-the-capture): a trace that fits is decoded
 	// once and every run replays it from memory; a larger one is read again by each
 	// run. 0 means DefaultCache (512 MiB), NoCache none (every run reads the capture).
+	// Whether the trace is kept at all follows the rule of KeepsTrace.
 	Cache int64
+	// Runs is how many runs the preparation serves (its Run and the Prepareds derived
+	// from it: a sweep's points of one topology); 0 means one. More than one keeps
+	// the trace in memory (KeepsTrace).
+	Runs int
 	// Stdin is what the trace "-" reads (ingest.Options.Stdin).
 	Stdin *os.File
 	// Context, when not nil, interrupts Prepare and Run once done: they return its
@@ -148,6 +153,8 @@ type Prepared struct {
 	// that need one when the pass did not keep it (--target-load).
 	cache *traceCache
 	lazy  *lazyCache
+	// keep: the rule kept the trace in memory (Options.KeepsTrace), up to the limit.
+	keep bool
 	// repl is --replicate's copies (nil: none).
 	repl *replication
 	// target is what --target-load found (valid when Opt.TargetLoad > 0).
@@ -237,6 +244,10 @@ func prepare(opt Options, forRun bool) (*Prepared, error) {
 	if !forRun {
 		scanOpt.Cache, scanOpt.TargetLoad = NoCache, 0
 	}
+	keep := forRun && scanOpt.KeepsTrace()
+	if !keep {
+		scanOpt.Cache = NoCache
+	}
 	sc := newScanner(&scanOpt)
 	sum, err := ingest.SummarizeVisit(opt.Traces, opt.ingestOptions(), sc)
 	if err != nil {
@@ -276,7 +287,7 @@ func prepare(opt Options, forRun bool) (*Prepared, error) {
 		offsets[i] = offsets[i-1] + sum.Files[i-1].Packets
 	}
 	pr := &Prepared{Opt: opt, Summary: sum, Topo: topo, HostMap: hm, T0: sum.FirstUnicast, Idle: idle, fileOffset: offsets,
-		tuples: sc.tuples, facts: sc.facts, cache: sc.cache, lazy: &lazyCache{}}
+		tuples: sc.tuples, facts: sc.facts, cache: sc.cache, lazy: &lazyCache{}, keep: keep}
 	if pr.hosts, err = tupleHosts(pr); err != nil {
 		return nil, err
 	}
@@ -290,6 +301,34 @@ func prepare(opt Options, forRun bool) (*Prepared, error) {
 		opt.Warn(w)
 	}
 	return pr, nil
+}
+
+// KeepsTrace reports whether the rule of docs/model.md#one-pass-over-the-capture
+// keeps the trace in memory (up to CacheLimit) for the run: when the capture cannot
+// be read again at the cost of decoding it alone (a compressed file, a named pipe:
+// ingest.Rereadable), or the run replays it more than once (--replicate's copies,
+// --target-load's search, Runs > 1). Otherwise (one run of plain files) the run
+// streams the files a second time on a goroutine of its own, beside the simulation,
+// and the memory stays flat in the trace's length.
+func (o *Options) KeepsTrace() bool {
+	if o.CacheLimit() == 0 && o.TargetLoad == 0 {
+		return false
+	}
+	if o.TargetLoad > 0 || o.Runs > 1 {
+		return true
+	}
+	for _, c := range o.Replicate {
+		if c > 1 {
+			return true
+		}
+	}
+	iopt := o.ingestOptions()
+	for _, t := range o.Traces {
+		if !ingest.Rereadable(t, &iopt) {
+			return true
+		}
+	}
+	return false
 }
 
 // maxTraces is the most capture files of one run (a cached packet's file is 16 bits).

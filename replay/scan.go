@@ -13,9 +13,11 @@ import (
 // order (tuple ids), the closed-loop facts of every TCP and RoCEv2 flow (whatever
 // the run's transport, so that the runs derived from the preparation share them),
 // and the trace itself in a compact form (traceCache: 32 bytes per replayed packet)
-// as long as it fits in Options.Cache. The run then replays the packets from that
-// form, and so do --replicate's copies, --target-load's search and every run
-// derived from the preparation: the capture is decoded once. A trace whose compact
+// as long as it fits in Options.Cache, when Options.KeepsTrace says keeping it pays
+// (a compressed capture or a pipe, copies, a target load, several runs; one run of
+// plain files streams them a second time instead). The run then replays the packets
+// from that form, and so do --replicate's copies, --target-load's search and every
+// run derived from the preparation: the capture is decoded once. A trace whose compact
 // form does not fit (or Options.Cache NoCache) is dropped from memory as soon as it
 // passes the limit, and each run reads the capture a second time, streaming, on a
 // goroutine of its own (and once more per copy of --replicate); --target-load keeps

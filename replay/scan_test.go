@@ -1,6 +1,8 @@
 package replay
 
 import (
+	"bytes"
+	"compress/gzip"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -82,47 +84,100 @@ func TestOneDecodePerRun(t *testing.T) {
 	sameRuns(t, dir, "pipe", "file", a, b)
 }
 
-// The memory rule (docs/model.md#one-pass-over-the-capture): a trace whose compact
-// form passes Options.Cache is not kept, and the run reads the capture again, with
-// the records of a run from memory; --target-load keeps it whatever the limit.
-func TestCacheRule(t *testing.T) {
-	full, err := Prepare(Options{Traces: []string{incastTrace}, Version: "test"})
+// gzipCopy writes a gzip-compressed copy of trace to dir and returns its path.
+func gzipCopy(t *testing.T, trace, dir string) string {
+	t.Helper()
+	data, err := os.ReadFile(trace)
 	if err != nil {
 		t.Fatal(err)
 	}
-	need := full.CacheBytes()
-	if !full.Cached() || need != full.Summary.Unicast*CacheEntryBytes+full.Summary.UnicastFlows*CacheFlowBytes {
-		t.Fatalf("cached %v in %d bytes; %d packets and %d flows", full.Cached(), need, full.Summary.Unicast, full.Summary.UnicastFlows)
+	var buf bytes.Buffer
+	z := gzip.NewWriter(&buf)
+	z.Write(data)
+	if err := z.Close(); err != nil {
+		t.Fatal(err)
 	}
+	out := filepath.Join(dir, filepath.Base(trace)+".gz")
+	if err := os.WriteFile(out, buf.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// The memory rule (docs/model.md#one-pass-over-the-capture): the compact form is kept,
+// up to Options.Cache, when the capture cannot be read again for the cost of decoding
+// it alone (compressed, or from standard input kept as a file: that one can) or the
+// run replays it more than once (copies, a target load, several runs); one run of a
+// plain file streams it a second time. --target-load keeps it whatever the limit. A
+// run from memory and one that streams the file write the same records.
+func TestCacheRule(t *testing.T) {
+	gz := gzipCopy(t, incastTrace, t.TempDir())
+	// The size, from the capture's counts (tcp-incast.pcap: every packet unicast).
+	probe, err := Prepare(Options{Traces: []string{gz}, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	need := probe.Summary.Unicast*CacheEntryBytes + probe.Summary.UnicastFlows*CacheFlowBytes
+	if !probe.Cached() || probe.CacheBytes() != need || probe.Summary.Unicast == 0 {
+		t.Fatalf("cached %v in %d bytes; %d packets and %d flows", probe.Cached(), probe.CacheBytes(), probe.Summary.Unicast, probe.Summary.UnicastFlows)
+	}
+	stdin, err := os.Open(incastTrace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
 	for _, tc := range []struct {
-		cache  int64
-		target float64
-		cached bool
+		name      string
+		trace     string
+		cache     int64
+		target    float64
+		replicate []int
+		runs      int
+		cached    bool
+		over      bool // the rule kept it, the limit dropped it
 	}{
-		{need, 0, true},
-		{need - 1, 0, false},
-		{NoCache, 0, false},
-		{need - 1, 50, true},
-		{NoCache, 50, true},
+		{"plain", incastTrace, 0, 0, nil, 0, false, false},
+		{"plain, one copy", incastTrace, 0, 0, []int{1}, 0, false, false},
+		{"plain, 2 copies", incastTrace, 0, 0, []int{2}, 0, true, false},
+		{"plain, 2 copies above the limit", incastTrace, need - 1, 0, []int{2}, 0, false, true},
+		{"plain, one run", incastTrace, 0, 0, nil, 1, false, false},
+		{"plain, 2 runs", incastTrace, 0, 0, nil, 2, true, false},
+		{"plain, 2 runs at the limit", incastTrace, need, 0, nil, 2, true, false},
+		{"plain, 2 runs no cache", incastTrace, NoCache, 0, nil, 2, false, false},
+		{"plain, target load no cache", incastTrace, NoCache, 50, nil, 0, true, false},
+		{"standard input", "-", 0, 0, nil, 0, false, false},
+		{"gzip", gz, 0, 0, nil, 0, true, false},
+		{"gzip at the limit", gz, need, 0, nil, 0, true, false},
+		{"gzip above the limit", gz, need - 1, 0, nil, 0, false, true},
+		{"gzip no cache", gz, NoCache, 0, nil, 0, false, false},
+		{"gzip, target load above the limit", gz, need - 1, 50, nil, 0, true, false},
 	} {
-		pr, err := Prepare(Options{Traces: []string{incastTrace}, Version: "test", Cache: tc.cache, TargetLoad: tc.target})
+		pr, err := Prepare(Options{Traces: []string{tc.trace}, Version: "test", Cache: tc.cache, TargetLoad: tc.target,
+			Replicate: tc.replicate, Runs: tc.runs, Stdin: stdin})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if pr.Cached() != tc.cached {
-			t.Errorf("Cache %d, --target-load %g: cached %v, want %v", tc.cache, tc.target, pr.Cached(), tc.cached)
+		if pr.Cached() != tc.cached || pr.OverCache() != tc.over {
+			t.Errorf("%s: cached %v, over the limit %v; want %v, %v", tc.name, pr.Cached(), pr.OverCache(), tc.cached, tc.over)
 		}
 	}
 	dir := t.TempDir()
-	small, err := Prepare(Options{Traces: []string{incastTrace}, Version: "test", Cache: need - 1})
+	kept, err := Prepare(Options{Traces: []string{incastTrace}, Version: "test", Runs: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := full.Run(filepath.Join(dir, "memory"), "")
+	streamed, err := Prepare(Options{Traces: []string{incastTrace}, Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := small.Run(filepath.Join(dir, "read"), "")
+	if !kept.Cached() || streamed.Cached() {
+		t.Fatalf("cached %v and %v", kept.Cached(), streamed.Cached())
+	}
+	a, err := kept.Run(filepath.Join(dir, "memory"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := streamed.Run(filepath.Join(dir, "read"), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +200,8 @@ func TestOutOfOrderCaptureCached(t *testing.T) {
 	dir := t.TempDir()
 	var runs [2]*Prepared
 	for i, cache := range []int64{0, NoCache} {
-		pr, err := Prepare(Options{Traces: []string{trace}, Version: "test", Cache: cache})
+		// Runs 2 keeps the trace in memory below the limit (Options.KeepsTrace).
+		pr, err := Prepare(Options{Traces: []string{trace}, Version: "test", Cache: cache, Runs: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -184,19 +240,24 @@ func countOpens(t *testing.T, path string) *int {
 	return n
 }
 
-// The decodes of one run, counted where ingest opens the file: one pass below the
-// cache limit whatever the run asks for (closed loop, idle gaps, copies, a target
-// load), one more above it (Options.Cache, NoCache), and one per copy of --replicate
-// there (docs/model.md#one-pass-over-the-capture). The records are the same.
+// The decodes of one run, counted where ingest opens the file
+// (docs/model.md#one-pass-over-the-capture): Prepare's pass, then for one run of a
+// plain file a second pass that streams it (whatever the run asks for: closed loop,
+// idle gaps) and one per copy of --replicate without the cache; nothing more when the
+// trace is kept (copies, a target load, several runs, a compressed file below the
+// limit), one more above the limit. The records are those of the same run the other
+// way.
 func TestDecodesPerRun(t *testing.T) {
 	data, err := os.ReadFile(incastTrace)
 	if err != nil {
 		t.Fatal(err)
 	}
-	trace := filepath.Join(t.TempDir(), "incast.pcap")
+	tmp := t.TempDir()
+	trace := filepath.Join(tmp, "incast.pcap")
 	if err := os.WriteFile(trace, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	gz := gzipCopy(t, incastTrace, tmp)
 	closed, _, err := config.Load("", []string{"Transport.Mode=closed"})
 	if err != nil {
 		t.Fatal(err)
@@ -209,25 +270,28 @@ func TestDecodesPerRun(t *testing.T) {
 	dir := t.TempDir()
 	for i, tc := range []struct {
 		name  string
+		trace string
 		opt   Options
 		cache int64
 		want  int
 	}{
-		{"open", Options{}, 0, 1},
-		{"open at the limit", Options{}, need, 1},
-		{"open above the limit", Options{}, need - 1, 2},
-		{"open no cache", Options{}, NoCache, 2},
-		{"closed idle", Options{Config: closed, MaxIdle: time.Microsecond}, 0, 1},
-		{"closed idle above the limit", Options{Config: closed, MaxIdle: time.Microsecond}, need - 1, 2},
-		{"copies", Options{Replicate: []int{3}}, 0, 1},
-		{"copies no cache", Options{Replicate: []int{3}}, NoCache, 4},
-		{"target load no cache", Options{Replicate: []int{2}, TargetLoad: 60}, NoCache, 1},
+		{"open", trace, Options{}, 0, 2},
+		{"open no cache", trace, Options{}, NoCache, 2},
+		{"closed idle", trace, Options{Config: closed, MaxIdle: time.Microsecond}, 0, 2},
+		{"two runs", trace, Options{Runs: 2}, 0, 1},
+		{"two runs above the limit", trace, Options{Runs: 2}, need - 1, 2},
+		{"copies", trace, Options{Replicate: []int{3}}, 0, 1},
+		{"copies no cache", trace, Options{Replicate: []int{3}}, NoCache, 4},
+		{"target load no cache", trace, Options{Replicate: []int{2}, TargetLoad: 60}, NoCache, 1},
+		{"gzip", gz, Options{}, 0, 1},
+		{"gzip closed idle", gz, Options{Config: closed, MaxIdle: time.Microsecond}, 0, 1},
+		{"gzip above the limit", gz, Options{}, need - 1, 2},
 	} {
 		x, y := strconv.Itoa(i)+"a", strconv.Itoa(i)+"b"
 		t.Run(tc.name, func(t *testing.T) {
-			n := countOpens(t, trace)
+			n := countOpens(t, tc.trace)
 			opt := tc.opt
-			opt.Traces, opt.Version, opt.Cache = []string{trace}, "test", tc.cache
+			opt.Traces, opt.Version, opt.Cache = []string{tc.trace}, "test", tc.cache
 			pr, err := Prepare(opt)
 			if err != nil {
 				t.Fatal(err)
@@ -242,18 +306,20 @@ func TestDecodesPerRun(t *testing.T) {
 			if *n != tc.want {
 				t.Errorf("cached %v: %d decodes for the run, want %d", pr.Cached(), *n, tc.want)
 			}
-			// The same run, with every run reading the capture from memory (Cache 0)
-			// or from the file (NoCache, unless --target-load keeps it): same records.
+			// The same run the other way: from memory (Runs 2 keeps it) or from the
+			// file (NoCache, unless --target-load keeps it): same records.
 			other := opt
-			other.Traces = []string{incastTrace}
 			if pr.Cached() {
-				other.Cache = NoCache
+				other.Cache, other.Runs = NoCache, 0
 			} else {
-				other.Cache = 0
+				other.Cache, other.Runs = 0, 2
 			}
 			po, err := Prepare(other)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if po.Cached() == pr.Cached() && opt.TargetLoad == 0 {
+				t.Fatalf("both runs cached %v", pr.Cached())
 			}
 			b, err := po.Run(filepath.Join(dir, y), "")
 			if err != nil {

@@ -123,6 +123,7 @@ see 'replay export'.`,
 			opt.Command = append([]string{"replay"}, os.Args[1:]...)
 			opt.Version = version
 			opt.Context = cmd.Context()
+			opt.Runs = len(methods) // --hash all: the runs share the trace in memory
 			stderr := cmd.ErrOrStderr()
 			pr, err := replay.Prepare(opt)
 			if err != nil {
@@ -172,7 +173,7 @@ see 'replay export'.`,
 	f.Float64Var(&opt.TargetLoad, "target-load", 0, "choose the speedup at which the busiest host link's p99 offered load in 1 ms bins is this percentage of its speed (instead of --speedup)")
 	cli.Want(f, "target-load", "a percentage > 0, without a % sign (--target-load 80: 80% of the link's speed)")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no progress bar")
-	f.StringVar(&cache, "cache", "512MiB", "keep the decoded trace in memory up to this `SIZE` (32 bytes per packet, 96 per flow): the capture is decoded once; a larger trace is read again by the run (0: always)")
+	f.StringVar(&cache, "cache", "512MiB", "keep the decoded trace in memory up to this `SIZE` (32 bytes per packet, 96 per flow) when the capture is compressed or a pipe, or with --replicate above 1 or --target-load: the capture is decoded once; a larger trace, or a plain capture, is read again by the run (0: always)")
 	rf.register(cmd, &opt)
 	exp.register(cmd)
 	cf.register(cmd, true)
@@ -210,7 +211,7 @@ func prepareLine(args []string, pr *replay.Prepared, cfg *config.Config) string 
 	}
 	rtt, bdp := pr.Topo.BaseRTT(cfg)
 	line += fmt.Sprintf("; fabric BDP %d B, base RTT %s", bdp, rtt.Human())
-	if !pr.Cached() && pr.Opt.CacheLimit() > 0 {
+	if pr.OverCache() {
 		line += fmt.Sprintf("; the trace takes more than --cache %s in memory (%s): the run reads the capture again",
 			units.FormatBytes(float64(pr.Opt.CacheLimit())), units.FormatBytes(float64(pr.CacheBytes())))
 	}

@@ -139,13 +139,19 @@ func Run(pl *Plan, opt Options) (*Result, error) {
 	}
 	var summary *ingest.Summary
 	budget := opt.Cache
+	// The points each preparation serves: more than one keeps the trace in memory
+	// (replay.Options.KeepsTrace).
+	runs := map[string]int{}
+	for _, p := range todo {
+		runs[groupKey(p)]++
+	}
 	for _, p := range need {
 		key := groupKey(p)
 		if prepared[key] != nil {
 			continue
 		}
 		o := opt.Run
-		o.Config, o.Speedup, o.Progress, o.Cache = p.Config, p.Speedup, nil, budget
+		o.Config, o.Speedup, o.Progress, o.Cache, o.Runs = p.Config, p.Speedup, nil, budget, runs[key]
 		if budget <= 0 || len(todo) == 0 {
 			o.Cache = replay.NoCache
 		}
