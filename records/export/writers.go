@@ -1,7 +1,6 @@
 package export
 
 import (
-	"bufio"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -10,9 +9,6 @@ import (
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
-	"github.com/apache/arrow/go/v17/parquet"
-	"github.com/apache/arrow/go/v17/parquet/compress"
-	"github.com/apache/arrow/go/v17/parquet/pqarrow"
 )
 
 // BatchWriter writes Arrow record batches of one schema into one file of a format,
@@ -34,79 +30,6 @@ func NewWriter(f Format, w io.Writer, schema *arrow.Schema, opt Options) (BatchW
 		return NewCSVWriter(w, schema)
 	}
 	return nil, fmt.Errorf("export: unknown format %q (want %s or %s)", f, Parquet, CSV)
-}
-
-// ParquetWriter writes batches as a Parquet file through Arrow Go's pqarrow: zstd
-// compression, row groups of at most Options.RowGroupRows rows, dictionary columns
-// written as Parquet dictionary pages, the Arrow schema stored (ARROW:schema) so that
-// Arrow readers get the same types back (dictionary, uint8, uint16), and the schema's
-// metadata (tracefabric.schema_version, tracefabric.file) as key-value metadata.
-//
-// Memory: pqarrow keeps the open row group's encoded and compressed pages until the
-// group is full, so memory is bounded by RowGroupRows, not by the file.
-type ParquetWriter struct {
-	bw     *bufio.Writer
-	fw     *pqarrow.FileWriter
-	closed bool
-}
-
-// NewParquetWriter starts a Parquet file of schema on w.
-func NewParquetWriter(w io.Writer, schema *arrow.Schema, opt Options) (*ParquetWriter, error) {
-	opt = opt.withDefaults()
-	props := []parquet.WriterProperty{
-		parquet.WithCompression(compress.Codecs.Zstd),
-		parquet.WithDictionaryDefault(true),
-		parquet.WithMaxRowGroupLength(opt.RowGroupRows),
-		parquet.WithStats(true),
-	}
-	for _, f := range schema.Fields() {
-		// int64 columns are times, counters and identifiers, mostly distinct: a
-		// dictionary would only cost memory and time before Parquet falls back to
-		// plain encoding (which also makes the footer's list of page encodings come out
-		// in map order). zstd compresses them better plain.
-		if f.Type.ID() == arrow.INT64 {
-			props = append(props, parquet.WithDictionaryFor(f.Name, false))
-		}
-		// pqarrow v17 writes wrong statistics for a dictionary array written directly
-		// into a required column: a negative null_count (minus the rows) and twice the
-		// values. Statistics are an optimisation readers trust; none beats wrong ones.
-		if f.Type.ID() == arrow.DICTIONARY {
-			props = append(props, parquet.WithStatsFor(f.Name, false))
-		}
-	}
-	// The bufio.Writer hides w's Close from pqarrow (which would close an *os.File it
-	// is given) and keeps the first write error, which pqarrow's Close does not
-	// always return.
-	p := &ParquetWriter{bw: bufio.NewWriterSize(w, 1<<20)}
-	err := safely(func() (err error) {
-		p.fw, err = pqarrow.NewFileWriter(schema, p.bw, parquet.NewWriterProperties(props...), pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
-		return err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("export: parquet schema: %w", err)
-	}
-	return p, nil
-}
-
-// Write appends rec to the open row group, starting a new one when it is full.
-func (p *ParquetWriter) Write(rec arrow.Record) error {
-	if p.closed {
-		return errors.New("export: parquet writer is closed")
-	}
-	return safely(func() error { return p.fw.WriteBuffered(rec) })
-}
-
-// Close writes the last row group and the footer and flushes them to w.
-func (p *ParquetWriter) Close() error {
-	if p.closed {
-		return nil
-	}
-	p.closed = true
-	err := safely(p.fw.Close)
-	if ferr := p.bw.Flush(); err == nil {
-		err = ferr
-	}
-	return err
 }
 
 // CSVWriter writes batches as CSV (RFC 4180 quoting, by encoding/csv; lines end in
@@ -246,15 +169,4 @@ func cellFormatter(t arrow.DataType) (formatter, error) {
 		}, nil
 	}
 	return nil, fmt.Errorf("type %s has no CSV form here", t)
-}
-
-// safely runs f, turning a panic of the Arrow library (corrupt input that its
-// checks missed) into an error.
-func safely(f func() error) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("arrow: %v", p)
-		}
-	}()
-	return f()
 }
