@@ -240,6 +240,7 @@ type memberLoad struct {
 	ref    setRef
 	member int
 	bytes  int64
+	live   bool // at the end of the interval
 }
 
 // eventRunner applies the plan during a run.
@@ -684,12 +685,14 @@ func (er *eventRunner) closeAfter(now units.Time) {
 		}
 		seen[ref] = true
 		before := er.snap[ref]
+		sw := er.sw(ref.sw)
+		live := liveOf(sw, ref.set, len(sw.EqualCostSet(ref.set)))
 		for m, b := range cur[ref] {
 			var b0 int64
 			if m < len(before) {
 				b0 = before[m]
 			}
-			st.after = append(st.after, memberLoad{ref: ref, member: m, bytes: b - b0})
+			st.after = append(st.after, memberLoad{ref: ref, member: m, bytes: b - b0, live: live[m]})
 		}
 	}
 	er.snap, er.snapFor = nil, -1
@@ -766,7 +769,6 @@ func (er *eventRunner) eventsJSON() []records.Event {
 				ref := st.after[i].ref
 				sw := er.sw(ref.sw)
 				ports := sw.EqualCostSet(ref.set)
-				live := liveOf(sw, ref.set, len(ports))
 				es := records.EventSet{Node: sw.Name(), Set: int32(ref.set)}
 				var total int64
 				j := i
@@ -776,7 +778,7 @@ func (er *eventRunner) eventsJSON() []records.Event {
 				for ; i < j; i++ {
 					ml := st.after[i]
 					m := records.EventMember{Node: sw.Name(), Set: int32(ref.set), Member: int32(ml.member), Port: int32(ports[ml.member]),
-						Peer: t.Nodes[t.Nodes[ref.sw].Ports[ports[ml.member]].Peer].Name, Live: live[ml.member], Bytes: ml.bytes}
+						Peer: t.Nodes[t.Nodes[ref.sw].Ports[ports[ml.member]].Peer].Name, Live: ml.live, Bytes: ml.bytes}
 					if total > 0 {
 						m.Share = float64(ml.bytes) / float64(total)
 					}
