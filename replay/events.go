@@ -392,9 +392,10 @@ func (er *eventRunner) apply(now units.Time, k int) error {
 		er.openAfter(now, k)
 		return nil
 	}
-	rt := fabric.Route(t.Fabric, &er.state)
+	// Incremental: only the racks and switches the change touches are recomputed
+	// (fabric.Reroute equals a full fabric.Route of the state).
+	rt, changed := er.intended.Reroute(&er.state, fabric.Change{Links: ev.links, Nodes: ev.nodes})
 	er.routes[k] = rt
-	prev := er.intended
 	er.intended = rt
 	cfg := &er.s.cfg.Routing
 	if ev.down() {
@@ -402,11 +403,12 @@ func (er *eventRunner) apply(now units.Time, k int) error {
 			er.s.eng.Schedule(now+cfg.LocalRepairDelay, er.h, evLocal, int64(k)|int64(x)<<32)
 		}
 	}
-	for x := t.Hosts; x < len(t.Nodes); x++ {
-		i := x - t.Hosts
-		if !local[int32(x)] && sameRoutes(prev, rt, i) {
-			continue
-		}
+	// Installs at the switches whose routes changed and at those next to the event,
+	// in node order.
+	for _, x := range changed {
+		local[x] = true
+	}
+	for _, x := range sortedNodes(local) {
 		er.pending[k]++
 		er.s.eng.Schedule(now+cfg.ReconvergenceDelay, er.h, evInstall, int64(k)|int64(x)<<32)
 	}
@@ -424,21 +426,6 @@ func sortedNodes(m map[int32]bool) []int32 {
 	}
 	slices.Sort(out)
 	return out
-}
-
-// sameRoutes reports whether switch i (index among switches) has the same next hops
-// toward every rack in a and b.
-func sameRoutes(a, b *fabric.Routes, i int) bool {
-	for r := range a.ByRack[i] {
-		x, y := a.ByRack[i][r], b.ByRack[i][r]
-		if (x < 0) != (y < 0) {
-			return false
-		}
-		if x >= 0 && !slices.Equal(a.Sets[i][x].Ports, b.Sets[i][y].Ports) {
-			return false
-		}
-	}
-	return true
 }
 
 // portUp reports whether switch x's port p has its link up.
