@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -98,7 +99,7 @@ func LoadWith(runDir string, progress func(stage string, done, total int)) (*Run
 	for n := range l.run.Roles {
 		l.run.Roles[n], _ = l.role(NodeID(n), l.tier[NodeID(n)])
 	}
-	l.run.Failures = failures(l.meta, l.dropWin, l.run.Intervals)
+	l.run.Failures = failures(l.meta, l.dropWin, l.slowWin, l.run.Intervals)
 	return l.run, nil
 }
 
@@ -204,10 +205,11 @@ type loader struct {
 	setOf    map[NodeID]int     // switch -> index in run.Flows.Sets of its up set
 	members  map[memberKey]portRef
 	episodes bool
-	roles    nodeRoles       // node roles of a topology file's run (docs/analysis.md#roles)
-	roleByID []roleLevel     // l.roles by node id, filled on first use ("": not yet)
-	flowIdx  map[int64]int32 // flows.arrow flow_id -> row, when stages.arrow needs it and the ids are not the rows
-	dropWin  *windowCounter  // data drops around run.json's events (nil: none)
+	roles    nodeRoles        // node roles of a topology file's run (docs/analysis.md#roles)
+	roleByID []roleLevel      // l.roles by node id, filled on first use ("": not yet)
+	flowIdx  map[int64]int32  // flows.arrow flow_id -> row, when stages.arrow needs it and the ids are not the rows
+	dropWin  *windowCounter   // data drops around run.json's events (nil: none)
+	slowWin  *slowdownWindows // message slowdowns around run.json's events (nil: none, or no messages.arrow)
 }
 
 // role returns node n's role and level (records tier t's without a topology file).
@@ -535,6 +537,9 @@ func (l *loader) messages(path string) error {
 		l.run.Messages = make([]MessageSample, 0, want)
 	}
 	l.run.HasMessages = true
+	if t := eventTimes(l.meta); t != nil {
+		l.slowWin = newSlowdownWindows(t, EventWindowPs)
+	}
 	return stream(l, path, records.OpenMessages, func(r *records.MessageRow, _ []NodeID) error {
 		if r.FlowID < 0 || r.FlowID >= int64(len(ft.Flows)) || r.SizeBytes < 0 || r.IdealFctPs < 0 ||
 			r.Completion == records.CompletionComplete && r.FctPs < 0 {
@@ -543,6 +548,16 @@ func (l *loader) messages(path string) error {
 		}
 		l.run.Messages = append(l.run.Messages, MessageSample{SizeBytes: r.SizeBytes, Completion: r.Completion,
 			Transport: ft.Flows[r.FlowID].Transport, Slowdown: SlowdownOf(r.Completion == records.CompletionComplete, r.FctPs, r.IdealFctPs)})
+		if l.slowWin != nil && r.SizeBytes > 0 {
+			m := &l.run.Messages[len(l.run.Messages)-1]
+			v := m.Slowdown
+			if r.Completion != records.CompletionComplete {
+				v = math.Inf(1)
+			}
+			if !math.IsNaN(v) {
+				l.slowWin.add(r.StartPs, v)
+			}
+		}
 		return nil
 	})
 }

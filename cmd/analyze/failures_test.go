@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -16,7 +17,9 @@ func TestFailuresSection(t *testing.T) {
 		Events: []analysis.EventImpact{{Kind: "link-down", Target: "rack-p0-r0 fabric-p0-f1", Cycle: -1, TimePs: 2_000_000_000, LocalRepairPs: 2_000_000_000,
 			ReconvergedPs: 52_000_000_000, FailureDrops: map[records.DropReason]int64{records.ReasonLinkDown: 3, records.ReasonNoRoute: 2},
 			DropsBefore: 1, DropsAfter: 5, PausesBefore: 0, PausesAfter: 4, FlowsMoved: 9, BytesRerouted: 3000,
-			MostLoaded: &records.EventMember{Node: "rack-p0-r0", Port: 17, Peer: "fabric-p0-f2", Share: 0.5}, MaxMean: 1.5}},
+			MostLoaded: &records.EventMember{Node: "rack-p0-r0", Port: 17, Peer: "fabric-p0-f2", Share: 0.5}, MaxMean: 1.5,
+			SlowdownBefore: &analysis.WindowSlowdown{Messages: 40, Complete: 40, P50: 1.25, P99: 2},
+			SlowdownAfter:  &analysis.WindowSlowdown{Messages: 38, Complete: 30, P50: 3.5, P99: math.Inf(1), Unfinished: []string{"slowdown_p99"}}}},
 		Watchdog:  &records.Watchdog{Action: "drop", DetectionTimePs: 2e9, RestorationTimePs: 2e9, Storms: []records.Storm{{Node: "s0", Port: 1, Peer: "s1", TC: 3, DetectedPs: 5e9, RestoredPs: -1, Dropped: 7}}},
 		Deadlocks: []records.Deadlock{{Ports: []records.DeadlockPort{{Node: "s0", Port: 1, Peer: "s1"}, {Node: "s1", Port: 2, Peer: "s0"}}, TC: 3, DetectedPs: 4e9, ResolvedPs: 5e9}},
 	}
@@ -33,7 +36,7 @@ func TestFailuresSection(t *testing.T) {
 	all := strings.Join(text, "\n")
 	for _, want := range []string{
 		"link-down | rack-p0-r0 fabric-p0-f1 | 3 link-down, 2 no-route | 1 / 5 | 0 / 4 |",
-		"| 9 | 3 KB | rack-p0-r0:17 > fabric-p0-f2 (50% of its set) | 1.5x",
+		"| 9 | 3 KB | rack-p0-r0:17 > fabric-p0-f2 (50% of its set) | 1.5x | 1.25 / 2.00 (40) | 3.50 / unfinished (38)",
 		"s0:1 | s1 | 3 |",
 		"| still at the end | 7",
 		"PFC deadlock 1 (TC 3), detected at",
