@@ -100,6 +100,7 @@ func LoadWith(runDir string, progress func(stage string, done, total int)) (*Run
 		l.run.Roles[n], _ = l.role(NodeID(n), l.tier[NodeID(n)])
 	}
 	l.run.Failures = failures(l.meta, l.dropWin, l.slowWin, l.run.Intervals)
+	l.run.Events = l.meta.Events
 	return l.run, nil
 }
 
@@ -594,7 +595,7 @@ func (l *loader) flows(path string) error {
 		if err != nil {
 			return err
 		}
-		f := FlowSample{RackCell: -1, FabricCell: -1, RackMember: r.RackMember, FabricMember: r.FabricMember, Moved: r.PathChanges > 0,
+		f := FlowSample{FirstPs: r.FirstPs, RackCell: -1, FabricCell: -1, RackMember: r.RackMember, FabricMember: r.FabricMember, Moved: r.PathChanges > 0,
 			Transport: r.Transport, Completion: r.Completion, SizeBytes: r.SizeBytes, Data: r.SizeBytes > 0 || r.IdealFctPs > 0,
 			Slowdown: SlowdownOf(r.Completion == records.CompletionComplete, r.FctPs, r.IdealFctPs),
 			Packets:  float64(r.Packets), Bytes: float64(r.Bytes), Dropped: float64(r.Dropped), Delivered: float64(r.Delivered),

@@ -71,6 +71,9 @@ type Run struct {
 	// Failures is what the run's events, PFC watchdog and deadlock detection did
 	// (nil without any).
 	Failures *Failures
+	// Events are run.json's events (the changed sets' members after each, for
+	// Compare's imbalance after an event).
+	Events []records.Event
 }
 
 // MaxVictimIDs is how many victim flow IDs Load keeps per episode.
