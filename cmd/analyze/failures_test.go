@@ -47,3 +47,30 @@ func TestFailuresSection(t *testing.T) {
 		}
 	}
 }
+
+// TestEventImbalanceBlocks: the comparison after an event is one table with the flows
+// per run, a row per tier with each run's value and interval, and the best run.
+func TestEventImbalanceBlocks(t *testing.T) {
+	fm := analysis.AfterMetric("fabric")
+	c := &analysis.Comparison{Methods: []string{"crc32", "xor16"}, Events: []analysis.EventImbalance{{Kind: "switch-down", Target: "spine-s0-0",
+		TimePs: 1e12, FromPs: 1.05e12, ToPs: 3e12, Flows: map[string]int{"crc32": 389, "xor16": 389}, Metrics: []string{fm},
+		ByMethod: map[string]map[string]analysis.Estimate{"crc32": {fm: {Value: 2, Lo: 1.5, Hi: 2.1, HasCI: true}}, "xor16": {fm: {Value: math.NaN()}}},
+		Best:     map[string]analysis.Best{fm: {Method: "crc32", Clear: true}}}}}
+	blocks := eventImbalanceBlocks(c)
+	if len(blocks) != 2 || blocks[0].Table == nil {
+		t.Fatalf("blocks %+v", blocks)
+	}
+	tb := blocks[0].Table
+	got := []string{tb.Caption}
+	for _, r := range tb.Rows {
+		got = append(got, strings.Join(r, " | "))
+	}
+	want := []string{"Imbalance after switch-down spine-s0-0 at 1,000.000000 ms (flows started from 1,050.000000 ms to 3,000.000000 ms)",
+		"flows in the window | 389 | 389 | ", "fabric | 2 [1.5, 2.1] | - | crc32 (clear)"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("table:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if eventImbalanceBlocks(&analysis.Comparison{}) != nil {
+		t.Error("blocks without events")
+	}
+}
