@@ -35,8 +35,8 @@ func Load(runDir string) (*Run, error) { return LoadWith(runDir, nil) }
 // --record-packets) and transport.arrow (closed-loop runs) are optional: absent
 // unless run.json lists them, as is stages.arrow (fabrics with ECMP stages beyond the
 // rack and fabric uplinks). Every file is streamed once, in time linear in its rows;
-// memory holds the ports, sets, pause intervals, the per-flow table (104 bytes a
-// flow: 88 and two stages of 8; 8 more per stage beyond two with stages.arrow; a comparison adds each
+// memory holds the ports, sets, pause intervals, the per-flow table (112 bytes a
+// flow: 96 and two stages of 8; 8 more per stage beyond two with stages.arrow; a comparison adds each
 // flow's shares of the member loads) and fixed-size aggregates, never the drops,
 // events or packets themselves. Roles: a topology file's run labels nodes with its
 // switches' roles (run.json topology.switches), which the per-tier tables group by.
