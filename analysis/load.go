@@ -488,6 +488,10 @@ func (l *loader) transport(path string) error {
 	})
 }
 
+// errOtherSet: a flow's member is outside its switch's up set in a run with events,
+// which made the switch other sets (docs/analysis.md#failures-and-operations).
+var errOtherSet = errors.New("member of a set an event made")
+
 // cell returns the table cell of member m of switch sw's up set; -1 (no cell, no
 // error) for member 0 of a switch with a single uplink, which flows.arrow records but
 // loadbalance.arrow does not (nothing to balance).
@@ -500,6 +504,9 @@ func (l *loader) cell(sw NodeID, m int32) (int32, error) {
 		return -1, fmt.Errorf("%s has no equal-cost set in loadbalance.arrow", l.run.Nodes.Name(sw))
 	}
 	def := l.run.Flows.Sets[si]
+	if int(m) >= def.Members && len(l.meta.Events) > 0 {
+		return -1, errOtherSet
+	}
 	if int(m) >= def.Members {
 		return -1, fmt.Errorf("member %d outside %s's set %d of %d members", m, l.run.Nodes.Name(def.Node), def.Set, def.Members)
 	}
@@ -624,10 +631,15 @@ func (l *loader) flows(path string) error {
 			st.Member = append(st.Member, r.RackMember, -1)
 			st.Node = append(st.Node, rack, -1)
 		}
+		otherSet := false // a member of a set an event made (cell reports it)
 		if r.RackMember >= 0 {
-			if f.RackCell, err = l.cell(rack, r.RackMember); err != nil {
+			if f.RackCell, err = l.cell(rack, r.RackMember); errors.Is(err, errOtherSet) {
+				otherSet = true
+			} else if err != nil {
 				return fmt.Errorf("flow %d: %w", r.FlowID, err)
 			}
+		}
+		if r.RackMember >= 0 && !otherSet {
 			fab, ok := l.memberPeer(rack, r.RackMember)
 			if !ok {
 				return fmt.Errorf("flow %d: %s has no member %d in loadbalance.arrow", r.FlowID, l.run.Nodes.Name(rack), r.RackMember)
@@ -637,10 +649,15 @@ func (l *loader) flows(path string) error {
 				st.Member[len(st.Member)-1], st.Node[len(st.Node)-1] = r.FabricMember, fab
 			}
 			if r.FabricMember >= 0 {
-				if f.FabricCell, err = l.cell(fab, r.FabricMember); err != nil {
+				if f.FabricCell, err = l.cell(fab, r.FabricMember); errors.Is(err, errOtherSet) {
+					otherSet = true
+					if !stagesFile {
+						st.Member[len(st.Member)-1], st.Node[len(st.Node)-1] = -1, -1
+					}
+				} else if err != nil {
 					return fmt.Errorf("flow %d: %w", r.FlowID, err)
 				}
-				if l.episodes {
+				if l.episodes && !otherSet {
 					spine, ok := l.memberPeer(fab, r.FabricMember)
 					if !ok {
 						return fmt.Errorf("flow %d: %s has no member %d in loadbalance.arrow", r.FlowID, l.run.Nodes.Name(fab), r.FabricMember)
@@ -663,6 +680,17 @@ func (l *loader) flows(path string) error {
 				resolved = resolved && ok
 				path6 = append(path6, dstUp.peer)
 			}
+		}
+		if otherSet {
+			// Its member indexes a set the switch does not have in the table: the
+			// flow counts at neither tier, and its path is not rebuilt.
+			f.RackCell, f.FabricCell, f.RackMember, f.FabricMember = -1, -1, -1, -1
+			if !stagesFile {
+				st.Member[len(st.Member)-2], st.Node[len(st.Node)-2] = -1, -1
+				st.Member[len(st.Member)-1], st.Node[len(st.Node)-1] = -1, -1
+			}
+			resolved = false
+			l.run.OtherSetFlows++
 		}
 		path6 = append(path6, dst)
 		ft.Flows = append(ft.Flows, f)
