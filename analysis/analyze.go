@@ -549,5 +549,8 @@ func crossCheck(run *Run, s *Summary) []string {
 	if run.NoPathFlows > 0 {
 		w = append(w, fmt.Sprintf("%d flows' paths could not be rebuilt; they are left out of storm victims", run.NoPathFlows))
 	}
+	if run.OtherSetFlows > 0 {
+		w = append(w, fmt.Sprintf("%d flows took a member of an equal-cost set an event made (flows.arrow records the member, not the set); they count at no tier of the per-flow statistics", run.OtherSetFlows))
+	}
 	return w
 }

@@ -185,6 +185,9 @@ type Comparison struct {
 	// measures' (IntervalOf) and the run-level metrics' (IntervalNone).
 	IntervalBy map[string]string `json:"interval_by_metric"`
 	Headline   []string          `json:"headline"`
+	// Events compares the runs' imbalance after each event that changed sets, when
+	// the runs replayed the same events (EventImbalance); absent otherwise.
+	Events []EventImbalance `json:"events,omitempty"`
 
 	reps     map[string]*Replicates // per method
 	repIndex map[string]int         // metric -> index in a replicate
@@ -275,6 +278,7 @@ func Compare(runs []*Run, opt Options) (*Comparison, error) {
 		c.Best[metric] = c.best(metric)
 	}
 	c.Headline = c.headline(tiers)
+	c.Events = c.eventImbalances(runs, tiers, opt)
 	return c, nil
 }
 

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"math"
 	"slices"
 
 	"github.com/tracefabric/tracefabric/records"
@@ -51,6 +52,85 @@ type EventImpact struct {
 	// the live members of its set (0: no set changed, or nothing carried).
 	MostLoaded *records.EventMember `json:"most_loaded"`
 	MaxMean    float64              `json:"max_mean"`
+	// SlowdownBefore and SlowdownAfter are the completion slowdowns of the messages
+	// (messages.arrow) that started in the window before and after the event (nil:
+	// the run has no messages.arrow).
+	SlowdownBefore *WindowSlowdown `json:"slowdown_before"`
+	SlowdownAfter  *WindowSlowdown `json:"slowdown_after"`
+}
+
+// WindowSlowdown is the completion slowdown (fct_ps / ideal_fct_ps) of the messages
+// with data that started (start_ps) in one window: Messages of them, Complete
+// completed; P50 and P99 are the empirical quantiles with an unfinished message
+// ranked slowest, as the run's slowdown quantiles (docs/analysis.md#flow-completion):
+// +Inf when the quantile falls among the unfinished (null in JSON, named in
+// Unfinished), NaN (null) without a message.
+type WindowSlowdown struct {
+	Messages   int64    `json:"messages"`
+	Complete   int64    `json:"complete"`
+	P50        float64  `json:"slowdown_p50"`
+	P99        float64  `json:"slowdown_p99"`
+	Unfinished []string `json:"unfinished"`
+}
+
+// MarshalJSON writes undefined and unfinished quantiles as null.
+func (w WindowSlowdown) MarshalJSON() ([]byte, error) {
+	type plain WindowSlowdown
+	return marshalNullNaN(plain(w))
+}
+
+// slowdownWindows collects the slowdowns of the messages that started in the
+// windows before and after each of a sorted list of event times (an unfinished
+// message: +Inf).
+type slowdownWindows struct {
+	times         []int64
+	w             int64
+	before, after [][]float64
+}
+
+func newSlowdownWindows(times []int64, w int64) *slowdownWindows {
+	return &slowdownWindows{times: times, w: w, before: make([][]float64, len(times)), after: make([][]float64, len(times))}
+}
+
+// add puts a message that started at t with slowdown v in every window holding t.
+func (c *slowdownWindows) add(t int64, v float64) {
+	if c == nil {
+		return
+	}
+	i, _ := slices.BinarySearch(c.times, t-c.w+1)
+	for ; i < len(c.times) && c.times[i] <= t+c.w; i++ {
+		if c.times[i] <= t {
+			c.after[i] = append(c.after[i], v)
+		} else {
+			c.before[i] = append(c.before[i], v)
+		}
+	}
+}
+
+// windowSlowdown summarises one window's slowdowns (+Inf: unfinished).
+func windowSlowdown(v []float64) *WindowSlowdown {
+	slices.Sort(v) // +Inf last
+	w := &WindowSlowdown{Messages: int64(len(v)), P50: math.NaN(), P99: math.NaN(), Unfinished: []string{}}
+	for _, x := range v {
+		if !math.IsInf(x, 1) {
+			w.Complete++
+		}
+	}
+	if len(v) == 0 {
+		return w
+	}
+	for _, q := range []struct {
+		p    float64
+		name string
+		to   *float64
+	}{{0.5, "slowdown_p50", &w.P50}, {0.99, "slowdown_p99", &w.P99}} {
+		// The empirical rule: the ceil(p N)-th smallest of the N.
+		*q.to = v[max(int(math.Ceil(q.p*float64(len(v)))), 1)-1]
+		if math.IsInf(*q.to, 1) {
+			w.Unfinished = append(w.Unfinished, q.name)
+		}
+	}
+	return w
 }
 
 // windowCounter counts values (drop or pause start times) in the windows before and
@@ -95,7 +175,7 @@ func eventTimes(meta *records.Run) []int64 {
 }
 
 // failures builds the Failures of a run from run.json and the window counts.
-func failures(meta *records.Run, drops *windowCounter, ivs []PauseInterval) *Failures {
+func failures(meta *records.Run, drops *windowCounter, slow *slowdownWindows, ivs []PauseInterval) *Failures {
 	if meta == nil || (len(meta.Events) == 0 && meta.PfcWatchdog == nil && len(meta.Deadlocks) == 0) {
 		return nil
 	}
@@ -113,6 +193,9 @@ func failures(meta *records.Run, drops *windowCounter, ivs []PauseInterval) *Fai
 			BytesRerouted: e.BytesRerouted, PausesBefore: pauses.before[i], PausesAfter: pauses.after[i]}
 		if drops != nil && i < len(drops.before) {
 			ei.DropsBefore, ei.DropsAfter = drops.before[i], drops.after[i]
+		}
+		if slow != nil && i < len(slow.before) {
+			ei.SlowdownBefore, ei.SlowdownAfter = windowSlowdown(slow.before[i]), windowSlowdown(slow.after[i])
 		}
 		if a := e.After; a != nil && a.MostLoaded != nil {
 			m := *a.MostLoaded

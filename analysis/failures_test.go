@@ -1,7 +1,10 @@
 package analysis
 
 import (
+	"encoding/json"
+	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/tracefabric/tracefabric/records"
@@ -37,7 +40,7 @@ func TestEventWindows(t *testing.T) {
 // members (the dead one's 0 left out) = 2; pause intervals starting in the windows are
 // counted; a run with none of events, watchdog or deadlocks has no Failures.
 func TestFailures(t *testing.T) {
-	if failures(&records.Run{}, nil, nil) != nil {
+	if failures(&records.Run{}, nil, nil, nil) != nil {
 		t.Fatal("Failures for a run without events, watchdog or deadlocks")
 	}
 	ml := records.EventMember{Node: "f0", Set: 2, Member: 1, Port: 5, Peer: "s1", Live: true, Bytes: 600, Share: 600.0 / 900}
@@ -48,7 +51,7 @@ func TestFailures(t *testing.T) {
 			{Node: "f0", Set: 2, Members: []records.EventMember{{Live: false, Bytes: 0}, ml, {Live: true, Bytes: 200}, {Live: true, Bytes: 100}}},
 		}, MostLoaded: &ml}}}}
 	ivs := []PauseInterval{{StartPs: EventWindowPs*2 + 1}, {StartPs: EventWindowPs * 3}, {StartPs: EventWindowPs*4 - 1}, {StartPs: EventWindowPs * 4}}
-	f := failures(run, nil, ivs)
+	f := failures(run, nil, nil, ivs)
 	if f == nil || len(f.Events) != 1 || len(f.Deadlocks) != 0 || f.Deadlocks == nil {
 		t.Fatalf("failures %+v", f)
 	}
@@ -58,5 +61,39 @@ func TestFailures(t *testing.T) {
 	}
 	if e.PausesBefore != 1 || e.PausesAfter != 2 {
 		t.Errorf("pauses %d before, %d after, want 1 and 2", e.PausesBefore, e.PausesAfter)
+	}
+}
+
+// TestSlowdownWindows: messages started around events at 100 and 200 (window 50):
+// before the first 4 messages of slowdowns 1, 2, 3, 4: p50 the ceil(0.5 x 4) = 2nd
+// smallest, 2, p99 the 4th, 4; after it 3 messages 5, 1 and one unfinished: p50 the
+// 2nd, 5, p99 the 3rd, unfinished (+Inf, named). The second event's before window
+// [150, 200) is empty (NaN quantiles); its after window holds 210's 7 alone.
+func TestSlowdownWindows(t *testing.T) {
+	c := newSlowdownWindows([]int64{100, 200}, 50)
+	inf := math.Inf(1)
+	for _, m := range []struct {
+		t int64
+		v float64
+	}{{50, 3}, {60, 1}, {99, 4}, {70, 2}, {100, 5}, {149, inf}, {120, 1}, {210, 7}, {49, 9}, {250, 9}} {
+		c.add(m.t, m.v)
+	}
+	b, a := windowSlowdown(c.before[0]), windowSlowdown(c.after[0])
+	if b.Messages != 4 || b.Complete != 4 || b.P50 != 2 || b.P99 != 4 || len(b.Unfinished) != 0 {
+		t.Errorf("before %+v, want 4 messages, p50 2, p99 4", b)
+	}
+	if a.Messages != 3 || a.Complete != 2 || a.P50 != 5 || !math.IsInf(a.P99, 1) || !slices.Equal(a.Unfinished, []string{"slowdown_p99"}) {
+		t.Errorf("after %+v, want 3 messages, 2 complete, p50 5, p99 unfinished", a)
+	}
+	e := windowSlowdown(c.before[1])
+	if e.Messages != 0 || !math.IsNaN(e.P50) || !math.IsNaN(e.P99) {
+		t.Errorf("empty window %+v", e)
+	}
+	if x := windowSlowdown(c.after[1]); x.Messages != 1 || x.P50 != 7 || x.P99 != 7 {
+		t.Errorf("second after %+v, want 7 alone", x)
+	}
+	js, err := json.Marshal(a)
+	if err != nil || !strings.Contains(string(js), `"slowdown_p99":null`) {
+		t.Errorf("json %s %v: want p99 null", js, err)
 	}
 }

@@ -42,6 +42,7 @@ type SetDef struct {
 // (SlowdownOf), NaN otherwise (docs/model.md#flow-completion). A flow without Data
 // (the zero value) counts in no flow-completion statistic.
 type FlowSample struct {
+	FirstPs                  int64 // flows.arrow first_ps: its first packet's injection
 	Rack                     NodeID
 	RackCell, FabricCell     int32
 	RackMember, FabricMember int32

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -34,8 +35,8 @@ func Load(runDir string) (*Run, error) { return LoadWith(runDir, nil) }
 // --record-packets) and transport.arrow (closed-loop runs) are optional: absent
 // unless run.json lists them, as is stages.arrow (fabrics with ECMP stages beyond the
 // rack and fabric uplinks). Every file is streamed once, in time linear in its rows;
-// memory holds the ports, sets, pause intervals, the per-flow table (104 bytes a
-// flow: 88 and two stages of 8; 8 more per stage beyond two with stages.arrow; a comparison adds each
+// memory holds the ports, sets, pause intervals, the per-flow table (112 bytes a
+// flow: 96 and two stages of 8; 8 more per stage beyond two with stages.arrow; a comparison adds each
 // flow's shares of the member loads) and fixed-size aggregates, never the drops,
 // events or packets themselves. Roles: a topology file's run labels nodes with its
 // switches' roles (run.json topology.switches), which the per-tier tables group by.
@@ -98,7 +99,8 @@ func LoadWith(runDir string, progress func(stage string, done, total int)) (*Run
 	for n := range l.run.Roles {
 		l.run.Roles[n], _ = l.role(NodeID(n), l.tier[NodeID(n)])
 	}
-	l.run.Failures = failures(l.meta, l.dropWin, l.run.Intervals)
+	l.run.Failures = failures(l.meta, l.dropWin, l.slowWin, l.run.Intervals)
+	l.run.Events = l.meta.Events
 	return l.run, nil
 }
 
@@ -204,10 +206,11 @@ type loader struct {
 	setOf    map[NodeID]int     // switch -> index in run.Flows.Sets of its up set
 	members  map[memberKey]portRef
 	episodes bool
-	roles    nodeRoles       // node roles of a topology file's run (docs/analysis.md#roles)
-	roleByID []roleLevel     // l.roles by node id, filled on first use ("": not yet)
-	flowIdx  map[int64]int32 // flows.arrow flow_id -> row, when stages.arrow needs it and the ids are not the rows
-	dropWin  *windowCounter  // data drops around run.json's events (nil: none)
+	roles    nodeRoles        // node roles of a topology file's run (docs/analysis.md#roles)
+	roleByID []roleLevel      // l.roles by node id, filled on first use ("": not yet)
+	flowIdx  map[int64]int32  // flows.arrow flow_id -> row, when stages.arrow needs it and the ids are not the rows
+	dropWin  *windowCounter   // data drops around run.json's events (nil: none)
+	slowWin  *slowdownWindows // message slowdowns around run.json's events (nil: none, or no messages.arrow)
 }
 
 // role returns node n's role and level (records tier t's without a topology file).
@@ -485,6 +488,10 @@ func (l *loader) transport(path string) error {
 	})
 }
 
+// errOtherSet: a flow's member is outside its switch's up set in a run with events,
+// which made the switch other sets (docs/analysis.md#failures-and-operations).
+var errOtherSet = errors.New("member of a set an event made")
+
 // cell returns the table cell of member m of switch sw's up set; -1 (no cell, no
 // error) for member 0 of a switch with a single uplink, which flows.arrow records but
 // loadbalance.arrow does not (nothing to balance).
@@ -497,6 +504,9 @@ func (l *loader) cell(sw NodeID, m int32) (int32, error) {
 		return -1, fmt.Errorf("%s has no equal-cost set in loadbalance.arrow", l.run.Nodes.Name(sw))
 	}
 	def := l.run.Flows.Sets[si]
+	if int(m) >= def.Members && len(l.meta.Events) > 0 {
+		return -1, errOtherSet
+	}
 	if int(m) >= def.Members {
 		return -1, fmt.Errorf("member %d outside %s's set %d of %d members", m, l.run.Nodes.Name(def.Node), def.Set, def.Members)
 	}
@@ -535,6 +545,9 @@ func (l *loader) messages(path string) error {
 		l.run.Messages = make([]MessageSample, 0, want)
 	}
 	l.run.HasMessages = true
+	if t := eventTimes(l.meta); t != nil {
+		l.slowWin = newSlowdownWindows(t, EventWindowPs)
+	}
 	return stream(l, path, records.OpenMessages, func(r *records.MessageRow, _ []NodeID) error {
 		if r.FlowID < 0 || r.FlowID >= int64(len(ft.Flows)) || r.SizeBytes < 0 || r.IdealFctPs < 0 ||
 			r.Completion == records.CompletionComplete && r.FctPs < 0 {
@@ -543,6 +556,16 @@ func (l *loader) messages(path string) error {
 		}
 		l.run.Messages = append(l.run.Messages, MessageSample{SizeBytes: r.SizeBytes, Completion: r.Completion,
 			Transport: ft.Flows[r.FlowID].Transport, Slowdown: SlowdownOf(r.Completion == records.CompletionComplete, r.FctPs, r.IdealFctPs)})
+		if l.slowWin != nil && r.SizeBytes > 0 {
+			m := &l.run.Messages[len(l.run.Messages)-1]
+			v := m.Slowdown
+			if r.Completion != records.CompletionComplete {
+				v = math.Inf(1)
+			}
+			if !math.IsNaN(v) {
+				l.slowWin.add(r.StartPs, v)
+			}
+		}
 		return nil
 	})
 }
@@ -579,7 +602,7 @@ func (l *loader) flows(path string) error {
 		if err != nil {
 			return err
 		}
-		f := FlowSample{RackCell: -1, FabricCell: -1, RackMember: r.RackMember, FabricMember: r.FabricMember, Moved: r.PathChanges > 0,
+		f := FlowSample{FirstPs: r.FirstPs, RackCell: -1, FabricCell: -1, RackMember: r.RackMember, FabricMember: r.FabricMember, Moved: r.PathChanges > 0,
 			Transport: r.Transport, Completion: r.Completion, SizeBytes: r.SizeBytes, Data: r.SizeBytes > 0 || r.IdealFctPs > 0,
 			Slowdown: SlowdownOf(r.Completion == records.CompletionComplete, r.FctPs, r.IdealFctPs),
 			Packets:  float64(r.Packets), Bytes: float64(r.Bytes), Dropped: float64(r.Dropped), Delivered: float64(r.Delivered),
@@ -608,10 +631,15 @@ func (l *loader) flows(path string) error {
 			st.Member = append(st.Member, r.RackMember, -1)
 			st.Node = append(st.Node, rack, -1)
 		}
+		otherSet := false // a member of a set an event made (cell reports it)
 		if r.RackMember >= 0 {
-			if f.RackCell, err = l.cell(rack, r.RackMember); err != nil {
+			if f.RackCell, err = l.cell(rack, r.RackMember); errors.Is(err, errOtherSet) {
+				otherSet = true
+			} else if err != nil {
 				return fmt.Errorf("flow %d: %w", r.FlowID, err)
 			}
+		}
+		if r.RackMember >= 0 && !otherSet {
 			fab, ok := l.memberPeer(rack, r.RackMember)
 			if !ok {
 				return fmt.Errorf("flow %d: %s has no member %d in loadbalance.arrow", r.FlowID, l.run.Nodes.Name(rack), r.RackMember)
@@ -621,10 +649,15 @@ func (l *loader) flows(path string) error {
 				st.Member[len(st.Member)-1], st.Node[len(st.Node)-1] = r.FabricMember, fab
 			}
 			if r.FabricMember >= 0 {
-				if f.FabricCell, err = l.cell(fab, r.FabricMember); err != nil {
+				if f.FabricCell, err = l.cell(fab, r.FabricMember); errors.Is(err, errOtherSet) {
+					otherSet = true
+					if !stagesFile {
+						st.Member[len(st.Member)-1], st.Node[len(st.Node)-1] = -1, -1
+					}
+				} else if err != nil {
 					return fmt.Errorf("flow %d: %w", r.FlowID, err)
 				}
-				if l.episodes {
+				if l.episodes && !otherSet {
 					spine, ok := l.memberPeer(fab, r.FabricMember)
 					if !ok {
 						return fmt.Errorf("flow %d: %s has no member %d in loadbalance.arrow", r.FlowID, l.run.Nodes.Name(fab), r.FabricMember)
@@ -647,6 +680,17 @@ func (l *loader) flows(path string) error {
 				resolved = resolved && ok
 				path6 = append(path6, dstUp.peer)
 			}
+		}
+		if otherSet {
+			// Its member indexes a set the switch does not have in the table: the
+			// flow counts at neither tier, and its path is not rebuilt.
+			f.RackCell, f.FabricCell, f.RackMember, f.FabricMember = -1, -1, -1, -1
+			if !stagesFile {
+				st.Member[len(st.Member)-2], st.Node[len(st.Node)-2] = -1, -1
+				st.Member[len(st.Member)-1], st.Node[len(st.Node)-1] = -1, -1
+			}
+			resolved = false
+			l.run.OtherSetFlows++
 		}
 		path6 = append(path6, dst)
 		ft.Flows = append(ft.Flows, f)

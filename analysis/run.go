@@ -40,6 +40,9 @@ type Run struct {
 	PFCEvents   int
 	PFCIgnored  int
 	NoPathFlows int // flows whose path could not be rebuilt for the victim check
+	// OtherSetFlows counts the flows of a run with events whose recorded member is
+	// outside their switch's up set (a set an event made): they count at no tier.
+	OtherSetFlows int
 
 	// Drops aggregates drops.arrow; TopFlows are the flows with most drops (flows.arrow).
 	Drops    DropStats
@@ -71,6 +74,9 @@ type Run struct {
 	// Failures is what the run's events, PFC watchdog and deadlock detection did
 	// (nil without any).
 	Failures *Failures
+	// Events are run.json's events (the changed sets' members after each, for
+	// Compare's imbalance after an event).
+	Events []records.Event
 }
 
 // MaxVictimIDs is how many victim flow IDs Load keeps per episode.

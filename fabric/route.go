@@ -82,6 +82,8 @@ type Routes struct {
 	// Dist[s - Hosts][r] is the hop count from switch s to rack r's switch (-1:
 	// unreachable).
 	Dist [][]int16
+
+	adj [][]adjPort // switchAdj(f), shared by the routes Reroute derives
 }
 
 // Route computes shortest-path (hop count) equal-cost routing from every switch to
@@ -97,41 +99,11 @@ func Route(f *Fabric, state *State) *Routes {
 		rt.Dist[i] = distAll[i*nr : (i+1)*nr : (i+1)*nr]
 		rt.ByRack[i] = byAll[i*nr : (i+1)*nr : (i+1)*nr]
 	}
-	// The switch-to-switch ports of every switch (hosts are never transit).
-	type adjPort struct{ port, peer, link int32 }
-	adj := make([][]adjPort, sw)
-	for i := range sw {
-		for pi, p := range f.Nodes[f.Hosts+i].Ports {
-			if p.Peer >= int32(f.Hosts) {
-				adj[i] = append(adj[i], adjPort{int32(pi), p.Peer, p.Link})
-			}
-		}
-	}
-	H := int32(f.Hosts)
+	rt.adj = switchAdj(f)
 	dist := make([]int16, len(f.Nodes))
 	queue := make([]int32, 0, sw)
-	for r, rack := range f.Racks {
-		for i := range dist {
-			dist[i] = -1
-		}
-		queue = queue[:0]
-		if !state.nodeDown(rack.Node) {
-			dist[rack.Node] = 0
-			queue = append(queue, rack.Node)
-		}
-		for qi := 0; qi < len(queue); qi++ {
-			n := queue[qi]
-			if qi > 0 && state.drained(n) {
-				continue // a drained switch is no transit
-			}
-			for _, p := range adj[n-H] {
-				if dist[p.peer] >= 0 || state.linkDown(p.link) || state.nodeDown(p.peer) {
-					continue
-				}
-				dist[p.peer] = dist[n] + 1
-				queue = append(queue, p.peer)
-			}
-		}
+	for r := range f.Racks {
+		rt.bfs(state, r, dist, queue)
 		for i := range sw {
 			rt.Dist[i][r] = dist[f.Hosts+i]
 		}
@@ -142,21 +114,8 @@ func Route(f *Fabric, state *State) *Routes {
 	for i := range sw {
 		n := int32(f.Hosts + i)
 		seen := map[string]int32{}
-		for r, rack := range f.Racks {
-			d := rt.Dist[i][r]
-			if d <= 0 || state.nodeDown(n) {
-				rt.ByRack[i][r] = -1
-				continue
-			}
-			ports = ports[:0]
-			for _, p := range adj[i] {
-				if state.linkDown(p.link) {
-					continue
-				}
-				if pd := rt.Dist[p.peer-H][r]; pd == d-1 && (p.peer == rack.Node || !state.drained(p.peer)) {
-					ports = append(ports, p.port)
-				}
-			}
+		for r := range f.Racks {
+			ports = rt.hops(state, i, r, ports)
 			if len(ports) == 0 {
 				rt.ByRack[i][r] = -1
 				continue
@@ -174,6 +133,78 @@ func Route(f *Fabric, state *State) *Routes {
 		}
 	}
 	return rt
+}
+
+// adjPort is a switch-to-switch port: its index, the peer switch and the link.
+type adjPort struct{ port, peer, link int32 }
+
+// switchAdj returns the switch-to-switch ports of every switch (hosts are never
+// transit), by switch index.
+func switchAdj(f *Fabric) [][]adjPort {
+	sw := len(f.Nodes) - f.Hosts
+	adj := make([][]adjPort, sw)
+	for i := range sw {
+		for pi, p := range f.Nodes[f.Hosts+i].Ports {
+			if p.Peer >= int32(f.Hosts) {
+				adj[i] = append(adj[i], adjPort{int32(pi), p.Peer, p.Link})
+			}
+		}
+	}
+	return adj
+}
+
+// bfs fills dist (by node) with the hop counts to rack r's switch under state (-1:
+// unreachable): a breadth-first search from the rack over the links up, never
+// through a switch down, never onward from a drained switch other than the rack.
+func (rt *Routes) bfs(state *State, r int, dist []int16, queue []int32) {
+	f := rt.f
+	H := int32(f.Hosts)
+	rack := f.Racks[r]
+	for i := range dist {
+		dist[i] = -1
+	}
+	queue = queue[:0]
+	if !state.nodeDown(rack.Node) {
+		dist[rack.Node] = 0
+		queue = append(queue, rack.Node)
+	}
+	for qi := 0; qi < len(queue); qi++ {
+		n := queue[qi]
+		if qi > 0 && state.drained(n) {
+			continue // a drained switch is no transit
+		}
+		for _, p := range rt.adj[n-H] {
+			if dist[p.peer] >= 0 || state.linkDown(p.link) || state.nodeDown(p.peer) {
+				continue
+			}
+			dist[p.peer] = dist[n] + 1
+			queue = append(queue, p.peer)
+		}
+	}
+}
+
+// hops returns in ports[:0] the next hops of switch i (index among switches) toward
+// rack r under state and rt.Dist: the ports up to a neighbour one hop closer, not
+// drained unless it is the rack itself, in port order; none when the rack is i's own
+// or unreachable, or i is down.
+func (rt *Routes) hops(state *State, i, r int, ports []int32) []int32 {
+	f := rt.f
+	H := int32(f.Hosts)
+	ports = ports[:0]
+	d := rt.Dist[i][r]
+	if d <= 0 || state.nodeDown(H+int32(i)) {
+		return ports
+	}
+	rack := f.Racks[r].Node
+	for _, p := range rt.adj[i] {
+		if state.linkDown(p.link) {
+			continue
+		}
+		if pd := rt.Dist[p.peer-H][r]; pd == d-1 && (p.peer == rack || !state.drained(p.peer)) {
+			ports = append(ports, p.port)
+		}
+	}
+	return ports
 }
 
 // wcmp returns the weights of ports by link speed, nil when all are equal.

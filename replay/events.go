@@ -240,6 +240,7 @@ type memberLoad struct {
 	ref    setRef
 	member int
 	bytes  int64
+	live   bool // at the end of the interval
 }
 
 // eventRunner applies the plan during a run.
@@ -391,9 +392,10 @@ func (er *eventRunner) apply(now units.Time, k int) error {
 		er.openAfter(now, k)
 		return nil
 	}
-	rt := fabric.Route(t.Fabric, &er.state)
+	// Incremental: only the racks and switches the change touches are recomputed
+	// (fabric.Reroute equals a full fabric.Route of the state).
+	rt, changed := er.intended.Reroute(&er.state, fabric.Change{Links: ev.links, Nodes: ev.nodes})
 	er.routes[k] = rt
-	prev := er.intended
 	er.intended = rt
 	cfg := &er.s.cfg.Routing
 	if ev.down() {
@@ -401,11 +403,12 @@ func (er *eventRunner) apply(now units.Time, k int) error {
 			er.s.eng.Schedule(now+cfg.LocalRepairDelay, er.h, evLocal, int64(k)|int64(x)<<32)
 		}
 	}
-	for x := t.Hosts; x < len(t.Nodes); x++ {
-		i := x - t.Hosts
-		if !local[int32(x)] && sameRoutes(prev, rt, i) {
-			continue
-		}
+	// Installs at the switches whose routes changed and at those next to the event,
+	// in node order.
+	for _, x := range changed {
+		local[x] = true
+	}
+	for _, x := range sortedNodes(local) {
 		er.pending[k]++
 		er.s.eng.Schedule(now+cfg.ReconvergenceDelay, er.h, evInstall, int64(k)|int64(x)<<32)
 	}
@@ -423,21 +426,6 @@ func sortedNodes(m map[int32]bool) []int32 {
 	}
 	slices.Sort(out)
 	return out
-}
-
-// sameRoutes reports whether switch i (index among switches) has the same next hops
-// toward every rack in a and b.
-func sameRoutes(a, b *fabric.Routes, i int) bool {
-	for r := range a.ByRack[i] {
-		x, y := a.ByRack[i][r], b.ByRack[i][r]
-		if (x < 0) != (y < 0) {
-			return false
-		}
-		if x >= 0 && !slices.Equal(a.Sets[i][x].Ports, b.Sets[i][y].Ports) {
-			return false
-		}
-	}
-	return true
 }
 
 // portUp reports whether switch x's port p has its link up.
@@ -684,12 +672,14 @@ func (er *eventRunner) closeAfter(now units.Time) {
 		}
 		seen[ref] = true
 		before := er.snap[ref]
+		sw := er.sw(ref.sw)
+		live := liveOf(sw, ref.set, len(sw.EqualCostSet(ref.set)))
 		for m, b := range cur[ref] {
 			var b0 int64
 			if m < len(before) {
 				b0 = before[m]
 			}
-			st.after = append(st.after, memberLoad{ref: ref, member: m, bytes: b - b0})
+			st.after = append(st.after, memberLoad{ref: ref, member: m, bytes: b - b0, live: live[m]})
 		}
 	}
 	er.snap, er.snapFor = nil, -1
@@ -766,7 +756,6 @@ func (er *eventRunner) eventsJSON() []records.Event {
 				ref := st.after[i].ref
 				sw := er.sw(ref.sw)
 				ports := sw.EqualCostSet(ref.set)
-				live := liveOf(sw, ref.set, len(ports))
 				es := records.EventSet{Node: sw.Name(), Set: int32(ref.set)}
 				var total int64
 				j := i
@@ -776,7 +765,7 @@ func (er *eventRunner) eventsJSON() []records.Event {
 				for ; i < j; i++ {
 					ml := st.after[i]
 					m := records.EventMember{Node: sw.Name(), Set: int32(ref.set), Member: int32(ml.member), Port: int32(ports[ml.member]),
-						Peer: t.Nodes[t.Nodes[ref.sw].Ports[ports[ml.member]].Peer].Name, Live: live[ml.member], Bytes: ml.bytes}
+						Peer: t.Nodes[t.Nodes[ref.sw].Ports[ports[ml.member]].Peer].Name, Live: ml.live, Bytes: ml.bytes}
 					if total > 0 {
 						m.Share = float64(ml.bytes) / float64(total)
 					}

@@ -304,3 +304,118 @@ func TestRingDeadlock(t *testing.T) {
 		})
 	}
 }
+
+// TestEventDrainUndrain: the lone flow's spine is drained at D = 1 ms and undrained
+// at U = 1.5 ms with ReconvergenceDelay R = 100 us, LocalRepairDelay 0 (a drain has no
+// local repair). By hand, on the default Clos (every link 100 Gb/s, 1 us): a 1500-byte
+// packet serializes in 1500 x 8 / 100e9 s = 120 ns plus the 38 bytes of framing
+// (1538 x 8 / 100 = 123.04 ns = 123,040 ps), so one hop is 123,040 + 1,000,000 =
+// 1,123,040 ps and packet i (sent at i x 10 us) reaches its source fabric switch
+// fabric-p0-fX, which picks the spine, at i x 10,000,000 + 2 x 1,123,040 ps. The
+// fabric switches install the drained routes at D + R = 1,100,000,000 ps: packets
+// 0..109 (packet 109 at 1,092,246,080) take the spine S, packets 110..159 another
+// spine (110 at 1,102,246,080); the undrained routes come at U + R = 1,600,000,000 ps:
+// packet 160 (at 1,602,246,080) takes S again (modulo hashing of the full set picks
+// the original member), and so on to 199. The packets on S when it is withdrawn
+// (those past the fabric switch before D + R) continue: nothing is dropped and every
+// packet arrives 6 hops after it left. The drain withdraws S from every equal-cost
+// set that has it: the two fabric switches of its plane (fabric-p0-fX toward pod 1,
+// fabric-p1-fX toward pod 0), each one set with S's member not live; the undrain puts
+// it back in both.
+func TestEventDrainUndrain(t *testing.T) {
+	trace, hosts := loneFlow(t)
+	_, healthy, _, nodes := runEvents(t, trace, hosts, nil)
+	spine := nodes[healthy[0].Path[3]]
+	if !strings.HasPrefix(spine, "spine-") {
+		t.Fatalf("healthy path %v", healthy[0].Path)
+	}
+	plane := strings.Split(strings.TrimPrefix(spine, "spine-s"), "-")[0]
+	const (
+		hop = int64(123_040 + 1_000_000)
+		D   = int64(1_000_000_000)
+		U   = int64(1_500_000_000)
+		R   = int64(100_000_000)
+	)
+	cfg := parseConfig(t, fmt.Sprintf("Routing: {LocalRepairDelay: 0, ReconvergenceDelay: %dps}\nEvents:\n  - {At: %dps, Kind: drain, Node: %s}\n  - {At: %dps, Kind: undrain, Node: %s}\n", R, D, spine, U, spine))
+	run, pkts, drops, nodes := runEvents(t, trace, hosts, cfg)
+	if len(drops) != 0 {
+		t.Fatalf("%d drops: a drain drops nothing", len(drops))
+	}
+	if run.Simulation.Delivered != 200 || len(pkts) != 200 {
+		t.Fatalf("delivered %d of %d packets", run.Simulation.Delivered, len(pkts))
+	}
+	for _, p := range pkts {
+		if got := p.DeliverPs - p.InjectPs; p.Fate != records.FateDelivered || got != 6*hop {
+			t.Errorf("packet %d: fate %v, delivered after %d ps, want %d", p.TraceIndex, p.Fate, got, 6*hop)
+		}
+		// Its routing decision at the fabric switch, by hand.
+		at := p.TraceIndex*10_000_000 + 2*hop
+		if p.InjectPs+2*hop != at {
+			t.Errorf("packet %d injected at %d, want %d", p.TraceIndex, p.InjectPs, at-2*hop)
+		}
+		onS := at < D+R || at > U+R
+		if got := nodes[p.Path[3]] == spine; got != onS {
+			t.Errorf("packet %d (at the fabric switch at %d ps) crossed %s: on the drained spine %v, want %v", p.TraceIndex, at, nodes[p.Path[3]], got, onS)
+		}
+		if f := nodes[p.Path[2]]; f != "fabric-p0-f"+plane {
+			t.Errorf("packet %d crossed %s, want fabric-p0-f%s (the rack's set is untouched)", p.TraceIndex, f, plane)
+		}
+	}
+	if got := pkts[110].TraceIndex; got != 110 {
+		t.Fatalf("packets out of order: %d at 110", got)
+	}
+	if len(run.Events) != 2 {
+		t.Fatalf("%d events", len(run.Events))
+	}
+	for i, ev := range run.Events {
+		at := []int64{D, U}[i]
+		if ev.TimePs != at || ev.ReconvergedPs != at+R || ev.LocalRepairPs != -1 || ev.SetsChanged != 2 || ev.RoutesMoved != 0 {
+			t.Errorf("event %d %s: %+v; want at %d, reconverged %d, no local repair, 2 sets changed, no route moved", i, ev.Kind, ev, at, at+R)
+		}
+		if ev.FlowsMoved != 1 {
+			t.Errorf("event %d %s: %d flows moved, want 1 (the lone flow)", i, ev.Kind, ev.FlowsMoved)
+		}
+		if ev.After == nil || len(ev.After.Sets) != 2 {
+			t.Fatalf("event %d %s: after %+v, want the two sets of plane %s", i, ev.Kind, ev.After, plane)
+		}
+		want := map[string]bool{"fabric-p0-f" + plane: true, "fabric-p1-f" + plane: true}
+		for _, s := range ev.After.Sets {
+			if !want[s.Node] {
+				t.Errorf("event %d: set %d of %s changed", i, s.Set, s.Node)
+			}
+			delete(want, s.Node)
+			found := false
+			for _, m := range s.Members {
+				if m.Peer == spine {
+					found = true
+					if m.Live != (ev.Kind == "undrain") {
+						t.Errorf("event %d %s: %s's member to %s live %v", i, ev.Kind, s.Node, spine, m.Live)
+					}
+				} else if !m.Live {
+					t.Errorf("event %d %s: %s's member to %s not live", i, ev.Kind, s.Node, m.Peer)
+				}
+			}
+			if !found || len(s.Members) != 4 {
+				t.Errorf("event %d: %s's set %+v: want 4 members, one to %s", i, s.Node, s.Members, spine)
+			}
+		}
+		// Bytes on the changed sets after the event, by hand: the drain's interval
+		// [D + R, U) carries packets 110..149 (at the fabric switch before U), 40
+		// frames of 1518 bytes (1500 + 14 Ethernet header + 4 FCS; the 20 bytes of
+		// preamble and gap are not frame bytes), none on S; the undrain's
+		// [U + R, end) packets 160..199, all on S.
+		var total, onSpine int64
+		for _, s := range ev.After.Sets {
+			for _, m := range s.Members {
+				total += m.Bytes
+				if m.Peer == spine {
+					onSpine += m.Bytes
+				}
+			}
+		}
+		wantOn := []int64{0, 40 * 1518}[i]
+		if total != 40*1518 || onSpine != wantOn {
+			t.Errorf("event %d %s: %d bytes on the changed sets, %d on %s; want %d and %d", i, ev.Kind, total, onSpine, spine, 40*1518, wantOn)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -20,7 +21,8 @@ func failuresSection(f *analysis.Failures) report.Section {
 	if len(f.Events) > 0 {
 		t := report.Table{Caption: "Events",
 			Columns: []string{"time", "event", "target", "failure drops", "drops " + w + " before / after", "pauses " + w + " before / after",
-				"reconverged", "flows moved", "bytes rerouted", "most loaded member after", "its load / mean"},
+				"reconverged", "flows moved", "bytes rerouted", "most loaded member after", "its load / mean",
+				"message slowdown p50 / p99 " + w + " before", "after"},
 			Align: []report.Align{report.AlignRight, report.AlignLeft, report.AlignLeft}}
 		for _, e := range f.Events {
 			kind := e.Kind
@@ -50,13 +52,15 @@ func failuresSection(f *analysis.Failures) report.Section {
 			t.Rows = append(t.Rows, []string{units.FormatInstantPs(e.TimePs), kind, e.Target, strings.Join(fd, ", "),
 				units.FormatCount(e.DropsBefore) + " / " + units.FormatCount(e.DropsAfter),
 				units.FormatCount(e.PausesBefore) + " / " + units.FormatCount(e.PausesAfter),
-				rec, units.FormatCount(e.FlowsMoved), units.FormatBytes(float64(e.BytesRerouted)), ml, ratio})
+				rec, units.FormatCount(e.FlowsMoved), units.FormatBytes(float64(e.BytesRerouted)), ml, ratio,
+				windowSlowdownCell(e.SlowdownBefore), windowSlowdownCell(e.SlowdownAfter)})
 		}
 		sec.Blocks = append(sec.Blocks, report.TableBlock(t), report.ParagraphBlock(
 			"Failure drops are the link-down, no-route and PFC watchdog drops from the event to the next. "+
 				"Drops count every data drop, pauses the PFC pause intervals that began, in the "+w+" before and after the event (simulated time). "+
 				"Flows moved are the flows whose member the set changes moved; bytes rerouted what they then sent through the changed sets. "+
-				"The most loaded member is the changed sets' member that carried the most bytes from the reconvergence to the next event; its load / mean is over its set's live members."))
+				"The most loaded member is the changed sets' member that carried the most bytes from the reconvergence to the next event; its load / mean is over its set's live members. "+
+				"Message slowdown is fct / ideal of the messages that started in the "+w+" before and after the event (p50 / p99, an unfinished message ranked slowest, with the count of messages)."))
 	}
 	if wd := f.Watchdog; wd != nil {
 		if len(wd.Storms) == 0 {
@@ -93,4 +97,19 @@ func failuresSection(f *analysis.Failures) report.Section {
 		sec.Blocks = append(sec.Blocks, report.NoDataBlock("No PFC deadlock: no cycle of paused ports was found."))
 	}
 	return sec
+}
+
+// windowSlowdownCell formats a window's message slowdowns: "p50 / p99 (n)", an
+// unfinished quantile "unfinished", "-" without messages.arrow or a message.
+func windowSlowdownCell(w *analysis.WindowSlowdown) string {
+	if w == nil || w.Messages == 0 {
+		return "-"
+	}
+	f := func(v float64) string {
+		if math.IsInf(v, 1) {
+			return "unfinished"
+		}
+		return analysis.FormatSlowdown(v)
+	}
+	return fmt.Sprintf("%s / %s (%s)", f(w.P50), f(w.P99), units.FormatCount(w.Messages))
 }

@@ -267,7 +267,54 @@ func comparisonSection(j *job, figs *figures) report.Section {
 	}
 	sec.Blocks = append(sec.Blocks, report.TableBlock(t),
 		report.ParagraphBlock("\"clear\": the 95% interval ("+c.Interval+"; for AMI, normal) of the paired difference between the best "+c.Noun()+" and the runner-up (the same resampled flows in both runs) excludes 0, and the difference is a practical one: at least 5% of the runner-up's value (for counts also at least 10 packets or pause intervals, or 1 storm; for a CoV also 0.01), 1 percentage point for a share, 0.05 for AMI. \"statistically\": the interval excludes 0 but the difference is smaller than that. \"tie\": several "+c.Noun()+"s share the best value, and none is best. Max/mean, CoV, Jain and idle members are byte-based, traffic-weighted over each tier's judged sets (at least 5 flows per member). The chi-square p-value tests the flow counts against uniform: it is evidence against uniformity, not a score, so it is reported and never ranked; methods are ranked on byte imbalance."))
+	sec.Blocks = append(sec.Blocks, eventImbalanceBlocks(c)...)
 	return sec
+}
+
+// eventImbalanceBlocks is the comparison after each event (analysis.EventImbalance):
+// one table per event, a row per tier, a column per run.
+func eventImbalanceBlocks(c *analysis.Comparison) []report.Block {
+	var out []report.Block
+	for _, e := range c.Events {
+		t := report.Table{Caption: fmt.Sprintf("Imbalance after %s %s at %s (flows started from %s to %s)", e.Kind, e.Target,
+			units.FormatInstantPs(e.TimePs), units.FormatInstantPs(e.FromPs), units.FormatInstantPs(e.ToPs)),
+			Columns: append(append([]string{"max/mean after the event"}, c.Methods...), "best")}
+		flows := []string{"flows in the window"}
+		for _, m := range c.Methods {
+			flows = append(flows, units.FormatCount(int64(e.Flows[m])))
+		}
+		t.Rows = append(t.Rows, append(flows, ""))
+		for _, metric := range e.Metrics {
+			row := []string{strings.TrimSuffix(strings.TrimPrefix(metric, "after."), ".max_mean")}
+			for _, m := range c.Methods {
+				v := e.ByMethod[m][metric]
+				cell := "-"
+				if v.Defined() {
+					cell = units.FormatFloat(v.Value)
+					if v.HasCI {
+						cell += fmt.Sprintf(" [%s, %s]", units.FormatFloat(v.Lo), units.FormatFloat(v.Hi))
+					}
+				}
+				row = append(row, cell)
+			}
+			b := e.Best[metric]
+			best := b.Method
+			switch {
+			case b.Tie:
+				best = "tie"
+			case b.Clear:
+				best += " (clear)"
+			case b.Significant:
+				best += " (statistically)"
+			}
+			t.Rows = append(t.Rows, append(row, best))
+		}
+		out = append(out, report.TableBlock(t))
+	}
+	if len(out) > 0 {
+		out = append(out, report.ParagraphBlock("After each event that changed equal-cost sets: per tier, the byte max/mean over each set's live members (a member the event left down or drained is out) of the flows whose first packet left from the event's reconvergence to the next event, traffic-weighted over the tier's sets, with the 95% BCa interval over those flows; best and clear as above (the paired bootstrap). The flows are those that started after the event: a flow that began before it counts where its first packet went. Sets are not judged by flows per member here: few flows start in a window, so read the interval."))
+	}
+	return out
 }
 
 // topKeys returns the keys of m with the largest values, at most n, largest first

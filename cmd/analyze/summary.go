@@ -58,6 +58,9 @@ type comparisonInfo struct {
 	IntervalBy map[string]string        `json:"interval_by_metric"` // metrics whose interval is another
 	Best       map[string]analysis.Best `json:"best"`
 	Headline   []string                 `json:"headline"`
+	// Events compares the runs after each event (analysis.EventImbalance), when
+	// they replayed the same events.
+	Events []analysis.EventImbalance `json:"events,omitempty"`
 }
 
 // comparisonJSON nests each method's metrics by the dots of their names.
@@ -73,7 +76,7 @@ func comparisonJSON(c *analysis.Comparison) (map[string]map[string]any, *compari
 		out[m] = obj
 	}
 	info := &comparisonInfo{Methods: c.Methods, NamedBy: c.By, Differs: c.Differs, Metrics: c.Metrics, Bootstrap: c.B, Seed: c.Seed, Level: c.Level,
-		Interval: c.Interval, IntervalBy: c.IntervalBy, Best: c.Best, Headline: c.Headline}
+		Interval: c.Interval, IntervalBy: c.IntervalBy, Best: c.Best, Headline: c.Headline, Events: c.Events}
 	return out, info
 }
 

@@ -3,8 +3,13 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tracefabric/tracefabric/records"
+	"github.com/tracefabric/tracefabric/replay"
+	"github.com/tracefabric/tracefabric/switchmodel/ecmp"
 )
 
 // TestEventsFileErrors: replay run --events with a bad event exits 2 with one line per
@@ -39,5 +44,45 @@ func TestEventsFileErrors(t *testing.T) {
 				t.Errorf("%s left behind", out)
 			}
 		})
+	}
+}
+
+// TestHashAllEvents: replay run --hash all --events prepares once for every method
+// (Options.Runs is the number of methods, so the trace is kept in memory for them,
+// where one method's run streams the plain capture a second time), and every
+// method's run.json holds the same event, acted on at the same time.
+func TestHashAllEvents(t *testing.T) {
+	dir := t.TempDir()
+	ev := filepath.Join(dir, "spine.yaml")
+	if err := os.WriteFile(ev, []byte("- {At: 1s, Kind: switch-down, Node: spine-s0-0}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var runs []int
+	var cached []bool
+	preparedHook = func(pr *replay.Prepared) { runs, cached = append(runs, pr.Opt.Runs), append(cached, pr.Cached()) }
+	defer func() { preparedHook = nil }()
+	out := filepath.Join(dir, "all")
+	if code, _, stderr := runCmd("run", demo, "--hash", "all", "-q", "--events", ev, "-o", out); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	one := filepath.Join(dir, "one")
+	if code, _, stderr := runCmd("run", demo, "-q", "--events", ev, "-o", one); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	n := len(ecmp.AllMethods)
+	if !slices.Equal(runs, []int{n, 1}) || !slices.Equal(cached, []bool{true, false}) {
+		t.Errorf("prepared with Runs %v, trace kept %v; want [%d 1] and [true false]", runs, cached, n)
+	}
+	for _, m := range ecmp.AllMethods {
+		run, err := records.ReadRun(filepath.Join(out, m.String()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(run.Events) != 1 || run.Events[0].Kind != "switch-down" || run.Events[0].TimePs != 1_000_000_000_000 || run.Events[0].SetsChanged == 0 {
+			t.Errorf("%s: events %+v, want the switch-down at 1 s changing sets", m, run.Events)
+		}
+		if h, _ := run.HashMethod.MarshalText(); string(h) != m.String() {
+			t.Errorf("%s: run.json hash_method %s", m, h)
+		}
 	}
 }

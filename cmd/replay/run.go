@@ -129,6 +129,9 @@ see 'replay export'.`,
 			if err != nil {
 				return replayError(err)
 			}
+			if preparedHook != nil {
+				preparedHook(pr)
+			}
 			fmt.Fprintln(stderr, prepareLine(args, pr, cfg))
 			if line := pr.TargetLine(); line != "" {
 				fmt.Fprintln(stderr, "  "+line)
@@ -486,3 +489,7 @@ func removeStaleComparison(out string, warn func(string)) {
 	}
 	warn(fmt.Sprintf("removed %s: it compared the previous runs (run analyze again)", dir))
 }
+
+// preparedHook, when set (by tests), sees the preparation of replay run before its
+// runs: whether --hash all kept the trace for its methods.
+var preparedHook func(*replay.Prepared)
