@@ -63,11 +63,33 @@ start_job() { # name label command...
 	) &
 	names+=("$name") labels+=("$label") pids+=($!)
 }
+# Kernels started at once can race for the same TCP port (jupyter_client picks free
+# ports and closes them before the kernel binds them: "Kernel died before replying to
+# kernel_info", ZMQError "Address already in use"). That is the harness, not a cell:
+# such a start is retried, up to three times, and a failing cell is never retried.
+execute_notebook() { # notebook
+	local nb=$1 try log
+	log=$tmp/$(basename "$nb" .ipynb).try
+	for try in 1 2 3; do
+		if "$py" -m jupyter nbconvert --to notebook --execute \
+			--ExecutePreprocessor.timeout="${NB_CELL_TIMEOUT:-300}" \
+			--ExecutePreprocessor.kernel_name=python3 \
+			--output-dir "$out" "$nb" >"$log" 2>&1; then
+			cat "$log"
+			return 0
+		fi
+		if ! grep -q -e "Kernel died before replying to kernel_info" -e "Address already in use" "$log"; then
+			cat "$log"
+			return 1
+		fi
+		echo "kernel did not start (port race), try $try of 3" >&2
+		sleep "$try"
+	done
+	cat "$log"
+	return 1
+}
 for nb in notebooks/*.ipynb; do
-	start_job "$(basename "$nb" .ipynb)" "$nb" "$py" -m jupyter nbconvert --to notebook --execute \
-		--ExecutePreprocessor.timeout="${NB_CELL_TIMEOUT:-300}" \
-		--ExecutePreprocessor.kernel_name=python3 \
-		--output-dir "$out" "$nb"
+	start_job "$(basename "$nb" .ipynb)" "$nb" execute_notebook "$nb"
 done
 start_job docs-recipes "docs/records.md recipes" "$py" notebooks/docs_recipes.py
 status=0
