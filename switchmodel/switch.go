@@ -33,37 +33,41 @@ type ecnParams struct {
 // marker, and equal-cost forwarding through a Selector.
 type Switch struct {
 	nodeCore
-	tier config.Tier
-	cfg  config.Switch
-	sel  Selector
-	rng  *rand.Rand
-
-	classMap config.ClassMap // the switch's classification (nodeCore.classes points here)
-	cell     int64
-	pools    []pool
-	tcPool   [NumTC]uint8
-	ecn      [NumTC]ecnParams
-	ecnEnq   bool // Switch.EcnMarkAt enqueue: mark at admission, not at departure
+	// What every packet's admission, forwarding and departure reads comes first
+	// (after nodeCore): with the configuration last, a switch's hot fields take a
+	// few cache lines rather than being spread over twenty.
+	sel     Selector
+	cell    int64
+	pools   []pool
+	tcPool  [NumTC]uint8
+	ecnEnq  bool // Switch.EcnMarkAt enqueue: mark at admission, not at departure
+	xoffDyn bool
+	egDyn   bool
+	// guarded: downPorts > 0 or the watchdog is on, so that admission checks the
+	// egress port for a dead link or a dropping storm (one test on the hot path).
+	guarded  bool
 	fwdLat   units.Time
-	xoffDyn  bool
 	xoffA    float64
 	xoff     float64
 	xon      float64
 	xonOff   float64
-	egDyn    bool
 	egA      float64
 	egFixed  float64
 	headroom int64 // total headroom bytes (all ports, lossless pools)
+	tier     config.Tier
 
 	routes []int32   // set index by destination host index, -1 none
 	sets   [][]int32 // ports of each set's slots: its members in port order, or a weighted set's group table
+	selSet []int     // the Selector's set id of each set (-1 for single-port sets)
+	record []uint8   // whether packets routed through each set record their member (RecordMembers): recordSlot, recordMember (a weighted set: the slot's member) or 0
+	view   setView
 	// slotMember and members describe a weighted (WCMP) set: the member of each slot
 	// and the members' ports; nil for an equal-weight set (docs/model.md#routing).
 	slotMember [][]int16
 	members    [][]int32
-	selSet     []int   // the Selector's set id of each set (-1 for single-port sets)
-	record     []uint8 // whether packets routed through each set record their member (RecordMembers): recordSlot, recordMember (a weighted set: the slot's member) or 0
-	view       setView
+
+	ecn [NumTC]ecnParams // per class: read for ECN-capable packets only
+	rng *rand.Rand
 
 	// Failures (docs/model.md#failures-and-operations): downPorts counts the ports
 	// whose link is down (admission checks the egress port only then); base is each
@@ -73,11 +77,11 @@ type Switch struct {
 	base      []int32
 	dead      []bool
 	live      [][]bool
-	// guarded: downPorts > 0 or the watchdog is on, so that admission checks the
-	// egress port for a dead link or a dropping storm (one test on the hot path).
-	guarded bool
 	// wd is the PFC watchdog (nil: off; docs/model.md#pfc-watchdog).
 	wd *watchdog
+
+	classMap config.ClassMap // the switch's classification (nodeCore.classes points here)
+	cfg      config.Switch
 }
 
 // AddSwitch creates a switch named name in the given tier, configured by cfg (copied),
