@@ -10,9 +10,12 @@ import (
 	"github.com/tracefabric/tracefabric/switchmodel/transport"
 )
 
-// flowState is what the replay keeps per 5-tuple flow: three cache lines, the first
-// with what injection updates, the second with what deliveries update, the third the
-// ideal schedule (ideal.go) and the flow's sender.
+// flowState is what the replay keeps per 5-tuple flow, laid out by who reads it: the
+// first two cache lines with what every injected packet reads and updates (counts,
+// the sender's flags, the message bookkeeping of messages.go), the third the ideal
+// schedule (ideal.go), the fourth what deliveries update, then what only a flow's
+// start and the end of the run read. 320 bytes, no pointers (the garbage collector
+// does not scan sim.flows).
 type flowState struct {
 	// Injection (and drops).
 	src, dst       int32
@@ -20,7 +23,27 @@ type flowState struct {
 	first, last    units.Time
 	dropped        int64
 	key            switchmodel.KeyID // the flow's ECMP key in the network's key table
+	path           int32             // ideal path (ideal.go)
 	dscp           uint8
+	kind           transport.Kind
+	closed         bool  // re-sent by a closed-loop sender
+	auto           bool  // TCP auto: the first data segment decides the sender
+	registered     bool  // the sender exists (at the flow's first data packet)
+	started        bool  // start is set
+	keepCtl        bool  // closed loop: the flow's captured control packets are replayed, not replaced
+	fallback       uint8 // closed loop: why a TCP or RoCEv2 flow is replayed open loop (fallbackNone: it is not)
+	// Messages (messages.go); the queue of unsettled messages is sim.msgs[flow id].
+	rev      int32      // the reverse direction's flow, -1 none
+	msgBase  int32      // the index of the oldest unsettled message
+	nmsg     int32      // messages so far
+	pair     int32      // its connection's slot in sim.lastSender (the first direction's flow id)
+	offered  int32      // closed loop: segments offered to its sender
+	copy     uint16     // --replicate: the copy the flow belongs to
+	lastData units.Time // captured time of its last data packet
+	size     int64      // bytes (L) of the flow's captured data packets
+	start    units.Time // the flow's start: its first segment's availability (docs/model.md#application-model)
+	// Ideal schedule.
+	ideal idealState
 	// Deliveries.
 	delivered, ce            int64
 	delayMin, delayMax       int64
@@ -29,29 +52,10 @@ type flowState struct {
 	rackMember, fabricMember int16
 	lastRack, lastFabric     int16
 	lastDeliver              units.Time
-	// Ideal schedule and sender.
-	ideal      idealState
-	size       int64      // bytes (L) of the flow's captured data packets
-	path       int32      // ideal path (ideal.go)
-	start      units.Time // the flow's start: its first segment's availability (docs/model.md#application-model)
-	kind       transport.Kind
-	closed     bool   // re-sent by a closed-loop sender
-	auto       bool   // TCP auto: the first data segment decides the sender
-	registered bool   // the sender exists (at the flow's first data packet)
-	started    bool   // start is set
-	keepCtl    bool   // closed loop: the flow's captured control packets are replayed, not replaced
-	fallback   uint8  // closed loop: why a TCP or RoCEv2 flow is replayed open loop (fallbackNone: it is not)
-	copy       uint16 // --replicate: the copy the flow belongs to
-	undrained  int64  // data packets left at the end
-	oversize   int64  // packets dropped at the source host by --oversize drop
-	tuple      ingest.FiveTuple
-	// Messages (messages.go); the queue of unsettled messages is sim.msgs[flow id].
-	rev         int32      // the reverse direction's flow, -1 none
-	msgBase     int32      // the index of the oldest unsettled message
-	nmsg        int32      // messages so far
-	lastData    units.Time // captured time of its last data packet
-	pair        int32      // its connection's slot in sim.lastSender (the first direction's flow id)
-	offered     int32      // closed loop: segments offered to its sender
+	// The flow's identity, and what the end of the run and causality read.
+	tuple       ingest.FiveTuple
+	undrained   int64 // data packets left at the end
+	oversize    int64 // packets dropped at the source host by --oversize drop
 	lastSettled settledMessage
 }
 
