@@ -28,10 +28,11 @@ func benchAppend[R any](b *testing.B, create func(string, Dictionaries, ...Optio
 	}
 }
 
-func BenchmarkAppendDrops(b *testing.B)   { benchAppend(b, NewDropsWriter, genDrop) }
-func BenchmarkAppendPFC(b *testing.B)     { benchAppend(b, NewPFCWriter, genPFC) }
-func BenchmarkAppendPackets(b *testing.B) { benchAppend(b, NewPacketsWriter, genPacket) }
-func BenchmarkAppendFlows(b *testing.B)   { benchAppend(b, NewFlowsWriter, genFlow) }
+func BenchmarkAppendDrops(b *testing.B)    { benchAppend(b, NewDropsWriter, genDrop) }
+func BenchmarkAppendPFC(b *testing.B)      { benchAppend(b, NewPFCWriter, genPFC) }
+func BenchmarkAppendPackets(b *testing.B)  { benchAppend(b, NewPacketsWriter, genPacket) }
+func BenchmarkAppendFlows(b *testing.B)    { benchAppend(b, NewFlowsWriter, genFlow) }
+func BenchmarkAppendMessages(b *testing.B) { benchAppend(b, NewMessagesWriter, genMessage) }
 
 // BenchmarkReadDrops measures streaming a drops file back with Next, per row.
 func BenchmarkReadDrops(b *testing.B) {
