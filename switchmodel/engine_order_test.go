@@ -3,6 +3,7 @@ package switchmodel
 import (
 	"cmp"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -122,6 +123,7 @@ func TestEngineTiedTriggersOfTwoNodes(t *testing.T) {
 func TestEngineReserveKeepsItsPlace(t *testing.T) {
 	e := NewEngine()
 	rec := &tagged{}
+	e.AddNodes(7)
 	var saved uint64
 	var hx, hy HandlerID
 	hx = e.RegisterShared(HandlerFunc(func(now units.Time, kind int32, arg int64) {
@@ -306,6 +308,7 @@ func TestEngineRandomMatchesKeySort(t *testing.T) {
 	for _, seed := range []uint64{1, 2, 3} {
 		e := NewEngine()
 		k := &keyed{e: e, rng: rand.New(rand.NewPCG(seed, 99)), nodeSeq: make([]int64, 13), injUsed: map[uint64]bool{}, left: 60_000, nodes: 13}
+		e.AddNodes(13)
 		k.hg = e.Register(k)
 		k.hs = e.RegisterShared(k)
 		for i := 0; i < 40; i++ {
@@ -349,8 +352,23 @@ func mustPanic(t *testing.T, what, msg string, f func()) {
 		if r == nil {
 			t.Fatalf("%s: no panic", what)
 		}
-		if s, _ := r.(string); !strings.Contains(s, msg) {
+		s, _ := r.(string)
+		if err, ok := r.(error); ok {
+			s = err.Error()
+		}
+		if !strings.Contains(s, msg) {
 			t.Fatalf("%s: panic %v, want one containing %q", what, r, msg)
+		}
+	}()
+	f()
+}
+
+func mustPanicRuntime(t *testing.T, what string, f func()) {
+	t.Helper()
+	defer func() {
+		t.Helper()
+		if _, ok := recover().(runtime.Error); !ok {
+			t.Fatalf("%s: no runtime panic", what)
 		}
 	}()
 	f()
@@ -362,24 +380,24 @@ func TestEngineOrderOverflow(t *testing.T) {
 	rec := &tagged{}
 	h := e.RegisterNode(rec, 3)
 	e.ActAs(3)
-	ac := &e.actors[actNode0+3]
+	ac := e.actorOf(3)
 	ac.next = ac.end - 2
 	e.Schedule(1, h, 0, 1)
 	_ = e.reserve()
 	mustPanic(t, "node counter", "node 3 scheduled 2^40 events", func() { e.Schedule(1, h, 0, 2) })
 	mustPanic(t, "node reserve", "node 3 scheduled 2^40 events", func() { e.reserve() })
 	// The last ord of node 3 is below node 4's first.
-	e.ActAs(4)
-	if e.actors[actNode0+3].end != e.actors[actNode0+4].next {
+	if e.actorOf(3).end != e.actorOf(4).next {
 		t.Fatal("node ranges not adjacent")
 	}
 	e.ActAs(NoNode)
-	g := &e.actors[actGlobal]
+	g := &e.global
 	g.next = g.end
 	mustPanic(t, "global counter", "global counter is exhausted", func() { e.Schedule(1, h, 0, 3) })
 	mustPanic(t, "injection index", "MaxInjectionIndex", func() { e.ScheduleInjection(1, MaxInjectionIndex+1, h, 0, 0) })
 	mustPanic(t, "node id", "outside 0..MaxEngineNodes-1", func() { e.RegisterNode(rec, MaxEngineNodes) })
-	mustPanic(t, "ActAs", "outside 0..MaxEngineNodes-1", func() { e.ActAs(-2) })
+	mustPanicRuntime(t, "ActAs of an unknown node", func() { e.ActAs(5) })
+	mustPanicRuntime(t, "ActAs(-2)", func() { e.ActAs(-2) })
 	if MaxEngineNodes < MaxNodes {
 		t.Fatalf("MaxEngineNodes %d < MaxNodes %d", MaxEngineNodes, MaxNodes)
 	}
