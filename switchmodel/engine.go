@@ -267,12 +267,15 @@ func (e *Engine) ActAs(node int32) {
 	e.act = e.actors[node+1] // actors[0] is the global one
 }
 
-// acting returns the current actor (for a synchronous act on another node's behalf
-// to restore it).
-func (e *Engine) acting() *actor { return e.act }
+// Actor is whom the engine acts for (Engine.Actor).
+type Actor struct{ a *actor }
 
-// restore makes act the current actor again (see acting).
-func (e *Engine) restore(act *actor) { e.act = act }
+// Actor returns whom the engine acts for now, so that code acting synchronously on
+// another node's behalf (ActAs) can return to it with RestoreActor.
+func (e *Engine) Actor() Actor { return Actor{e.act} }
+
+// RestoreActor makes a the current actor again (see Actor).
+func (e *Engine) RestoreActor(a Actor) { e.act = a.a }
 
 // Now is the current simulated time: the time of the event being handled, or of the
 // last one handled.

@@ -452,3 +452,67 @@ func TestEngineLateTie(t *testing.T) {
 		t.Fatalf("order %v, want %v", rec.got, want)
 	}
 }
+
+// docs/model.md#event-order-and-determinism, the example: two hosts' frames reach one
+// switch port at the same picosecond; the switch takes them in the order of the
+// sending hosts' node ids, whichever was injected first, by InjectAt (injection
+// class) or by a global handler's Inject (the NIC acts as its host).
+func TestTiedArrivalsRunInSenderOrder(t *testing.T) {
+	l := LinkSpec{Speed: 100 * units.Gbps, PropagationDelay: units.Microsecond}
+	for _, viaInjectAt := range []bool{true, false} {
+		for _, lowFirst := range []bool{true, false} {
+			st := newStar(t, 3, defaultSwitch(), l)
+			lo, hi := st.hosts[1], st.hosts[2] // node ids 2 and 3 (the switch is 0)
+			if lo.ID() >= hi.ID() {
+				t.Fatalf("node ids %d, %d", lo.ID(), hi.ID())
+			}
+			order := []*Host{lo, hi}
+			if !lowFirst {
+				order = []*Host{hi, lo}
+			}
+			if viaInjectAt {
+				for _, h := range order {
+					id, p := st.net.NewPacket()
+					p.Src, p.Dst, p.Length, p.TraceIndex = h.Index(), st.hosts[0].Index(), 1500, int64(h.Index())
+					st.net.InjectAt(1000, h, id)
+				}
+			} else {
+				in := newInjector(st.net, []pktSpec{
+					{at: 1000, src: order[0].Index(), dst: 0, length: 1500},
+					{at: 1000, src: order[1].Index(), dst: 0, length: 1500}})
+				_ = in
+			}
+			st.eng.Run()
+			d := st.obs.deliveries
+			if len(d) != 2 || d[0].src != lo.Index() || d[1].src != hi.Index() || d[1].at <= d[0].at {
+				t.Fatalf("InjectAt %v, low first %v: deliveries %+v; want host %d's first", viaInjectAt, lowFirst, d, lo.Index())
+			}
+			checkDrained(t, st.net)
+		}
+	}
+}
+
+// Acting on another node's behalf and back: the events take that node's counter, then
+// the handler's again.
+func TestEngineActorRestore(t *testing.T) {
+	e := NewEngine()
+	rec := &tagged{}
+	var h HandlerID
+	h = e.RegisterNode(HandlerFunc(func(now units.Time, kind int32, arg int64) {
+		if kind == 1 {
+			e.Schedule(50, h, 0, 40) // node 4's #0
+			a := e.Actor()
+			e.ActAs(1)
+			e.Schedule(50, h, 0, 10) // node 1's #0
+			e.RestoreActor(a)
+			e.Schedule(50, h, 0, 41) // node 4's #1
+			return
+		}
+		rec.Handle(now, kind, arg)
+	}), 4)
+	e.Schedule(0, h, 1, 0)
+	e.Run()
+	if want := []int64{10, 40, 41}; !slices.Equal(rec.got, want) {
+		t.Fatalf("order %v, want %v", rec.got, want)
+	}
+}
