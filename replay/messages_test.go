@@ -165,8 +165,12 @@ func TestRequestResponseMessages(t *testing.T) {
 			}
 		}
 		t.Logf("causal %v: requests started during the incast: slowdowns %.2f", causal, hits)
-		if len(hits) < 2 || slices.Min(hits) < 1.5 || slices.Max(hits) < 10 {
-			t.Errorf("causal %v: requests during the incast: slowdowns %.2f; want at least two, each >= 1.5, one >= 10", causal, hits)
+		// Each is slower than every message away from the incast (1.25). The last
+		// starts as the incast's tail drains (about 375 us in), so its slowdown
+		// depends on the tail's last few packets: 1.61 under the insertion-order
+		// tie-break, 1.44 under the order key (docs/model.md#event-order-and-determinism).
+		if len(hits) < 2 || slices.Min(hits) <= 1.25 || slices.Max(hits) < 10 {
+			t.Errorf("causal %v: requests during the incast: slowdowns %.2f; want at least two, each > 1.25, one >= 10", causal, hits)
 		}
 		if reqs != 50 || rsps != 50 || reqBytes != 50*600 || rspBytes != 50*16*1500 {
 			t.Errorf("causal %v: %d requests of %d B, %d responses of %d B; want 50 x 600, 50 x 16 x 1500", causal, reqs, reqBytes, rsps, rspBytes)

@@ -175,7 +175,7 @@ func newSim(pr *Prepared, cfg *config.Config, out *records.OutputDir) (*sim, err
 	if err := s.build(); err != nil {
 		return s, err
 	}
-	s.hid = s.eng.Register(s)
+	s.hid = s.eng.RegisterShared(s)
 	if len(cfg.Events) > 0 {
 		plan, err := planEvents(pr.Topo, cfg, pr.Opt.Speedup)
 		if err != nil {
@@ -220,7 +220,7 @@ func (s *sim) run() error {
 	s.wallStart = time.Now()
 	s.advance()
 	if s.next != nil {
-		s.eng.Schedule(s.next.at, s.hid, 0, 0)
+		s.eng.ScheduleInjection(s.next.at, 0, s.hid, 0, 0)
 	}
 	// Run until the injector has fed the last packet (it stops the engine then), then
 	// drain until the network is empty or MaxDrain has passed since.
@@ -272,12 +272,17 @@ func (s *sim) advance() {
 // schedule it; after the last one, stop the engine so run can start the drain.
 func (s *sim) Handle(now units.Time, kind int32, arg int64) {
 	if kind == evRelease {
+		// A release is its flow's source host's (docs/model.md#event-order-and-determinism).
+		s.eng.ActAs(s.net.Hosts()[s.flows[arg].src].ID())
 		if q := s.held[int32(arg)]; q != nil && q.event == now {
 			q.event = -1
 			s.release(int32(arg))
 		}
 		return
 	}
+	// The feed acts as the host it injects at; the next arrival's index in the
+	// injection class is its position in the feed (copies included).
+	s.eng.ActAs(s.net.Hosts()[s.next.src].ID())
 	s.inject(now, s.next)
 	s.trace.arrivals++
 	if s.next.copy == 0 {
@@ -288,7 +293,7 @@ func (s *sim) Handle(now units.Time, kind int32, arg int64) {
 	}
 	s.advance()
 	if s.next != nil {
-		s.eng.Schedule(s.next.at, s.hid, 0, 0)
+		s.eng.ScheduleInjection(s.next.at, uint64(s.trace.arrivals), s.hid, 0, 0)
 	} else if s.readErr == nil {
 		s.lastInj = now
 		s.doneInjecting = true

@@ -15,26 +15,77 @@ type EventHandler interface {
 	Handle(now units.Time, kind int32, arg int64)
 }
 
-// HandlerID names a registered EventHandler.
+// HandlerID names a registered EventHandler. A global handler's id has hGlobal set
+// (packHK drops it: the handler's index is below 2^24).
 type HandlerID int32
+
+// hGlobal marks the id of a global handler (Register): every event for it is ordered
+// in the global class, whoever schedules it.
+const hGlobal HandlerID = 1 << 30
+
+// NoNode names no node: ActAs(NoNode) makes the current handler act globally.
+const NoNode int32 = -1
+
+// The order key (docs/model.md#event-order-and-determinism): events run by (at, ord),
+// ord = class << 62 | what the class orders by.
+//
+//	global:    0 << 62 | the global counter
+//	injection: 1 << 62 | the injection's index (its feed position)
+//	node:      2 << 62 | node << OrdSeqBits | the node's own counter
+//
+// The global counter takes every event for a global handler (Register), and every
+// event scheduled while a global handler's event is handled, or outside any handler;
+// a node's counter every event scheduled while one of its events is handled (the
+// handler's node, RegisterNode, or the node named by ActAs).
+const (
+	ordClassShift = 62
+	ordInjection  = 1 << ordClassShift
+	ordNode       = 2 << ordClassShift
+	// OrdSeqBits is the width of a node's counter: a node may schedule (or reserve)
+	// 2^40 events in one run; one more panics.
+	OrdSeqBits = 40
+	// MaxEngineNodes is the number of nodes the order key has room for (22 bits).
+	MaxEngineNodes = 1 << (ordClassShift - OrdSeqBits)
+	// MaxInjectionIndex bounds ScheduleInjection's index (and the global counter).
+	MaxInjectionIndex = 1<<ordClassShift - 1
+)
+
+// actor is one owner of an order counter: next is the ord its next event takes, end
+// the first ord beyond its range; node is its node (NoNode: the global counter, -2:
+// the shared handlers' none, whose range is empty so a schedule panics).
+type actor struct {
+	next, end uint64
+	node      int32
+}
+
+// actorChunk is how many node actors are allocated together (they never move: the
+// engine and its handlers point at them).
+const actorChunk = 64
+
+// handlerEntry is a registered handler and the actor its events run as (the none
+// actor for a shared handler, which names it with ActAs).
+type handlerEntry struct {
+	h   EventHandler
+	act *actor
+}
 
 // event is one pending event: 32 bytes, no pointers (the GC does not scan the queue).
 type event struct {
 	at  units.Time
-	seq uint64
+	ord uint64
 	arg int64
 	hk  uint32 // handler << 8 | kind
 }
 
 func (a *event) before(b *event) bool {
-	return a.at < b.at || (a.at == b.at && a.seq < b.seq)
+	return a.at < b.at || (a.at == b.at && a.ord < b.ord)
 }
 
 // calNode is an event in a calendar bucket's list of later events: 40 bytes. The
 // list's first node also holds the list's tail.
 type calNode struct {
 	at         units.Time
-	seq        uint64
+	ord        uint64
 	arg        int64
 	hk         uint32 // handler << 8 | kind
 	next, tail int32
@@ -46,14 +97,14 @@ type calNode struct {
 // Whether the bucket holds an event at all is its bit in Engine.occ.
 type calBucket struct {
 	at   units.Time
-	seq  uint64
+	ord  uint64
 	arg  int64
 	hk   uint32 // handler << 8 | kind
 	head int32  // later events, in order; -1 when none
 }
 
 // packHK packs a handler id (< 2^24) and an event kind (0..255) into a bucket's hk.
-func packHK(h HandlerID, kind int32) uint32 { return uint32(h)<<8 | uint32(uint8(kind)) }
+func packHK(h HandlerID, kind int32) uint32 { return uint32(h&^hGlobal)<<8 | uint32(uint8(kind)) }
 
 // MaxHandlers is the number of handlers an Engine accepts; event kinds are 0..255.
 const MaxHandlers = 1 << 24
@@ -69,7 +120,12 @@ const (
 )
 
 // Engine is a discrete-event scheduler: simulated time in integer picoseconds, events
-// ordered by (time, insertion sequence) so ties break by insertion order. Components
+// ordered by (time, ord), where ord is the order key of
+// docs/model.md#event-order-and-determinism: at one picosecond the global events
+// first (in their scheduling order), then the injections (in their index order), then
+// the nodes' events, by node and, within a node, in the order the node scheduled
+// them. The order of events of one node thus never depends on when other nodes
+// scheduled theirs: what a partitioned engine needs to keep it. Components
 // keep at most one pending event each where possible (a busy port, a link's head
 // frame, a timer), so the queue holds O(ports) entries rather than O(packets). An
 // Engine is a plain value passed to components: several simulations may run in one
@@ -78,16 +134,20 @@ const (
 // The pending set is a calendar queue (R. Brown, CACM 1988) for the near future plus a
 // typed 4-ary min-heap for the rest. The calendar is a ring of buckets of 2^w ps
 // covering [base, base + buckets*2^w), base <= Now; each bucket is a list sorted by
-// (time, sequence) and a bitmap marks the non-empty ones, so scheduling and taking
+// (time, ord) and a bitmap marks the non-empty ones, so scheduling and taking
 // the next event cost O(1) when the width suits the event density. Events beyond the
 // ring wait in the heap and move into the ring as base advances. The engine adapts the
 // number of buckets and their width to the pending events now and then; the order of
 // events never depends on the geometry.
 type Engine struct {
 	now       units.Time
-	seq       uint64 // the last sequence number given out
-	curSeq    uint64 // the sequence number of the event being (or last) handled
-	handlers  []EventHandler
+	curOrd    uint64 // the ord of the event being (or last) handled
+	act       *actor // the actor scheduling now
+	global    actor
+	none      actor
+	actors    []*actor // the global actor, then node k's at k+1
+	chunk     []actor  // room for more node actors
+	handlers  []handlerEntry
 	processed uint64
 	stopped   bool
 
@@ -112,6 +172,10 @@ type Engine struct {
 // NewEngine returns an empty engine at time 0.
 func NewEngine() *Engine {
 	e := &Engine{heap: make([]event, 0, 64), free: -1}
+	e.global = actor{0, ordInjection, NoNode}
+	e.none = actor{0, 0, -2}
+	e.act = &e.global
+	e.actors = []*actor{&e.global}
 	e.setGeometry(calMinBits, calWidthBits)
 	return e
 }
@@ -133,15 +197,85 @@ func (e *Engine) setGeometry(nbBits, w uint) {
 	e.free = -1
 }
 
-// Register adds h and returns its id for Schedule. An engine takes up to MaxHandlers
-// handlers; one more is a bug of the caller and panics.
+// Register adds a global handler h and returns its id for Schedule: h's events are
+// ordered in the global class (they run before every other event of their
+// picosecond, in the order they were scheduled, whoever scheduled them), and so are
+// the events h schedules. A handler that reads or changes many nodes at once (a
+// sampler of every switch, the failures' runner) is global. An engine takes up to
+// MaxHandlers handlers; one more is a bug of the caller and panics.
 func (e *Engine) Register(h EventHandler) HandlerID {
+	return e.register(h, &e.global) | hGlobal
+}
+
+// RegisterNode adds handler h of node (0 <= node < MaxEngineNodes) and returns its
+// id for Schedule: while h handles an event, what it schedules is node's, ordered by
+// node's own counter.
+func (e *Engine) RegisterNode(h EventHandler, node int32) HandlerID {
+	return e.register(h, e.actorOf(node))
+}
+
+// RegisterShared adds a handler h that acts for several nodes, one per event: its
+// Handle must name the node with ActAs before it schedules anything (a schedule
+// before that panics). Events for it are ordered by whoever schedules them.
+func (e *Engine) RegisterShared(h EventHandler) HandlerID {
+	return e.register(h, &e.none)
+}
+
+func (e *Engine) register(h EventHandler, act *actor) HandlerID {
 	if len(e.handlers) == MaxHandlers {
 		panic("switchmodel: Engine.Register: more than MaxHandlers handlers")
 	}
-	e.handlers = append(e.handlers, h)
+	e.handlers = append(e.handlers, handlerEntry{h, act})
 	return HandlerID(len(e.handlers) - 1)
 }
+
+// AddNodes makes nodes 0..n-1 known to the engine, for ActAs (RegisterNode makes its
+// node and those below known).
+func (e *Engine) AddNodes(n int32) {
+	if n > 0 {
+		e.actorOf(n - 1)
+	}
+}
+
+// actorOf returns node's actor, making the actors up to it.
+func (e *Engine) actorOf(node int32) *actor {
+	if node < 0 || node >= MaxEngineNodes {
+		panic(fmt.Sprintf("switchmodel: Engine: node %d outside 0..MaxEngineNodes-1", node))
+	}
+	for len(e.actors) <= int(node)+1 {
+		if len(e.chunk) == 0 {
+			e.chunk = make([]actor, actorChunk)
+		}
+		k := len(e.actors) - 1
+		base := ordNode | uint64(k)<<OrdSeqBits
+		a := &e.chunk[0]
+		*a = actor{base, base + 1<<OrdSeqBits, int32(k)}
+		e.chunk = e.chunk[1:]
+		e.actors = append(e.actors, a)
+	}
+	return e.actors[node+1]
+}
+
+// ActAs makes the rest of the current event act for node (NoNode, or a node known
+// from RegisterNode or AddNodes; another panics: index out of range):
+// what it schedules (or reserves) is node's, ordered by node's counter; NoNode makes
+// it act globally. A
+// shared handler (RegisterShared) calls it first in Handle; any handler may call it
+// while it acts, synchronously, on another node's behalf. Outside a handler the
+// engine acts globally (and again after each Run or RunUntil).
+func (e *Engine) ActAs(node int32) {
+	e.act = e.actors[node+1] // actors[0] is the global one
+}
+
+// Actor is whom the engine acts for (Engine.Actor).
+type Actor struct{ a *actor }
+
+// Actor returns whom the engine acts for now, so that code acting synchronously on
+// another node's behalf (ActAs) can return to it with RestoreActor.
+func (e *Engine) Actor() Actor { return Actor{e.act} }
+
+// RestoreActor makes a the current actor again (see Actor).
+func (e *Engine) RestoreActor(a Actor) { e.act = a.a }
 
 // Now is the current simulated time: the time of the event being handled, or of the
 // last one handled.
@@ -163,35 +297,86 @@ func (e *Engine) Schedule(at units.Time, h HandlerID, kind int32, arg int64) {
 	if at < e.now {
 		at = e.now
 	}
-	e.seq++
+	ac := e.act
+	if h&hGlobal != 0 {
+		ac = &e.global
+	}
+	ord := ac.next
+	if ord >= ac.end {
+		e.exhausted(ac)
+	}
+	ac.next = ord + 1
 	e.pushes++
-	e.insert(at, e.seq, arg, packHK(h, kind))
+	e.insert(at, ord, arg, packHK(h, kind))
 	e.checkWalks()
 }
 
-// reserve takes the next insertion sequence number for an event that may be scheduled
-// later with scheduleReserved, as if it were scheduled now: a component that often
+// ScheduleInjection queues an event of kind for handler h at time at in the injection
+// class: at its picosecond it runs after the global events and before every node's,
+// among the injections by index (0 <= index <= MaxInjectionIndex; the caller gives each
+// injection its own: the replay its feed position). The handler acts as the node it
+// injects at (ActAs).
+func (e *Engine) ScheduleInjection(at units.Time, index uint64, h HandlerID, kind int32, arg int64) {
+	if uint32(kind) > 255 {
+		panic("switchmodel: Engine.ScheduleInjection: event kind outside 0..255")
+	}
+	if index > MaxInjectionIndex {
+		panic("switchmodel: Engine.ScheduleInjection: index beyond MaxInjectionIndex")
+	}
+	if at < e.now {
+		at = e.now
+	}
+	e.pushes++
+	e.insert(at, ordInjection|index, arg, packHK(h, kind))
+	e.checkWalks()
+}
+
+// exhausted panics: actor a cannot order another event.
+func (e *Engine) exhausted(a *actor) { panic(exhaustedError{a.node}) }
+
+// exhaustedError is the panic of an actor that cannot order another event.
+type exhaustedError struct{ node int32 }
+
+func (x exhaustedError) Error() string {
+	switch x.node {
+	case -2:
+		return "switchmodel: Engine.Schedule from a shared handler (RegisterShared) that has not called ActAs"
+	case NoNode:
+		return "switchmodel: Engine.Schedule: the global counter is exhausted"
+	}
+	return fmt.Sprintf("switchmodel: Engine.Schedule: node %d scheduled 2^%d events: its counter is exhausted", x.node, OrdSeqBits)
+}
+
+// reserve takes the current actor's next ord for an event that may be scheduled later
+// with scheduleReserved, as if it were scheduled now: a component that often
 // schedules an event only to find nothing to do then (a port's transmit-done with an
 // empty queue) reserves its place in the order instead and schedules it only if it
 // turns out to be needed, which leaves the order of every event exactly as it was.
+// (The event's handler must not be global: a global handler's events take the global
+// counter.)
 func (e *Engine) reserve() uint64 {
-	e.seq++
-	return e.seq
+	ac := e.act
+	ord := ac.next
+	if ord >= ac.end {
+		panic(exhaustedError{ac.node})
+	}
+	ac.next = ord + 1
+	return ord
 }
 
-// scheduleReserved queues an event in the place of a reserved sequence number seq at
-// time at. The place must be later than the current event's (passed reports that it
-// is not: the event would have been handled by now).
-func (e *Engine) scheduleReserved(at units.Time, seq uint64, h HandlerID, kind int32, arg int64) {
+// scheduleReserved queues an event in the place of a reserved ord at time at. The
+// place must be later than the current event's (passed reports that it is not: the
+// event would have been handled by now).
+func (e *Engine) scheduleReserved(at units.Time, ord uint64, h HandlerID, kind int32, arg int64) {
 	e.pushes++
-	e.insert(at, seq, arg, packHK(h, kind))
+	e.insert(at, ord, arg, packHK(h, kind))
 	e.checkWalks()
 }
 
-// passed reports whether an event at (at, seq) would have been handled by now: it is
+// passed reports whether an event at (at, ord) would have been handled by now: it is
 // before the event being handled (or the last one handled).
-func (e *Engine) passed(at units.Time, seq uint64) bool {
-	return at < e.now || (at == e.now && seq < e.curSeq)
+func (e *Engine) passed(at units.Time, ord uint64) bool {
+	return at < e.now || (at == e.now && ord < e.curOrd)
 }
 
 func (e *Engine) checkWalks() {
@@ -205,12 +390,12 @@ func (e *Engine) checkWalks() {
 // insert puts an event in its bucket, sorted, or in the heap when beyond the ring.
 // (Fields rather than an event value: Go spills a struct argument to the stack in
 // pieces and reloads it whole, which stalls store forwarding on this hot path.)
-func (e *Engine) insert(at units.Time, seq uint64, arg int64, hk uint32) {
+func (e *Engine) insert(at units.Time, ord uint64, arg int64, hk uint32) {
 	if at-e.base >= e.span {
 		e.far++
 		e.heap = append(e.heap, event{})
 		x := &e.heap[len(e.heap)-1]
-		x.at, x.seq, x.arg, x.hk = at, seq, arg, hk
+		x.at, x.ord, x.arg, x.hk = at, ord, arg, hk
 		e.up(len(e.heap) - 1)
 		return
 	}
@@ -221,36 +406,36 @@ func (e *Engine) insert(at units.Time, seq uint64, arg int64, hk uint32) {
 	e.nearN++
 	bk := &e.bk[b]
 	if e.occ[b>>6]&(1<<(b&63)) == 0 {
-		bk.at, bk.seq, bk.arg, bk.hk, bk.head = at, seq, arg, hk, -1
+		bk.at, bk.ord, bk.arg, bk.hk, bk.head = at, ord, arg, hk, -1
 		e.occ[b>>6] |= 1 << (b & 63)
 		return
 	}
 	e.crowd++
 	n := e.node()
 	nd := &e.nodes[n]
-	if at < bk.at || (at == bk.at && seq < bk.seq) {
+	if at < bk.at || (at == bk.at && ord < bk.ord) {
 		// The new event is the bucket's earliest: the inline one heads the list.
-		nd.at, nd.seq, nd.arg, nd.hk, nd.next, nd.tail = bk.at, bk.seq, bk.arg, bk.hk, bk.head, n
+		nd.at, nd.ord, nd.arg, nd.hk, nd.next, nd.tail = bk.at, bk.ord, bk.arg, bk.hk, bk.head, n
 		if bk.head >= 0 {
 			nd.tail = e.nodes[bk.head].tail
 		}
-		bk.at, bk.seq, bk.arg, bk.hk, bk.head = at, seq, arg, hk, n
+		bk.at, bk.ord, bk.arg, bk.hk, bk.head = at, ord, arg, hk, n
 		return
 	}
-	nd.at, nd.seq, nd.arg, nd.hk, nd.next = at, seq, arg, hk, -1
+	nd.at, nd.ord, nd.arg, nd.hk, nd.next = at, ord, arg, hk, -1
 	if bk.head < 0 {
 		bk.head, nd.tail = n, n
 		return
 	}
 	first := &e.nodes[bk.head]
-	if t := &e.nodes[first.tail]; at > t.at || (at == t.at && seq > t.seq) {
+	if t := &e.nodes[first.tail]; at > t.at || (at == t.at && ord > t.ord) {
 		t.next = n
 		first.tail = n
 		return
 	}
 	// After every earlier event.
 	prev, i := int32(-1), bk.head
-	for at > e.nodes[i].at || (at == e.nodes[i].at && seq > e.nodes[i].seq) {
+	for at > e.nodes[i].at || (at == e.nodes[i].at && ord > e.nodes[i].ord) {
 		prev, i = i, e.nodes[i].next
 		e.walks++
 	}
@@ -316,7 +501,7 @@ const (
 func (e *Engine) step(limit units.Time) int {
 	var (
 		at  units.Time
-		seq uint64
+		ord uint64
 		hk  uint32
 		arg int64
 	)
@@ -331,11 +516,11 @@ func (e *Engine) step(limit units.Time) int {
 		if bk.at > limit {
 			return stepLater
 		}
-		at, seq, hk, arg = bk.at, bk.seq, bk.hk, bk.arg
+		at, ord, hk, arg = bk.at, bk.ord, bk.hk, bk.arg
 		if n := bk.head; n >= 0 {
 			// The list's first event moves inline.
 			nd := &e.nodes[n]
-			bk.at, bk.seq, bk.arg, bk.hk, bk.head = nd.at, nd.seq, nd.arg, nd.hk, nd.next
+			bk.at, bk.ord, bk.arg, bk.hk, bk.head = nd.at, nd.ord, nd.arg, nd.hk, nd.next
 			if nd.next >= 0 {
 				e.nodes[nd.next].tail = nd.tail
 			}
@@ -357,19 +542,21 @@ func (e *Engine) step(limit units.Time) int {
 		}
 		// The ring is empty: jump to the heap's earliest event.
 		ev := e.pop()
-		at, seq, hk, arg = ev.at, ev.seq, ev.hk, ev.arg
+		at, ord, hk, arg = ev.at, ev.ord, ev.hk, ev.arg
 		e.base = at &^ (units.Time(1)<<(e.w&63) - 1)
 		e.cur = int(e.base>>(e.w&63)) & (len(e.bk) - 1)
 		e.pullHeap()
 	} else {
 		return stepEmpty
 	}
-	e.now, e.curSeq = at, seq
+	e.now, e.curOrd = at, ord
 	e.processed++
 	if e.since++; e.since >= calTuneEvery {
 		e.tune()
 	}
-	e.handlers[hk>>8].Handle(at, int32(hk&0xff), arg)
+	he := &e.handlers[hk>>8]
+	e.act = he.act
+	he.h.Handle(at, int32(hk&0xff), arg)
 	return stepHandled
 }
 
@@ -377,7 +564,7 @@ func (e *Engine) step(limit units.Time) int {
 func (e *Engine) pullHeap() {
 	for len(e.heap) > 0 && e.heap[0].at-e.base < e.span {
 		ev := e.pop()
-		e.insert(ev.at, ev.seq, ev.arg, ev.hk)
+		e.insert(ev.at, ev.ord, ev.arg, ev.hk)
 	}
 }
 
@@ -398,6 +585,7 @@ func (e *Engine) Run() { e.RunUntil(units.Time(1<<63 - 1)) }
 // or left by Stop). Now is left at the last handled event's time.
 func (e *Engine) RunUntil(limit units.Time) bool {
 	e.stopped = false
+	defer func() { e.act = &e.global }() // outside handlers the engine acts globally
 	for !e.stopped {
 		switch e.step(limit) {
 		case stepEmpty:
@@ -453,10 +641,10 @@ func (e *Engine) rebuild(nb, w uint) {
 			continue
 		}
 		bk := &e.bk[b]
-		all = append(all, event{at: bk.at, seq: bk.seq, arg: bk.arg, hk: bk.hk})
+		all = append(all, event{at: bk.at, ord: bk.ord, arg: bk.arg, hk: bk.hk})
 		for n := bk.head; n >= 0; n = e.nodes[n].next {
 			nd := &e.nodes[n]
-			all = append(all, event{at: nd.at, seq: nd.seq, arg: nd.arg, hk: nd.hk})
+			all = append(all, event{at: nd.at, ord: nd.ord, arg: nd.arg, hk: nd.hk})
 		}
 	}
 	ring := len(all)
@@ -471,7 +659,7 @@ func (e *Engine) rebuild(nb, w uint) {
 	e.setGeometry(nb, w)
 	for i := range all {
 		ev := &all[i]
-		e.insert(ev.at, ev.seq, ev.arg, ev.hk)
+		e.insert(ev.at, ev.ord, ev.arg, ev.hk)
 	}
 	e.scratch = all[:0]
 	e.pushes, e.far, e.half, e.crowd, e.walks, e.scans = 0, 0, 0, 0, 0, 0

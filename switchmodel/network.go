@@ -43,6 +43,8 @@ type Network struct {
 	samplers []*sampler
 	injectH  HandlerID
 	draining bool
+	// injections counts InjectAt calls: each one's index in the injection class.
+	injections uint64
 
 	agent       Agent
 	keys        []FlowKey       // the key table (AddKey); keys[0] is the zero key
@@ -77,7 +79,7 @@ func NewNetwork(eng *Engine, opts Options) *Network {
 	if opts.HostClasses != nil {
 		n.hostClasses = *opts.HostClasses
 	}
-	n.injectH = eng.Register(injectHandler{n})
+	n.injectH = eng.RegisterShared(injectHandler{n})
 	return n
 }
 
@@ -85,15 +87,20 @@ func NewNetwork(eng *Engine, opts Options) *Network {
 type injectHandler struct{ n *Network }
 
 func (ih injectHandler) Handle(now units.Time, kind int32, arg int64) {
-	ih.n.Inject(ih.n.hosts[arg>>32], PacketID(int32(arg)))
+	h := ih.n.hosts[arg>>32]
+	ih.n.eng.ActAs(h.id)
+	ih.n.Inject(h, PacketID(int32(arg)))
 }
 
 // InjectAt schedules packet id to enter host h's NIC at time t (>= Engine.Now), as
-// Inject would then. Use it to feed a time-ordered stream: schedule a batch, run the
-// engine up to the batch's last time, repeat. Packets injected at the same time enter
-// in call order.
+// Inject would then, an event of the injection class
+// (docs/model.md#event-order-and-determinism): at its picosecond after the global
+// events, before every node's. Use it to feed a time-ordered stream: schedule a batch,
+// run the engine up to the batch's last time, repeat. Packets injected at the same
+// time enter in call order.
 func (n *Network) InjectAt(t units.Time, h *Host, id PacketID) {
-	n.eng.Schedule(t, n.injectH, 0, int64(id)|int64(h.index)<<32)
+	n.eng.ScheduleInjection(t, n.injections, n.injectH, 0, int64(id)|int64(h.index)<<32)
+	n.injections++
 }
 
 // Engine returns the network's engine.
@@ -131,7 +138,7 @@ func (n *Network) addNode(nd nodeImpl, name string) {
 	c.self = nd
 	c.id = int32(len(n.nodes))
 	c.name = name
-	c.h = n.eng.Register(nd)
+	c.h = n.eng.RegisterNode(nd, c.id)
 	n.nodes = append(n.nodes, nd)
 }
 
@@ -266,7 +273,12 @@ func (n *Network) injectNIC(h *Host, id PacketID, first bool) {
 	if b := t.q.bytes + c.bytes; b > t.watermark {
 		t.watermark = b
 	}
+	// The NIC acts as its host (docs/model.md#event-order-and-determinism), whoever
+	// injects: what it schedules is the host's.
+	act := n.eng.Actor()
+	n.eng.ActAs(h.id)
 	n.kick(now, pt)
+	n.eng.RestoreActor(act)
 }
 
 // Counters are the network-wide totals. Injected, Delivered and Dropped count data

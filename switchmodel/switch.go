@@ -469,7 +469,7 @@ func (s *Switch) layout() (warnings []string, err error) {
 	if s.cfg.PfcWatchdog.Enabled {
 		s.wd = newWatchdog(&s.cfg.PfcWatchdog, len(s.ports))
 		s.wd.sw = s
-		s.wd.h = s.net.eng.Register(s.wd)
+		s.wd.h = s.net.eng.RegisterNode(s.wd, s.id)
 		s.guarded = true
 	}
 	if !s.egDyn {

@@ -177,7 +177,7 @@ func New(net *switchmodel.Network, cfg config.Transport) (*Layer, error) {
 	if err := net.SetAgent(l); err != nil {
 		return nil, err
 	}
-	l.h = l.eng.Register(l)
+	l.h = l.eng.RegisterShared(l)
 	l.nic = make([]units.BitRate, len(l.hosts))
 	for i, h := range l.hosts {
 		if h.NumPorts() > 0 {
@@ -322,6 +322,13 @@ func (l *Layer) Stats(id int32) (st FlowStats, ok bool) {
 // Handle runs the Layer's timers.
 func (l *Layer) Handle(now units.Time, kind int32, arg int64) {
 	f := l.flows[arg]
+	// The layer is every host's transport: each timer is its sender's, a NAK's its
+	// receiver's (docs/model.md#event-order-and-determinism).
+	if kind == evNak {
+		l.eng.ActAs(l.hosts[f.spec.Dst].ID())
+	} else {
+		l.eng.ActAs(l.hosts[f.spec.Src].ID())
+	}
 	switch kind {
 	case evTimer:
 		if now != f.rtoEv {
