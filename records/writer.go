@@ -13,8 +13,10 @@ import (
 )
 
 // DefaultBatchRows is the number of rows a writer buffers before it writes a record
-// batch.
-const DefaultBatchRows = 65536
+// batch: 16,384, so that the buffers of a run's writers take a few MB (a messages.arrow
+// batch of 65,536 rows alone held 5 MB), while a batch stays large enough that
+// readers and the export see no per-batch cost.
+const DefaultBatchRows = 16384
 
 // Dictionaries holds the variable dictionary of a run, known before the first row:
 // the node names. Every node column (node, peer, src_host, dst_host, end_node) and

@@ -30,8 +30,8 @@ func ParseFormat(s string) (Format, error) {
 	return "", fmt.Errorf("export: format %q: want %s", s, strings.Join(records.ExportFormats(), " or "))
 }
 
-// DefaultRowGroupRows is the default number of rows of a Parquet row group: two of
-// the record files' 65,536-row batches, about DuckDB's own 122,880. A row group is the
+// DefaultRowGroupRows is the default number of rows of a Parquet row group: eight of
+// the record files' 16,384-row batches, about DuckDB's own 122,880. A row group is the
 // unit readers skip or read in parallel; the writer holds the open one in memory
 // (encoded and compressed, with its encoders' dictionaries), so this bounds the
 // export's memory: on packets.arrow, 1 Mi-row groups shrink the file by 2% and raise
