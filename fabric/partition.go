@@ -3,6 +3,7 @@ package fabric
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/tracefabric/tracefabric/internal/units"
 )
@@ -638,4 +639,90 @@ func (g *unitGraph) refine(of []int32, load []int64) {
 			return
 		}
 	}
+}
+
+// PlanSummary is a plan as `replay topology --threads N` prints it (text and JSON).
+type PlanSummary struct {
+	Asked      int                `json:"threads"`
+	Parts      int                `json:"partitions"`
+	Method     string             `json:"method"`
+	Reason     string             `json:"reason,omitempty"`
+	Partitions []PartitionSummary `json:"parts"`
+	// CutLinks names the cut links ("a - b"), in link id order.
+	CutLinks    []string `json:"cut_links"`
+	LookaheadPs int64    `json:"lookahead_ps"`
+	Imbalance   float64  `json:"imbalance"`
+}
+
+// PartitionSummary is one partition of a PlanSummary.
+type PartitionSummary struct {
+	Nodes     int   `json:"nodes"`
+	Hosts     int   `json:"hosts"`
+	Switches  int   `json:"switches"`
+	WeightBps int64 `json:"weight_bps"`
+}
+
+// Summary describes p on f.
+func (p *Plan) Summary(f *Fabric) PlanSummary {
+	s := PlanSummary{Asked: p.Asked, Parts: p.Parts, Method: p.Method, Reason: p.Reason, LookaheadPs: int64(p.Lookahead),
+		Imbalance: p.Imbalance, Partitions: make([]PartitionSummary, p.Parts), CutLinks: []string{}}
+	for i, q := range p.Of {
+		ps := &s.Partitions[q]
+		ps.Nodes++
+		if f.Nodes[i].IsHost() {
+			ps.Hosts++
+		} else {
+			ps.Switches++
+		}
+	}
+	for q, w := range p.Weight {
+		s.Partitions[q].WeightBps = int64(w)
+	}
+	for _, id := range p.Cut {
+		l := &f.Links[id]
+		s.CutLinks = append(s.CutLinks, f.Nodes[l.A.Node].Name+" - "+f.Nodes[l.B.Node].Name)
+	}
+	return s
+}
+
+// maxCutShown is how many cut links Text names.
+const maxCutShown = 6
+
+// Text prints the summary for a terminal: one line per partition, the cut (its
+// first links by name), the lookahead and the imbalance; or the sequential reason.
+func (s PlanSummary) Text() string {
+	var b strings.Builder
+	threads := fmt.Sprintf("%d threads", s.Asked)
+	if s.Asked == 1 {
+		threads = "1 thread"
+	}
+	if s.Parts == 1 {
+		fmt.Fprintf(&b, "partitions for %s: 1, sequential (%s)\n", threads, s.Reason)
+		return b.String()
+	}
+	how := "a graph partition"
+	if s.Method == PartitionPods {
+		how = "whole pods, spines by plane"
+	}
+	fmt.Fprintf(&b, "partitions for %s: %d (%s)\n", threads, s.Parts, how)
+	if s.Reason != "" {
+		fmt.Fprintf(&b, "  %s\n", s.Reason)
+	}
+	var total int64
+	for _, p := range s.Partitions {
+		total += p.WeightBps
+	}
+	for q, p := range s.Partitions {
+		fmt.Fprintf(&b, "  partition %d: %d nodes (%d hosts, %d switches), weight %v (%.1f%%)\n",
+			q, p.Nodes, p.Hosts, p.Switches, units.BitRate(p.WeightBps), 100*float64(p.WeightBps)/float64(total))
+	}
+	shown := s.CutLinks[:min(len(s.CutLinks), maxCutShown)]
+	more := ""
+	if len(s.CutLinks) > len(shown) {
+		more = fmt.Sprintf(" and %d more", len(s.CutLinks)-len(shown))
+	}
+	fmt.Fprintf(&b, "  cut: %d links (%s%s)\n", len(s.CutLinks), strings.Join(shown, ", "), more)
+	fmt.Fprintf(&b, "  lookahead %v (the smallest delay of a cut link)\n", units.Time(s.LookaheadPs))
+	fmt.Fprintf(&b, "  imbalance %.3f (the heaviest partition's weight over the mean)\n", s.Imbalance)
+	return b.String()
 }
