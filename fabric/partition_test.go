@@ -430,3 +430,43 @@ func FuzzPartition(f *testing.F) {
 		checkPlan(t, fab, p, int(n%16))
 	})
 }
+
+// TestPartitionHPCC: testdata/topologies/hpcc-2x2.txt (hosts 0..3, leaves switch-4
+// with hosts 0, 1 and switch-5 with 2, 3, spines switch-6 and switch-7; host links
+// 100G, leaf-spine links 400G, all 1 us) into 2, by the documented algorithm by
+// hand. Units, in switch order: u0 = switch-4 with its hosts (weight 2x100G +
+// 2x400G + 2x100G = 1200G), u1 = switch-5 with its hosts (1200G), u2 = switch-6,
+// u3 = switch-7 (800G each); the mean is 2000G. One delay: D = 1 us contracts
+// nothing. Seeds: the unit farthest from u0 is u1 (two hops; the spines are one),
+// then the unit farthest from u1 is u0. Growth: the regions weigh 1200G each, the
+// first (u1's) takes its frontier unit with the most links, u2 and u3 tie, the
+// lowest: u2; then the second takes u3. Both regions weigh 2000G: no move improves
+// the cut (each unit has one link to each side, or its leaf's). Partition 0 is the
+// one of node 0: {hosts 0, 1, switch-4, switch-7}; the cut is switch-4 - switch-6 and
+// switch-5 - switch-7, lookahead 1 us, imbalance 1.
+func TestPartitionHPCC(t *testing.T) {
+	f, err := Load(filepath.Join("..", "testdata", "topologies", "hpcc-2x2.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Partition(f, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	part := map[string]int32{}
+	for i := range f.Nodes {
+		part[f.Nodes[i].Name] = p.Of[i]
+	}
+	want := map[string]int32{"host-0": 0, "host-1": 0, "switch-4": 0, "switch-7": 0, "host-2": 1, "host-3": 1, "switch-5": 1, "switch-6": 1}
+	if !reflect.DeepEqual(part, want) {
+		t.Errorf("assignment %v, want %v", part, want)
+	}
+	var cut []string
+	for _, id := range p.Cut {
+		l := &f.Links[id]
+		cut = append(cut, f.Nodes[l.A.Node].Name+" - "+f.Nodes[l.B.Node].Name)
+	}
+	if !slices.Equal(cut, []string{"switch-4 - switch-6", "switch-5 - switch-7"}) || p.Lookahead != units.Microsecond || p.Imbalance != 1 || p.Method != PartitionGraph {
+		t.Errorf("cut %v, lookahead %v, imbalance %v, method %s; want switch-4 - switch-6, switch-5 - switch-7, 1us, 1, graph", cut, p.Lookahead, p.Imbalance, p.Method)
+	}
+}

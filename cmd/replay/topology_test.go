@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -160,6 +162,11 @@ func TestTopologyThreads(t *testing.T) {
 	}
 	if code, _, errs := runCmd("topology", "--threads", "-1"); code != exitUsage || !strings.Contains(errs, "--threads -1") {
 		t.Errorf("--threads -1: exit %d, stderr %q", code, errs)
+	}
+	// 0: the CPUs the process may use.
+	cpus := fmt.Sprintf("partitions for %d thread", runtime.GOMAXPROCS(0))
+	if code, out, _ := runCmd("topology", "--threads", "0"); code != exitOK || !strings.Contains(out, cpus) {
+		t.Errorf("--threads 0: exit %d, output without %q", code, cpus)
 	}
 	if code, out, _ := runCmd("topology"); code != exitOK || strings.Contains(out, "partitions for") {
 		t.Errorf("without --threads: exit %d, a plan printed", code)
