@@ -5,7 +5,9 @@
 // generators for the common shapes (clos, leaf-spine, five-stage, rail-optimized),
 // explicit node and link lists from a topology file, import of ns-3 HPCC's
 // topology.txt, shortest-path equal-cost routing with WCMP weights for unequal
-// capacity, and the description and picture of a fabric (`replay topology`).
+// capacity, the description and picture of a fabric (`replay topology`), and its
+// partition for the parallel engine (Partition, `replay topology --threads N`,
+// docs/topology.md#partitions-for-the-parallel-engine).
 //
 // It knows nothing of the switch model: package replay instantiates switchmodel
 // nodes on a Fabric. It imports only config (attributes and link classes) and

@@ -5,12 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/tracefabric/tracefabric/fabric"
 	"github.com/tracefabric/tracefabric/internal/atomicfile"
 	"github.com/tracefabric/tracefabric/plots"
 	"github.com/tracefabric/tracefabric/replay"
@@ -21,6 +24,7 @@ func newTopologyCmd() *cobra.Command {
 		cf       configFlags
 		svg, png string
 		asJSON   bool
+		threads  int
 	)
 	cmd := &cobra.Command{
 		Use:   "topology [CONFIG | TOPOLOGY-FILE] [flags]",
@@ -30,6 +34,10 @@ Topology.File, or --topology), routes and validates it (every switch's profile a
 buffer layout), and describes it: nodes and hosts per role, links per class,
 oversubscription per role, bisection bandwidth, the longest path with its base RTT
 and BDP, the headroom per port and the routing tables (docs/topology.md#describe).
+--threads N adds how the parallel engine divides the fabric for N threads (0: the
+CPUs the process may use): partitions, their nodes and work weight, the cut links,
+the lookahead and the imbalance, or why it runs sequentially
+(docs/topology.md#partitions-for-the-parallel-engine).
 --svg and --png draw it by layers (hosts, leaves, spines, ...), line width by link
 speed; the analyze report colours the same picture by utilization and drops.
 
@@ -37,6 +45,7 @@ The argument is a configuration file (as -c), or a topology file (a YAML topolog
 with Generator or Switches/Hosts/Links, or an HPCC topology.txt; as --topology).`,
 		Example: `  replay topology
   replay topology --topology rail.yaml --svg rail.svg
+  replay topology --threads 4
   replay topology fabric.yaml --set Switches.spine.BufferSize=1GiB`,
 		Args: maxArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -68,13 +77,34 @@ with Generator or Switches/Hosts/Links, or an HPCC topology.txt; as --topology).
 			if err != nil {
 				return inputError{Err: err}
 			}
+			var plan *fabric.PlanSummary
+			if cmd.Flags().Changed("threads") {
+				if threads < 0 {
+					return usageError{Err: fmt.Errorf("--threads %d: want 1 or more (0: the CPUs the process may use)", threads)}
+				}
+				if threads == 0 {
+					threads = runtime.GOMAXPROCS(0)
+				}
+				p, err := fabric.Partition(topo.Fabric, threads)
+				if err != nil {
+					return usageError{Err: fmt.Errorf("--threads: %w", err)}
+				}
+				s := p.Summary(topo.Fabric)
+				plan = &s
+			}
 			out := cmd.OutOrStdout()
 			if asJSON {
 				enc := json.NewEncoder(out)
 				enc.SetIndent("", "  ")
-				err = enc.Encode(d)
+				err = enc.Encode(struct {
+					*replay.Description
+					Partitions *fabric.PlanSummary `json:"partitions,omitempty"`
+				}{d, plan})
 			} else {
 				err = d.WriteText(out)
+				if err == nil && plan != nil {
+					_, err = io.WriteString(out, plan.Text())
+				}
 			}
 			if err != nil {
 				return err
@@ -108,6 +138,7 @@ with Generator or Switches/Hosts/Links, or an HPCC topology.txt; as --topology).
 	f.StringVar(&svg, "svg", "", "draw the fabric by layers into `FILE` (SVG)")
 	f.StringVar(&png, "png", "", "draw the fabric by layers into `FILE` (PNG)")
 	f.BoolVar(&asJSON, "json", false, "print the description as JSON")
+	f.IntVar(&threads, "threads", 0, "also print how the parallel engine divides the fabric for `N` threads (0: the CPUs the process may use)")
 	cf.register(cmd, true)
 	return cmd
 }

@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -98,5 +100,75 @@ func TestTopologyErrorsExit2(t *testing.T) {
 		if _, err := os.Stat(p); !os.IsNotExist(err) {
 			t.Errorf("%s exists after the error", p)
 		}
+	}
+}
+
+// TestTopologyThreads: replay topology --threads N prints the partition plan after
+// the description. The default Clos into 2 (fabric.TestPartitionDefaultClos derives
+// it by hand): two partitions of 64 hosts and 16 switches (a pod's 4 racks and 4
+// fabric switches, 8 spines) of 19200Gbps each, 16 cut links from fabric-p0-f2 -
+// spine-s2-0 on, lookahead 1us, imbalance 1. One thread, and spine links of delay
+// 0, are sequential with the reason; --json carries the same plan; -1 is a usage
+// error.
+func TestTopologyThreads(t *testing.T) {
+	code, out, errs := runCmd("topology", "--threads", "2")
+	if code != exitOK || errs != "" {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	want := `partitions for 2 threads: 2 (whole pods, spines by plane)
+  partition 0: 80 nodes (64 hosts, 16 switches), weight 19200Gbps (50.0%)
+  partition 1: 80 nodes (64 hosts, 16 switches), weight 19200Gbps (50.0%)
+  cut: 16 links (fabric-p0-f2 - spine-s2-0, fabric-p0-f2 - spine-s2-1, fabric-p0-f2 - spine-s2-2, fabric-p0-f2 - spine-s2-3, fabric-p0-f3 - spine-s3-0, fabric-p0-f3 - spine-s3-1 and 10 more)
+  lookahead 1us (the smallest delay of a cut link)
+  imbalance 1.000 (the heaviest partition's weight over the mean)
+`
+	if !strings.HasSuffix(out, want) || !strings.HasPrefix(out, "fabric: clos") {
+		t.Errorf("output ends\n%s\nwant\n%s", out[max(0, len(out)-len(want)-200):], want)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--threads", "1"}, "partitions for 1 thread: 1, sequential (1 thread)\n"},
+		{[]string{"--threads", "2", "--set", "Topology.FabricSpineLink.PropagationDelay=0"},
+			"partitions for 2 threads: 1, sequential (lookahead 0: link fabric-p0-f2 - spine-s2-0 has delay 0)\n"},
+	} {
+		code, out, errs := runCmd(append([]string{"topology"}, c.args...)...)
+		if code != exitOK || !strings.HasSuffix(out, c.want) {
+			t.Errorf("%v: exit %d, stderr %q, output ends %q; want %q", c.args, code, errs, out[max(0, len(out)-120):], c.want)
+		}
+	}
+	code, out, errs = runCmd("topology", "--threads", "2", "--json")
+	if code != exitOK {
+		t.Fatalf("--json: exit %d, stderr %q", code, errs)
+	}
+	var d struct {
+		Hosts int `json:"hosts"`
+		Plan  struct {
+			Parts int `json:"partitions"`
+			Of    []struct {
+				Hosts, Switches int
+			} `json:"parts"`
+			Cut  []string `json:"cut_links"`
+			Look int64    `json:"lookahead_ps"`
+		} `json:"partitions"`
+	}
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	if d.Hosts != 128 || d.Plan.Parts != 2 || len(d.Plan.Of) != 2 || d.Plan.Of[1].Hosts != 64 || d.Plan.Of[1].Switches != 16 ||
+		len(d.Plan.Cut) != 16 || d.Plan.Cut[15] != "fabric-p1-f1 - spine-s1-3" || d.Plan.Look != 1_000_000 {
+		t.Errorf("--json: %+v", d)
+	}
+	if code, _, errs := runCmd("topology", "--threads", "-1"); code != exitUsage || !strings.Contains(errs, "--threads -1") {
+		t.Errorf("--threads -1: exit %d, stderr %q", code, errs)
+	}
+	// 0: the CPUs the process may use.
+	cpus := fmt.Sprintf("partitions for %d thread", runtime.GOMAXPROCS(0))
+	if code, out, _ := runCmd("topology", "--threads", "0"); code != exitOK || !strings.Contains(out, cpus) {
+		t.Errorf("--threads 0: exit %d, output without %q", code, cpus)
+	}
+	if code, out, _ := runCmd("topology"); code != exitOK || strings.Contains(out, "partitions for") {
+		t.Errorf("without --threads: exit %d, a plan printed", code)
 	}
 }
