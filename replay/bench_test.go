@@ -159,9 +159,15 @@ func TestFlowTable(t *testing.T) {
 			ref[p.Tuple()] = int32(len(ref))
 			ft.insert(slot, &p, int32(len(ref)-1))
 		}
+		if got, want := ft.get(p.Src, p.Dst, p.SrcPort, p.DstPort, p.Proto), ref[p.Tuple()]; got != want {
+			t.Fatalf("packet %d %v: get says flow %d, want %d", i, p.Tuple(), got, want)
+		}
 	}
-	if ft.n != len(ref) || len(ref) < 10_000 {
-		t.Fatalf("%d flows in the table, %d in the map", ft.n, len(ref))
+	if ft.len() != len(ref) || len(ref) < 10_000 || ft.v6.n < 2_000 {
+		t.Fatalf("%d flows in the table (%d IPv6), %d in the map", ft.len(), ft.v6.n, len(ref))
+	}
+	if got := ft.get(ipaddr.From4([4]byte{192, 0, 2, 1}), ipaddr.From4([4]byte{192, 0, 2, 2}), 1, 2, 6); got != -1 {
+		t.Fatalf("get of a tuple never inserted = %d, want -1", got)
 	}
 }
 

@@ -52,7 +52,7 @@ func (t *tupleTable) id(p *ingest.Packet, facts *closedFacts) int32 {
 // lookup returns the tuple id of ft, or -1 when the trace has no such flow. It only
 // reads the table (runs in parallel call it).
 func (t *tupleTable) lookup(ft ingest.FiveTuple) int32 {
-	return t.table.get(pack(ft.Src, ft.Dst, ft.SrcPort, ft.DstPort, ft.Proto))
+	return t.table.get(ft.Src, ft.Dst, ft.SrcPort, ft.DstPort, ft.Proto)
 }
 
 // scanner is the Visitor of the one pass.

@@ -43,17 +43,23 @@ type entry struct {
 	member int32      // member of the current flowlet
 	valid  bool       // the entry has seen a packet
 	used   bool       // (in Balancer.flows) the slot holds a flow
+	v6     bool       // (in Balancer.flows) the flow's key is an IPv6 key
 }
 
 // flowState is the per-flow accounting state (and the flow-table entry of an exact
-// table).
+// table), with the first 16 bytes of the flow's key: all of an IPv4 key, so that a
+// probe compares an IPv4 flow without a second memory access. 48 bytes.
 type flowState struct {
 	entry
-	prev int32  // member of the flow's previous packet, -1 before the first
-	bits int32  // offset of the flow's visited-member bitset in Balancer.bits
-	set  int32  // the flow's set
-	hx   uint32 // index hash (flowHash)
+	prev   int32  // member of the flow's previous packet, -1 before the first
+	bits   int32  // offset of the flow's visited-member bitset in Balancer.bits
+	set    int32  // the flow's set
+	hx     uint32 // index hash (flowHash)
+	k0, k1 uint64 // the key's bytes 0-7 and 8-15 (Key.word)
 }
+
+// keyTail is the rest of a key, bytes 16-39 (all zero for an IPv4 key).
+type keyTail [3]uint64
 
 type setInfo struct {
 	m     uint64 // fastmod multiplier of n
@@ -103,9 +109,10 @@ type Balancer struct {
 	// most half full; a flow's probe starts at slot(hx). One random access finds a
 	// flow's state.
 	flows []flowState
-	// keys[i] is the key of the flow in flows[i], apart so that a flowState stays 32
-	// bytes with the 40-byte Key: a probe reads the key only when hx and set match.
-	keys   []Key
+	// tails[i] is the rest of the key of the flow in flows[i] (beyond its first 16
+	// bytes, which the flowState holds): read by a probe of an IPv6 key only, and to
+	// rehash a flow when its set changes.
+	tails  []keyTail
 	nflows int
 	shift  uint32 // 32 - log2(len(flows))
 
@@ -158,7 +165,8 @@ func (b *Balancer) lookup(hx uint32, set int, key *Key, words int) int {
 		if !f.used {
 			return b.newFlow(i, hx, set, key, words)
 		}
-		if f.hx == hx && f.set == int32(set) && b.keys[i].Equal(key) {
+		if f.hx == hx && f.set == int32(set) && f.k0 == key.word(0) && f.k1 == key.word(1) && f.v6 == key.IPv6() &&
+			(!f.v6 || b.tails[i] == key.tail()) {
 			return i
 		}
 	}
@@ -177,7 +185,7 @@ func NewBalancer(cfg Config) (*Balancer, error) {
 		wideHash: cfg.Method == CRC32 || cfg.Method == CRC32WithSalt || cfg.Method == Toeplitz,
 		tableM:   fastmodM(uint32(cfg.FlowTableSize)),
 		flows:    make([]flowState, 1<<initialIndexBits),
-		keys:     make([]Key, 1<<initialIndexBits),
+		tails:    make([]keyTail, 1<<initialIndexBits),
 		shift:    32 - initialIndexBits,
 	}, nil
 }
@@ -317,7 +325,8 @@ func (b *Balancer) SetLive(set int, live []bool, change int) (moved int64) {
 			}
 			now = -1
 		} else {
-			h := b.cfg.Method.finalize(b.fn.hash(&b.keys[i]))
+			k := b.keyOf(i)
+			h := b.cfg.Method.finalize(b.fn.hash(&k))
 			if now = b.memberOf(set, h); now == int(f.prev) {
 				continue
 			}
@@ -483,8 +492,9 @@ func (b *Balancer) Select(now units.Time, set int, key *Key, tc uint8, bytes int
 // newFlow creates the state of a flow seen for the first time in the free slot i and
 // returns its slot (this allocates as the tables grow).
 func (b *Balancer) newFlow(i int, hx uint32, set int, key *Key, words int) int {
-	b.flows[i] = flowState{entry: entry{used: true}, prev: -1, bits: int32(len(b.bits)), set: int32(set), hx: hx}
-	b.keys[i] = *key
+	b.flows[i] = flowState{entry: entry{used: true, v6: key.IPv6()}, prev: -1, bits: int32(len(b.bits)), set: int32(set), hx: hx,
+		k0: key.word(0), k1: key.word(1)}
+	b.tails[i] = key.tail()
 	for range words {
 		b.bits = append(b.bits, 0)
 	}
@@ -494,12 +504,18 @@ func (b *Balancer) newFlow(i int, hx uint32, set int, key *Key, words int) int {
 	return i
 }
 
+// keyOf returns the key of the flow in slot i.
+func (b *Balancer) keyOf(i int) Key {
+	f := &b.flows[i]
+	return keyOfWords(f.k0, f.k1, b.tails[i])
+}
+
 // grow doubles the flow table, moves every flow and returns the new slot of the flow
 // in slot i.
 func (b *Balancer) grow(i int) int {
-	old, oldKeys, oldFx := b.flows, b.keys, b.fx
+	old, oldTails, oldFx := b.flows, b.tails, b.fx
 	b.flows = make([]flowState, 2*len(old))
-	b.keys = make([]Key, 2*len(old))
+	b.tails = make([]keyTail, 2*len(old))
 	if oldFx != nil {
 		b.fx = make([]flowExt, 2*len(old))
 		for k := range b.fx {
@@ -517,7 +533,7 @@ func (b *Balancer) grow(i int) int {
 		for b.flows[j].used {
 			j = (j + 1) & mask
 		}
-		b.flows[j], b.keys[j] = old[k], oldKeys[k]
+		b.flows[j], b.tails[j] = old[k], oldTails[k]
 		if oldFx != nil {
 			b.fx[j] = oldFx[k]
 		}

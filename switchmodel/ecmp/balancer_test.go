@@ -686,3 +686,49 @@ func TestFastmod(t *testing.T) {
 		}
 	}
 }
+
+// TestBalancerKeysDifferBeyondSixteenBytes: the balancer keeps a flow's first 16 key
+// bytes with its state and the rest apart; flows whose keys agree on those 16 bytes
+// (an IPv4 key and an IPv6 key whose source address spells the IPv4 key's bytes, two
+// IPv6 keys with one source and different destinations) are distinct flows, and a
+// flow's key survives the table's growth and a set change's rehash.
+func TestBalancerKeysDifferBeyondSixteenBytes(t *testing.T) {
+	for _, table := range []HashTable{Modulo, Resilient} {
+		b := mustBalancer(t, Config{Method: CRC32, Table: table, Buckets: 64})
+		set := b.AddSet(1) // one member: every flow on member 0, counted once
+		k4 := MakeKey([4]byte{10, 0, 0, 1}, [4]byte{10, 0, 0, 2}, ProtoTCP, 1000, 80, false)
+		var src [16]byte
+		copy(src[:], k4.b[:16])
+		k6a := MakeKey6(src, [16]byte{0xfd, 15: 1}, ProtoTCP, 1000, 80, false)
+		k6b := MakeKey6(src, [16]byte{0xfd, 15: 2}, ProtoTCP, 1000, 80, false)
+		keys := []Key{k4, k6a, k6b}
+		for i := range 3000 { // enough other flows to grow the table several times
+			keys = append(keys, MakeKey([4]byte{10, 1, byte(i >> 8), byte(i)}, [4]byte{10, 2, 0, 1}, ProtoUDP, uint16(i), 4791, false))
+		}
+		for round := range 2 {
+			for i := range keys {
+				b.Select(units.Time(round), set, &keys[i], 0, 100, nil)
+			}
+		}
+		r := b.Records()[0]
+		if r.Flows != int64(len(keys)) || r.Packets != int64(2*len(keys)) {
+			t.Fatalf("%v: member 0 counts %d flows and %d packets, want %d and %d", table, r.Flows, r.Packets, len(keys), 2*len(keys))
+		}
+		// The same index hash for all three (as a collision would give): the probe
+		// must tell them apart by their keys alone.
+		const hx = 0x12345678
+		s4, s6a, s6b := b.lookup(hx, set, &k4, 1), b.lookup(hx, set, &k6a, 1), b.lookup(hx, set, &k6b, 1)
+		if s4 == s6a || s4 == s6b || s6a == s6b {
+			t.Fatalf("%v: keys equal in their first 16 bytes share a slot: %d %d %d", table, s4, s6a, s6b)
+		}
+		if again := b.lookup(hx, set, &k6b, 1); again != s6b {
+			t.Fatalf("%v: the second lookup of a flow found slot %d, want %d", table, again, s6b)
+		}
+		for i, want := range []Key{k4, k6a, k6b} {
+			slot := b.lookup(b.indexHash(b.cfg.Method.finalize(b.fn.hash(&keys[i])), set, &keys[i]), set, &keys[i], 1)
+			if got := b.keyOf(slot); got != want {
+				t.Fatalf("%v: flow %d's key in the table is %x, want %x", table, i, got.b, want.b)
+			}
+		}
+	}
+}

@@ -69,6 +69,24 @@ func MakeKey6(src, dst [16]byte, proto uint8, sport, dport uint16, nonFirstFragm
 	return k
 }
 
+// word returns the key's bytes 8i..8i+7 as a little-endian word (i < 5).
+func (k *Key) word(i int) uint64 { return binary.LittleEndian.Uint64(k.b[8*i : 8*i+8]) }
+
+// tail returns the key's bytes 16-39 (Balancer keeps the first 16 with the flow).
+func (k *Key) tail() keyTail { return keyTail{k.word(2), k.word(3), k.word(4)} }
+
+// keyOfWords is the key whose word(0), word(1) and tail are w0, w1 and t.
+func keyOfWords(w0, w1 uint64, t keyTail) Key {
+	var k Key
+	le := binary.LittleEndian
+	le.PutUint64(k.b[0:8], w0)
+	le.PutUint64(k.b[8:16], w1)
+	le.PutUint64(k.b[16:24], t[0])
+	le.PutUint64(k.b[24:32], t[1])
+	le.PutUint64(k.b[32:40], t[2])
+	return k
+}
+
 // Equal reports whether k and o are the same key (k == o, in five word comparisons
 // where == on the 40-byte array calls runtime.memequal).
 func (k *Key) Equal(o *Key) bool {
