@@ -14,14 +14,15 @@
 //
 // # What it models
 //
-//   - Engine: events ordered by (time, insertion sequence) in a calendar queue (a
+//   - Engine: events ordered by (time, key) in a calendar queue (a
 //     ring of time buckets sized to the pending events, O(1) per event, each bucket's
 //     earliest event stored inline so that most events never leave the ring's array)
 //     backed by a typed 4-ary min-heap for the far future,
 //     one pending event per busy port with another frame ready (transmit done; a
 //     port whose queue emptied only reserves the event's place in the order and
 //     schedules it there if a frame arrives in time), per link with frames in flight
-//     (its head frame's arrival: the link keeps a FIFO of frames), per switch port's
+//     (its head frame's arrival, in the place of the order its sender reserved when
+//     the frame started: the link keeps a FIFO of frames), per switch port's
 //     ForwardingLatency line, per paused (port, pool) refresh timer and per paused
 //     (port, class) pause timer. External code registers an EventHandler and
 //     schedules its own events (Engine.Register, Engine.Schedule).
@@ -100,6 +101,6 @@
 // CheckAccounting at the end.
 //
 // The calendar's geometry (bucket count and width) adapts to the pending events as
-// the run goes; it changes only the cost, never the order: (time, insertion
-// sequence).
+// the run goes; it changes only the cost, never the order: (time, key), the key of
+// docs/model.md#event-order-and-determinism.
 package switchmodel

@@ -171,7 +171,8 @@ func (n *Network) kick(now units.Time, pt *port) {
 // NIC) its control packets of TC7..TC0, then TC7..TC0, skipping classes the peer
 // paused. One tx-done event per busy port, scheduled only
 // if another frame is ready to follow (else its place is reserved: see kick); the
-// frame joins the link's in-flight FIFO, whose head alone has an arrival event.
+// frame joins the link's in-flight FIFO, whose head alone has an arrival event, in
+// the place of the order the sender reserved for it when it started.
 func (n *Network) startTx(now units.Time, pt *port) {
 	var id PacketID = NoPacket
 	var p *Packet
@@ -230,9 +231,12 @@ func (n *Network) startTx(now units.Time, pt *port) {
 	} else {
 		pt.lazyDone, pt.txEnd, pt.txSeq = true, now+ser, n.eng.reserve()
 	}
-	p.at = now + ser + pt.prop
+	// The arrival's key is the sender's, taken now: the event is scheduled now if the
+	// frame heads the link, else by the receiver when the frame ahead of it arrives,
+	// in this same place of the order either way (R1 of docs/parallel.md).
+	p.at, p.arrOrd = now+ser+pt.prop, n.eng.reserve()
 	if pt.flight.n == 0 {
-		n.eng.Schedule(p.at, pt.peer.core.h, evArrive, int64(pt.peer.idx))
+		n.eng.scheduleReserved(p.at, p.arrOrd, pt.peer.core.h, evArrive, int64(pt.peer.idx))
 	}
 	pt.flight.push(&n.arena, id, p)
 }
