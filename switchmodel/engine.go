@@ -259,6 +259,25 @@ func (e *Engine) acting() int32 { return e.act }
 // restore makes act the current actor again (see acting).
 func (e *Engine) restore(act int32) { e.act = act }
 
+// Acting returns the node the engine acts for now (ActAs, or the handler's node), or
+// NoNode when it acts globally: within a handler, the node the event is (or, after
+// its Handle returns, was last) attributed to.
+func (e *Engine) Acting() int32 {
+	if e.act < actNode0 {
+		return NoNode
+	}
+	return e.act - actNode0
+}
+
+// WrapHandlers replaces every handler registered so far by wrap's result for it (a
+// profiler's or a test's hook around each event). The order of events is unchanged;
+// the wrapper must call the handler it was given.
+func (e *Engine) WrapHandlers(wrap func(EventHandler) EventHandler) {
+	for i := range e.handlers {
+		e.handlers[i].h = wrap(e.handlers[i].h)
+	}
+}
+
 // Now is the current simulated time: the time of the event being handled, or of the
 // last one handled.
 func (e *Engine) Now() units.Time { return e.now }

@@ -434,3 +434,42 @@ func TestEngineLateTie(t *testing.T) {
 		t.Fatalf("order %v, want %v", rec.got, want)
 	}
 }
+
+// Acting names the node an event acts for (its handler's, or ActAs's), NoNode for a
+// global one; WrapHandlers puts a wrapper around every handler and changes no order.
+func TestEngineActingAndWrapHandlers(t *testing.T) {
+	e := NewEngine()
+	var acted []int32
+	var order []int64
+	hn := e.RegisterNode(HandlerFunc(func(now units.Time, kind int32, arg int64) { order = append(order, arg) }), 4)
+	hs := e.RegisterShared(HandlerFunc(func(now units.Time, kind int32, arg int64) {
+		e.ActAs(int32(arg / 10))
+		order = append(order, arg)
+	}))
+	hg := e.Register(HandlerFunc(func(now units.Time, kind int32, arg int64) { order = append(order, arg) }))
+	wrapped := 0
+	e.WrapHandlers(func(h EventHandler) EventHandler {
+		wrapped++
+		return HandlerFunc(func(now units.Time, kind int32, arg int64) {
+			h.Handle(now, kind, arg)
+			acted = append(acted, e.Acting())
+		})
+	})
+	if wrapped != 3 {
+		t.Fatalf("%d handlers wrapped, want 3", wrapped)
+	}
+	// Scheduled outside any handler, all three take the global counter: call order.
+	e.Schedule(10, hn, 0, 1)  // node 4's handler
+	e.Schedule(10, hs, 0, 72) // acts as node 7
+	e.Schedule(10, hg, 0, 3)  // a global handler
+	e.Run()
+	if want := []int64{1, 72, 3}; !slices.Equal(order, want) {
+		t.Fatalf("order %v, want %v", order, want)
+	}
+	if want := []int32{4, 7, NoNode}; !slices.Equal(acted, want) {
+		t.Fatalf("acted %v, want %v", acted, want)
+	}
+	if e.Acting() != NoNode {
+		t.Fatalf("Acting after Run = %d, want NoNode", e.Acting())
+	}
+}
