@@ -574,6 +574,46 @@ func (e *Engine) NextTime() (units.Time, bool) {
 	return at, ok
 }
 
+// Key returns the key of the event being handled, or of the last one handled: its
+// time and ord (docs/model.md#event-order-and-determinism). Events run in increasing
+// (time, ord).
+func (e *Engine) Key() (units.Time, uint64) { return e.now, e.curOrd }
+
+// NextKey returns the key of the earliest pending event and true, or false if none.
+func (e *Engine) NextKey() (units.Time, uint64, bool) {
+	b, at, ok := e.front()
+	if !ok {
+		return 0, 0, false
+	}
+	if b < 0 {
+		return at, e.heap[0].ord, true
+	}
+	return at, e.bk[b].ord, true
+}
+
+// RunBeforeKey handles, in order, every event whose key is before (at, ord), until
+// none is left or Stop is called: a window of the parallel engine that ends at a
+// given event rather than a time (docs/parallel.md). It returns true if events are
+// still pending.
+func (e *Engine) RunBeforeKey(at units.Time, ord uint64) bool {
+	if at > 0 && e.RunUntil(at-1) && e.stopped {
+		return true
+	}
+	e.stopped = false
+	defer func() { e.act = actGlobal }()
+	for !e.stopped {
+		t, o, ok := e.NextKey()
+		if !ok {
+			return false
+		}
+		if t > at || (t == at && o >= ord) {
+			return true
+		}
+		e.step(t)
+	}
+	return e.Pending() > 0
+}
+
 // Run handles events until none is pending or Stop is called.
 func (e *Engine) Run() { e.RunUntil(units.Time(1<<63 - 1)) }
 
