@@ -420,6 +420,12 @@ func (s *sim) release(fid int32) {
 	if q == nil {
 		return
 	}
+	// A release acts as the flow's source host (docs/model.md#event-order-and-determinism),
+	// also when another node's event settles the message it waited for (a switch's
+	// drop can settle a dropped message and with it a delivered one behind it).
+	act := s.eng.Actor()
+	s.eng.ActAs(s.net.Hosts()[f.src].ID())
+	defer s.eng.RestoreActor(act)
 	now := s.eng.Now()
 	for q.n > 0 {
 		h := q.front()

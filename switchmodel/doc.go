@@ -14,7 +14,7 @@
 //
 // # What it models
 //
-//   - Engine: events ordered by (time, key) in a calendar queue (a
+//   - Engine: events ordered by (time, order key) in a calendar queue (a
 //     ring of time buckets sized to the pending events, O(1) per event, each bucket's
 //     earliest event stored inline so that most events never leave the ring's array)
 //     backed by a typed 4-ary min-heap for the far future,
@@ -101,6 +101,9 @@
 // CheckAccounting at the end.
 //
 // The calendar's geometry (bucket count and width) adapts to the pending events as
-// the run goes; it changes only the cost, never the order: (time, key), the key of
-// docs/model.md#event-order-and-determinism.
+// the run goes; it changes only the cost, never the order: (time, order key), the
+// key of docs/model.md#event-order-and-determinism (global events, then injections
+// by index, then node events by scheduling node and that node's own counter).
+// Handlers register as global (Engine.Register), per node (RegisterNode) or shared
+// (RegisterShared, naming their node per event with ActAs).
 package switchmodel

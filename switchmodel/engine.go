@@ -50,23 +50,23 @@ const (
 	MaxInjectionIndex = 1<<ordClassShift - 1
 )
 
-// Actor slots: actNone (a shared handler that has not said whom it acts for: a
-// schedule panics), actGlobal, then node k at actNode0 + k.
-const (
-	actNone   = 0
-	actGlobal = 1
-	actNode0  = 2
-)
-
 // actor is one owner of an order counter: next is the ord its next event takes, end
-// the first ord beyond its range.
-type actor struct{ next, end uint64 }
+// the first ord beyond its range; node is its node (NoNode: the global counter, -2:
+// the shared handlers' none, whose range is empty so a schedule panics).
+type actor struct {
+	next, end uint64
+	node      int32
+}
 
-// handlerEntry is a registered handler and the actor its events run as (actNone for a
-// shared handler, which names it with ActAs).
+// actorChunk is how many node actors are allocated together (they never move: the
+// engine and its handlers point at them).
+const actorChunk = 64
+
+// handlerEntry is a registered handler and the actor its events run as (the none
+// actor for a shared handler, which names it with ActAs).
 type handlerEntry struct {
 	h   EventHandler
-	act int32
+	act *actor
 }
 
 // event is one pending event: 32 bytes, no pointers (the GC does not scan the queue).
@@ -142,8 +142,11 @@ const (
 type Engine struct {
 	now       units.Time
 	curOrd    uint64 // the ord of the event being (or last) handled
-	act       int32  // the actor scheduling now: an index in actors
-	actors    []actor
+	act       *actor // the actor scheduling now
+	global    actor
+	none      actor
+	actors    []*actor // the global actor, then node k's at k+1
+	chunk     []actor  // room for more node actors
 	handlers  []handlerEntry
 	processed uint64
 	stopped   bool
@@ -168,8 +171,11 @@ type Engine struct {
 
 // NewEngine returns an empty engine at time 0.
 func NewEngine() *Engine {
-	e := &Engine{heap: make([]event, 0, 64), free: -1, act: actGlobal}
-	e.actors = []actor{actNone: {}, actGlobal: {0, ordInjection}}
+	e := &Engine{heap: make([]event, 0, 64), free: -1}
+	e.global = actor{0, ordInjection, NoNode}
+	e.none = actor{0, 0, -2}
+	e.act = &e.global
+	e.actors = []*actor{&e.global}
 	e.setGeometry(calMinBits, calWidthBits)
 	return e
 }
@@ -198,7 +204,7 @@ func (e *Engine) setGeometry(nbBits, w uint) {
 // sampler of every switch, the failures' runner) is global. An engine takes up to
 // MaxHandlers handlers; one more is a bug of the caller and panics.
 func (e *Engine) Register(h EventHandler) HandlerID {
-	return e.register(h, actGlobal) | hGlobal
+	return e.register(h, &e.global) | hGlobal
 }
 
 // RegisterNode adds handler h of node (0 <= node < MaxEngineNodes) and returns its
@@ -212,10 +218,10 @@ func (e *Engine) RegisterNode(h EventHandler, node int32) HandlerID {
 // Handle must name the node with ActAs before it schedules anything (a schedule
 // before that panics). Events for it are ordered by whoever schedules them.
 func (e *Engine) RegisterShared(h EventHandler) HandlerID {
-	return e.register(h, actNone)
+	return e.register(h, &e.none)
 }
 
-func (e *Engine) register(h EventHandler, act int32) HandlerID {
+func (e *Engine) register(h EventHandler, act *actor) HandlerID {
 	if len(e.handlers) == MaxHandlers {
 		panic("switchmodel: Engine.Register: more than MaxHandlers handlers")
 	}
@@ -223,50 +229,62 @@ func (e *Engine) register(h EventHandler, act int32) HandlerID {
 	return HandlerID(len(e.handlers) - 1)
 }
 
-// actorOf returns node's actor slot, making the slots up to it.
-func (e *Engine) actorOf(node int32) int32 {
+// AddNodes makes nodes 0..n-1 known to the engine, for ActAs (RegisterNode makes its
+// node and those below known).
+func (e *Engine) AddNodes(n int32) {
+	if n > 0 {
+		e.actorOf(n - 1)
+	}
+}
+
+// actorOf returns node's actor, making the actors up to it.
+func (e *Engine) actorOf(node int32) *actor {
 	if node < 0 || node >= MaxEngineNodes {
 		panic(fmt.Sprintf("switchmodel: Engine: node %d outside 0..MaxEngineNodes-1", node))
 	}
-	for k := len(e.actors) - actNode0; k <= int(node); k++ {
+	for len(e.actors) <= int(node)+1 {
+		if len(e.chunk) == 0 {
+			e.chunk = make([]actor, actorChunk)
+		}
+		k := len(e.actors) - 1
 		base := ordNode | uint64(k)<<OrdSeqBits
-		e.actors = append(e.actors, actor{base, base + 1<<OrdSeqBits})
+		a := &e.chunk[0]
+		*a = actor{base, base + 1<<OrdSeqBits, int32(k)}
+		e.chunk = e.chunk[1:]
+		e.actors = append(e.actors, a)
 	}
-	return actNode0 + node
+	return e.actors[node+1]
 }
 
-// ActAs makes the rest of the current event act for node: what it schedules (or
-// reserves) is node's, ordered by node's counter; NoNode makes it act globally. A
+// ActAs makes the rest of the current event act for node (NoNode, or a node known
+// from RegisterNode or AddNodes; another panics: index out of range):
+// what it schedules (or reserves) is node's, ordered by node's counter; NoNode makes
+// it act globally. A
 // shared handler (RegisterShared) calls it first in Handle; any handler may call it
 // while it acts, synchronously, on another node's behalf. Outside a handler the
 // engine acts globally (and again after each Run or RunUntil).
 func (e *Engine) ActAs(node int32) {
-	if node == NoNode {
-		e.act = actGlobal
-		return
-	}
-	if uint32(node) >= uint32(len(e.actors)-actNode0) {
-		e.act = e.actorOf(node)
-		return
-	}
-	e.act = actNode0 + node
+	e.act = e.actors[node+1] // actors[0] is the global one
 }
 
-// acting returns the current actor (for a synchronous act on another node's behalf
-// to restore it).
-func (e *Engine) acting() int32 { return e.act }
+// Actor is whom the engine acts for (Engine.Actor).
+type Actor struct{ a *actor }
 
-// restore makes act the current actor again (see acting).
-func (e *Engine) restore(act int32) { e.act = act }
+// Actor returns whom the engine acts for now, so that code acting synchronously on
+// another node's behalf (ActAs) can return to it with RestoreActor.
+func (e *Engine) Actor() Actor { return Actor{e.act} }
+
+// RestoreActor makes a the current actor again (see Actor).
+func (e *Engine) RestoreActor(a Actor) { e.act = a.a }
 
 // Acting returns the node the engine acts for now (ActAs, or the handler's node), or
 // NoNode when it acts globally: within a handler, the node the event is (or, after
 // its Handle returns, was last) attributed to.
 func (e *Engine) Acting() int32 {
-	if e.act < actNode0 {
-		return NoNode
+	if n := e.act.node; n >= 0 {
+		return n
 	}
-	return e.act - actNode0
+	return NoNode
 }
 
 // WrapHandlers replaces every handler registered so far by wrap's result for it (a
@@ -298,14 +316,13 @@ func (e *Engine) Schedule(at units.Time, h HandlerID, kind int32, arg int64) {
 	if at < e.now {
 		at = e.now
 	}
-	a := e.act
+	ac := e.act
 	if h&hGlobal != 0 {
-		a = actGlobal
+		ac = &e.global
 	}
-	ac := &e.actors[a]
 	ord := ac.next
 	if ord >= ac.end {
-		e.exhausted(a)
+		e.exhausted(ac)
 	}
 	ac.next = ord + 1
 	e.pushes++
@@ -334,14 +351,19 @@ func (e *Engine) ScheduleInjection(at units.Time, index uint64, h HandlerID, kin
 }
 
 // exhausted panics: actor a cannot order another event.
-func (e *Engine) exhausted(a int32) {
-	switch a {
-	case actNone:
-		panic("switchmodel: Engine.Schedule from a shared handler (RegisterShared) that has not called ActAs")
-	case actGlobal:
-		panic("switchmodel: Engine.Schedule: the global counter is exhausted")
+func (e *Engine) exhausted(a *actor) { panic(exhaustedError{a.node}) }
+
+// exhaustedError is the panic of an actor that cannot order another event.
+type exhaustedError struct{ node int32 }
+
+func (x exhaustedError) Error() string {
+	switch x.node {
+	case -2:
+		return "switchmodel: Engine.Schedule from a shared handler (RegisterShared) that has not called ActAs"
+	case NoNode:
+		return "switchmodel: Engine.Schedule: the global counter is exhausted"
 	}
-	panic(fmt.Sprintf("switchmodel: Engine.Schedule: node %d scheduled 2^%d events: its counter is exhausted", a-actNode0, OrdSeqBits))
+	return fmt.Sprintf("switchmodel: Engine.Schedule: node %d scheduled 2^%d events: its counter is exhausted", x.node, OrdSeqBits)
 }
 
 // reserve takes the current actor's next ord for an event that may be scheduled later
@@ -352,10 +374,10 @@ func (e *Engine) exhausted(a int32) {
 // (The event's handler must not be global: a global handler's events take the global
 // counter.)
 func (e *Engine) reserve() uint64 {
-	ac := &e.actors[e.act]
+	ac := e.act
 	ord := ac.next
 	if ord >= ac.end {
-		e.exhausted(e.act)
+		panic(exhaustedError{ac.node})
 	}
 	ac.next = ord + 1
 	return ord
@@ -600,7 +622,7 @@ func (e *Engine) RunBeforeKey(at units.Time, ord uint64) bool {
 		return true
 	}
 	e.stopped = false
-	defer func() { e.act = actGlobal }()
+	defer func() { e.act = &e.global }()
 	for !e.stopped {
 		t, o, ok := e.NextKey()
 		if !ok {
@@ -622,7 +644,7 @@ func (e *Engine) Run() { e.RunUntil(units.Time(1<<63 - 1)) }
 // or left by Stop). Now is left at the last handled event's time.
 func (e *Engine) RunUntil(limit units.Time) bool {
 	e.stopped = false
-	defer func() { e.act = actGlobal }() // outside handlers the engine acts globally
+	defer func() { e.act = &e.global }() // outside handlers the engine acts globally
 	for !e.stopped {
 		switch e.step(limit) {
 		case stepEmpty:

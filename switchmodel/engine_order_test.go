@@ -3,6 +3,7 @@ package switchmodel
 import (
 	"cmp"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -122,6 +123,7 @@ func TestEngineTiedTriggersOfTwoNodes(t *testing.T) {
 func TestEngineReserveKeepsItsPlace(t *testing.T) {
 	e := NewEngine()
 	rec := &tagged{}
+	e.AddNodes(7)
 	var saved uint64
 	var hx, hy HandlerID
 	hx = e.RegisterShared(HandlerFunc(func(now units.Time, kind int32, arg int64) {
@@ -306,6 +308,7 @@ func TestEngineRandomMatchesKeySort(t *testing.T) {
 	for _, seed := range []uint64{1, 2, 3} {
 		e := NewEngine()
 		k := &keyed{e: e, rng: rand.New(rand.NewPCG(seed, 99)), nodeSeq: make([]int64, 13), injUsed: map[uint64]bool{}, left: 60_000, nodes: 13}
+		e.AddNodes(13)
 		k.hg = e.Register(k)
 		k.hs = e.RegisterShared(k)
 		for i := 0; i < 40; i++ {
@@ -349,8 +352,23 @@ func mustPanic(t *testing.T, what, msg string, f func()) {
 		if r == nil {
 			t.Fatalf("%s: no panic", what)
 		}
-		if s, _ := r.(string); !strings.Contains(s, msg) {
+		s, _ := r.(string)
+		if err, ok := r.(error); ok {
+			s = err.Error()
+		}
+		if !strings.Contains(s, msg) {
 			t.Fatalf("%s: panic %v, want one containing %q", what, r, msg)
+		}
+	}()
+	f()
+}
+
+func mustPanicRuntime(t *testing.T, what string, f func()) {
+	t.Helper()
+	defer func() {
+		t.Helper()
+		if _, ok := recover().(runtime.Error); !ok {
+			t.Fatalf("%s: no runtime panic", what)
 		}
 	}()
 	f()
@@ -362,24 +380,24 @@ func TestEngineOrderOverflow(t *testing.T) {
 	rec := &tagged{}
 	h := e.RegisterNode(rec, 3)
 	e.ActAs(3)
-	ac := &e.actors[actNode0+3]
+	ac := e.actorOf(3)
 	ac.next = ac.end - 2
 	e.Schedule(1, h, 0, 1)
 	_ = e.reserve()
 	mustPanic(t, "node counter", "node 3 scheduled 2^40 events", func() { e.Schedule(1, h, 0, 2) })
 	mustPanic(t, "node reserve", "node 3 scheduled 2^40 events", func() { e.reserve() })
 	// The last ord of node 3 is below node 4's first.
-	e.ActAs(4)
-	if e.actors[actNode0+3].end != e.actors[actNode0+4].next {
+	if e.actorOf(3).end != e.actorOf(4).next {
 		t.Fatal("node ranges not adjacent")
 	}
 	e.ActAs(NoNode)
-	g := &e.actors[actGlobal]
+	g := &e.global
 	g.next = g.end
 	mustPanic(t, "global counter", "global counter is exhausted", func() { e.Schedule(1, h, 0, 3) })
 	mustPanic(t, "injection index", "MaxInjectionIndex", func() { e.ScheduleInjection(1, MaxInjectionIndex+1, h, 0, 0) })
 	mustPanic(t, "node id", "outside 0..MaxEngineNodes-1", func() { e.RegisterNode(rec, MaxEngineNodes) })
-	mustPanic(t, "ActAs", "outside 0..MaxEngineNodes-1", func() { e.ActAs(-2) })
+	mustPanicRuntime(t, "ActAs of an unknown node", func() { e.ActAs(5) })
+	mustPanicRuntime(t, "ActAs(-2)", func() { e.ActAs(-2) })
 	if MaxEngineNodes < MaxNodes {
 		t.Fatalf("MaxEngineNodes %d < MaxNodes %d", MaxEngineNodes, MaxNodes)
 	}
@@ -439,6 +457,7 @@ func TestEngineLateTie(t *testing.T) {
 // global one; WrapHandlers puts a wrapper around every handler and changes no order.
 func TestEngineActingAndWrapHandlers(t *testing.T) {
 	e := NewEngine()
+	e.AddNodes(8) // ActAs needs a known node
 	var acted []int32
 	var order []int64
 	hn := e.RegisterNode(HandlerFunc(func(now units.Time, kind int32, arg int64) { order = append(order, arg) }), 4)
@@ -548,5 +567,69 @@ func TestEngineRunBeforeKey(t *testing.T) {
 	}
 	if _, _, ok := e3.NextKey(); ok {
 		t.Fatal("NextKey on an empty engine")
+	}
+}
+
+// docs/model.md#event-order-and-determinism, the example: two hosts' frames reach one
+// switch port at the same picosecond; the switch takes them in the order of the
+// sending hosts' node ids, whichever was injected first, by InjectAt (injection
+// class) or by a global handler's Inject (the NIC acts as its host).
+func TestTiedArrivalsRunInSenderOrder(t *testing.T) {
+	l := LinkSpec{Speed: 100 * units.Gbps, PropagationDelay: units.Microsecond}
+	for _, viaInjectAt := range []bool{true, false} {
+		for _, lowFirst := range []bool{true, false} {
+			st := newStar(t, 3, defaultSwitch(), l)
+			lo, hi := st.hosts[1], st.hosts[2] // node ids 2 and 3 (the switch is 0)
+			if lo.ID() >= hi.ID() {
+				t.Fatalf("node ids %d, %d", lo.ID(), hi.ID())
+			}
+			order := []*Host{lo, hi}
+			if !lowFirst {
+				order = []*Host{hi, lo}
+			}
+			if viaInjectAt {
+				for _, h := range order {
+					id, p := st.net.NewPacket()
+					p.Src, p.Dst, p.Length, p.TraceIndex = h.Index(), st.hosts[0].Index(), 1500, int64(h.Index())
+					st.net.InjectAt(1000, h, id)
+				}
+			} else {
+				in := newInjector(st.net, []pktSpec{
+					{at: 1000, src: order[0].Index(), dst: 0, length: 1500},
+					{at: 1000, src: order[1].Index(), dst: 0, length: 1500}})
+				_ = in
+			}
+			st.eng.Run()
+			d := st.obs.deliveries
+			if len(d) != 2 || d[0].src != lo.Index() || d[1].src != hi.Index() || d[1].at <= d[0].at {
+				t.Fatalf("InjectAt %v, low first %v: deliveries %+v; want host %d's first", viaInjectAt, lowFirst, d, lo.Index())
+			}
+			checkDrained(t, st.net)
+		}
+	}
+}
+
+// Acting on another node's behalf and back: the events take that node's counter, then
+// the handler's again.
+func TestEngineActorRestore(t *testing.T) {
+	e := NewEngine()
+	rec := &tagged{}
+	var h HandlerID
+	h = e.RegisterNode(HandlerFunc(func(now units.Time, kind int32, arg int64) {
+		if kind == 1 {
+			e.Schedule(50, h, 0, 40) // node 4's #0
+			a := e.Actor()
+			e.ActAs(1)
+			e.Schedule(50, h, 0, 10) // node 1's #0
+			e.RestoreActor(a)
+			e.Schedule(50, h, 0, 41) // node 4's #1
+			return
+		}
+		rec.Handle(now, kind, arg)
+	}), 4)
+	e.Schedule(0, h, 1, 0)
+	e.Run()
+	if want := []int64{10, 40, 41}; !slices.Equal(rec.got, want) {
+		t.Fatalf("order %v, want %v", rec.got, want)
 	}
 }

@@ -382,6 +382,7 @@ func TestEngineWidensSparseRing(t *testing.T) {
 type lazyNet struct {
 	e      *Engine
 	h      HandlerID
+	nodes  int // > 0: a shared handler whose event arg acts as node arg % nodes
 	lazy   bool
 	next   int64
 	left   int
@@ -407,6 +408,9 @@ func mix(x uint64) uint64 {
 }
 
 func (l *lazyNet) Handle(now units.Time, kind int32, arg int64) {
+	if l.nodes > 0 {
+		l.e.ActAs(int32(arg % int64(l.nodes)))
+	}
 	if kind == 1 { // a lazy child in the eager run
 		i := slices.IndexFunc(l.wait, func(r reservedEv) bool { return r.id == arg })
 		r := l.wait[i]
@@ -456,10 +460,23 @@ func (l *lazyNet) Handle(now units.Time, kind int32, arg int64) {
 }
 
 func TestEngineReservedPlaces(t *testing.T) {
+	for _, nodes := range []int{0, 5} {
+		testReservedPlaces(t, nodes)
+	}
+}
+
+// testReservedPlaces runs the lazy and the eager network, with a global handler
+// (nodes 0) or as nodes events of nodes 0..nodes-1 (reserving from their counters).
+func testReservedPlaces(t *testing.T, nodes int) {
 	run := func(lazy bool) *lazyNet {
 		e := NewEngine()
-		l := &lazyNet{e: e, lazy: lazy, left: 60_000, noops: map[int64]int{}, passes: map[int64]int{}}
-		l.h = e.Register(l)
+		l := &lazyNet{e: e, lazy: lazy, left: 60_000, noops: map[int64]int{}, passes: map[int64]int{}, nodes: nodes}
+		if nodes > 0 {
+			e.AddNodes(int32(nodes))
+			l.h = e.RegisterShared(l)
+		} else {
+			l.h = e.Register(l)
+		}
 		for i := 0; i < 200; i++ {
 			l.next++
 			e.Schedule(units.Time(i%7), l.h, 0, l.next)
@@ -485,7 +502,7 @@ func TestEngineReservedPlaces(t *testing.T) {
 			t.Fatalf("event %d: handled by the eager run before real event #%d, passed in the lazy run at #%d", id, at, lazy.passes[id])
 		}
 	}
-	t.Logf("%d real events, %d never activated", len(eager.order), len(eager.noops))
+	t.Logf("nodes %d: %d real events, %d never activated", nodes, len(eager.order), len(eager.noops))
 }
 
 // Ties append at the tail of their bucket's list in O(1): the list's first node keeps

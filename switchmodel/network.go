@@ -275,10 +275,10 @@ func (n *Network) injectNIC(h *Host, id PacketID, first bool) {
 	}
 	// The NIC acts as its host (docs/model.md#event-order-and-determinism), whoever
 	// injects: what it schedules is the host's.
-	act := n.eng.acting()
+	act := n.eng.Actor()
 	n.eng.ActAs(h.id)
 	n.kick(now, pt)
-	n.eng.restore(act)
+	n.eng.RestoreActor(act)
 }
 
 // Counters are the network-wide totals. Injected, Delivered and Dropped count data
