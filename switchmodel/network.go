@@ -58,6 +58,9 @@ type Network struct {
 	// hot path skips that check.
 	failed bool
 
+	// par: this is one partition's copy of the network (RunPartitioned), nil otherwise.
+	par *parState
+
 	// Deadlock detection (deadlock.go).
 	deadlocks       []Deadlock
 	activeDeadlocks int
@@ -88,8 +91,9 @@ type injectHandler struct{ n *Network }
 
 func (ih injectHandler) Handle(now units.Time, kind int32, arg int64) {
 	h := ih.n.hosts[arg>>32]
-	ih.n.eng.ActAs(h.id)
-	ih.n.Inject(h, PacketID(int32(arg)))
+	n := h.net // the host's partition's, in a partitioned run (RunPartitioned)
+	n.eng.ActAs(h.id)
+	n.Inject(h, PacketID(int32(arg)))
 }
 
 // InjectAt schedules packet id to enter host h's NIC at time t (>= Engine.Now), as
