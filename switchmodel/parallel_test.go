@@ -7,7 +7,9 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/tracefabric/tracefabric/internal/units"
 )
@@ -182,4 +184,149 @@ func TestPartitionedRefuses(t *testing.T) {
 	if _, err := c2.net.RunPartitioned(make([]int32, len(c2.net.Nodes())), 1, units.Microsecond); !errors.Is(err, ErrNotPartitioned) || !strings.Contains(err.Error(), "sampler") {
 		t.Fatalf("err %v, want buffer samplers refused", err)
 	}
+}
+
+// benchClos is a larger Clos for the partitioned engine's benchmark: 2 pods of 4
+// racks of 8 hosts (64 hosts), 4 fabric switches per pod, 4 spines per plane, all
+// links 100 Gb/s, 1 us.
+var benchClos = closSpec{pods: 2, racks: 4, hostsPerRack: 8, fabrics: 4, spines: 4,
+	host: LinkSpec{Speed: 100 * units.Gbps, PropagationDelay: units.Microsecond},
+	up:   LinkSpec{Speed: 100 * units.Gbps, PropagationDelay: units.Microsecond},
+	top:  LinkSpec{Speed: 100 * units.Gbps, PropagationDelay: units.Microsecond}}
+
+// BenchmarkPartitioned replays 200k random packets over 2 ms through benchClos
+// sequentially (threads 1) and as 2 partitions (a pod each, spines spread): wall and
+// CPU-free metrics per run, the windows, the events per window and the partitions'
+// waiting share at barriers.
+func BenchmarkPartitioned(b *testing.B) {
+	specs := randomTraffic(5, 64, 200_000, 2*units.Millisecond)
+	for _, threads := range []int{1, 2} {
+		b.Run(fmt.Sprintf("threads%d", threads), func(b *testing.B) {
+			var hops, events, windows int64
+			var wait, busy float64
+			var cpu time.Duration
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				c := buildClos(b, benchClos, 3, Observers{})
+				injectAll(c.net, specs)
+				b.StartTimer()
+				cpu0 := procCPU()
+				if threads == 1 {
+					c.eng.Run()
+				} else {
+					of := byName(c, func(n string) int32 {
+						if strings.HasPrefix(n, "spine") {
+							return int32(n[len(n)-1]-'0') % 2
+						}
+						return podOf(n)
+					})
+					st, err := c.net.RunPartitioned(of, 2, units.Microsecond)
+					if err != nil {
+						b.Fatal(err)
+					}
+					windows += st.Windows
+					wait += st.Waiting.Seconds()
+					busy += st.Busy.Seconds()
+					if i == 0 {
+						b.Logf("events by partition %v, %d windows, %d cut frames", st.Events, st.Windows, st.CutFrames)
+					}
+				}
+				cpu += procCPU() - cpu0
+				cn := c.net.Counters()
+				hops += cn.PacketHops
+				events += int64(cn.Events)
+			}
+			b.ReportMetric(float64(hops)/b.Elapsed().Seconds(), "hops/s")
+			b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
+			if windows > 0 {
+				b.ReportMetric(float64(events)/float64(windows), "events/window")
+				b.ReportMetric(wait/(wait+busy), "waiting")
+				b.ReportMetric(b.Elapsed().Seconds()/float64(windows)*1e9, "ns/window")
+			}
+		})
+	}
+}
+
+// procCPU is the process's user+system CPU time.
+func procCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// docs/parallel.md section 6, test 3: PFC across the partition boundary. A star
+// whose switch (node 0) is in partition 0 and its hosts in partitions 1 and 2: four
+// hosts send lossless (TC3) line-rate bursts to host 4, the switch pauses them, every
+// pause and resume frame crosses a cut link. Each frame is received 84 wire bytes
+// (6,720 ps at 100 Gb/s) plus the 1 us delay after it starts, in the partitioned run
+// as in the sequential one; the PFC rows, deliveries and port statistics are equal.
+func TestPartitionedPFCAcrossTheCut(t *testing.T) {
+	l := LinkSpec{Speed: 100 * units.Gbps, PropagationDelay: units.Microsecond}
+	run := func(part bool) (*obs, []string, Counters) {
+		cfg := defaultSwitch()
+		cfg.BufferSize = 4 * units.MiB
+		cfg.BufferStatsReportInterval = 0 // the sampler is not partitioned yet
+		st := newStarOpts(t, cfg, repeatLink(l, 5), Options{})
+		var specs []pktSpec
+		for i := 0; i < 400; i++ {
+			for s := int32(0); s < 4; s++ {
+				specs = append(specs, pktSpec{at: units.Time(i) * 123_040, src: s, dst: 4, length: 1500, dscp: 3 << 3, flow: int64(s)})
+			}
+		}
+		injectAll(st.net, specs)
+		if part {
+			of := make([]int32, len(st.net.Nodes()))
+			for i, h := range st.hosts {
+				of[h.ID()] = 1 + int32(i%2)
+			}
+			if _, err := st.net.RunPartitioned(of, 3, units.Microsecond); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			st.eng.Run()
+		}
+		checkDrained(t, st.net)
+		var ports []string
+		for _, nd := range st.net.Nodes() {
+			for i := range nd.NumPorts() {
+				ports = append(ports, fmt.Sprint(nd.Name(), i, nd.PortStats(i)))
+			}
+		}
+		return st.obs, ports, st.net.Counters()
+	}
+	seqObs, seqPorts, seqC := run(false)
+	parObs, parPorts, parC := run(true)
+	if seqC.PFCFrames == 0 {
+		t.Fatal("no PFC frames: the test does not test")
+	}
+	if !slices.Equal(seqObs.pfc, parObs.pfc) || !slices.Equal(seqPorts, parPorts) || seqC != parC {
+		t.Fatalf("partitioned PFC rows, port statistics or counters differ (%d and %d rows)", len(seqObs.pfc), len(parObs.pfc))
+	}
+	if len(seqObs.deliveries) != len(parObs.deliveries) {
+		t.Fatalf("%d deliveries, sequential %d", len(parObs.deliveries), len(seqObs.deliveries))
+	}
+	for i := range seqObs.deliveries {
+		if a, b := seqObs.deliveries[i], parObs.deliveries[i]; a.at != b.at || a.trace != b.trace {
+			t.Fatalf("delivery %d: %d at %v, sequential %d at %v", i, b.trace, b.at, a.trace, a.at)
+		}
+	}
+	// Every frame the switch starts towards a host arrives 6,720 ps + 1 us later.
+	var tx, rx []units.Time
+	for _, e := range parObs.pfc {
+		switch {
+		case e.Node == 0 && (e.Kind == PFCTxPause || e.Kind == PFCTxResume):
+			tx = append(tx, e.Time+6_720+units.Microsecond)
+		case e.Node != 0 && (e.Kind == PFCRxPause || e.Kind == PFCRxResume):
+			rx = append(rx, e.Time)
+		}
+	}
+	slices.Sort(tx)
+	slices.Sort(rx)
+	// A frame pausing several classes gives a row per class: compare the distinct times.
+	if tx, rx = slices.Compact(tx), slices.Compact(rx); len(tx) == 0 || !slices.Equal(tx, rx) {
+		t.Fatalf("pause frames received at %v, want their start + 6720 ps + 1 us: %v", rx, tx)
+	}
+	t.Logf("%d PFC frames, %d PFC rows, %d distinct frame times", parC.PFCFrames, len(parObs.pfc), len(tx))
 }
