@@ -228,7 +228,8 @@ func BenchmarkPartitioned(b *testing.B) {
 					wait += st.Waiting.Seconds()
 					busy += st.Busy.Seconds()
 					if i == 0 {
-						b.Logf("events by partition %v, %d windows, %d cut frames", st.Events, st.Windows, st.CutFrames)
+						b.Logf("events by partition %v, %d windows (critical path %d events), %d cut frames; setup %v, wall %v, busy %v, barriers %v",
+							st.Events, st.Windows, st.Critical, st.CutFrames, st.Setup, st.Wall, st.Busy, st.Barriers)
 					}
 				}
 				cpu += procCPU() - cpu0
