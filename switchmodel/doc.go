@@ -26,6 +26,11 @@
 //     ForwardingLatency line, per paused (port, pool) refresh timer and per paused
 //     (port, class) pause timer. External code registers an EventHandler and
 //     schedules its own events (Engine.Register, Engine.Schedule).
+//   - RunPartitioned: the same run as the fabric's partitions, each with its own
+//     Engine, arena and counters on its own goroutine, in windows of the lookahead,
+//     frames crossing cut links at barriers with their senders' keys, observations
+//     handed over in key order: identical records for any partitioning
+//     (docs/parallel.md; open loop without samplers or failures so far).
 //   - Packets live in an arena of fixed chunks recycled through a free list: no
 //     allocation per packet in steady state. A *Packet is valid until it is delivered
 //     or dropped.
