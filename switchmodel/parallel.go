@@ -36,7 +36,74 @@ func (n *Network) sendCut(pt *port, id PacketID, p *Packet) {
 	}
 	q := n.par.of[pt.peer.core.id]
 	n.par.out[n.par.part][q] = append(n.par.out[n.par.part][q], cutFrame{pt.peer, *p})
-	n.arena.release(id)
+	n.free(id) // a draining partition left empty pauses (the frame is not lost: see drainBarrier)
+}
+
+// drainBarrier decides, after a draining window, whether the run ends: when every
+// partition holds no packet and no frame is on a cut link, the network became empty
+// at the latest pause key K* of the window; the partitions that paused earlier or
+// waited run their events before K*, and if they made no packet the run ends there
+// (true). Otherwise every paused or waiting partition finishes the window (events
+// before W), pausing again if it empties again, until none is paused.
+func (n *Network) drainBarrier(views []*Network, out [][][]cutFrame, skip []bool, W units.Time) bool {
+	paused := make([]bool, len(views))
+	for p, v := range views {
+		paused[p] = !skip[p] && v.eng.stopped
+	}
+	empty := func() bool {
+		for p, v := range views {
+			if v.arena.live != 0 {
+				return false
+			}
+			for q := range out[p] {
+				if len(out[p][q]) > 0 {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	for {
+		if empty() {
+			var kAt units.Time
+			var kOrd uint64
+			found := false
+			for p, v := range views {
+				if paused[p] {
+					at, ord := v.eng.Key()
+					if !found || at > kAt || (at == kAt && ord > kOrd) {
+						kAt, kOrd, found = at, ord, true
+					}
+				}
+			}
+			if !found {
+				return true // empty since the window's start: the end was before it
+			}
+			for p, v := range views {
+				if paused[p] || skip[p] {
+					// Every event before K*, through any pause on the way.
+					for v.eng.RunBeforeKey(kAt, kOrd) && v.eng.stopped {
+					}
+				}
+			}
+			if empty() {
+				return true
+			}
+		}
+		// Not the end: the paused and waiting partitions finish the window.
+		again := false
+		for p, v := range views {
+			if paused[p] || skip[p] {
+				skip[p] = false
+				v.eng.RunUntil(W - 1)
+				paused[p] = v.eng.stopped
+				again = again || paused[p]
+			}
+		}
+		if !again {
+			return false
+		}
+	}
 }
 
 // obsKind is the kind of a logged observation.
@@ -119,6 +186,8 @@ type ParallelStats struct {
 	Wall      time.Duration // the run's wall time, from the first window on
 	Setup     time.Duration // making the partitions and dealing the pending events
 	Barriers  time.Duration // the coordinator's work at barriers (cut frames, observations)
+	// Drained: DrainPartitioned ended because the network held no packet.
+	Drained bool
 	// Waiting is the time the partitions spent idle at barriers, summed:
 	// Partitions * Wall - Busy.
 	Waiting time.Duration
@@ -137,6 +206,24 @@ var ErrNotPartitioned = errors.New("switchmodel: not partitioned")
 // an error wrapping ErrNotPartitioned says why (and nothing has run), or, for a
 // pause that lasts long enough to check for a deadlock, the run stops there.
 func (n *Network) RunPartitioned(of []int32, parts int, lookahead units.Time) (ParallelStats, error) {
+	return n.runPartitioned(of, parts, lookahead, false, 0)
+}
+
+// DrainPartitioned is RunPartitioned with Drain's end: it stops right after the
+// event that leaves the network holding no packet (the injections pending count as
+// held), or when the next event is later than limit, and reports in Drained whether
+// the network drained; the events still pending then (timers) are left, as Drain
+// leaves them, in the partitions (they are not handled later). The run ends at the
+// key of the sequential run's last event (docs/parallel.md section 1, termination):
+// a partition pauses after the event that leaves it empty, one that holds nothing
+// waits, and at a barrier where every partition is empty and no frame is on a cut
+// link the paused and waiting partitions run their events before the latest pause
+// key K*; if that makes no packet, the run ends at K*; else it goes on.
+func (n *Network) DrainPartitioned(of []int32, parts int, lookahead, limit units.Time) (ParallelStats, error) {
+	return n.runPartitioned(of, parts, lookahead, true, limit)
+}
+
+func (n *Network) runPartitioned(of []int32, parts int, lookahead units.Time, drain bool, limit units.Time) (ParallelStats, error) {
 	st := ParallelStats{Partitions: parts, Lookahead: lookahead}
 	setup := time.Now()
 	if err := n.checkPartitioned(of, parts, lookahead); err != nil {
@@ -163,6 +250,7 @@ func (n *Network) RunPartitioned(of []int32, parts int, lookahead units.Time) (P
 		v.dropped, v.ctl = [NumDropReasons]int64{}, [NumClasses]ControlCounts{}
 		v.dlStack, v.dlPath, v.deadlocks = nil, nil, nil
 		v.par = &parState{part: int32(p), of: of, out: out}
+		v.draining = drain
 		lg := &obsLog{eng: v.eng}
 		logs[p] = lg
 		v.obs = Observers{}
@@ -213,6 +301,7 @@ func (n *Network) RunPartitioned(of []int32, parts int, lookahead units.Time) (P
 	// Partition 0 runs on the calling goroutine, the others each on a goroutine that
 	// spins on the window's epoch (yielding) for a while before it sleeps: a window is
 	// a few hundred microseconds of work, and waking a sleeping goroutine costs tens.
+	skip := make([]bool, parts) // a draining partition that holds nothing waits (set before each window)
 	var bar barrier
 	bar.wake = make([]chan struct{}, parts)
 	bar.sleeping = make([]atomic.Bool, parts)
@@ -223,9 +312,11 @@ func (n *Network) RunPartitioned(of []int32, parts int, lookahead units.Time) (P
 				if !bar.await(p, epoch) {
 					return
 				}
-				t0 := time.Now()
-				views[p].eng.RunUntil(units.Time(bar.end.Load()) - 1)
-				busy[p] += time.Since(t0)
+				if !skip[p] {
+					t0 := time.Now()
+					views[p].eng.RunUntil(units.Time(bar.end.Load()) - 1)
+					busy[p] += time.Since(t0)
+				}
 				bar.done.Add(1)
 			}
 		}(p)
@@ -262,16 +353,29 @@ func (n *Network) RunPartitioned(of []int32, parts int, lookahead units.Time) (P
 				T, any = t, true
 			}
 		}
-		if !any {
+		if !any || (drain && T > limit) {
 			break
 		}
 		W := T + lookahead
+		if drain {
+			W = min(W, limit+1)
+			for p, v := range views {
+				skip[p] = v.arena.live == 0
+			}
+		}
 		bar.start(W, parts)
-		t0 := time.Now()
-		views[0].eng.RunUntil(W - 1)
-		busy[0] += time.Since(t0)
+		if !skip[0] {
+			t0 := time.Now()
+			views[0].eng.RunUntil(W - 1)
+			busy[0] += time.Since(t0)
+		}
 		bar.wait(parts)
 		st.Windows++
+		if drain && n.drainBarrier(views, out, skip, W) {
+			st.Drained = true
+			n.replayLogs(logs, heads)
+			break
+		}
 		var most uint64
 		for p, v := range views {
 			most = max(most, v.eng.processed-done[p])
@@ -313,7 +417,7 @@ func (n *Network) RunPartitioned(of []int32, parts int, lookahead units.Time) (P
 			pt.cutOut, pt.cutIn = false, false
 		}
 	}
-	if err == nil && live != 0 {
+	if err == nil && live != 0 && !drain {
 		err = fmt.Errorf("%w: %d packets left in the partitions", ErrNotPartitioned, live)
 	}
 	return st, err
