@@ -30,7 +30,7 @@
 //     Engine, arena and counters on its own goroutine, in windows of the lookahead,
 //     frames crossing cut links at barriers with their senders' keys, observations
 //     handed over in key order: identical records for any partitioning
-//     (docs/parallel.md; open loop without samplers or failures so far).
+//     (docs/parallel.md; open loop without failures so far; buffer samples at barriers).
 //   - Packets live in an arena of fixed chunks recycled through a free list: no
 //     allocation per packet in steady state. A *Packet is valid until it is delivered
 //     or dropped.

@@ -58,8 +58,10 @@ type Network struct {
 	// hot path skips that check.
 	failed bool
 
-	// par: this is one partition's copy of the network (RunPartitioned), nil otherwise.
-	par *parState
+	// par: this is one partition's copy of the network (RunPartitioned), nil otherwise;
+	// parts: the partitions' copies, on the network itself while they run.
+	par   *parState
+	parts []*Network
 
 	// Deadlock detection (deadlock.go).
 	deadlocks       []Deadlock
@@ -255,8 +257,12 @@ func (n *Network) injectNIC(h *Host, id PacketID, first bool) {
 	} else {
 		n.injected++
 	}
-	for _, sm := range n.samplers {
+	for i, sm := range n.samplers {
 		if sm.idle {
+			if n.par != nil {
+				n.par.wake(n.eng, i) // applied at the barrier, in key order
+				continue
+			}
 			sm.wake(now)
 		}
 	}

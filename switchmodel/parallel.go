@@ -16,9 +16,10 @@ import (
 // and observation log, its nodes pointing to it; partitions advance in windows of the
 // lookahead (the smallest propagation delay of a cut link), in parallel, and meet at
 // barriers, where the frames that crossed a cut link are delivered and the
-// observations are handed to the Network's observers in key order. Stage 1 of
-// docs/parallel.md section 7: open loop (no Agent), no buffer samplers, no failures,
-// the packets injected with InjectAt before the run.
+// observations are handed to the Network's observers in key order; the buffer
+// samplers run on the coordinator at barriers, the windows ending at their ticks.
+// Stage 1 of docs/parallel.md section 7: open loop (no Agent), no failures, the
+// packets injected with InjectAt before the run.
 
 // cutFrame is a frame on a cut link: the receiving port and the frame (its arrival
 // time and key with it).
@@ -170,6 +171,44 @@ type parState struct {
 	of   []int32        // partition of every node
 	out  [][][]cutFrame // out[from][to]: the outboxes (shared: each partition appends to its own row)
 	err  error          // a feature the partitioned engine does not handle yet was met
+	// wakes: the buffer samplers an injection found idle, with the injection's key,
+	// applied by the coordinator at the barrier.
+	wakes []samplerWake
+}
+
+type samplerWake struct {
+	at      units.Time
+	ord     uint64
+	sampler int
+}
+
+func (ps *parState) wake(e *Engine, sampler int) {
+	at, ord := e.Key()
+	ps.wakes = append(ps.wakes, samplerWake{at, ord, sampler})
+}
+
+// applyWakes wakes the samplers the partitions' injections found idle, in key order
+// (the first wakes a sampler; the later ones find it awake, as in the sequential run).
+func (n *Network) applyWakes(views []*Network) {
+	var all []samplerWake
+	for _, v := range views {
+		all = append(all, v.par.wakes...)
+		v.par.wakes = v.par.wakes[:0]
+	}
+	slices.SortFunc(all, func(a, b samplerWake) int {
+		switch {
+		case a.at < b.at || (a.at == b.at && a.ord < b.ord):
+			return -1
+		case a.at == b.at && a.ord == b.ord && a.sampler == b.sampler:
+			return 0
+		}
+		return 1
+	})
+	for _, w := range all {
+		if sm := n.samplers[w.sampler]; sm.idle {
+			sm.wake(w.at)
+		}
+	}
 }
 
 // ParallelStats describe a partitioned run.
@@ -182,6 +221,7 @@ type ParallelStats struct {
 	Critical  uint64
 	CutFrames int64         // frames delivered across cut links
 	Events    []uint64      // events handled per partition
+	Global    uint64        // global events (the samplers' ticks), run at barriers
 	Busy      time.Duration // the partitions' time in their windows, summed
 	Wall      time.Duration // the run's wall time, from the first window on
 	Setup     time.Duration // making the partitions and dealing the pending events
@@ -202,7 +242,7 @@ var ErrNotPartitioned = errors.New("switchmodel: not partitioned")
 // those of Engine.Run. lookahead must not exceed the propagation delay of any link
 // whose ends are in different partitions. The network must be started, with nothing
 // handled yet, its only pending events InjectAt's (and node events); it must have no
-// Agent, no buffer samplers and no failures, and its packets must drain: otherwise
+// Agent and no failures, and its packets must drain: otherwise
 // an error wrapping ErrNotPartitioned says why (and nothing has run), or, for a
 // pause that lasts long enough to check for a deadlock, the run stops there.
 func (n *Network) RunPartitioned(of []int32, parts int, lookahead units.Time) (ParallelStats, error) {
@@ -230,9 +270,13 @@ func (n *Network) runPartitioned(of []int32, parts int, lookahead units.Time, dr
 		return st, err
 	}
 	pending := n.eng.takePending()
+	samplerH := map[HandlerID]bool{}
+	for _, sm := range n.samplers {
+		samplerH[sm.h&^hGlobal] = true
+	}
 	for _, ev := range pending {
 		he := n.eng.handlers[ev.hk>>8]
-		if he.act.node < 0 && HandlerID(ev.hk>>8) != n.injectH {
+		if he.act.node < 0 && HandlerID(ev.hk>>8) != n.injectH && !samplerH[HandlerID(ev.hk>>8)] {
 			n.eng.putBack(pending)
 			return st, fmt.Errorf("%w: a global or shared handler's event is pending", ErrNotPartitioned)
 		}
@@ -266,8 +310,10 @@ func (n *Network) runPartitioned(of []int32, parts int, lookahead units.Time, dr
 		if n.obs.NIC != nil {
 			v.obs.NIC = lg
 		}
+		v.obs.Buffer = n.obs.Buffer // the samplers run on the coordinator, at barriers
 		views[p] = v
 	}
+	n.parts = views
 	for _, nd := range n.nodes {
 		c := nd.core()
 		c.net = views[of[c.id]]
@@ -281,6 +327,10 @@ func (n *Network) runPartitioned(of []int32, parts int, lookahead units.Time, dr
 	for _, ev := range pending {
 		he := n.eng.handlers[ev.hk>>8]
 		var v *Network
+		if samplerH[HandlerID(ev.hk>>8)] {
+			n.eng.insert(ev.at, ev.ord, ev.arg, ev.hk) // a tick: the coordinator's, at barriers
+			continue
+		}
 		if he.act.node >= 0 {
 			v = views[of[he.act.node]]
 		} else {
@@ -297,6 +347,7 @@ func (n *Network) runPartitioned(of []int32, parts int, lookahead units.Time, dr
 
 	start := time.Now()
 	st.Setup = start.Sub(setup)
+	global0 := n.eng.processed
 	busy := make([]time.Duration, parts)
 	// Partition 0 runs on the calling goroutine, the others each on a goroutine that
 	// spins on the window's epoch (yielding) for a while before it sleeps: a window is
@@ -347,16 +398,30 @@ func (n *Network) runPartitioned(of []int32, parts int, lookahead units.Time, dr
 		if err != nil {
 			break
 		}
+		n.applyWakes(views)
 		T, any := units.Time(0), false
 		for _, v := range views {
 			if t, ok := v.eng.NextTime(); ok && (!any || t < T) {
 				T, any = t, true
 			}
 		}
+		// Global events (the samplers' ticks) run here, before the nodes' events of
+		// their picosecond, every partition stopped before it.
+		if tc, ok := n.eng.NextTime(); ok && (!any || tc <= T) && (!drain || tc <= limit) {
+			n.eng.RunUntil(tc)
+			continue
+		}
 		if !any || (drain && T > limit) {
 			break
 		}
 		W := T + lookahead
+		if tc, ok := n.eng.NextTime(); ok {
+			W = min(W, tc)
+		}
+		for _, sm := range n.samplers {
+			// A wake in the window ticks at the next multiple: at or after W.
+			W = min(W, (T/sm.interval+1)*sm.interval)
+		}
 		if drain {
 			W = min(W, limit+1)
 			for p, v := range views {
@@ -410,6 +475,8 @@ func (n *Network) runPartitioned(of []int32, parts int, lookahead units.Time, dr
 		live += v.arena.live
 	}
 	st.Waiting = time.Duration(parts)*st.Wall - st.Busy
+	st.Global = n.eng.processed - global0 - sumEvents(st.Events)
+	n.parts = nil
 	for _, nd := range n.nodes {
 		c := nd.core()
 		c.net = n
@@ -432,12 +499,8 @@ func (n *Network) checkPartitioned(of []int32, parts int, lookahead units.Time) 
 		return fmt.Errorf("%w: events were handled already", ErrNotPartitioned)
 	case n.agent != nil:
 		return fmt.Errorf("%w: closed loop (an Agent)", ErrNotPartitioned)
-	case len(n.samplers) > 0:
-		return fmt.Errorf("%w: buffer samplers", ErrNotPartitioned)
 	case n.failed:
 		return fmt.Errorf("%w: failures", ErrNotPartitioned)
-	case n.obs.Buffer != nil && len(n.samplers) > 0:
-		return fmt.Errorf("%w: buffer samples", ErrNotPartitioned)
 	case len(of) != len(n.nodes):
 		return fmt.Errorf("%w: %d partition entries for %d nodes", ErrNotPartitioned, len(of), len(n.nodes))
 	case parts < 1 || lookahead <= 0:
@@ -652,4 +715,12 @@ func (b *barrier) stop(parts int) {
 		default:
 		}
 	}
+}
+
+func sumEvents(evs []uint64) uint64 {
+	var s uint64
+	for _, e := range evs {
+		s += e
+	}
+	return s
 }
