@@ -218,6 +218,14 @@ func TestPartitionedRefuses(t *testing.T) {
 	c.eng.Run()
 	checkDrained(t, c.net)
 
+	// A drain that does not drain by its limit: an error (undrained runs are not
+	// handled yet), after the run.
+	c3 := buildClos(t, smallClos, 3, Observers{o, o, o, o, o})
+	injectAll(c3.net, randomTraffic(11, len(c3.hosts), 100, units.Millisecond))
+	st, err := c3.net.DrainPartitioned(all1, 2, 500*units.Nanosecond, units.Microsecond)
+	if !errors.Is(err, ErrNotPartitioned) || !strings.Contains(err.Error(), "undrained") || st.Drained {
+		t.Fatalf("err %v, drained %v: want undrained refused", err, st.Drained)
+	}
 }
 
 // benchClos is a larger Clos for the partitioned engine's benchmark: 2 pods of 4
