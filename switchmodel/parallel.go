@@ -255,7 +255,8 @@ func (n *Network) RunPartitioned(of []int32, parts int, lookahead units.Time) (P
 // the network drained; the events still pending then (timers) are left, as Drain
 // leaves them, in the partitions (they are not handled later); a run that does not
 // drain by limit is an error for now (its packets stay in the partitions' arenas,
-// which the network's walks do not read yet). The run ends at the
+// which the network's walks do not read yet: the network must not be used after
+// that error, nor after a stop at a deadlock check). The run ends at the
 // key of the sequential run's last event (docs/parallel.md section 1, termination):
 // a partition pauses after the event that leaves it empty, one that holds nothing
 // waits, and at a barrier where every partition is empty and no frame is on a cut
