@@ -1,6 +1,10 @@
 package switchmodel
 
-import "github.com/tracefabric/tracefabric/internal/units"
+import (
+	"fmt"
+
+	"github.com/tracefabric/tracefabric/internal/units"
+)
 
 // PFC deadlock detection (docs/model.md#pfc-deadlock). The wait-for graph: a switch
 // ingress port i that pauses its upstream for pool P waits on every egress port e of
@@ -91,6 +95,12 @@ func (n *Network) holdsFrom(e *port, in int32, P uint8, vec uint8) (uint8, bool)
 // checkDeadlock walks the wait-for graph from switch s's ingress port start, pausing
 // for pool P, and records the first cycle through it.
 func (s *Switch) checkDeadlock(now units.Time, start *port, P int) {
+	if par := s.net.par; par != nil {
+		// The walk reads other switches: not in a partition's window (stage 1).
+		par.err = fmt.Errorf("%w: a pause at %s lasted long enough to check for a PFC deadlock at %v", ErrNotPartitioned, s.name, now)
+		s.net.eng.Stop()
+		return
+	}
 	n := s.net
 	n.dlEpoch++
 	stack := n.dlStack[:0]

@@ -21,10 +21,16 @@
 //     one pending event per busy port with another frame ready (transmit done; a
 //     port whose queue emptied only reserves the event's place in the order and
 //     schedules it there if a frame arrives in time), per link with frames in flight
-//     (its head frame's arrival: the link keeps a FIFO of frames), per switch port's
+//     (its head frame's arrival, in the place of the order its sender reserved when
+//     the frame started: the link keeps a FIFO of frames), per switch port's
 //     ForwardingLatency line, per paused (port, pool) refresh timer and per paused
 //     (port, class) pause timer. External code registers an EventHandler and
 //     schedules its own events (Engine.Register, Engine.Schedule).
+//   - RunPartitioned: the same run as the fabric's partitions, each with its own
+//     Engine, arena and counters on its own goroutine, in windows of the lookahead,
+//     frames crossing cut links at barriers with their senders' keys, observations
+//     handed over in key order: identical records for any partitioning
+//     (docs/parallel.md; open loop without failures so far; buffer samples at barriers).
 //   - Packets live in an arena of fixed chunks recycled through a free list: no
 //     allocation per packet in steady state. A *Packet is valid until it is delivered
 //     or dropped.

@@ -277,6 +277,25 @@ func (e *Engine) Actor() Actor { return Actor{e.act} }
 // RestoreActor makes a the current actor again (see Actor).
 func (e *Engine) RestoreActor(a Actor) { e.act = a.a }
 
+// Acting returns the node the engine acts for now (ActAs, or the handler's node), or
+// NoNode when it acts globally: within a handler, the node the event is (or, after
+// its Handle returns, was last) attributed to.
+func (e *Engine) Acting() int32 {
+	if n := e.act.node; n >= 0 {
+		return n
+	}
+	return NoNode
+}
+
+// WrapHandlers replaces every handler registered so far by wrap's result for it (a
+// profiler's or a test's hook around each event). The order of events is unchanged;
+// the wrapper must call the handler it was given.
+func (e *Engine) WrapHandlers(wrap func(EventHandler) EventHandler) {
+	for i := range e.handlers {
+		e.handlers[i].h = wrap(e.handlers[i].h)
+	}
+}
+
 // Now is the current simulated time: the time of the event being handled, or of the
 // last one handled.
 func (e *Engine) Now() units.Time { return e.now }
@@ -575,6 +594,46 @@ func (e *Engine) Stop() { e.stopped = true }
 func (e *Engine) NextTime() (units.Time, bool) {
 	_, at, ok := e.front()
 	return at, ok
+}
+
+// Key returns the key of the event being handled, or of the last one handled: its
+// time and ord (docs/model.md#event-order-and-determinism). Events run in increasing
+// (time, ord).
+func (e *Engine) Key() (units.Time, uint64) { return e.now, e.curOrd }
+
+// NextKey returns the key of the earliest pending event and true, or false if none.
+func (e *Engine) NextKey() (units.Time, uint64, bool) {
+	b, at, ok := e.front()
+	if !ok {
+		return 0, 0, false
+	}
+	if b < 0 {
+		return at, e.heap[0].ord, true
+	}
+	return at, e.bk[b].ord, true
+}
+
+// RunBeforeKey handles, in order, every event whose key is before (at, ord), until
+// none is left or Stop is called: a window of the parallel engine that ends at a
+// given event rather than a time (docs/parallel.md). It returns true if events are
+// still pending.
+func (e *Engine) RunBeforeKey(at units.Time, ord uint64) bool {
+	if at > 0 && e.RunUntil(at-1) && e.stopped {
+		return true
+	}
+	e.stopped = false
+	defer func() { e.act = &e.global }()
+	for !e.stopped {
+		t, o, ok := e.NextKey()
+		if !ok {
+			return false
+		}
+		if t > at || (t == at && o >= ord) {
+			return true
+		}
+		e.step(t)
+	}
+	return e.Pending() > 0
 }
 
 // Run handles events until none is pending or Stop is called.

@@ -453,6 +453,123 @@ func TestEngineLateTie(t *testing.T) {
 	}
 }
 
+// Acting names the node an event acts for (its handler's, or ActAs's), NoNode for a
+// global one; WrapHandlers puts a wrapper around every handler and changes no order.
+func TestEngineActingAndWrapHandlers(t *testing.T) {
+	e := NewEngine()
+	e.AddNodes(8) // ActAs needs a known node
+	var acted []int32
+	var order []int64
+	hn := e.RegisterNode(HandlerFunc(func(now units.Time, kind int32, arg int64) { order = append(order, arg) }), 4)
+	hs := e.RegisterShared(HandlerFunc(func(now units.Time, kind int32, arg int64) {
+		e.ActAs(int32(arg / 10))
+		order = append(order, arg)
+	}))
+	hg := e.Register(HandlerFunc(func(now units.Time, kind int32, arg int64) { order = append(order, arg) }))
+	wrapped := 0
+	e.WrapHandlers(func(h EventHandler) EventHandler {
+		wrapped++
+		return HandlerFunc(func(now units.Time, kind int32, arg int64) {
+			h.Handle(now, kind, arg)
+			acted = append(acted, e.Acting())
+		})
+	})
+	if wrapped != 3 {
+		t.Fatalf("%d handlers wrapped, want 3", wrapped)
+	}
+	// Scheduled outside any handler, all three take the global counter: call order.
+	e.Schedule(10, hn, 0, 1)  // node 4's handler
+	e.Schedule(10, hs, 0, 72) // acts as node 7
+	e.Schedule(10, hg, 0, 3)  // a global handler
+	e.Run()
+	if want := []int64{1, 72, 3}; !slices.Equal(order, want) {
+		t.Fatalf("order %v, want %v", order, want)
+	}
+	if want := []int32{4, 7, NoNode}; !slices.Equal(acted, want) {
+		t.Fatalf("acted %v, want %v", acted, want)
+	}
+	if e.Acting() != NoNode {
+		t.Fatalf("Acting after Run = %d, want NoNode", e.Acting())
+	}
+}
+
+// keyRun builds the same small dynamic workload every time: three nodes and a global
+// handler, events at a few picoseconds (many ties), each node event scheduling a
+// child on another node. It returns the engine and the list the handlers append
+// their args to.
+func keyRun() (*Engine, *[]int64) {
+	e := NewEngine()
+	got := &[]int64{}
+	var hs [3]HandlerID
+	for k := range hs {
+		hs[k] = e.RegisterNode(HandlerFunc(func(now units.Time, kind int32, arg int64) {
+			*got = append(*got, arg)
+			if arg < 1000 {
+				e.Schedule(now+units.Time(arg%3), hs[(k+1)%3], 0, arg*10+int64(k))
+			}
+		}), int32(k))
+	}
+	hg := e.Register(HandlerFunc(func(now units.Time, kind int32, arg int64) { *got = append(*got, arg) }))
+	for i := range 12 {
+		e.Schedule(units.Time(i%4), hs[i%3], 0, int64(i+1))
+		if i%5 == 0 {
+			e.Schedule(units.Time(i%4), hg, 0, int64(-i-1))
+		}
+	}
+	return e, got
+}
+
+// RunBeforeKey(k) handles exactly the events before key k (the keys the handlers
+// read with Key in a full run), NextKey then names the next one, and the rest of the
+// run is unchanged.
+func TestEngineRunBeforeKey(t *testing.T) {
+	e, got := keyRun()
+	type key struct {
+		at  units.Time
+		ord uint64
+	}
+	var keys []key
+	e.WrapHandlers(func(h EventHandler) EventHandler {
+		return HandlerFunc(func(now units.Time, kind int32, arg int64) {
+			at, ord := e.Key()
+			keys = append(keys, key{at, ord})
+			h.Handle(now, kind, arg)
+		})
+	})
+	e.Run()
+	full := slices.Clone(*got)
+	if len(full) < 30 {
+		t.Fatalf("only %d events", len(full))
+	}
+	for i := 1; i < len(keys); i++ {
+		a, b := keys[i-1], keys[i]
+		if a.at > b.at || (a.at == b.at && a.ord >= b.ord) {
+			t.Fatalf("keys %d, %d out of order: %v %v", i-1, i, a, b)
+		}
+	}
+	for k := range keys {
+		e2, got2 := keyRun()
+		left := e2.RunBeforeKey(keys[k].at, keys[k].ord)
+		if !left || !slices.Equal(*got2, full[:k]) {
+			t.Fatalf("before key %d: handled %v (pending %v), want %v", k, *got2, left, full[:k])
+		}
+		if at, ord, ok := e2.NextKey(); !ok || at != keys[k].at || ord != keys[k].ord {
+			t.Fatalf("after key %d: NextKey %d %d %v, want %v", k, at, ord, ok, keys[k])
+		}
+		e2.Run()
+		if !slices.Equal(*got2, full) {
+			t.Fatalf("resumed after key %d: %v, want %v", k, *got2, full)
+		}
+	}
+	e3, got3 := keyRun()
+	if e3.RunBeforeKey(1<<62, 0) || !slices.Equal(*got3, full) {
+		t.Fatal("RunBeforeKey beyond the last event did not run everything")
+	}
+	if _, _, ok := e3.NextKey(); ok {
+		t.Fatal("NextKey on an empty engine")
+	}
+}
+
 // docs/model.md#event-order-and-determinism, the example: two hosts' frames reach one
 // switch port at the same picosecond; the switch takes them in the order of the
 // sending hosts' node ids, whichever was injected first, by InjectAt (injection

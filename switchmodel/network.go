@@ -58,6 +58,11 @@ type Network struct {
 	// hot path skips that check.
 	failed bool
 
+	// par: this is one partition's copy of the network (RunPartitioned), nil otherwise;
+	// parts: the partitions' copies, on the network itself while they run.
+	par   *parState
+	parts []*Network
+
 	// Deadlock detection (deadlock.go).
 	deadlocks       []Deadlock
 	activeDeadlocks int
@@ -88,8 +93,9 @@ type injectHandler struct{ n *Network }
 
 func (ih injectHandler) Handle(now units.Time, kind int32, arg int64) {
 	h := ih.n.hosts[arg>>32]
-	ih.n.eng.ActAs(h.id)
-	ih.n.Inject(h, PacketID(int32(arg)))
+	n := h.net // the host's partition's, in a partitioned run (RunPartitioned)
+	n.eng.ActAs(h.id)
+	n.Inject(h, PacketID(int32(arg)))
 }
 
 // InjectAt schedules packet id to enter host h's NIC at time t (>= Engine.Now), as
@@ -251,8 +257,12 @@ func (n *Network) injectNIC(h *Host, id PacketID, first bool) {
 	} else {
 		n.injected++
 	}
-	for _, sm := range n.samplers {
+	for i, sm := range n.samplers {
 		if sm.idle {
+			if n.par != nil {
+				n.par.wake(n.eng, i) // applied at the barrier, in key order
+				continue
+			}
 			sm.wake(now)
 		}
 	}

@@ -104,17 +104,26 @@ func (c *nodeCore) handleCommon(now units.Time, kind int32, arg int64) {
 	case evArrive:
 		pt := c.ports[arg]
 		in := pt.peer
+		fl := &in.flight
+		if pt.cutIn {
+			fl = &pt.rxFlight // a cut link: the frames the barrier delivered
+		}
 		// A link that went down dropped its frames and left their arrival event
-		// behind: only the event at its head frame's arrival time handles it.
-		if n.failed && (in.flight.n == 0 || n.arena.get(in.flight.head).at != now) {
+		// behind: only the event of its head frame (its time and key) handles it.
+		if n.failed && (fl.n == 0 || n.arena.get(fl.head).at != now ||
+			n.arena.get(fl.head).arrOrd != n.eng.curOrd) {
 			return
 		}
-		id, p := in.flight.pop(&n.arena)
-		if in.flight.n > 0 {
-			n.eng.Schedule(n.arena.get(in.flight.head).at, c.h, evArrive, arg)
+		id, p := fl.pop(&n.arena)
+		if fl.n > 0 {
+			// The next frame's arrival, in the place its sender reserved (startTx).
+			h := n.arena.get(fl.head)
+			n.eng.scheduleReserved(h.at, h.arrOrd, c.h, evArrive, arg)
 		}
 		if p.Class == classPFC {
-			in.flightPFC--
+			if !pt.cutIn {
+				in.flightPFC--
+			}
 			n.rxPFC(now, pt, p)
 			n.free(id)
 			return

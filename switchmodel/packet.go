@@ -1,6 +1,8 @@
 package switchmodel
 
 import (
+	"unsafe"
+
 	"github.com/tracefabric/tracefabric/internal/config"
 	"github.com/tracefabric/tracefabric/internal/units"
 )
@@ -92,8 +94,11 @@ type Packet struct {
 	// RackMember and FabricMember are the member indices chosen at the Rack and
 	// Fabric tiers' equal-cost sets, -1 none (model).
 	RackMember, FabricMember int16
-	Length                   int32   // packet size L in bytes (IPv4 total length, 40 + IPv6 payload length)
-	_                        [8]byte // the first cache line ends here
+	Length                   int32 // packet size L in bytes (IPv4 total length, 40 + IPv6 payload length)
+	// arrOrd is the order key (ord) of the frame's arrival event while it is on a
+	// link: the sender's, fixed when the frame starts (startTx), whoever schedules
+	// the event (docs/model.md#event-order-and-determinism).
+	arrOrd uint64 // the first cache line ends here
 
 	FlowID     int64      // the injector's flow id
 	TraceIndex int64      // index of the packet in the trace (-1 for control packets)
@@ -106,6 +111,10 @@ type Packet struct {
 	Echo bool
 	_    [3]byte // to 128 bytes
 }
+
+// Packet stays two cache lines, arrOrd the end of the first: a change that breaks this
+// fails the build here.
+var _ = [1]struct{}{}[(unsafe.Sizeof(Packet{})-128)|(unsafe.Offsetof(Packet{}.arrOrd)-56)]
 
 // Path hops pack into 32 bits: node << hopPortBits | port.
 const hopPortBits = 12

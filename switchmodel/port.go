@@ -56,7 +56,11 @@ type port struct {
 	flight      fifo  // frames on the outgoing link, Packet.at = arrival of last bit
 	flightPFC   int32 // PFC frames among flight
 	busyCtl     uint8 // host: bit tc set while ctl[tc] is not empty
-	speed       units.BitRate
+	// cutOut, cutIn: the link's far end is in another partition (RunPartitioned):
+	// frames leave through the partition's outbox (cutOut), and arrive from the
+	// port's own rxFlight (cutIn).
+	cutOut, cutIn bool
+	speed         units.BitRate
 
 	tc [NumTC]tcQueue
 	rx [NumTC]struct{ packets, bytes int64 }
@@ -90,7 +94,9 @@ type port struct {
 	refreshes [MaxPools]uint8
 	dlMark    uint32
 	dlCycle   int32
-	_         [24]byte // to a whole number of cache lines
+	// rxFlight: the frames on the incoming link of a cut link (cutIn), which the
+	// partition's barrier delivers; the head's arrival event is scheduled.
+	rxFlight fifo
 }
 
 // tcQueue is one traffic class of a port's transmit side: 64 bytes, one cache line.
@@ -138,7 +144,7 @@ func (n *Network) newPort(c *nodeCore, l LinkSpec) *port {
 		pt.ctl[i] = newFifo()
 		pt.pauseEvAt[i] = -1
 	}
-	pt.pfcq, pt.flight, pt.fwd = newFifo(), newFifo(), newFifo()
+	pt.pfcq, pt.flight, pt.fwd, pt.rxFlight = newFifo(), newFifo(), newFifo(), newFifo()
 	if (8*int64(units.Second))%int64(l.Speed) == 0 {
 		pt.psPerByte = units.Time(8 * int64(units.Second) / int64(l.Speed))
 	}
@@ -171,7 +177,8 @@ func (n *Network) kick(now units.Time, pt *port) {
 // NIC) its control packets of TC7..TC0, then TC7..TC0, skipping classes the peer
 // paused. One tx-done event per busy port, scheduled only
 // if another frame is ready to follow (else its place is reserved: see kick); the
-// frame joins the link's in-flight FIFO, whose head alone has an arrival event.
+// frame joins the link's in-flight FIFO, whose head alone has an arrival event, in
+// the place of the order the sender reserved for it when it started.
 func (n *Network) startTx(now units.Time, pt *port) {
 	var id PacketID = NoPacket
 	var p *Packet
@@ -230,9 +237,16 @@ func (n *Network) startTx(now units.Time, pt *port) {
 	} else {
 		pt.lazyDone, pt.txEnd, pt.txSeq = true, now+ser, n.eng.reserve()
 	}
-	p.at = now + ser + pt.prop
+	// The arrival's key is the sender's, taken now: the event is scheduled now if the
+	// frame heads the link, else by the receiver when the frame ahead of it arrives,
+	// in this same place of the order either way (R1 of docs/parallel.md).
+	p.at, p.arrOrd = now+ser+pt.prop, n.eng.reserve()
+	if pt.cutOut {
+		n.sendCut(pt, id, p)
+		return
+	}
 	if pt.flight.n == 0 {
-		n.eng.Schedule(p.at, pt.peer.core.h, evArrive, int64(pt.peer.idx))
+		n.eng.scheduleReserved(p.at, p.arrOrd, pt.peer.core.h, evArrive, int64(pt.peer.idx))
 	}
 	pt.flight.push(&n.arena, id, p)
 }

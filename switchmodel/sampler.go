@@ -23,9 +23,22 @@ func (sm *sampler) Handle(now units.Time, kind int32, arg int64) {
 	for _, s := range sm.switches {
 		s.sample(now)
 	}
-	if sm.net.arena.live > 0 {
+	if sm.net.live() > 0 {
 		sm.net.eng.Schedule(now+sm.interval, sm.h, evSample, 0)
 	} else {
 		sm.idle = true
 	}
+}
+
+// live is the number of packets the network holds: its arena's, or, while it runs
+// partitioned (at a barrier, the cut links' frames delivered), its partitions'.
+func (n *Network) live() int {
+	if n.parts == nil {
+		return n.arena.live
+	}
+	l := 0
+	for _, v := range n.parts {
+		l += v.arena.live
+	}
+	return l
 }

@@ -1,0 +1,731 @@
+package switchmodel
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"github.com/tracefabric/tracefabric/internal/units"
+)
+
+// The partitioned engine (docs/parallel.md): the fabric's nodes divided into
+// partitions, each a copy of the Network with its own Engine, packet arena, counters
+// and observation log, its nodes pointing to it; partitions advance in windows of the
+// lookahead (the smallest propagation delay of a cut link), in parallel, and meet at
+// barriers, where the frames that crossed a cut link are delivered and the
+// observations are handed to the Network's observers in key order; the buffer
+// samplers run on the coordinator at barriers, the windows ending at their ticks.
+// Stage 1 of docs/parallel.md section 7: open loop (no Agent), no failures, the
+// packets injected with InjectAt before the run.
+
+// cutFrame is a frame on a cut link: the receiving port and the frame (its arrival
+// time and key with it).
+type cutFrame struct {
+	to *port
+	p  Packet
+}
+
+// sendCut hands a frame that starts on a cut link to the partition's outbox for the
+// receiver's partition; its arena slot is freed (the barrier copies it into the
+// receiver's).
+func (n *Network) sendCut(pt *port, id PacketID, p *Packet) {
+	if p.Class == classPFC {
+		pt.flightPFC-- // counted in flight by the receiver's side
+	}
+	q := n.par.of[pt.peer.core.id]
+	n.par.out[n.par.part][q] = append(n.par.out[n.par.part][q], cutFrame{pt.peer, *p})
+	n.free(id) // a draining partition left empty pauses (the frame is not lost: see drainBarrier)
+}
+
+// drainBarrier decides, after a draining window, whether the run ends: when every
+// partition holds no packet and no frame is on a cut link, the network became empty
+// at the latest pause key K* of the window; the partitions that paused earlier or
+// waited run their events before K*, and if they made no packet the run ends there
+// (true). Otherwise every paused or waiting partition finishes the window (events
+// before W), pausing again if it empties again, until none is paused.
+func (n *Network) drainBarrier(views []*Network, out [][][]cutFrame, skip []bool, W units.Time) bool {
+	paused := make([]bool, len(views))
+	for p, v := range views {
+		paused[p] = !skip[p] && v.eng.stopped
+	}
+	empty := func() bool {
+		for p, v := range views {
+			if v.arena.live != 0 {
+				return false
+			}
+			for q := range out[p] {
+				if len(out[p][q]) > 0 {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	for {
+		if empty() {
+			var kAt units.Time
+			var kOrd uint64
+			found := false
+			for p, v := range views {
+				if paused[p] {
+					at, ord := v.eng.Key()
+					if !found || at > kAt || (at == kAt && ord > kOrd) {
+						kAt, kOrd, found = at, ord, true
+					}
+				}
+			}
+			if !found {
+				return true // empty since the window's start: the end was before it
+			}
+			for p, v := range views {
+				if paused[p] || skip[p] {
+					// Every event before K*, through any pause on the way.
+					for v.eng.RunBeforeKey(kAt, kOrd) && v.eng.stopped {
+					}
+				}
+			}
+			if empty() {
+				return true
+			}
+		}
+		// Not the end: the paused and waiting partitions finish the window.
+		again := false
+		for p, v := range views {
+			if paused[p] || skip[p] {
+				skip[p] = false
+				v.eng.RunUntil(W - 1)
+				paused[p] = v.eng.stopped
+				again = again || paused[p]
+			}
+		}
+		if !again {
+			return false
+		}
+	}
+}
+
+// obsKind is the kind of a logged observation.
+type obsKind uint8
+
+const (
+	obsDrop obsKind = iota
+	obsPFC
+	obsDelivered
+	obsNIC
+)
+
+// obsEntry is one observation of a partition, with the key of the event it was made
+// in; the packet the observer saw is copied (it dies with the call).
+type obsEntry struct {
+	at   units.Time
+	ord  uint64
+	kind obsKind
+	drop DropEvent
+	pfc  PFCEvent
+	nic  NICEvent
+	now  units.Time
+	pkt  Packet
+}
+
+// obsLog is a partition's observers: it logs what the Network's would have seen.
+type obsLog struct {
+	eng     *Engine
+	entries []obsEntry
+}
+
+func (l *obsLog) add(k obsKind) *obsEntry {
+	l.entries = append(l.entries, obsEntry{})
+	e := &l.entries[len(l.entries)-1]
+	e.at, e.ord = l.eng.Key()
+	e.kind = k
+	return e
+}
+
+func (l *obsLog) Drop(d DropEvent) {
+	e := l.add(obsDrop)
+	e.drop = d
+	e.pkt = *d.Packet
+}
+
+func (l *obsLog) PFC(p PFCEvent) { l.add(obsPFC).pfc = p }
+
+func (l *obsLog) Delivered(now units.Time, p *Packet) {
+	e := l.add(obsDelivered)
+	e.now, e.pkt = now, *p
+}
+
+func (l *obsLog) NICDequeue(ev NICEvent) {
+	e := l.add(obsNIC)
+	e.nic = ev
+	if ev.Packet != nil {
+		e.pkt = *ev.Packet
+	}
+}
+
+// parState is what a partition's Network copy knows of the partitioning.
+type parState struct {
+	part int32
+	of   []int32        // partition of every node
+	out  [][][]cutFrame // out[from][to]: the outboxes (shared: each partition appends to its own row)
+	err  error          // a feature the partitioned engine does not handle yet was met
+	// wakes: the buffer samplers an injection found idle, with the injection's key,
+	// applied by the coordinator at the barrier.
+	wakes []samplerWake
+}
+
+type samplerWake struct {
+	at      units.Time
+	ord     uint64
+	sampler int
+}
+
+func (ps *parState) wake(e *Engine, sampler int) {
+	at, ord := e.Key()
+	ps.wakes = append(ps.wakes, samplerWake{at, ord, sampler})
+}
+
+// applyWakes wakes the samplers the partitions' injections found idle, in key order
+// (the first wakes a sampler; the later ones find it awake, as in the sequential run).
+func (n *Network) applyWakes(views []*Network) {
+	var all []samplerWake
+	for _, v := range views {
+		all = append(all, v.par.wakes...)
+		v.par.wakes = v.par.wakes[:0]
+	}
+	slices.SortFunc(all, func(a, b samplerWake) int {
+		switch {
+		case a.at < b.at || (a.at == b.at && a.ord < b.ord):
+			return -1
+		case a.at == b.at && a.ord == b.ord && a.sampler == b.sampler:
+			return 0
+		}
+		return 1
+	})
+	for _, w := range all {
+		if sm := n.samplers[w.sampler]; sm.idle {
+			sm.wake(w.at)
+		}
+	}
+}
+
+// ParallelStats describe a partitioned run.
+type ParallelStats struct {
+	Partitions int
+	Lookahead  units.Time
+	Windows    int64 // windows run
+	// Critical is the sum over windows of the busiest partition's events: the
+	// events handled one after another; total events / Critical bounds the speedup.
+	Critical  uint64
+	CutFrames int64         // frames delivered across cut links
+	Events    []uint64      // events handled per partition
+	Global    uint64        // global events (the samplers' ticks), run at barriers
+	Busy      time.Duration // the partitions' time in their windows, summed
+	Wall      time.Duration // the run's wall time, from the first window on
+	Setup     time.Duration // making the partitions and dealing the pending events
+	Barriers  time.Duration // the coordinator's work at barriers (cut frames, observations)
+	// Drained: DrainPartitioned ended because the network held no packet.
+	Drained bool
+	// Waiting is the time the partitions spent idle at barriers, summed:
+	// Partitions * Wall - Busy.
+	Waiting time.Duration
+}
+
+// ErrNotPartitioned wraps the reasons a network cannot run partitioned (yet).
+var ErrNotPartitioned = errors.New("switchmodel: not partitioned")
+
+// RunPartitioned runs the network to the end (every event handled, as Engine.Run)
+// as the partitions of of (of[node] for every node, 0..parts-1) on parts goroutines:
+// the records its observers get, its counters and every node's state at the end are
+// those of Engine.Run. lookahead must not exceed the propagation delay of any link
+// whose ends are in different partitions. The network must be started, with nothing
+// handled yet, its only pending events InjectAt's (and node events); it must have no
+// Agent and no failures, and its packets must drain: otherwise
+// an error wrapping ErrNotPartitioned says why (and nothing has run), or, for a
+// pause that lasts long enough to check for a deadlock, the run stops there.
+func (n *Network) RunPartitioned(of []int32, parts int, lookahead units.Time) (ParallelStats, error) {
+	return n.runPartitioned(of, parts, lookahead, false, 0)
+}
+
+// DrainPartitioned is RunPartitioned with Drain's end: it stops right after the
+// event that leaves the network holding no packet (the injections pending count as
+// held), or when the next event is later than limit, and reports in Drained whether
+// the network drained; the events still pending then (timers) are left, as Drain
+// leaves them, in the partitions (they are not handled later); a run that does not
+// drain by limit is an error for now (its packets stay in the partitions' arenas,
+// which the network's walks do not read yet: the network must not be used after
+// that error, nor after a stop at a deadlock check). The run ends at the
+// key of the sequential run's last event (docs/parallel.md section 1, termination):
+// a partition pauses after the event that leaves it empty, one that holds nothing
+// waits, and at a barrier where every partition is empty and no frame is on a cut
+// link the paused and waiting partitions run their events before the latest pause
+// key K*; if that makes no packet, the run ends at K*; else it goes on.
+func (n *Network) DrainPartitioned(of []int32, parts int, lookahead, limit units.Time) (ParallelStats, error) {
+	return n.runPartitioned(of, parts, lookahead, true, limit)
+}
+
+func (n *Network) runPartitioned(of []int32, parts int, lookahead units.Time, drain bool, limit units.Time) (ParallelStats, error) {
+	st := ParallelStats{Partitions: parts, Lookahead: lookahead}
+	setup := time.Now()
+	if err := n.checkPartitioned(of, parts, lookahead); err != nil {
+		return st, err
+	}
+	pending := n.eng.takePending()
+	samplerH := map[HandlerID]bool{}
+	for _, sm := range n.samplers {
+		samplerH[sm.h&^hGlobal] = true
+	}
+	for _, ev := range pending {
+		he := n.eng.handlers[ev.hk>>8]
+		if he.act.node < 0 && HandlerID(ev.hk>>8) != n.injectH && !samplerH[HandlerID(ev.hk>>8)] {
+			n.eng.putBack(pending)
+			return st, fmt.Errorf("%w: a global or shared handler's event is pending", ErrNotPartitioned)
+		}
+	}
+	out := make([][][]cutFrame, parts)
+	views := make([]*Network, parts)
+	logs := make([]*obsLog, parts)
+	for p := range views {
+		out[p] = make([][]cutFrame, parts)
+		v := new(Network)
+		*v = *n
+		v.eng = n.eng.cloneEmpty()
+		v.arena = newArena()
+		v.injected, v.delivered, v.hops, v.dataHops, v.pfcFrames, v.ceMarked = 0, 0, 0, 0, 0, 0
+		v.dropped, v.ctl = [NumDropReasons]int64{}, [NumClasses]ControlCounts{}
+		v.dlStack, v.dlPath, v.deadlocks = nil, nil, nil
+		v.par = &parState{part: int32(p), of: of, out: out}
+		v.draining = drain
+		lg := &obsLog{eng: v.eng}
+		logs[p] = lg
+		v.obs = Observers{}
+		if n.obs.Drops != nil {
+			v.obs.Drops = lg
+		}
+		if n.obs.PFC != nil {
+			v.obs.PFC = lg
+		}
+		if n.obs.Deliveries != nil {
+			v.obs.Deliveries = lg
+		}
+		if n.obs.NIC != nil {
+			v.obs.NIC = lg
+		}
+		v.obs.Buffer = n.obs.Buffer // the samplers run on the coordinator, at barriers
+		views[p] = v
+	}
+	n.parts = views
+	for _, nd := range n.nodes {
+		c := nd.core()
+		c.net = views[of[c.id]]
+		for _, pt := range c.ports {
+			pt.cutOut = of[pt.peer.core.id] != of[c.id]
+			pt.cutIn = pt.cutOut
+		}
+	}
+	// Deal the pending events to their nodes' partitions; an injection's packet moves
+	// into its host's partition's arena.
+	for _, ev := range pending {
+		he := n.eng.handlers[ev.hk>>8]
+		var v *Network
+		if samplerH[HandlerID(ev.hk>>8)] {
+			n.eng.insert(ev.at, ev.ord, ev.arg, ev.hk) // a tick: the coordinator's, at barriers
+			continue
+		}
+		if he.act.node >= 0 {
+			v = views[of[he.act.node]]
+		} else {
+			h := n.hosts[ev.arg>>32]
+			v = views[of[h.id]]
+			old := PacketID(int32(ev.arg))
+			id, p := v.arena.alloc()
+			*p = *n.arena.get(old)
+			n.arena.release(old)
+			ev.arg = int64(id) | ev.arg>>32<<32
+		}
+		v.eng.insert(ev.at, ev.ord, ev.arg, ev.hk)
+	}
+
+	start := time.Now()
+	st.Setup = start.Sub(setup)
+	global0 := n.eng.processed
+	busy := make([]time.Duration, parts)
+	// Partition 0 runs on the calling goroutine, the others each on a goroutine that
+	// spins on the window's epoch (yielding) for a while before it sleeps: a window is
+	// a few hundred microseconds of work, and waking a sleeping goroutine costs tens.
+	skip := make([]bool, parts) // a draining partition that holds nothing waits (set before each window)
+	var bar barrier
+	bar.wake = make([]chan struct{}, parts)
+	bar.sleeping = make([]atomic.Bool, parts)
+	for p := 1; p < parts; p++ {
+		bar.wake[p] = make(chan struct{}, 1)
+		go func(p int) {
+			for epoch := int64(1); ; epoch++ {
+				if !bar.await(p, epoch) {
+					return
+				}
+				if !skip[p] {
+					t0 := time.Now()
+					views[p].eng.RunUntil(units.Time(bar.end.Load()) - 1)
+					busy[p] += time.Since(t0)
+				}
+				bar.done.Add(1)
+			}
+		}(p)
+	}
+	defer bar.stop(parts)
+	heads := make([]int, parts)
+	done := make([]uint64, parts) // each partition's events by the last barrier
+	var err error
+	for {
+		// Barrier: deliver the cut frames, hand the observations over in key order.
+		b0 := time.Now()
+		for from := range out {
+			for to, fs := range out[from] {
+				for i := range fs {
+					views[to].receiveCut(&fs[i])
+				}
+				st.CutFrames += int64(len(fs))
+				out[from][to] = fs[:0]
+			}
+		}
+		n.replayLogs(logs, heads)
+		st.Barriers += time.Since(b0)
+		for _, v := range views {
+			if v.par.err != nil && err == nil {
+				err = v.par.err
+			}
+		}
+		if err != nil {
+			break
+		}
+		n.applyWakes(views)
+		T, any := units.Time(0), false
+		for _, v := range views {
+			if t, ok := v.eng.NextTime(); ok && (!any || t < T) {
+				T, any = t, true
+			}
+		}
+		// Global events (the samplers' ticks) run here, before the nodes' events of
+		// their picosecond, every partition stopped before it.
+		if tc, ok := n.eng.NextTime(); ok && (!any || tc <= T) && (!drain || tc <= limit) {
+			n.eng.RunUntil(tc)
+			continue
+		}
+		if !any || (drain && T > limit) {
+			break
+		}
+		W := T + lookahead
+		if tc, ok := n.eng.NextTime(); ok {
+			W = min(W, tc)
+		}
+		for _, sm := range n.samplers {
+			// A wake in the window ticks at the next multiple: at or after W.
+			W = min(W, (T/sm.interval+1)*sm.interval)
+		}
+		if drain {
+			W = min(W, limit+1)
+			for p, v := range views {
+				skip[p] = v.arena.live == 0
+			}
+		}
+		bar.start(W, parts)
+		if !skip[0] {
+			t0 := time.Now()
+			views[0].eng.RunUntil(W - 1)
+			busy[0] += time.Since(t0)
+		}
+		bar.wait(parts)
+		st.Windows++
+		if drain && n.drainBarrier(views, out, skip, W) {
+			st.Drained = true
+			n.replayLogs(logs, heads)
+			break
+		}
+		var most uint64
+		for p, v := range views {
+			most = max(most, v.eng.processed-done[p])
+			done[p] = v.eng.processed
+		}
+		st.Critical += most
+	}
+	st.Wall = time.Since(start)
+	// Fold the partitions back into the network.
+	live := 0
+	for p, v := range views {
+		n.injected += v.injected
+		n.delivered += v.delivered
+		n.hops += v.hops
+		n.dataHops += v.dataHops
+		n.pfcFrames += v.pfcFrames
+		n.ceMarked += v.ceMarked
+		for r := range n.dropped {
+			n.dropped[r] += v.dropped[r]
+		}
+		for c := range n.ctl {
+			n.ctl[c].Injected += v.ctl[c].Injected
+			n.ctl[c].Delivered += v.ctl[c].Delivered
+			for r := range n.ctl[c].Dropped {
+				n.ctl[c].Dropped[r] += v.ctl[c].Dropped[r]
+			}
+		}
+		n.eng.processed += v.eng.processed
+		n.eng.now = max(n.eng.now, v.eng.now)
+		st.Events = append(st.Events, v.eng.processed)
+		st.Busy += busy[p]
+		live += v.arena.live
+	}
+	st.Waiting = time.Duration(parts)*st.Wall - st.Busy
+	st.Global = n.eng.processed - global0 - sumEvents(st.Events)
+	n.parts = nil
+	for _, nd := range n.nodes {
+		c := nd.core()
+		c.net = n
+		for _, pt := range c.ports {
+			pt.cutOut, pt.cutIn = false, false
+		}
+	}
+	if err == nil && live != 0 {
+		// They are in the partitions' arenas, which the network's walks (InFlight,
+		// ForEachOutstanding, Buffered) do not read yet.
+		err = fmt.Errorf("%w: %d packets left in the partitions (undrained runs are not handled yet)", ErrNotPartitioned, live)
+	}
+	return st, err
+}
+
+// checkPartitioned says why the network cannot run partitioned, nil if it can.
+func (n *Network) checkPartitioned(of []int32, parts int, lookahead units.Time) error {
+	switch {
+	case !n.started:
+		return fmt.Errorf("%w: the network is not started", ErrNotPartitioned)
+	case n.eng.processed > 0:
+		return fmt.Errorf("%w: events were handled already", ErrNotPartitioned)
+	case n.agent != nil:
+		return fmt.Errorf("%w: closed loop (an Agent)", ErrNotPartitioned)
+	case n.failed:
+		return fmt.Errorf("%w: failures", ErrNotPartitioned)
+	case len(of) != len(n.nodes):
+		return fmt.Errorf("%w: %d partition entries for %d nodes", ErrNotPartitioned, len(of), len(n.nodes))
+	case parts < 1 || lookahead <= 0:
+		return fmt.Errorf("%w: %d partitions, lookahead %v", ErrNotPartitioned, parts, lookahead)
+	}
+	for _, p := range of {
+		if p < 0 || int(p) >= parts {
+			return fmt.Errorf("%w: partition %d outside 0..%d", ErrNotPartitioned, p, parts-1)
+		}
+	}
+	for _, nd := range n.nodes {
+		c := nd.core()
+		for _, pt := range c.ports {
+			if of[pt.peer.core.id] != of[c.id] && pt.prop < lookahead {
+				return fmt.Errorf("%w: cut link %s-%s has delay %v < lookahead %v", ErrNotPartitioned,
+					c.name, pt.peer.core.name, pt.prop, lookahead)
+			}
+		}
+	}
+	return nil
+}
+
+// receiveCut takes a frame delivered across a cut link into this partition: into its
+// arena and the receiving port's rxFlight, its arrival scheduled in its sender's
+// place if it heads the link.
+func (n *Network) receiveCut(f *cutFrame) {
+	id, p := n.arena.alloc()
+	*p = f.p
+	pt := f.to
+	head := pt.rxFlight.n == 0
+	pt.rxFlight.push(&n.arena, id, p)
+	if head {
+		n.eng.scheduleReserved(p.at, p.arrOrd, pt.core.h, evArrive, int64(pt.idx))
+	}
+}
+
+// replayLogs hands the partitions' observations to the network's observers in key
+// order (each log is in key order; one event's observations are in one log, in the
+// order they were made), and empties the logs.
+func (n *Network) replayLogs(logs []*obsLog, heads []int) {
+	for i := range heads {
+		heads[i] = 0
+	}
+	for {
+		best := -1
+		for i, lg := range logs {
+			if heads[i] == len(lg.entries) {
+				continue
+			}
+			e := &lg.entries[heads[i]]
+			if best < 0 {
+				best = i
+				continue
+			}
+			b := &logs[best].entries[heads[best]]
+			if e.at < b.at || (e.at == b.at && e.ord < b.ord) {
+				best = i
+			}
+		}
+		if best < 0 {
+			break
+		}
+		e := &logs[best].entries[heads[best]]
+		heads[best]++
+		switch e.kind {
+		case obsDrop:
+			d := e.drop
+			d.Packet = &e.pkt
+			n.obs.Drops.Drop(d)
+		case obsPFC:
+			n.obs.PFC.PFC(e.pfc)
+		case obsDelivered:
+			n.obs.Deliveries.Delivered(e.now, &e.pkt)
+		case obsNIC:
+			ev := e.nic
+			if ev.Packet != nil {
+				ev.Packet = &e.pkt
+			}
+			n.obs.NIC.NICDequeue(ev)
+		}
+	}
+	for _, lg := range logs {
+		clear(lg.entries)
+		lg.entries = lg.entries[:0]
+	}
+}
+
+// takePending removes every pending event and returns them in order.
+func (e *Engine) takePending() []event {
+	var all []event
+	mask := len(e.bk) - 1
+	for k := range e.bk {
+		b := (e.cur + k) & mask
+		if e.occ[b>>6]&(1<<(b&63)) == 0 {
+			continue
+		}
+		bk := &e.bk[b]
+		all = append(all, event{at: bk.at, ord: bk.ord, arg: bk.arg, hk: bk.hk})
+		for nd := bk.head; nd >= 0; nd = e.nodes[nd].next {
+			x := &e.nodes[nd]
+			all = append(all, event{at: x.at, ord: x.ord, arg: x.arg, hk: x.hk})
+		}
+	}
+	all = append(all, e.heap...)
+	slices.SortFunc(all, func(a, b event) int {
+		if a.before(&b) {
+			return -1
+		}
+		return 1
+	})
+	e.heap = e.heap[:0]
+	e.setGeometry(e.nbBits, e.w)
+	return all
+}
+
+// putBack queues events taken with takePending again.
+func (e *Engine) putBack(evs []event) {
+	for i := range evs {
+		ev := &evs[i]
+		e.insert(ev.at, ev.ord, ev.arg, ev.hk)
+	}
+}
+
+// cloneEmpty returns an engine with e's handlers, its counters and its time, and no
+// pending event: a partition's engine.
+func (e *Engine) cloneEmpty() *Engine {
+	c := NewEngine()
+	c.now, c.curOrd = e.now, e.curOrd
+	c.global.next = e.global.next
+	if len(e.actors) > 1 {
+		c.AddNodes(int32(len(e.actors) - 1))
+	}
+	for k := 1; k < len(e.actors); k++ {
+		c.actors[k].next = e.actors[k].next
+	}
+	c.handlers = make([]handlerEntry, len(e.handlers))
+	for i, he := range e.handlers {
+		act := &c.none
+		switch {
+		case he.act == &e.global:
+			act = &c.global
+		case he.act.node >= 0:
+			act = c.actors[he.act.node+1]
+		}
+		c.handlers[i] = handlerEntry{he.h, act}
+	}
+	return c
+}
+
+// barrier runs the windows: the coordinator publishes the window's end and bumps
+// the epoch; each worker spins (yielding) until it sees the new epoch, or sleeps on
+// its wake channel after spinLimit tries; done counts the workers that finished.
+type barrier struct {
+	epoch, end, done atomic.Int64
+	sleeping         []atomic.Bool
+	wake             []chan struct{}
+	quit             atomic.Bool
+}
+
+const spinLimit = 20000
+
+func (b *barrier) start(w units.Time, parts int) {
+	b.done.Store(0)
+	b.end.Store(int64(w))
+	b.epoch.Add(1)
+	for p := 1; p < parts; p++ {
+		if b.sleeping[p].Load() {
+			select {
+			case b.wake[p] <- struct{}{}:
+			default:
+			}
+		}
+	}
+}
+
+// await returns when the epoch reaches epoch (true) or the run ends (false).
+func (b *barrier) await(p int, epoch int64) bool {
+	for i := 0; ; i++ {
+		if b.quit.Load() {
+			return false
+		}
+		if b.epoch.Load() >= epoch {
+			return true
+		}
+		if i < spinLimit {
+			runtime.Gosched()
+			continue
+		}
+		// Sleep until woken: say so, then look again (the coordinator may have bumped
+		// the epoch before it saw the flag).
+		b.sleeping[p].Store(true)
+		if b.epoch.Load() < epoch && !b.quit.Load() {
+			<-b.wake[p]
+		}
+		b.sleeping[p].Store(false)
+		i = 0
+	}
+}
+
+// wait returns when the parts-1 workers have finished the window.
+func (b *barrier) wait(parts int) {
+	for b.done.Load() < int64(parts-1) {
+		runtime.Gosched()
+	}
+}
+
+func (b *barrier) stop(parts int) {
+	b.quit.Store(true)
+	for p := 1; p < parts; p++ {
+		select {
+		case b.wake[p] <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func sumEvents(evs []uint64) uint64 {
+	var s uint64
+	for _, e := range evs {
+		s += e
+	}
+	return s
+}
