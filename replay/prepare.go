@@ -80,6 +80,11 @@ type Options struct {
 	Oversize string
 	// MaxDrain bounds the simulated time after the last injection (default 1 s).
 	MaxDrain units.Time
+	// Threads is --threads: how many partitions the run may use
+	// (docs/parallel.md); 0 or 1 runs the sequential engine. The records are the
+	// same for any value; what the parallel engine does not handle yet runs
+	// sequentially (run.json simulation.threads says why).
+	Threads int
 	// RecordPackets writes packets.arrow (one row per simulated packet).
 	RecordPackets bool
 	// ReorderWindow is ingest's in-file reordering window (0 = default 10 ms).
@@ -138,9 +143,9 @@ type Prepared struct {
 	// Idle is what --max-idle removed from the capture's timeline.
 	Idle IdleStats
 
-	warnOnce   sync.Once
-	intraOnce  sync.Once // the warning that every packet stayed on one host
-	fileOffset []int64   // records before each file in the merged capture (trace_index)
+	warnOnce    sync.Once
+	intraOnce   sync.Once // the warning that every packet stayed on one host
+	fileOffset  []int64   // records before each file in the merged capture (trace_index)
 	// What the one pass over the capture read (scan.go), shared by the Prepareds
 	// derived from this one: the trace's 5-tuples, the TCP and RoCEv2 flows' facts
 	// (SMSS, segments, fragments) a closed-loop run needs, and each tuple's hosts

@@ -33,6 +33,23 @@ func (pr *Prepared) Run(outDir, method string) (*records.Run, error) {
 	if cerr := s.close(); err == nil {
 		err = cerr
 	}
+	if seq, ok := err.(errSequential); ok {
+		// The partitioned engine met what it does not handle yet: the run again, on
+		// the sequential engine (its records are the same, only later).
+		out.Abort()
+		if out, err = records.CreateOutputDir(outDir); err != nil {
+			return nil, inputErrf("%w", err)
+		}
+		s, err = newSim(pr, cfg, out)
+		if err == nil {
+			s.threads.Reason = seq.reason
+			s.noThreads = true
+			err = s.run()
+		}
+		if cerr := s.close(); err == nil {
+			err = cerr
+		}
+	}
 	if err != nil {
 		out.Abort()
 		return nil, err
@@ -120,6 +137,15 @@ type sim struct {
 	stageSeen []uint8
 	switchAt  []*switchmodel.Switch
 	stageRow  records.StageRow
+
+	// The parallel engine (parallel.go): threads is run.json's record of it; par the
+	// partitioned run's feed (nil: sequential); noThreads: run sequentially whatever
+	// was asked (a partitioned attempt gave up).
+	threads   records.Threads
+	par       *parFeed
+	parStats  switchmodel.ParallelStats
+	cpuOthers time.Duration // the partitions' time in windows, but for the coordinator's
+	noThreads bool
 
 	wallStart time.Time
 	cpu       time.Duration // the simulation thread's CPU time
@@ -218,15 +244,31 @@ func (s *sim) run() error {
 	defer runtime.UnlockOSThread()
 	cpu0 := threadCPU()
 	s.wallStart = time.Now()
-	s.advance()
-	if s.next != nil {
-		s.eng.ScheduleInjection(s.next.at, 0, s.hid, 0, 0)
+	asked := max(1, opt.Threads)
+	if s.noThreads {
+		asked = 1
 	}
-	// Run until the injector has fed the last packet (it stops the engine then), then
-	// drain until the network is empty or MaxDrain has passed since.
-	s.eng.Run()
-	if s.doneInjecting && s.readErr == nil && s.obsErr == nil {
-		s.net.Drain(s.lastInj + opt.MaxDrain)
+	plan, th := s.planThreads(asked)
+	if s.noThreads {
+		th.Asked, th.Reason = opt.Threads, s.threads.Reason
+	}
+	s.threads = th
+	s.advance()
+	if plan != nil && s.next != nil {
+		s.par = newParFeed(s, plan)
+		if err := s.runParallel(plan); err != nil {
+			return err
+		}
+	} else {
+		if s.next != nil {
+			s.eng.ScheduleInjection(s.next.at, 0, s.hid, 0, 0)
+		}
+		// Run until the injector has fed the last packet (it stops the engine then),
+		// then drain until the network is empty or MaxDrain has passed since.
+		s.eng.Run()
+		if s.doneInjecting && s.readErr == nil && s.obsErr == nil {
+			s.net.Drain(s.lastInj + opt.MaxDrain)
+		}
 	}
 	if s.readErr != nil {
 		if interrupted(s.readErr) {
@@ -241,7 +283,7 @@ func (s *sim) run() error {
 		s.ev.closeAfter(s.eng.Now())
 	}
 	s.wall = time.Since(s.wallStart)
-	s.cpu = threadCPU() - cpu0
+	s.cpu = threadCPU() - cpu0 + s.cpuOthers
 	s.progress(true)
 	return nil
 }

@@ -1,0 +1,134 @@
+package replay
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"testing"
+
+	"github.com/tracefabric/tracefabric/internal/config"
+	"github.com/tracefabric/tracefabric/records"
+)
+
+// threadsRun runs trace with --threads n and returns its output directory and its
+// run.json.
+func threadsRun(t *testing.T, trace string, n int, mutate func(*Options)) (string, *records.Run) {
+	t.Helper()
+	run, out := runTraceAbs(t, trace, func(o *Options) {
+		o.Threads = n
+		if mutate != nil {
+			mutate(o)
+		}
+	})
+	return out, run
+}
+
+// sameRecords fails unless a and b hold the same .arrow files byte for byte and
+// the same run.json but for the timing fields and simulation.threads.
+func sameRecords(t *testing.T, a, b string) {
+	t.Helper()
+	list := func(dir string) []string {
+		m, err := filepath.Glob(filepath.Join(dir, "*.arrow"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range m {
+			m[i] = filepath.Base(m[i])
+		}
+		sort.Strings(m)
+		return m
+	}
+	fa, fb := list(a), list(b)
+	if !reflect.DeepEqual(fa, fb) || len(fa) == 0 {
+		t.Fatalf("record files %v and %v", fa, fb)
+	}
+	for _, f := range fa {
+		da, err := os.ReadFile(filepath.Join(a, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		db, err := os.ReadFile(filepath.Join(b, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(da, db) {
+			t.Errorf("%s differs (%d and %d bytes)", f, len(da), len(db))
+		}
+	}
+	ja, jb := runJSONMap(t, a), runJSONMap(t, b)
+	if !reflect.DeepEqual(ja, jb) {
+		for k := range ja {
+			if !reflect.DeepEqual(ja[k], jb[k]) {
+				t.Errorf("run.json %s: %v and %v", k, ja[k], jb[k])
+			}
+		}
+	}
+}
+
+func runJSONMap(t *testing.T, dir string) map[string]any {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, records.RunFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"command", "started", "finished"} {
+		delete(m, k)
+	}
+	if sim, ok := m["simulation"].(map[string]any); ok {
+		for _, k := range []string{"wall_s", "cpu_s", "threads"} {
+			delete(sim, k)
+		}
+	}
+	return m
+}
+
+// Every committed trace, open loop, gives the same records with --threads 1, 2, 3
+// and 8, and the runs with more than one thread are partitioned (run.json says so).
+func TestThreadsIdentity(t *testing.T) {
+	traces, err := filepath.Glob(repoPath(t, "testdata/pcaps/*.pcap"))
+	if err != nil || len(traces) == 0 {
+		t.Fatal(traces, err)
+	}
+	for _, tr := range traces {
+		t.Run(filepath.Base(tr), func(t *testing.T) {
+			base, r1 := threadsRun(t, tr, 1, nil)
+			if th := r1.Simulation.Threads; th == nil || th.Used != 1 {
+				t.Fatalf("--threads 1: threads %+v", th)
+			}
+			for _, n := range []int{2, 3, 8} {
+				dir, rn := threadsRun(t, tr, n, nil)
+				th := rn.Simulation.Threads
+				if th == nil || th.Asked != n || th.Used < 2 {
+					t.Errorf("--threads %d: threads %+v, want partitioned", n, th)
+				}
+				sameRecords(t, base, dir)
+			}
+		})
+	}
+}
+
+// With --record-packets and --oversize drop and a short message gap, too.
+func TestThreadsIdentityOptions(t *testing.T) {
+	for _, tr := range []string{"testdata/pcaps/mixed.pcap", "testdata/pcaps/reqresp.pcap", "testdata/pcaps/incast.pcap"} {
+		mut := func(o *Options) {
+			cfg := config.Default()
+			cfg.Transport.MessageGap = 2000 // ns
+			o.Config = &cfg
+			o.RecordPackets = true
+			o.Oversize = OversizeDrop
+		}
+		base, _ := threadsRun(t, repoPath(t, tr), 1, mut)
+		dir, rn := threadsRun(t, repoPath(t, tr), 2, mut)
+		if th := rn.Simulation.Threads; th == nil || th.Used != 2 {
+			t.Errorf("%s: threads %+v", tr, th)
+		}
+		sameRecords(t, base, dir)
+	}
+}
