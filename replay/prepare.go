@@ -143,9 +143,9 @@ type Prepared struct {
 	// Idle is what --max-idle removed from the capture's timeline.
 	Idle IdleStats
 
-	warnOnce    sync.Once
-	intraOnce   sync.Once // the warning that every packet stayed on one host
-	fileOffset  []int64   // records before each file in the merged capture (trace_index)
+	warnOnce   sync.Once
+	intraOnce  sync.Once // the warning that every packet stayed on one host
+	fileOffset []int64   // records before each file in the merged capture (trace_index)
 	// What the one pass over the capture read (scan.go), shared by the Prepareds
 	// derived from this one: the trace's 5-tuples, the TCP and RoCEv2 flows' facts
 	// (SMSS, segments, fragments) a closed-loop run needs, and each tuple's hosts
