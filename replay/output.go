@@ -21,7 +21,7 @@ func (s *sim) close() error {
 		return nil
 	}
 	var err error
-	if s.net != nil && s.obsErr == nil && s.readErr == nil {
+	if s.net != nil && s.obsErr == nil && s.readErr == nil && !s.retry {
 		s.undrained = map[int32]int64{}
 		s.net.ForEachOutstanding(func(n switchmodel.Node, p *switchmodel.Packet) {
 			if p.Class.Control() {

@@ -3,6 +3,7 @@ package replay
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/tracefabric/tracefabric/fabric"
 	"github.com/tracefabric/tracefabric/internal/units"
@@ -282,10 +283,12 @@ func (s *sim) runParallel(plan *fabric.Plan) error {
 	case errors.Is(err, switchmodel.ErrFeedStopped):
 		return nil // s.readErr or s.obsErr says why
 	case errors.Is(err, switchmodel.ErrNotPartitioned):
-		return errSequential{err.Error()}
+		s.retry = true
+		return errSequential{strings.TrimPrefix(err.Error(), switchmodel.ErrNotPartitioned.Error()+": ")}
 	case err != nil:
 		return err
 	case !st.Drained:
+		s.retry = true
 		return errSequential{"packets left at the drain limit"}
 	}
 	for _, b := range st.PartBusy[1:] {

@@ -146,6 +146,7 @@ type sim struct {
 	parStats  switchmodel.ParallelStats
 	cpuOthers time.Duration // the partitions' time in windows, but for the coordinator's
 	noThreads bool
+	retry     bool // the partitioned run gave up (errSequential): its output is abandoned
 
 	wallStart time.Time
 	cpu       time.Duration // the simulation thread's CPU time
