@@ -291,8 +291,5 @@ func (s *sim) runParallel(plan *fabric.Plan) error {
 		s.retry = true
 		return errSequential{"packets left at the drain limit"}
 	}
-	for _, b := range st.PartBusy[1:] {
-		s.cpuOthers += b
-	}
 	return nil
 }

@@ -144,7 +144,6 @@ type sim struct {
 	threads   records.Threads
 	par       *parFeed
 	parStats  switchmodel.ParallelStats
-	cpuOthers time.Duration // the partitions' time in windows, but for the coordinator's
 	noThreads bool
 	retry     bool // the partitioned run gave up (errSequential): its output is abandoned
 
@@ -239,12 +238,6 @@ func (s *sim) run() error {
 		}
 		s.feed = f
 	}
-	// The simulation loop runs on this goroutine alone: pinned to its thread, the
-	// thread's CPU time is the loop's (run.json cpu_s), whatever else the machine runs.
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	cpu0 := threadCPU()
-	s.wallStart = time.Now()
 	asked := max(1, opt.Threads)
 	if s.noThreads {
 		asked = 1
@@ -254,6 +247,20 @@ func (s *sim) run() error {
 		th.Asked, th.Reason = opt.Threads, s.threads.Reason
 	}
 	s.threads = th
+	// The sequential simulation loop runs on this goroutine alone: pinned to its
+	// thread, the thread's CPU time is the loop's (run.json cpu_s), whatever else the
+	// machine runs. A partitioned run is not pinned (the partitions yield to each
+	// other at barriers, which a locked thread makes costly): its CPU time is the
+	// process's.
+	clock := threadCPU
+	if plan != nil {
+		clock = processCPU
+	} else {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+	}
+	cpu0 := clock()
+	s.wallStart = time.Now()
 	s.advance()
 	if plan != nil && s.next != nil {
 		s.par = newParFeed(s, plan)
@@ -284,7 +291,7 @@ func (s *sim) run() error {
 		s.ev.closeAfter(s.eng.Now())
 	}
 	s.wall = time.Since(s.wallStart)
-	s.cpu = threadCPU() - cpu0 + s.cpuOthers
+	s.cpu = clock() - cpu0
 	s.progress(true)
 	return nil
 }
@@ -350,6 +357,15 @@ func (s *sim) progress(done bool) {
 	}
 	s.pr.Opt.Progress(Progress{Method: s.cfg.Switch.EcmpHashMethod.String(), Injected: s.trace.replayed,
 		Total: s.pr.Summary.Unicast, SimTime: s.eng.Now(), Done: done})
+}
+
+// processCPU is the process's user and system CPU time (0 where unavailable).
+func processCPU() time.Duration {
+	var ru unix.Rusage
+	if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // threadCPU is the calling thread's CPU time (0 where the clock is unavailable).
