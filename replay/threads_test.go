@@ -178,3 +178,43 @@ Links:
 		}
 	}
 }
+
+// The committed topology files (stages.arrow with five-stage's stages, graph plans
+// for the files that are not Clos), with two traces, give the records of the
+// sequential run with --threads 2 and 3.
+func TestThreadsTopologies(t *testing.T) {
+	files, err := filepath.Glob(repoPath(t, "testdata/topologies/*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatal(files, err)
+	}
+	parted, n := 0, 0
+	for _, topo := range files {
+		if data, err := os.ReadFile(topo); err != nil || bytes.Contains(data, []byte("Profile")) {
+			continue // its switch profiles are the configuration's: not the default's
+		}
+		n++
+		for _, tr := range []string{"testdata/pcaps/demo.pcap", "testdata/pcaps/many-flows.pcap"} {
+			t.Run(filepath.Base(topo)+"/"+filepath.Base(tr), func(t *testing.T) {
+				mut := func(o *Options) {
+					cfg := config.Default()
+					cfg.Topology.File = topo
+					o.Config = &cfg
+					o.Hosts = "hash"
+				}
+				base, _ := threadsRun(t, repoPath(t, tr), 1, mut)
+				for _, n := range []int{2, 3} {
+					dir, rn := threadsRun(t, repoPath(t, tr), n, mut)
+					if th := rn.Simulation.Threads; th.Used > 1 {
+						parted++
+					} else {
+						t.Logf("--threads %d: sequential: %s", n, th.Reason)
+					}
+					sameRecords(t, base, dir)
+				}
+			})
+		}
+	}
+	if n < 4 || parted < n {
+		t.Errorf("%d partitioned runs of %d topologies x 2 traces x 2 thread counts", parted, n)
+	}
+}
