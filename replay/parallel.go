@@ -66,10 +66,11 @@ type parFeed struct {
 	hid   switchmodel.HandlerID
 	of    []int32
 	hosts []*switchmodel.Host
-	q     []parQueue // per partition: the window's injections and their packets
-	arr   []parArrival
-	head  int    // the next arrival the notes settle
-	index uint64 // the next arrival's feed index
+	q     []parQueue   // per partition: the window's injections and their packets
+	arr   []parArrival // the arrivals fed and not yet noted: arr[head:]
+	head  int          // the next arrival the notes settle
+	base  int64        // the feed index of arr[0]
+	index uint64       // the next arrival's feed index
 	at    units.Time
 	// The message numbering (classify) from the trace alone: per flow, and the
 	// connections' latest data senders.
@@ -86,7 +87,8 @@ type parQueue struct {
 // parInj is one arrival's injection: its host, its packets (pkts[first:first+n]),
 // its place in parFeed.arr.
 type parInj struct {
-	host, first, n, arr int32
+	host, first, n int32
+	arr            int64 // its feed index
 }
 
 // parPkt is a packet ready for the NIC, as place fills it.
@@ -139,12 +141,16 @@ func (pf *parFeed) Feed(w units.Time) bool {
 	if s.readErr != nil || s.obsErr != nil {
 		return false
 	}
-	// Every injection of the last window ran and its note was replayed.
+	// Every injection of the last window ran (its note may be replayed only during
+	// the next window: the arrivals are kept until then).
 	for p := range pf.q {
 		pf.q[p].injs, pf.q[p].pkts = pf.q[p].injs[:0], pf.q[p].pkts[:0]
 	}
-	clear(pf.arr[:pf.head])
-	pf.arr, pf.head = pf.arr[:0], 0
+	if pf.head > 0 {
+		k := copy(pf.arr, pf.arr[pf.head:])
+		clear(pf.arr[k:])
+		pf.arr, pf.base, pf.head = pf.arr[:k], pf.base+int64(pf.head), 0
+	}
 	for s.next != nil {
 		at := max(s.next.at, pf.at)
 		if at >= w {
@@ -171,7 +177,7 @@ func (pf *parFeed) prepare(at units.Time, a *arrival) {
 	pa := &pf.arr[len(pf.arr)-1]
 	part := pf.of[pf.hosts[a.src].ID()]
 	q := &pf.q[part]
-	in := parInj{host: a.src, first: int32(len(q.pkts)), arr: int32(len(pf.arr) - 1)}
+	in := parInj{host: a.src, first: int32(len(q.pkts)), arr: pf.base + int64(len(pf.arr)-1)}
 	if fid := a.fid; fid != noFlow {
 		if int(fid) == len(s.flows) {
 			s.newFlow(at, fid, a)
@@ -226,7 +232,7 @@ func (pf *parFeed) Handle(now units.Time, kind int32, arg int64) {
 	h := pf.hosts[in.host]
 	net := h.Network()
 	net.Engine().ActAs(h.ID())
-	net.Note(int64(in.arr))
+	net.Note(in.arr)
 	for i := in.first; i < in.first+in.n; i++ {
 		d := &q.pkts[i]
 		id, pk := net.NewPacket()
@@ -246,11 +252,11 @@ func (pf *parFeed) Handle(now units.Time, kind int32, arg int64) {
 // sequential run's order: the replay's bookkeeping of it (Handle's and inject's).
 func (pf *parFeed) Note(now units.Time, arg int64) {
 	s := pf.s
-	pa := &pf.arr[pf.head]
-	if int(arg) != pf.head || now != pa.at {
-		s.setErr(fmt.Errorf("replay: parallel injection %d noted as %d at %v (fed at %v)", pf.head, arg, now, pa.at))
+	if pf.head == len(pf.arr) || arg != pf.base+int64(pf.head) || now != pf.arr[pf.head].at {
+		s.setErr(fmt.Errorf("replay: parallel injection %d noted as %d at %v", pf.base+int64(pf.head), arg, now))
 		return
 	}
+	pa := &pf.arr[pf.head]
 	pf.head++
 	pf.cur = pa
 	s.inject(now, &pa.a)

@@ -339,6 +339,14 @@ func (n *Network) runPartitioned(of []int32, parts int, lookahead units.Time, dr
 	out := make([][][]cutFrame, parts)
 	views := make([]*Network, parts)
 	logs := make([]*obsLog, parts)
+	// A fed run hands the observations of a window to the observers while the next
+	// window runs (docs/parallel.md section 3, pipelining): the observers run on the
+	// coordinator, from copies, and the partitions never read what they write.
+	pipeline := feed != nil
+	prev := make([]*obsLog, parts)
+	for p := range prev {
+		prev[p] = &obsLog{}
+	}
 	for p := range views {
 		out[p] = make([][]cutFrame, parts)
 		v := new(Network)
@@ -452,7 +460,9 @@ func (n *Network) runPartitioned(of []int32, parts int, lookahead units.Time, dr
 				out[from][to] = fs[:0]
 			}
 		}
-		n.replayLogs(logs, heads)
+		if !pipeline {
+			n.replayLogs(logs, heads)
+		}
 		st.Barriers += time.Since(b0)
 		for _, v := range views {
 			if v.par.err != nil && err == nil {
@@ -524,7 +534,18 @@ func (n *Network) runPartitioned(of []int32, parts int, lookahead units.Time, dr
 				limit = n.lastInjAt + n.maxDrain
 			}
 		}
+		if pipeline {
+			// The last window's observations are handed over while this one runs.
+			for p := range logs {
+				logs[p].entries, prev[p].entries = prev[p].entries, logs[p].entries
+			}
+		}
 		bar.start(W, endOrd, parts)
+		if pipeline {
+			b1 := time.Now()
+			n.replayLogs(prev, heads)
+			st.Barriers += time.Since(b1)
+		}
 		if !skip[0] {
 			t0 := time.Now()
 			if endOrd != 0 {
@@ -554,6 +575,7 @@ func (n *Network) runPartitioned(of []int32, parts int, lookahead units.Time, dr
 		}
 		st.Critical += most
 	}
+	n.replayLogs(logs, heads) // what the last window (or barrier) observed
 	st.Wall = time.Since(start)
 	// Fold the partitions back into the network.
 	live := 0
@@ -790,6 +812,8 @@ type barrier struct {
 
 const spinLimit = 20000
 
+const spinLoads = 32
+
 func (b *barrier) start(w units.Time, endOrd uint64, parts int) {
 	b.done.Store(0)
 	b.end.Store(int64(w))
@@ -815,6 +839,8 @@ func (b *barrier) await(p int, epoch int64) bool {
 			return true
 		}
 		if i < spinLimit {
+			for k := 0; k < spinLoads && b.epoch.Load() < epoch; k++ {
+			}
 			runtime.Gosched()
 			continue
 		}
@@ -832,6 +858,8 @@ func (b *barrier) await(p int, epoch int64) bool {
 // wait returns when the parts-1 workers have finished the window.
 func (b *barrier) wait(parts int) {
 	for b.done.Load() < int64(parts-1) {
+		for k := 0; k < spinLoads && b.done.Load() < int64(parts-1); k++ {
+		}
 		runtime.Gosched()
 	}
 }
