@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tracefabric/tracefabric/internal/config"
 	"github.com/tracefabric/tracefabric/records"
@@ -131,6 +132,24 @@ func TestThreadsIdentityOptions(t *testing.T) {
 			t.Errorf("%s: threads %+v", tr, th)
 		}
 		sameRecords(t, base, dir)
+	}
+}
+
+// From the trace cache (--replicate: the copies merged, the feed prepared from
+// memory) and with an idle clock and a time window.
+func TestThreadsIdentityCache(t *testing.T) {
+	for _, mut := range []func(*Options){
+		func(o *Options) { o.Replicate = []int{3}; o.Hosts = "hash" },
+		func(o *Options) { o.MaxIdle = 20 * time.Microsecond; o.Cache = NoCache },
+	} {
+		for _, tr := range []string{"testdata/pcaps/demo.pcap", "testdata/pcaps/reqresp.pcap"} {
+			base, _ := threadsRun(t, repoPath(t, tr), 1, mut)
+			dir, rn := threadsRun(t, repoPath(t, tr), 2, mut)
+			if th := rn.Simulation.Threads; th == nil || th.Used != 2 {
+				t.Errorf("%s: threads %+v", tr, th)
+			}
+			sameRecords(t, base, dir)
+		}
 	}
 }
 
