@@ -34,6 +34,8 @@ type cutFrame struct {
 func (n *Network) sendCut(pt *port, id PacketID, p *Packet) {
 	if p.Class == classPFC {
 		pt.flightPFC-- // counted in flight by the receiver's side
+	} else {
+		n.par.cutOut++
 	}
 	q := n.par.of[pt.peer.core.id]
 	n.par.out[n.par.part][q] = append(n.par.out[n.par.part][q], cutFrame{pt.peer, *p})
@@ -175,6 +177,9 @@ type parState struct {
 	of   []int32        // partition of every node
 	out  [][][]cutFrame // out[from][to]: the outboxes (shared: each partition appends to its own row)
 	err  error          // a feature the partitioned engine does not handle yet was met
+	// cutOut, cutIn: the packets (not PFC frames) sent into and received from cut
+	// links (conservation per partition, barrierCheck).
+	cutOut, cutIn int64
 	// wakes: the buffer samplers an injection found idle, with the injection's key,
 	// applied by the coordinator at the barrier.
 	wakes []samplerWake
@@ -237,6 +242,10 @@ type ParallelStats struct {
 	// Partitions * Wall - Busy.
 	Waiting time.Duration
 }
+
+// barrierCheck, when set (tests), is called at every barrier once the cut links'
+// frames are delivered, with the partitions.
+var barrierCheck func(views []*Network)
 
 // ErrNotPartitioned wraps the reasons a network cannot run partitioned (yet).
 var ErrNotPartitioned = errors.New("switchmodel: not partitioned")
@@ -464,6 +473,9 @@ func (n *Network) runPartitioned(of []int32, parts int, lookahead units.Time, dr
 			n.replayLogs(logs, heads)
 		}
 		st.Barriers += time.Since(b0)
+		if barrierCheck != nil {
+			barrierCheck(views)
+		}
 		for _, v := range views {
 			if v.par.err != nil && err == nil {
 				err = v.par.err
@@ -676,6 +688,9 @@ func (n *Network) checkPartitioned(of []int32, parts int, lookahead units.Time) 
 func (n *Network) receiveCut(f *cutFrame) {
 	id, p := n.arena.alloc()
 	*p = f.p
+	if p.Class != classPFC {
+		n.par.cutIn++
+	}
 	pt := f.to
 	head := pt.rxFlight.n == 0
 	pt.rxFlight.push(&n.arena, id, p)
