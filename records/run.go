@@ -270,12 +270,23 @@ type Link struct {
 	DelayPs  int64 `json:"delay_ps"`
 }
 
+// Threads is run.json's simulation.threads: the partitions asked (--threads) and
+// used (1: the sequential engine, Reason says why when more were asked).
+type Threads struct {
+	Asked  int    `json:"asked"`
+	Used   int    `json:"used"`
+	Reason string `json:"reason,omitempty"`
+}
+
 // Simulation is run.json's simulation summary. Conservation: Injected = Delivered +
 // sum(Dropped) + sum(Undrained).
 type Simulation struct {
-	SimTimePs      int64                `json:"sim_time_ps"`      // simulated time at the end, ps
-	WallS          float64              `json:"wall_s"`           // wall-clock time of the simulation, seconds
-	CPUS           float64              `json:"cpu_s"`            // CPU time of the simulation's thread, seconds (0 where unknown)
+	SimTimePs int64   `json:"sim_time_ps"` // simulated time at the end, ps
+	WallS     float64 `json:"wall_s"`      // wall-clock time of the simulation, seconds
+	CPUS      float64 `json:"cpu_s"`       // CPU time of the simulation's thread, seconds (0 where unknown)
+	// Threads is how the run used --threads (not part of the records' identity:
+	// every value gives the same records).
+	Threads        *Threads             `json:"threads,omitempty"`
 	Events         int64                `json:"events"`           // events executed
 	PacketHops     int64                `json:"packet_hops"`      // packets put onto links, control packets included, PFC frames not
 	DataPacketHops int64                `json:"data_packet_hops"` // data packets put onto links

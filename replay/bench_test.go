@@ -112,6 +112,23 @@ func BenchmarkReplay1MRun(b *testing.B) {
 	reportCPU(b, cpu0, pkts, hops)
 }
 
+// BenchmarkReplay1MRunThreads is BenchmarkReplay1MRun on the partitioned engine:
+// --threads 2 (the records are the same; run it paired with BenchmarkReplay1MRun,
+// -count 4, on a quiet machine). wall-s/op is run.json's wall_s, cpu-s/op the
+// process's CPU time (the partitions' threads, their spinning at barriers, the feed,
+// the GC), per run.
+func BenchmarkReplay1MRunThreads(b *testing.B) {
+	pr, err := Prepare(Options{Traces: []string{benchTrace(b, 1_000_000)}, Threads: 2})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu0 := cpuTime()
+	pkts, hops := runN(b, pr)
+	reportCPU(b, cpu0, pkts, hops)
+}
+
 // cpuTime is the process's user+system CPU time (GC included): on a shared machine the
 // wall-clock rate depends on the neighbours, CPU time much less.
 func cpuTime() time.Duration {

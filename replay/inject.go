@@ -100,6 +100,17 @@ func (s *sim) place(now units.Time, fid int32, f *flowState, p *arrival, m *mess
 			f.offered++
 			continue
 		}
+		if s.par != nil {
+			// Partitioned: the packet is in its partition already (parallel.go);
+			// this is the bookkeeping, in the sequential run's order.
+			f.packets++
+			f.bytes += int64(piece)
+			if m != nil {
+				s.injected(now, fid, f, m, piece, ideal, -1)
+			}
+			s.par.checkSeq(m)
+			continue
+		}
 		id, pk := s.net.NewPacket()
 		pk.FlowID = int64(fid)
 		pk.TraceIndex = traceIndex

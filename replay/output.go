@@ -21,7 +21,7 @@ func (s *sim) close() error {
 		return nil
 	}
 	var err error
-	if s.net != nil && s.obsErr == nil && s.readErr == nil {
+	if s.net != nil && s.obsErr == nil && s.readErr == nil && !s.retry {
 		s.undrained = map[int32]int64{}
 		s.net.ForEachOutstanding(func(n switchmodel.Node, p *switchmodel.Packet) {
 			if p.Class.Control() {
@@ -217,7 +217,8 @@ func (s *sim) runJSON() (*records.Run, error) {
 			SpeedBps: int64(l.Speed), DelayPs: int64(l.Delay)})
 	}
 	k := s.net.Counters()
-	sim := records.Simulation{SimTimePs: int64(s.eng.Now()), WallS: s.wall.Seconds(), CPUS: s.cpu.Seconds(), Events: int64(k.Events),
+	th := s.threads
+	sim := records.Simulation{SimTimePs: int64(s.eng.Now()), WallS: s.wall.Seconds(), CPUS: s.cpu.Seconds(), Threads: &th, Events: int64(k.Events),
 		PacketHops: k.PacketHops, DataPacketHops: k.DataPacketHops, Injected: k.Injected + s.trace.oversizeDropped,
 		Delivered: k.Delivered, Dropped: map[records.DropReason]int64{},
 		CEMarked: k.CEMarked, PFCFrames: k.PFCFrames, Undrained: map[string]int64{}}

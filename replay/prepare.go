@@ -80,6 +80,11 @@ type Options struct {
 	Oversize string
 	// MaxDrain bounds the simulated time after the last injection (default 1 s).
 	MaxDrain units.Time
+	// Threads is --threads: how many partitions the run may use
+	// (docs/parallel.md); 0 or 1 runs the sequential engine. The records are the
+	// same for any value; what the parallel engine does not handle yet runs
+	// sequentially (run.json simulation.threads says why).
+	Threads int
 	// RecordPackets writes packets.arrow (one row per simulated packet).
 	RecordPackets bool
 	// ReorderWindow is ingest's in-file reordering window (0 = default 10 ms).

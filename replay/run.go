@@ -33,6 +33,23 @@ func (pr *Prepared) Run(outDir, method string) (*records.Run, error) {
 	if cerr := s.close(); err == nil {
 		err = cerr
 	}
+	if seq, ok := err.(errSequential); ok {
+		// The partitioned engine met what it does not handle yet: the run again, on
+		// the sequential engine (its records are the same, only later).
+		out.Abort()
+		if out, err = records.CreateOutputDir(outDir); err != nil {
+			return nil, inputErrf("%w", err)
+		}
+		s, err = newSim(pr, cfg, out)
+		if err == nil {
+			s.threads.Reason = seq.reason
+			s.noThreads = true
+			err = s.run()
+		}
+		if cerr := s.close(); err == nil {
+			err = cerr
+		}
+	}
 	if err != nil {
 		out.Abort()
 		return nil, err
@@ -120,6 +137,15 @@ type sim struct {
 	stageSeen []uint8
 	switchAt  []*switchmodel.Switch
 	stageRow  records.StageRow
+
+	// The parallel engine (parallel.go): threads is run.json's record of it; par the
+	// partitioned run's feed (nil: sequential); noThreads: run sequentially whatever
+	// was asked (a partitioned attempt gave up).
+	threads   records.Threads
+	par       *parFeed
+	parStats  switchmodel.ParallelStats
+	noThreads bool
+	retry     bool // the partitioned run gave up (errSequential): its output is abandoned
 
 	wallStart time.Time
 	cpu       time.Duration // the simulation thread's CPU time
@@ -212,21 +238,45 @@ func (s *sim) run() error {
 		}
 		s.feed = f
 	}
-	// The simulation loop runs on this goroutine alone: pinned to its thread, the
-	// thread's CPU time is the loop's (run.json cpu_s), whatever else the machine runs.
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	cpu0 := threadCPU()
+	asked := max(1, opt.Threads)
+	if s.noThreads {
+		asked = 1
+	}
+	plan, th := s.planThreads(asked)
+	if s.noThreads {
+		th.Asked, th.Reason = opt.Threads, s.threads.Reason
+	}
+	s.threads = th
+	// The sequential simulation loop runs on this goroutine alone: pinned to its
+	// thread, the thread's CPU time is the loop's (run.json cpu_s), whatever else the
+	// machine runs. A partitioned run is not pinned (the partitions yield to each
+	// other at barriers, which a locked thread makes costly): its CPU time is the
+	// process's.
+	clock := threadCPU
+	if plan != nil {
+		clock = processCPU
+	} else {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+	}
+	cpu0 := clock()
 	s.wallStart = time.Now()
 	s.advance()
-	if s.next != nil {
-		s.eng.ScheduleInjection(s.next.at, 0, s.hid, 0, 0)
-	}
-	// Run until the injector has fed the last packet (it stops the engine then), then
-	// drain until the network is empty or MaxDrain has passed since.
-	s.eng.Run()
-	if s.doneInjecting && s.readErr == nil && s.obsErr == nil {
-		s.net.Drain(s.lastInj + opt.MaxDrain)
+	if plan != nil && s.next != nil {
+		s.par = newParFeed(s, plan)
+		if err := s.runParallel(plan); err != nil {
+			return err
+		}
+	} else {
+		if s.next != nil {
+			s.eng.ScheduleInjection(s.next.at, 0, s.hid, 0, 0)
+		}
+		// Run until the injector has fed the last packet (it stops the engine then),
+		// then drain until the network is empty or MaxDrain has passed since.
+		s.eng.Run()
+		if s.doneInjecting && s.readErr == nil && s.obsErr == nil {
+			s.net.Drain(s.lastInj + opt.MaxDrain)
+		}
 	}
 	if s.readErr != nil {
 		if interrupted(s.readErr) {
@@ -241,7 +291,7 @@ func (s *sim) run() error {
 		s.ev.closeAfter(s.eng.Now())
 	}
 	s.wall = time.Since(s.wallStart)
-	s.cpu = threadCPU() - cpu0
+	s.cpu = clock() - cpu0
 	s.progress(true)
 	return nil
 }
@@ -307,6 +357,15 @@ func (s *sim) progress(done bool) {
 	}
 	s.pr.Opt.Progress(Progress{Method: s.cfg.Switch.EcmpHashMethod.String(), Injected: s.trace.replayed,
 		Total: s.pr.Summary.Unicast, SimTime: s.eng.Now(), Done: done})
+}
+
+// processCPU is the process's user and system CPU time (0 where unavailable).
+func processCPU() time.Duration {
+	var ru unix.Rusage
+	if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // threadCPU is the calling thread's CPU time (0 where the clock is unavailable).

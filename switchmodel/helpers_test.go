@@ -44,7 +44,7 @@ func (o *obs) Drop(d DropEvent) {
 func (o *obs) PFC(e PFCEvent)              { o.pfc = append(o.pfc, e) }
 func (o *obs) BufferSample(b BufferSample) { o.samples = append(o.samples, b) }
 func (o *obs) NICDequeue(e NICEvent)       { e.Packet = nil; o.nic = append(o.nic, e) }
-func (o *obs) observers() Observers        { return Observers{o, o, o, o, o} }
+func (o *obs) observers() Observers        { return Observers{o, o, o, o, o, nil} }
 func (o *obs) pfcOf(kind PFCEventKind) []PFCEvent {
 	var out []PFCEvent
 	for _, e := range o.pfc {

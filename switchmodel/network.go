@@ -62,6 +62,12 @@ type Network struct {
 	// parts: the partitions' copies, on the network itself while they run.
 	par   *parState
 	parts []*Network
+	// lastInj: the key of the latest injection scheduled with ScheduleInjectionIn
+	// (a fed partitioned run's K_last).
+	lastInjAt  units.Time
+	lastInjOrd uint64
+	feed       InjectionFeed // DrainPartitionedFed's, during the run
+	maxDrain   units.Time
 
 	// Deadlock detection (deadlock.go).
 	deadlocks       []Deadlock
@@ -108,6 +114,21 @@ func (n *Network) InjectAt(t units.Time, h *Host, id PacketID) {
 	n.eng.ScheduleInjection(t, n.injections, n.injectH, 0, int64(id)|int64(h.index)<<32)
 	n.injections++
 }
+
+// Note hands arg to the Notes observer as an observation of the current event: at
+// once, or, in a partition of a partitioned run, at the next barrier in key order.
+func (n *Network) Note(arg int64) {
+	if n.obs.Notes != nil {
+		n.obs.Notes.Note(n.eng.now, arg) // a partition's: its log
+	}
+}
+
+// SetNoteObserver sets the Notes observer (Observers.Notes), before a run.
+func (n *Network) SetNoteObserver(o NoteObserver) { n.obs.Notes = o }
+
+// Network returns the network h's events run in: its partition's copy during a
+// partitioned run (make and inject its packets there), the network otherwise.
+func (h *Host) Network() *Network { return h.net }
 
 // Engine returns the network's engine.
 func (n *Network) Engine() *Engine { return n.eng }

@@ -360,7 +360,7 @@ func (o *hashObs) NICDequeue(e NICEvent) {
 
 func runDigest(t *testing.T, seed int64) (uint64, int) {
 	o := &hashObs{h: fnv.New64a()}
-	c := buildClos(t, smallClos, seed, Observers{o, o, o, o, o})
+	c := buildClos(t, smallClos, seed, Observers{o, o, o, o, o, nil})
 	newInjector(c.net, randomTraffic(11, len(c.hosts), 8000, units.Millisecond))
 	c.eng.Run()
 	checkDrained(t, c.net)

@@ -154,6 +154,16 @@ type Observers struct {
 	Buffer     BufferObserver
 	Deliveries DeliveryObserver
 	NIC        NICObserver
+	// Notes gets the caller's own observations (Network.Note), in event order.
+	Notes NoteObserver
+}
+
+// NoteObserver gets the notes an event handler makes with Network.Note: at once in a
+// sequential run, in key order at the next barrier in a partitioned one
+// (docs/parallel.md section 3), so that state outside the partitions is updated in
+// the sequential run's order.
+type NoteObserver interface {
+	Note(now units.Time, arg int64)
 }
 
 // TCStats are the counters of one (port, traffic class) (docs/model.md#statistics). Bytes are frame

@@ -34,6 +34,8 @@ type cutFrame struct {
 func (n *Network) sendCut(pt *port, id PacketID, p *Packet) {
 	if p.Class == classPFC {
 		pt.flightPFC-- // counted in flight by the receiver's side
+	} else {
+		n.par.cutOut++
 	}
 	q := n.par.of[pt.peer.core.id]
 	n.par.out[n.par.part][q] = append(n.par.out[n.par.part][q], cutFrame{pt.peer, *p})
@@ -115,6 +117,7 @@ const (
 	obsPFC
 	obsDelivered
 	obsNIC
+	obsNote
 )
 
 // obsEntry is one observation of a partition, with the key of the event it was made
@@ -127,6 +130,7 @@ type obsEntry struct {
 	pfc  PFCEvent
 	nic  NICEvent
 	now  units.Time
+	arg  int64 // obsNote
 	pkt  Packet
 }
 
@@ -150,6 +154,8 @@ func (l *obsLog) Drop(d DropEvent) {
 	e.pkt = *d.Packet
 }
 
+func (l *obsLog) Note(_ units.Time, arg int64) { l.add(obsNote).arg = arg }
+
 func (l *obsLog) PFC(p PFCEvent) { l.add(obsPFC).pfc = p }
 
 func (l *obsLog) Delivered(now units.Time, p *Packet) {
@@ -171,6 +177,9 @@ type parState struct {
 	of   []int32        // partition of every node
 	out  [][][]cutFrame // out[from][to]: the outboxes (shared: each partition appends to its own row)
 	err  error          // a feature the partitioned engine does not handle yet was met
+	// cutOut, cutIn: the packets (not PFC frames) sent into and received from cut
+	// links (conservation per partition, barrierCheck).
+	cutOut, cutIn int64
 	// wakes: the buffer samplers an injection found idle, with the injection's key,
 	// applied by the coordinator at the barrier.
 	wakes []samplerWake
@@ -219,19 +228,24 @@ type ParallelStats struct {
 	// Critical is the sum over windows of the busiest partition's events: the
 	// events handled one after another; total events / Critical bounds the speedup.
 	Critical  uint64
-	CutFrames int64         // frames delivered across cut links
-	Events    []uint64      // events handled per partition
-	Global    uint64        // global events (the samplers' ticks), run at barriers
-	Busy      time.Duration // the partitions' time in their windows, summed
-	Wall      time.Duration // the run's wall time, from the first window on
-	Setup     time.Duration // making the partitions and dealing the pending events
-	Barriers  time.Duration // the coordinator's work at barriers (cut frames, observations)
+	CutFrames int64           // frames delivered across cut links
+	Events    []uint64        // events handled per partition
+	Global    uint64          // global events (the samplers' ticks), run at barriers
+	Busy      time.Duration   // the partitions' time in their windows, summed
+	PartBusy  []time.Duration // each partition's time in its windows (partition 0's on the caller's goroutine)
+	Wall      time.Duration   // the run's wall time, from the first window on
+	Setup     time.Duration   // making the partitions and dealing the pending events
+	Barriers  time.Duration   // the coordinator's work at barriers (cut frames, observations)
 	// Drained: DrainPartitioned ended because the network held no packet.
 	Drained bool
 	// Waiting is the time the partitions spent idle at barriers, summed:
 	// Partitions * Wall - Busy.
 	Waiting time.Duration
 }
+
+// barrierCheck, when set (tests), is called at every barrier once the cut links'
+// frames are delivered, with the partitions.
+var barrierCheck func(views []*Network)
 
 // ErrNotPartitioned wraps the reasons a network cannot run partitioned (yet).
 var ErrNotPartitioned = errors.New("switchmodel: not partitioned")
@@ -266,8 +280,55 @@ func (n *Network) DrainPartitioned(of []int32, parts int, lookahead, limit units
 	return n.runPartitioned(of, parts, lookahead, true, limit)
 }
 
+// InjectionFeed streams the injections of a partitioned run (DrainPartitionedFed)
+// window by window, so that the whole stream need not be in memory: the run calls
+// Next and Feed at every barrier, on its own goroutine.
+type InjectionFeed interface {
+	// Next returns the time of the next injection not yet scheduled (false: none left).
+	Next() (units.Time, bool)
+	// Feed schedules, with Network.ScheduleInjectionIn, every injection before w, in
+	// feed order (their times not decreasing, their indexes increasing), and returns
+	// false to stop the run here (an error, an interruption): the run then returns
+	// ErrFeedStopped. It is called before every window, the drain's included (with
+	// nothing left to schedule).
+	Feed(w units.Time) bool
+}
+
+// ErrFeedStopped is returned by DrainPartitionedFed when its feed stopped the run.
+var ErrFeedStopped = errors.New("switchmodel: the injection feed stopped the run")
+
+// ScheduleInjectionIn is Engine.ScheduleInjection for an event that acts at host h:
+// during a partitioned run (from InjectionFeed.Feed) it goes to h's partition's
+// engine. Its handler runs there: it must touch nothing but h's partition (make its
+// packets with h.Network().NewPacket and inject them there) and report what the
+// rest of the program needs with Network.Note.
+func (n *Network) ScheduleInjectionIn(h *Host, at units.Time, index uint64, hid HandlerID, kind int32, arg int64) {
+	e := h.net.eng
+	if at < e.now {
+		at = e.now
+	}
+	e.ScheduleInjection(at, index, hid, kind, arg)
+	n.lastInjAt, n.lastInjOrd = at, ordInjection|index
+}
+
+// DrainPartitionedFed is DrainPartitioned with the injections streamed by feed: the
+// run is RunUntil's until the feed's last injection (events after it in its
+// picosecond included only from the drain on), then Drain(that injection's time +
+// maxDrain)'s, as the replay runs the sequential engine: no stop at an empty network
+// before the last injection.
+func (n *Network) DrainPartitionedFed(of []int32, parts int, lookahead units.Time, feed InjectionFeed, maxDrain units.Time) (ParallelStats, error) {
+	n.feed, n.maxDrain = feed, maxDrain
+	defer func() { n.feed = nil }()
+	return n.runPartitioned(of, parts, lookahead, true, 0)
+}
+
 func (n *Network) runPartitioned(of []int32, parts int, lookahead units.Time, drain bool, limit units.Time) (ParallelStats, error) {
 	st := ParallelStats{Partitions: parts, Lookahead: lookahead}
+	feed := n.feed
+	feeding := feed != nil
+	if feeding {
+		drain = false // until the last injection
+	}
 	setup := time.Now()
 	if err := n.checkPartitioned(of, parts, lookahead); err != nil {
 		return st, err
@@ -287,6 +348,14 @@ func (n *Network) runPartitioned(of []int32, parts int, lookahead units.Time, dr
 	out := make([][][]cutFrame, parts)
 	views := make([]*Network, parts)
 	logs := make([]*obsLog, parts)
+	// A fed run hands the observations of a window to the observers while the next
+	// window runs (docs/parallel.md section 3, pipelining): the observers run on the
+	// coordinator, from copies, and the partitions never read what they write.
+	pipeline := feed != nil
+	prev := make([]*obsLog, parts)
+	for p := range prev {
+		prev[p] = &obsLog{}
+	}
 	for p := range views {
 		out[p] = make([][]cutFrame, parts)
 		v := new(Network)
@@ -298,6 +367,7 @@ func (n *Network) runPartitioned(of []int32, parts int, lookahead units.Time, dr
 		v.dlStack, v.dlPath, v.deadlocks = nil, nil, nil
 		v.par = &parState{part: int32(p), of: of, out: out}
 		v.draining = drain
+		v.feed = nil
 		lg := &obsLog{eng: v.eng}
 		logs[p] = lg
 		v.obs = Observers{}
@@ -312,6 +382,9 @@ func (n *Network) runPartitioned(of []int32, parts int, lookahead units.Time, dr
 		}
 		if n.obs.NIC != nil {
 			v.obs.NIC = lg
+		}
+		if n.obs.Notes != nil {
+			v.obs.Notes = lg
 		}
 		v.obs.Buffer = n.obs.Buffer // the samplers run on the coordinator, at barriers
 		views[p] = v
@@ -368,7 +441,11 @@ func (n *Network) runPartitioned(of []int32, parts int, lookahead units.Time, dr
 				}
 				if !skip[p] {
 					t0 := time.Now()
-					views[p].eng.RunUntil(units.Time(bar.end.Load()) - 1)
+					if o := bar.endOrd.Load(); o != 0 {
+						views[p].eng.RunBeforeKey(units.Time(bar.end.Load()), o)
+					} else {
+						views[p].eng.RunUntil(units.Time(bar.end.Load()) - 1)
+					}
 					busy[p] += time.Since(t0)
 				}
 				bar.done.Add(1)
@@ -379,6 +456,7 @@ func (n *Network) runPartitioned(of []int32, parts int, lookahead units.Time, dr
 	heads := make([]int, parts)
 	done := make([]uint64, parts) // each partition's events by the last barrier
 	var err error
+	drainStart := false // the window that ended at the last injection ran: the drain starts
 	for {
 		// Barrier: deliver the cut frames, hand the observations over in key order.
 		b0 := time.Now()
@@ -391,8 +469,13 @@ func (n *Network) runPartitioned(of []int32, parts int, lookahead units.Time, dr
 				out[from][to] = fs[:0]
 			}
 		}
-		n.replayLogs(logs, heads)
+		if !pipeline {
+			n.replayLogs(logs, heads)
+		}
 		st.Barriers += time.Since(b0)
+		if barrierCheck != nil {
+			barrierCheck(views)
+		}
 		for _, v := range views {
 			if v.par.err != nil && err == nil {
 				err = v.par.err
@@ -402,9 +485,22 @@ func (n *Network) runPartitioned(of []int32, parts int, lookahead units.Time, dr
 			break
 		}
 		n.applyWakes(views)
+		if drainStart {
+			// Drain's start: an empty network ends the run at once.
+			drainStart = false
+			if n.partsEmpty(views, out) {
+				st.Drained = true
+				break
+			}
+		}
 		T, any := units.Time(0), false
 		for _, v := range views {
 			if t, ok := v.eng.NextTime(); ok && (!any || t < T) {
+				T, any = t, true
+			}
+		}
+		if feeding {
+			if t, ok := feed.Next(); ok && (!any || t < T) {
 				T, any = t, true
 			}
 		}
@@ -431,14 +527,54 @@ func (n *Network) runPartitioned(of []int32, parts int, lookahead units.Time, dr
 				skip[p] = v.arena.live == 0
 			}
 		}
-		bar.start(W, parts)
+		var endOrd uint64 // a window that ends at a key: (W, endOrd)
+		if feed != nil {
+			// Called at every barrier (after the last injection it schedules nothing):
+			// the feed may stop the run here.
+			if !feed.Feed(W) {
+				err = ErrFeedStopped
+				break
+			}
+			for _, v := range views {
+				v.keys = n.keys // the feed's new flows' keys (appended at barriers only)
+			}
+			if _, ok := feed.Next(); feeding && !ok {
+				// The last injection is in this window: the window ends right after
+				// it, and the drain starts there.
+				feeding, drainStart = false, true
+				W, endOrd = n.lastInjAt, n.lastInjOrd+1
+				limit = n.lastInjAt + n.maxDrain
+			}
+		}
+		if pipeline {
+			// The last window's observations are handed over while this one runs.
+			for p := range logs {
+				logs[p].entries, prev[p].entries = prev[p].entries, logs[p].entries
+			}
+		}
+		bar.start(W, endOrd, parts)
+		if pipeline {
+			b1 := time.Now()
+			n.replayLogs(prev, heads)
+			st.Barriers += time.Since(b1)
+		}
 		if !skip[0] {
 			t0 := time.Now()
-			views[0].eng.RunUntil(W - 1)
+			if endOrd != 0 {
+				views[0].eng.RunBeforeKey(W, endOrd)
+			} else {
+				views[0].eng.RunUntil(W - 1)
+			}
 			busy[0] += time.Since(t0)
 		}
 		bar.wait(parts)
 		st.Windows++
+		if drainStart {
+			drain = true
+			for _, v := range views {
+				v.draining = true
+			}
+		}
 		if drain && n.drainBarrier(views, out, skip, W) {
 			st.Drained = true
 			n.replayLogs(logs, heads)
@@ -451,6 +587,7 @@ func (n *Network) runPartitioned(of []int32, parts int, lookahead units.Time, dr
 		}
 		st.Critical += most
 	}
+	n.replayLogs(logs, heads) // what the last window (or barrier) observed
 	st.Wall = time.Since(start)
 	// Fold the partitions back into the network.
 	live := 0
@@ -477,6 +614,7 @@ func (n *Network) runPartitioned(of []int32, parts int, lookahead units.Time, dr
 		st.Busy += busy[p]
 		live += v.arena.live
 	}
+	st.PartBusy = busy
 	st.Waiting = time.Duration(parts)*st.Wall - st.Busy
 	st.Global = n.eng.processed - global0 - sumEvents(st.Events)
 	n.parts = nil
@@ -493,6 +631,22 @@ func (n *Network) runPartitioned(of []int32, parts int, lookahead units.Time, dr
 		err = fmt.Errorf("%w: %d packets left in the partitions (undrained runs are not handled yet)", ErrNotPartitioned, live)
 	}
 	return st, err
+}
+
+// partsEmpty reports whether no partition holds a packet and no frame is on a cut
+// link.
+func (n *Network) partsEmpty(views []*Network, out [][][]cutFrame) bool {
+	for p, v := range views {
+		if v.arena.live != 0 {
+			return false
+		}
+		for q := range out[p] {
+			if len(out[p][q]) > 0 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // checkPartitioned says why the network cannot run partitioned, nil if it can.
@@ -534,6 +688,9 @@ func (n *Network) checkPartitioned(of []int32, parts int, lookahead units.Time) 
 func (n *Network) receiveCut(f *cutFrame) {
 	id, p := n.arena.alloc()
 	*p = f.p
+	if p.Class != classPFC {
+		n.par.cutIn++
+	}
 	pt := f.to
 	head := pt.rxFlight.n == 0
 	pt.rxFlight.push(&n.arena, id, p)
@@ -579,6 +736,8 @@ func (n *Network) replayLogs(logs []*obsLog, heads []int) {
 			n.obs.PFC.PFC(e.pfc)
 		case obsDelivered:
 			n.obs.Deliveries.Delivered(e.now, &e.pkt)
+		case obsNote:
+			n.obs.Notes.Note(e.at, e.arg)
 		case obsNIC:
 			ev := e.nic
 			if ev.Packet != nil {
@@ -660,6 +819,7 @@ func (e *Engine) cloneEmpty() *Engine {
 // its wake channel after spinLimit tries; done counts the workers that finished.
 type barrier struct {
 	epoch, end, done atomic.Int64
+	endOrd           atomic.Uint64 // not 0: the window ends before the key (end, endOrd)
 	sleeping         []atomic.Bool
 	wake             []chan struct{}
 	quit             atomic.Bool
@@ -667,9 +827,12 @@ type barrier struct {
 
 const spinLimit = 20000
 
-func (b *barrier) start(w units.Time, parts int) {
+const spinLoads = 32
+
+func (b *barrier) start(w units.Time, endOrd uint64, parts int) {
 	b.done.Store(0)
 	b.end.Store(int64(w))
+	b.endOrd.Store(endOrd)
 	b.epoch.Add(1)
 	for p := 1; p < parts; p++ {
 		if b.sleeping[p].Load() {
@@ -691,6 +854,8 @@ func (b *barrier) await(p int, epoch int64) bool {
 			return true
 		}
 		if i < spinLimit {
+			for k := 0; k < spinLoads && b.epoch.Load() < epoch; k++ {
+			}
 			runtime.Gosched()
 			continue
 		}
@@ -708,6 +873,8 @@ func (b *barrier) await(p int, epoch int64) bool {
 // wait returns when the parts-1 workers have finished the window.
 func (b *barrier) wait(parts int) {
 	for b.done.Load() < int64(parts-1) {
+		for k := 0; k < spinLoads && b.done.Load() < int64(parts-1); k++ {
+		}
 		runtime.Gosched()
 	}
 }

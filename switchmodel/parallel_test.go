@@ -52,7 +52,7 @@ func runClosPartitioned(t *testing.T, of func(c *clos) ([]int32, int, units.Time
 func runClosMode(t *testing.T, of func(c *clos) ([]int32, int, units.Time), drain bool) parResult {
 	t.Helper()
 	o := &hashObs{h: fnv.New64a()}
-	c := buildClos(t, smallClos, 3, Observers{o, o, o, o, o}) // buffer samples every 10 us
+	c := buildClos(t, smallClos, 3, Observers{o, o, o, o, o, nil}) // buffer samples every 10 us
 	injectAll(c.net, randomTraffic(11, len(c.hosts), 8000, 20*units.Microsecond))
 	var r parResult
 	const limit = units.Second
@@ -199,7 +199,7 @@ func testPartitioned(t *testing.T, drain bool) {
 // nothing ran.
 func TestPartitionedRefuses(t *testing.T) {
 	o := &hashObs{h: fnv.New64a()}
-	c := buildClos(t, smallClos, 3, Observers{o, o, nil, o, o})
+	c := buildClos(t, smallClos, 3, Observers{o, o, nil, o, o, nil})
 	injectAll(c.net, randomTraffic(11, len(c.hosts), 100, units.Millisecond))
 	all1 := make([]int32, len(c.net.Nodes()))
 	for i := range all1 {
@@ -220,7 +220,7 @@ func TestPartitionedRefuses(t *testing.T) {
 
 	// A drain that does not drain by its limit: an error (undrained runs are not
 	// handled yet), after the run.
-	c3 := buildClos(t, smallClos, 3, Observers{o, o, o, o, o})
+	c3 := buildClos(t, smallClos, 3, Observers{o, o, o, o, o, nil})
 	injectAll(c3.net, randomTraffic(11, len(c3.hosts), 100, units.Millisecond))
 	st, err := c3.net.DrainPartitioned(all1, 2, 500*units.Nanosecond, units.Microsecond)
 	if !errors.Is(err, ErrNotPartitioned) || !strings.Contains(err.Error(), "undrained") || st.Drained {
@@ -456,7 +456,7 @@ func TestPartitionedSamplerWakes(t *testing.T) {
 	}
 	run := func(parts int) (uint64, int, Counters) {
 		o := &hashObs{h: fnv.New64a()}
-		c := buildClos(t, smallClos, 3, Observers{o, o, o, o, o})
+		c := buildClos(t, smallClos, 3, Observers{o, o, o, o, o, nil})
 		injectAll(c.net, specs)
 		if parts == 0 {
 			c.eng.Run()

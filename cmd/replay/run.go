@@ -28,15 +28,16 @@ import (
 
 func newRunCmd() *cobra.Command {
 	var (
-		cf     configFlags
-		rf     replayFlags
-		out    string
-		asJSON bool
-		opt    replay.Options
-		quiet  bool
-		exp    exportFlag
-		repl   string
-		cache  string
+		cf      configFlags
+		rf      replayFlags
+		out     string
+		asJSON  bool
+		opt     replay.Options
+		quiet   bool
+		exp     exportFlag
+		repl    string
+		cache   string
+		threads int
 	)
 	cmd := &cobra.Command{
 		Use:   "run [flags] TRACE...",
@@ -85,6 +86,12 @@ see 'replay export'.`,
 			}
 			if err := rf.apply(cmd, &opt); err != nil {
 				return err
+			}
+			if threads < 0 {
+				return usageError{Err: fmt.Errorf("--threads %d: want 1 or more (0: the CPUs the process may use)", threads)}
+			}
+			if opt.Threads = threads; threads == 0 {
+				opt.Threads = runtime.GOMAXPROCS(0)
 			}
 			cfg, err := cf.load(cmd)
 			if err != nil {
@@ -147,6 +154,9 @@ see 'replay export'.`,
 			for _, a := range analyses {
 				fmt.Fprintf(stderr, "%s: note: replaced the previous run in %s, with the analysis/ analyze wrote for it (run analyze again)\n", cmd.CommandPath(), a)
 			}
+			if line := threadsNote(runs); line != "" && cmd.Flags().Changed("threads") {
+				fmt.Fprintf(stderr, "%s: note: %s\n", cmd.CommandPath(), line)
+			}
 			if len(methods) > 1 {
 				removeStaleComparison(out, warn)
 			}
@@ -176,6 +186,7 @@ see 'replay export'.`,
 	f.Float64Var(&opt.TargetLoad, "target-load", 0, "choose the speedup at which the busiest host link's p99 offered load in 1 ms bins is this percentage of its speed (instead of --speedup)")
 	cli.Want(f, "target-load", "a percentage > 0, without a % sign (--target-load 80: 80% of the link's speed)")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no progress bar")
+	f.IntVar(&threads, "threads", 0, "run the simulation as up to `N` partitions of the fabric in parallel (0: the CPUs the process may use; 1: the sequential engine); the records are the same for any N, and what the parallel engine does not handle yet (closed loop, --events, a fabric too small to divide, a PFC deadlock check) runs on 1 thread, said in run.json simulation.threads and, with --threads given, in a note")
 	f.StringVar(&cache, "cache", "512MiB", "keep the decoded trace in memory up to this `SIZE` (32 bytes per packet, 96 per flow) when the capture is compressed or a pipe, or with --replicate above 1 or --target-load: the capture is decoded once; a larger trace, or a plain capture, is read again by the run (0: always)")
 	rf.register(cmd, &opt)
 	exp.register(cmd)
@@ -282,6 +293,20 @@ func previousAnalyses(out string, methods []string) []string {
 	return dirs
 }
 
+// threadsNote is the line saying that runs asked for threads ran on one, and why
+// ("" when none did).
+func threadsNote(runs []*records.Run) string {
+	for _, r := range runs {
+		if r == nil || r.Simulation.Threads == nil {
+			continue
+		}
+		if th := r.Simulation.Threads; th.Asked > 1 && th.Used == 1 {
+			return fmt.Sprintf("--threads %d: ran on 1 thread: %s", th.Asked, th.Reason)
+		}
+	}
+	return ""
+}
+
 // runMethods runs the prepared trace once per method (in parallel across cores when
 // there are several, each into out/<method>).
 func runMethods(pr *replay.Prepared, out string, methods []string) ([]*records.Run, error) {
@@ -301,7 +326,11 @@ func runMethods(pr *replay.Prepared, out string, methods []string) ([]*records.R
 		}
 	}()
 	errs := make([]error, len(methods))
-	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
+	// The threads go to the runs first (docs/parallel.md section 5): each of the
+	// runs at once gets an equal share.
+	at := min(len(methods), max(1, runtime.GOMAXPROCS(0)))
+	pr.Opt.Threads = max(1, pr.Opt.Threads/at)
+	sem := make(chan struct{}, at)
 	var wg sync.WaitGroup
 	for i, m := range methods {
 		wg.Add(1)

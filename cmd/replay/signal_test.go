@@ -78,7 +78,10 @@ func TestInterrupt(t *testing.T) {
 			outs := t.TempDir()
 			out := filepath.Join(outs, "run")
 			var stdout, stderr bytes.Buffer
-			cmd := exec.Command(bin, "run", trace, "-o", out, "-q")
+			// SIGINT stops a partitioned run (the feed checks the context at every
+			// barrier), SIGTERM a sequential one.
+			threads := map[syscall.Signal]string{syscall.SIGINT: "2", syscall.SIGTERM: "1"}[sig]
+			cmd := exec.Command(bin, "run", trace, "-o", out, "-q", "--threads", threads)
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
