@@ -687,12 +687,9 @@ func (e *Engine) tune() {
 	e.rebuild(nb, w)
 }
 
-// rebuild puts every pending event into a calendar of 2^nb buckets of 2^w ps.
-func (e *Engine) rebuild(nb, w uint) {
-	// Rebuild: take every pending event out, in order, and put it back. The ring's
-	// events come first, bucket by bucket from cur (time order), then the heap's,
-	// which are all later.
-	all := e.scratch[:0]
+// appendRing appends the calendar ring's events to all in order, bucket by bucket
+// from cur (time order), and returns it.
+func (e *Engine) appendRing(all []event) []event {
 	mask := len(e.bk) - 1
 	for k := range e.bk {
 		b := (e.cur + k) & mask
@@ -706,6 +703,15 @@ func (e *Engine) rebuild(nb, w uint) {
 			all = append(all, event{at: nd.at, ord: nd.ord, arg: nd.arg, hk: nd.hk})
 		}
 	}
+	return all
+}
+
+// rebuild puts every pending event into a calendar of 2^nb buckets of 2^w ps.
+func (e *Engine) rebuild(nb, w uint) {
+	// Rebuild: take every pending event out, in order, and put it back. The ring's
+	// events come first, bucket by bucket from cur (time order), then the heap's,
+	// which are all later.
+	all := e.appendRing(e.scratch[:0])
 	ring := len(all)
 	all = append(all, e.heap...)
 	slices.SortFunc(all[ring:], func(a, b event) int {

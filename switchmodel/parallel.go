@@ -53,19 +53,7 @@ func (n *Network) drainBarrier(views []*Network, out [][][]cutFrame, skip []bool
 	for p, v := range views {
 		paused[p] = !skip[p] && v.eng.stopped
 	}
-	empty := func() bool {
-		for p, v := range views {
-			if v.arena.live != 0 {
-				return false
-			}
-			for q := range out[p] {
-				if len(out[p][q]) > 0 {
-					return false
-				}
-			}
-		}
-		return true
-	}
+	empty := func() bool { return n.partsEmpty(views, out) }
 	for {
 		if empty() {
 			var kAt units.Time
@@ -754,21 +742,7 @@ func (n *Network) replayLogs(logs []*obsLog, heads []int) {
 
 // takePending removes every pending event and returns them in order.
 func (e *Engine) takePending() []event {
-	var all []event
-	mask := len(e.bk) - 1
-	for k := range e.bk {
-		b := (e.cur + k) & mask
-		if e.occ[b>>6]&(1<<(b&63)) == 0 {
-			continue
-		}
-		bk := &e.bk[b]
-		all = append(all, event{at: bk.at, ord: bk.ord, arg: bk.arg, hk: bk.hk})
-		for nd := bk.head; nd >= 0; nd = e.nodes[nd].next {
-			x := &e.nodes[nd]
-			all = append(all, event{at: x.at, ord: x.ord, arg: x.arg, hk: x.hk})
-		}
-	}
-	all = append(all, e.heap...)
+	all := append(e.appendRing(nil), e.heap...)
 	slices.SortFunc(all, func(a, b event) int {
 		if a.before(&b) {
 			return -1
