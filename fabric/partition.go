@@ -556,6 +556,14 @@ func (g *unitGraph) refine(of []int32, load []int64) {
 	}
 	limit := float64(total) / float64(n) * MaxPartitionImbalance
 	links := make([]int64, n)
+	move := func(u int, to int32) { // unit u to partition to
+		from := of[u]
+		of[u] = to
+		load[from] -= g.w[u]
+		load[to] += g.w[u]
+		count[from]--
+		count[to]++
+	}
 	// Rebalance: while the heaviest partition is above the limit, move the unit of
 	// it whose move to a lighter partition costs the fewest cut links (ties: the
 	// lightest target, then the lowest unit and partition), as long as the target
@@ -593,11 +601,7 @@ func (g *unitGraph) refine(of []int32, load []int64) {
 		if bu < 0 {
 			break
 		}
-		of[bu] = bq
-		load[h] -= g.w[bu]
-		load[bq] += g.w[bu]
-		count[h]--
-		count[bq]++
+		move(bu, bq)
 	}
 	for pass := 0; pass < 20; pass++ {
 		moved := false
@@ -628,11 +632,7 @@ func (g *unitGraph) refine(of []int32, load []int64) {
 			if best < 0 {
 				continue
 			}
-			of[u] = best
-			load[from] -= g.w[u]
-			load[best] += g.w[u]
-			count[from]--
-			count[best]++
+			move(u, best)
 			moved = true
 		}
 		if !moved {

@@ -100,8 +100,12 @@ func benchReplayTrace(b *testing.B, trace string, mutate func(*Options)) {
 
 // BenchmarkReplay1MRun is BenchmarkReplay1M without Prepare (done once, untimed):
 // the run alone, which reads the trace once more and writes the records.
-func BenchmarkReplay1MRun(b *testing.B) {
-	pr, err := Prepare(Options{Traces: []string{benchTrace(b, 1_000_000)}})
+func BenchmarkReplay1MRun(b *testing.B) { benchRun1M(b, 0) }
+
+// benchRun1M prepares the 1M-packet benchmark trace once (untimed) with the given
+// Options.Threads and times its runs.
+func benchRun1M(b *testing.B, threads int) {
+	pr, err := Prepare(Options{Traces: []string{benchTrace(b, 1_000_000)}, Threads: threads})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -117,17 +121,7 @@ func BenchmarkReplay1MRun(b *testing.B) {
 // -count 4, on a quiet machine). wall-s/op is run.json's wall_s, cpu-s/op the
 // process's CPU time (the partitions' threads, their spinning at barriers, the feed,
 // the GC), per run.
-func BenchmarkReplay1MRunThreads(b *testing.B) {
-	pr, err := Prepare(Options{Traces: []string{benchTrace(b, 1_000_000)}, Threads: 2})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	cpu0 := cpuTime()
-	pkts, hops := runN(b, pr)
-	reportCPU(b, cpu0, pkts, hops)
-}
+func BenchmarkReplay1MRunThreads(b *testing.B) { benchRun1M(b, 2) }
 
 // cpuTime is the process's user+system CPU time (GC included): on a shared machine the
 // wall-clock rate depends on the neighbours, CPU time much less.

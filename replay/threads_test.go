@@ -117,6 +117,18 @@ func TestThreadsIdentity(t *testing.T) {
 }
 
 // With --record-packets and --oversize drop and a short message gap, too.
+// sameOnTwoThreads replays the committed trace tr (a repository path) with mutate on
+// 1 and on 2 threads: the second must run partitioned, with the same records.
+func sameOnTwoThreads(t *testing.T, tr string, mutate func(*Options)) {
+	t.Helper()
+	base, _ := threadsRun(t, repoPath(t, tr), 1, mutate)
+	dir, rn := threadsRun(t, repoPath(t, tr), 2, mutate)
+	if th := rn.Simulation.Threads; th == nil || th.Used != 2 {
+		t.Errorf("%s: threads %+v", tr, th)
+	}
+	sameRecords(t, base, dir)
+}
+
 func TestThreadsIdentityOptions(t *testing.T) {
 	for _, tr := range []string{"testdata/pcaps/mixed.pcap", "testdata/pcaps/reqresp.pcap", "testdata/pcaps/incast.pcap"} {
 		mut := func(o *Options) {
@@ -126,12 +138,7 @@ func TestThreadsIdentityOptions(t *testing.T) {
 			o.RecordPackets = true
 			o.Oversize = OversizeDrop
 		}
-		base, _ := threadsRun(t, repoPath(t, tr), 1, mut)
-		dir, rn := threadsRun(t, repoPath(t, tr), 2, mut)
-		if th := rn.Simulation.Threads; th == nil || th.Used != 2 {
-			t.Errorf("%s: threads %+v", tr, th)
-		}
-		sameRecords(t, base, dir)
+		sameOnTwoThreads(t, tr, mut)
 	}
 }
 
@@ -143,12 +150,7 @@ func TestThreadsIdentityCache(t *testing.T) {
 		func(o *Options) { o.MaxIdle = 20 * time.Microsecond; o.Cache = NoCache },
 	} {
 		for _, tr := range []string{"testdata/pcaps/demo.pcap", "testdata/pcaps/reqresp.pcap"} {
-			base, _ := threadsRun(t, repoPath(t, tr), 1, mut)
-			dir, rn := threadsRun(t, repoPath(t, tr), 2, mut)
-			if th := rn.Simulation.Threads; th == nil || th.Used != 2 {
-				t.Errorf("%s: threads %+v", tr, th)
-			}
-			sameRecords(t, base, dir)
+			sameOnTwoThreads(t, tr, mut)
 		}
 	}
 }
