@@ -18,6 +18,12 @@ import (
 // not "") and writes the records and run.json into outDir, atomically. It returns
 // the run.json it wrote.
 func (pr *Prepared) Run(outDir, method string) (*records.Run, error) {
+	return pr.RunThreads(outDir, method, pr.Opt.Threads)
+}
+
+// RunThreads is Run with threads in place of Opt.Threads (0 or 1: the sequential
+// engine): several runs of one Prepared at once (--hash all) share the threads.
+func (pr *Prepared) RunThreads(outDir, method string, threads int) (*records.Run, error) {
 	cfg, err := methodConfig(pr.Opt.Config, method)
 	if err != nil {
 		return nil, err
@@ -28,6 +34,7 @@ func (pr *Prepared) Run(outDir, method string) (*records.Run, error) {
 	}
 	s, err := newSim(pr, cfg, out)
 	if err == nil {
+		s.askThreads = threads
 		err = s.run()
 	}
 	if cerr := s.close(); err == nil {
@@ -42,6 +49,7 @@ func (pr *Prepared) Run(outDir, method string) (*records.Run, error) {
 		}
 		s, err = newSim(pr, cfg, out)
 		if err == nil {
+			s.askThreads = threads
 			s.threads.Reason = seq.reason
 			s.noThreads = true
 			err = s.run()
@@ -145,6 +153,8 @@ type sim struct {
 	par       *parFeed
 	parStats  switchmodel.ParallelStats
 	noThreads bool
+	// askThreads is the threads the run may use (RunThreads).
+	askThreads int
 	retry     bool // the partitioned run gave up (errSequential): its output is abandoned
 
 	wallStart time.Time
@@ -238,13 +248,13 @@ func (s *sim) run() error {
 		}
 		s.feed = f
 	}
-	asked := max(1, opt.Threads)
+	asked := max(1, s.askThreads)
 	if s.noThreads {
 		asked = 1
 	}
 	plan, th := s.planThreads(asked)
 	if s.noThreads {
-		th.Asked, th.Reason = opt.Threads, s.threads.Reason
+		th.Asked, th.Reason = s.askThreads, s.threads.Reason
 	}
 	s.threads = th
 	// The sequential simulation loop runs on this goroutine alone: pinned to its

@@ -326,19 +326,22 @@ func runMethods(pr *replay.Prepared, out string, methods []string) ([]*records.R
 		}
 	}()
 	errs := make([]error, len(methods))
-	// The threads go to the runs first (docs/parallel.md section 5): each of the
-	// runs at once gets an equal share.
-	at := min(len(methods), max(1, runtime.GOMAXPROCS(0)))
-	pr.Opt.Threads = max(1, pr.Opt.Threads/at)
-	sem := make(chan struct{}, at)
+	// The threads go to the runs first (docs/parallel.md section 5): a slot per run
+	// at once, each slot holding its share of the threads, which a run takes while it
+	// runs (the threads never change the records, so which run gets which is free).
+	shares := threadShares(pr.Opt.Threads, len(methods), runtime.GOMAXPROCS(0))
+	slots := make(chan int, len(shares))
+	for _, n := range shares {
+		slots <- n
+	}
 	var wg sync.WaitGroup
 	for i, m := range methods {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			runs[i], errs[i] = pr.Run(filepath.Join(out, m), m)
+			n := <-slots
+			defer func() { slots <- n }()
+			runs[i], errs[i] = pr.RunThreads(filepath.Join(out, m), m, n)
 		}()
 	}
 	wg.Wait()
@@ -348,6 +351,22 @@ func runMethods(pr *replay.Prepared, out string, methods []string) ([]*records.R
 		}
 	}
 	return runs, nil
+}
+
+// threadShares divides a budget of threads among runs runs, at most cpus of them at
+// once (docs/parallel.md section 5): min(runs, cpus) slots, each with
+// floor(threads / slots) threads and at least 1, the first threads mod slots slots
+// with one more.
+func threadShares(threads, runs, cpus int) []int {
+	slots := max(1, min(runs, cpus))
+	shares := make([]int, slots)
+	for i := range shares {
+		shares[i] = max(1, threads/slots)
+		if threads > slots && i < threads%slots {
+			shares[i]++
+		}
+	}
+	return shares
 }
 
 // progress is the terminal progress bar (nil-safe; off when not a terminal).

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -246,6 +247,29 @@ func TestPathCmd(t *testing.T) {
 	} {
 		if code, _, _ := runCmd(bad...); code != exitUsage {
 			t.Errorf("%v: exit %d, want 2", bad, code)
+		}
+	}
+}
+
+// TestThreadShares pins section 5's rule of docs/parallel.md by hand: the slots are
+// the runs at once, each gets floor(T / slots), the first T mod slots one more, and
+// a run gets at least one thread.
+func TestThreadShares(t *testing.T) {
+	for _, c := range []struct {
+		threads, runs, cpus int
+		want                []int
+	}{
+		{2, 6, 2, []int{1, 1}},
+		{8, 6, 8, []int{2, 2, 1, 1, 1, 1}},
+		{16, 6, 16, []int{3, 3, 3, 3, 2, 2}},
+		{1, 6, 2, []int{1, 1}},
+		{32, 1, 32, []int{32}},
+		{7, 3, 4, []int{3, 2, 2}},
+		{0, 6, 4, []int{1, 1, 1, 1}},
+	} {
+		got := threadShares(c.threads, c.runs, c.cpus)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("threadShares(%d, %d, %d) = %v, want %v", c.threads, c.runs, c.cpus, got, c.want)
 		}
 	}
 }

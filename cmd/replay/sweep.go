@@ -33,6 +33,7 @@ const exitIncomplete = 3
 type sweepFlags struct {
 	file, out, status string
 	jobs, index, of   int
+	threads           int // --threads per point
 	asJSON, quiet     bool
 	// --emit k8s
 	emit, image, name, memory, pvc, mount string
@@ -125,6 +126,16 @@ The sweep file (-c):
 			if f.jobs == 0 {
 				f.jobs = runtime.NumCPU()
 			}
+			if f.threads < 0 {
+				return usageError{Err: fmt.Errorf("--threads %d: want 1 or more per point (0: the CPUs shared by the -j points at once)", f.threads)}
+			}
+			if f.threads == 0 {
+				f.threads = max(1, runtime.GOMAXPROCS(0)/f.jobs)
+			}
+			if cpus := runtime.GOMAXPROCS(0); f.jobs*f.threads > cpus {
+				warnFunc(cmd)(fmt.Sprintf("-j %d x --threads %d = %d threads on %d CPUs: the points will wait for each other", f.jobs, f.threads, f.jobs*f.threads, cpus))
+			}
+			opt.Threads = f.threads
 			if fl.Changed("index") != fl.Changed("of") {
 				return usageError{Err: errors.New("--index and --of go together")}
 			}
@@ -145,6 +156,7 @@ The sweep file (-c):
 	fl.StringVarP(&f.file, "config", "c", "", "the sweep file (YAML: axes, and optionally config and set; see above)")
 	fl.StringVarP(&f.out, "out", "o", "", "sweep directory (default out/<sweep file name>): sweep.json and one run directory per point, p0000, p0001, ...")
 	fl.IntVarP(&f.jobs, "jobs", "j", 0, "replay `N` points in parallel (default 0: the number of CPUs)")
+	fl.IntVar(&f.threads, "threads", 1, "run each point's simulation as up to `N` partitions of the fabric (0: the CPUs divided among the -j points at once; 1: the sequential engine); the records are the same for any N (see replay run --threads)")
 	fl.IntVar(&f.index, "index", 0, "with --of N: run only the points k with k mod N == `I` (0 <= I < N)")
 	fl.IntVar(&f.of, "of", 0, "the number `N` of processes sharing the sweep (with --index, or --emit k8s: the Job's completions)")
 	fl.StringVar(&f.status, "status", "", "say which points of the sweep in `DIR` are done, failed (with the reason), incomplete or missing (exit 0 when all are done, 3 when not)")
@@ -472,7 +484,7 @@ func emitK8s(cmd *cobra.Command, f *sweepFlags, traces []string) error {
 	}
 	args := []string{"-c", in(file), "-o", in(out), "-j", "1", "-q"}
 	cmd.Flags().Visit(func(fl *pflag.Flag) {
-		for _, n := range append(sweepRunFlags, "cache") {
+		for _, n := range append(sweepRunFlags, "cache", "threads") {
 			if fl.Name != n {
 				continue
 			}

@@ -564,3 +564,55 @@ func TestReplayDoesNotImportKubernetes(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepThreads: --threads N gives each point N partitions (run.json
+// simulation.threads), the records are those of the sequential points byte for byte,
+// and -j x --threads above the CPUs is said in a warning.
+func TestSweepThreads(t *testing.T) {
+	root := t.TempDir()
+	file := filepath.Join(root, "two.yaml")
+	if err := os.WriteFile(file, []byte("axes:\n  hash: [crc32, crc16]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	seq, par := filepath.Join(root, "seq"), filepath.Join(root, "par")
+	if code, _, stderr := runCmd("sweep", "-c", file, demo, "-o", seq, "-j", "1", "-q"); code != exitOK {
+		t.Fatalf("sweep -j 1: exit %d: %s", code, stderr)
+	}
+	code, _, stderr := runCmd("sweep", "-c", file, demo, "-o", par, "-j", "1", "--threads", "2", "-q")
+	if code != exitOK {
+		t.Fatalf("sweep --threads 2: exit %d: %s", code, stderr)
+	}
+	for _, p := range []string{"p0000", "p0001"} {
+		if th := readRun(t, filepath.Join(seq, p)).Simulation.Threads; th == nil || th.Used != 1 {
+			t.Errorf("%s without --threads: simulation.threads %+v, want 1 used", p, th)
+		}
+		th := readRun(t, filepath.Join(par, p)).Simulation.Threads
+		if th == nil || th.Asked != 2 || th.Used != 2 {
+			t.Errorf("%s with --threads 2: simulation.threads %+v, want 2 asked and used", p, th)
+		}
+		files, err := filepath.Glob(filepath.Join(seq, p, "*.arrow"))
+		if err != nil || len(files) == 0 {
+			t.Fatalf("%s: no record files (%v)", p, err)
+		}
+		for _, f := range files {
+			a, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := os.ReadFile(filepath.Join(par, p, filepath.Base(f)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(a, b) {
+				t.Errorf("%s/%s differs with --threads 2", p, filepath.Base(f))
+			}
+		}
+	}
+	_, _, stderr = runCmd("sweep", "-c", file, demo, "-o", filepath.Join(root, "over"), "-j", "2", "--threads", "4096", "-q")
+	if !strings.Contains(stderr, "-j 2 x --threads 4096 = 8192 threads on") {
+		t.Errorf("-j 2 --threads 4096: no warning about the CPUs in %q", stderr)
+	}
+	if code, _, stderr := runCmd("sweep", "-c", file, demo, "-o", filepath.Join(root, "bad"), "--threads", "-1"); code != exitUsage || !strings.Contains(stderr, "--threads -1") {
+		t.Errorf("--threads -1: exit %d, %q; want a usage error naming it", code, stderr)
+	}
+}
