@@ -155,7 +155,7 @@ type sim struct {
 	noThreads bool
 	// askThreads is the threads the run may use (RunThreads).
 	askThreads int
-	retry     bool // the partitioned run gave up (errSequential): its output is abandoned
+	retry      bool // the partitioned run gave up (errSequential): its output is abandoned
 
 	wallStart time.Time
 	cpu       time.Duration // the simulation thread's CPU time
