@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tracefabric/tracefabric/internal/config"
+	"github.com/tracefabric/tracefabric/internal/units"
 	"github.com/tracefabric/tracefabric/records"
 )
 
@@ -237,5 +238,28 @@ func TestThreadsTopologies(t *testing.T) {
 	}
 	if n < 4 || parted < n {
 		t.Errorf("%d partitioned runs of %d topologies x 2 traces x 2 thread counts", parted, n)
+	}
+}
+
+// A run that leaves packets undrained at --max-drain (1 us after the last arrival)
+// ends partitioned, with the sequential run's records: the undrained packets in
+// flows.arrow and run.json, their paths with --record-packets.
+func TestThreadsUndrained(t *testing.T) {
+	for _, tr := range []string{"testdata/pcaps/many-flows.pcap", "testdata/pcaps/mixed.pcap"} {
+		mut := func(o *Options) {
+			o.MaxDrain = units.Microsecond
+			o.RecordPackets = true
+		}
+		base, r1 := threadsRun(t, repoPath(t, tr), 1, mut)
+		if r1.Simulation.UndrainedTotal() == 0 {
+			t.Fatalf("%s: drained; the test needs packets left", tr)
+		}
+		for _, n := range []int{2, 3, 8} {
+			dir, rn := threadsRun(t, repoPath(t, tr), n, mut)
+			if th := rn.Simulation.Threads; th == nil || th.Used < 2 {
+				t.Errorf("%s --threads %d: threads %+v, want partitioned", tr, n, th)
+			}
+			sameRecords(t, base, dir)
+		}
 	}
 }

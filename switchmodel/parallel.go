@@ -606,6 +606,9 @@ func (n *Network) runPartitioned(of []int32, parts int, lookahead units.Time, dr
 	st.Waiting = time.Duration(parts)*st.Wall - st.Busy
 	st.Global = n.eng.processed - global0 - sumEvents(st.Events)
 	n.parts = nil
+	if live != 0 {
+		n.rehome()
+	}
 	for _, nd := range n.nodes {
 		c := nd.core()
 		c.net = n
@@ -613,12 +616,62 @@ func (n *Network) runPartitioned(of []int32, parts int, lookahead units.Time, dr
 			pt.cutOut, pt.cutIn = false, false
 		}
 	}
-	if err == nil && live != 0 {
-		// They are in the partitions' arenas, which the network's walks (InFlight,
-		// ForEachOutstanding, Buffered) do not read yet.
-		err = fmt.Errorf("%w: %d packets left in the partitions (undrained runs are not handled yet)", ErrNotPartitioned, live)
-	}
 	return st, err
+}
+
+// rehome moves the packets left in the partitions (a run that did not drain) into
+// the network's own arena, at the end of a partitioned run, every partition
+// stopped and every outbox delivered: each node's queues, forwarding line and
+// links keep their order, and a cut link's frames, in its receiver's rxFlight,
+// go back to its sender's flight (where the sequential engine holds them), so
+// that InFlight, ForEachOutstanding, Buffered and DeadlockUndrained read the
+// state the sequential run leaves. The partitions' pending events (which name
+// their arenas' packets) are not handled after the run.
+func (n *Network) rehome() {
+	move := func(from *arena, q *fifo) fifo {
+		nq := newFifo()
+		for id := q.head; id != NoPacket; {
+			old := from.get(id)
+			id = old.next
+			nid, p := n.arena.alloc()
+			*p = *old
+			nq.push(&n.arena, nid, p)
+		}
+		return nq
+	}
+	for _, nd := range n.nodes {
+		c := nd.core()
+		a := &c.net.arena
+		for _, pt := range c.ports {
+			for tc := range pt.tc {
+				pt.ctl[tc] = move(a, &pt.ctl[tc])
+				pt.tc[tc].q = move(a, &pt.tc[tc].q)
+			}
+			pt.fwd = move(a, &pt.fwd)
+			pt.pfcq = move(a, &pt.pfcq)
+			pt.flight = move(a, &pt.flight)
+		}
+	}
+	for _, nd := range n.nodes {
+		c := nd.core()
+		for _, pt := range c.ports {
+			if !pt.cutIn || pt.rxFlight.n == 0 {
+				continue
+			}
+			in := pt.peer // the sender: its flight of a cut link is empty
+			q := move(&c.net.arena, &pt.rxFlight)
+			pt.rxFlight = newFifo()
+			in.flight = q
+			in.flightPFC = 0
+			for id := q.head; id != NoPacket; {
+				p := n.arena.get(id)
+				if p.Class == classPFC {
+					in.flightPFC++
+				}
+				id = p.next
+			}
+		}
+	}
 }
 
 // partsEmpty reports whether no partition holds a packet and no frame is on a cut

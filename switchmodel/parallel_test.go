@@ -218,13 +218,78 @@ func TestPartitionedRefuses(t *testing.T) {
 	c.eng.Run()
 	checkDrained(t, c.net)
 
-	// A drain that does not drain by its limit: an error (undrained runs are not
-	// handled yet), after the run.
-	c3 := buildClos(t, smallClos, 3, Observers{o, o, o, o, o, nil})
-	injectAll(c3.net, randomTraffic(11, len(c3.hosts), 100, units.Millisecond))
-	st, err := c3.net.DrainPartitioned(all1, 2, 500*units.Nanosecond, units.Microsecond)
-	if !errors.Is(err, ErrNotPartitioned) || !strings.Contains(err.Error(), "undrained") || st.Drained {
-		t.Fatalf("err %v, drained %v: want undrained refused", err, st.Drained)
+}
+
+// A drain that does not drain by its limit (1 us after the first injections of
+// 8,000 packets over 20 us) ends partitioned as Drain does: the packets left are
+// re-homed into the network, where InFlight, Buffered and ForEachOutstanding find
+// them in the sequential run's places (a cut link's frames on its sender's link),
+// and the observations, counters, port statistics and end time are Drain's; for
+// the pod plan and plans of 2, 3 and 8.
+func TestDrainPartitionedUndrained(t *testing.T) {
+	type end struct {
+		digest      uint64
+		obs         int
+		c           Counters
+		now         units.Time
+		held, walks string
+	}
+	run := func(of func(c *clos) ([]int32, int)) end {
+		o := &hashObs{h: fnv.New64a()}
+		c := buildClos(t, smallClos, 3, Observers{o, o, o, o, o, nil})
+		injectAll(c.net, randomTraffic(11, len(c.hosts), 8000, 20*units.Microsecond))
+		const limit = 3 * units.Microsecond
+		if of == nil {
+			if c.net.Drain(limit) {
+				t.Fatal("drained: the test needs packets left")
+			}
+		} else {
+			parts, k := of(c)
+			st, err := c.net.DrainPartitioned(parts, k, 500*units.Nanosecond, limit)
+			if err != nil || st.Drained {
+				t.Fatalf("err %v drained %v", err, st.Drained)
+			}
+		}
+		var e end
+		e.digest, e.obs, e.c, e.now = o.h.Sum64(), o.n, c.net.Counters(), c.eng.Now()
+		for _, nd := range c.net.Nodes() {
+			e.held += fmt.Sprint(nd.Name(), nd.Buffered(), nd.InFlight(), " ")
+		}
+		walked := int64(0)
+		c.net.ForEachOutstanding(func(nd Node, p *Packet) {
+			walked++
+			e.walks += fmt.Sprint(nd.Name(), p.FlowID, p.TraceIndex, p.Seq, p.Hops, " ")
+		})
+		if walked != e.c.Outstanding() {
+			t.Fatalf("walked %d packets, %d outstanding", walked, e.c.Outstanding())
+		}
+		if err := c.net.CheckAccounting(); err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	want := run(nil)
+	if want.c.Outstanding() == 0 {
+		t.Fatal("nothing left")
+	}
+	for _, k := range []int{2, 3, 8} {
+		got := run(func(c *clos) ([]int32, int) {
+			of := make([]int32, len(c.net.Nodes()))
+			for i := range of {
+				of[i] = int32(i % k) // every link may be cut: the lookahead is 500 ns
+			}
+			return of, k
+		})
+		if got.digest != want.digest || got.obs != want.obs || got.c != want.c || got.now != want.now {
+			t.Errorf("%d partitions: obs %d %x counters %+v now %v, want %d %x %+v %v", k, got.obs, got.digest, got.c, got.now,
+				want.obs, want.digest, want.c, want.now)
+		}
+		if got.held != want.held {
+			t.Errorf("%d partitions: held\n%s\nwant\n%s", k, got.held, want.held)
+		}
+		if got.walks != want.walks {
+			t.Errorf("%d partitions: ForEachOutstanding differs", k)
+		}
 	}
 }
 
