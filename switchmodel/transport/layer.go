@@ -167,8 +167,8 @@ type Layer struct {
 	of       []int32
 	watches  []int32
 	expected int // segments the application holds back (Expect)
-	watcher   Watcher
-	onCNP     func(now units.Time, flow int64) // tests: a CNP was sent
+	watcher  Watcher
+	onCNP    func(now units.Time, flow int64) // tests: a CNP was sent
 	// lose (tests) is asked about every packet the layer sends, data and control;
 	// true makes the first switch drop it (a packet lost on the wire).
 	lose func(p *switchmodel.Packet) bool
