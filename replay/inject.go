@@ -92,8 +92,10 @@ func (s *sim) place(now units.Time, fid int32, f *flowState, p *arrival, m *mess
 		if f.closed {
 			// The piece's payload: the packet's payload less what the earlier pieces
 			// carried (headers repeat in every piece).
-			hdr := int32(p.length) - int32(p.payload)
-			s.layer.Offer(fid, transport.Segment{Length: piece, Payload: max(0, piece-hdr), DSCP: p.dscp, ECN: p.ecn, TraceIndex: traceIndex})
+			if s.par == nil { // partitioned: offered in the partition (parallel.go)
+				hdr := int32(p.length) - int32(p.payload)
+				s.layer.Offer(fid, transport.Segment{Length: piece, Payload: max(0, piece-hdr), DSCP: p.dscp, ECN: p.ecn, TraceIndex: traceIndex})
+			}
 			if m != nil {
 				s.injected(now, fid, f, m, piece, ideal, f.offered)
 			}

@@ -9,6 +9,7 @@ import (
 	"github.com/tracefabric/tracefabric/internal/units"
 	"github.com/tracefabric/tracefabric/records"
 	"github.com/tracefabric/tracefabric/switchmodel"
+	"github.com/tracefabric/tracefabric/switchmodel/transport"
 )
 
 // The parallel engine's replay side (docs/parallel.md sections 1 and 3, stage 1):
@@ -30,8 +31,8 @@ func (s *sim) planThreads(asked int) (*fabric.Plan, records.Threads) {
 	switch {
 	case asked <= 1:
 		reason = "1 thread"
-	case s.trace.closed:
-		reason = "closed loop is not partitioned yet"
+	case s.causal:
+		reason = "closed loop with Transport.Causality: request is not partitioned yet"
 	case s.ev != nil:
 		reason = "Events (failures and operations) are not partitioned yet"
 	}
@@ -90,14 +91,17 @@ type parInj struct {
 	arr            int64 // its feed index
 }
 
-// parPkt is a packet ready for the NIC, as place fills it.
+// parPkt is a packet ready for the NIC, as place fills it, or (closed) a segment
+// to offer to the flow's sender.
 type parPkt struct {
 	traceIndex  int64
 	fid         int32
 	src, dst    int32
 	length, seq int32
+	payload     int32 // closed: the segment's payload
 	key         switchmodel.KeyID
 	dscp, ecn   uint8
+	closed      bool
 }
 
 // parArrival is an arrival fed to the partitions, kept until its note: its
@@ -184,16 +188,27 @@ func (pf *parFeed) prepare(at units.Time, a *arrival) {
 			pf.lastSender = append(pf.lastSender, -1)
 		}
 		f := &s.flows[fid]
-		if a.data {
+		// As sim.inject and place: a captured control packet the closed-loop
+		// receiver replaces is not injected; a closed-loop flow's sender is made at
+		// its first injected packet, its pieces offered to it.
+		skip := a.replaced != notReplaced && !f.keepCtl
+		if a.data && !skip {
 			pa.seq = pf.seqOf(at, fid, f)
 		}
+		if !skip && f.closed && !f.registered {
+			if err := s.registerSender(fid, f, a); err != nil {
+				s.setErr(err)
+				skip = true
+			}
+		}
 		length := int32(a.length)
-		if length <= s.mtu || s.pr.Opt.Oversize != OversizeDrop {
+		if !skip && (length <= s.mtu || s.pr.Opt.Oversize != OversizeDrop) {
+			hdr := int32(a.length) - int32(a.payload)
 			for length > 0 {
 				piece := min(length, s.mtu)
 				length -= piece
 				q.pkts = append(q.pkts, parPkt{traceIndex: a.traceIndex, fid: fid, src: a.src, dst: a.dst,
-					length: piece, seq: pa.seq, key: f.key, dscp: a.dscp, ecn: a.ecn})
+					length: piece, seq: pa.seq, payload: max(0, piece-hdr), key: f.key, dscp: a.dscp, ecn: a.ecn, closed: f.closed})
 				in.n++
 			}
 		}
@@ -234,6 +249,10 @@ func (pf *parFeed) Handle(now units.Time, kind int32, arg int64) {
 	net.Note(in.arr)
 	for i := in.first; i < in.first+in.n; i++ {
 		d := &q.pkts[i]
+		if d.closed {
+			pf.s.layer.Offer(d.fid, transport.Segment{Length: d.length, Payload: d.payload, DSCP: d.dscp, ECN: d.ecn, TraceIndex: d.traceIndex})
+			continue
+		}
 		id, pk := net.NewPacket()
 		pk.FlowID = int64(d.fid)
 		pk.TraceIndex = d.traceIndex

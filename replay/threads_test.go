@@ -263,3 +263,29 @@ func TestThreadsUndrained(t *testing.T) {
 		}
 	}
 }
+
+// Every committed trace, closed loop (the default TCP senders, Causality captured),
+// gives the same records with --threads 1, 2, 3 and 8, and the runs asked for 2+ are
+// partitioned (run.json simulation.threads.used).
+func TestThreadsIdentityClosed(t *testing.T) {
+	traces, err := filepath.Glob(repoPath(t, "testdata/pcaps/*.pcap"))
+	if err != nil || len(traces) == 0 {
+		t.Fatal(traces, err)
+	}
+	for _, tr := range traces {
+		t.Run(filepath.Base(tr), func(t *testing.T) {
+			base, r1 := threadsRun(t, tr, 1, closedOpts)
+			if th := r1.Simulation.Threads; th == nil || th.Used != 1 {
+				t.Fatalf("--threads 1: threads %+v", th)
+			}
+			for _, n := range []int{2, 3, 8} {
+				dir, rn := threadsRun(t, tr, n, closedOpts)
+				th := rn.Simulation.Threads
+				if th == nil || th.Asked != n || th.Used < 2 {
+					t.Errorf("--threads %d: threads %+v, want partitioned", n, th)
+				}
+				sameRecords(t, base, dir)
+			}
+		})
+	}
+}

@@ -145,6 +145,41 @@ type Agent interface {
 	Idle() bool
 }
 
+// PartitionedAgent is an Agent that can run on the partitioned engine
+// (docs/parallel.md section 2, item 12): its state is split by partition, each
+// part touched only by the events of its partition's nodes, and what it observes
+// during a window it logs (Network.NoteAgent) to have it back on the coordinator,
+// in the sequential run's order.
+type PartitionedAgent interface {
+	Agent
+	// Partition is called, on the coordinator, before the first window with every
+	// node's partition (the hosts' Network is then their partition's) and after the
+	// last with nil. Between the two, Idle is the conjunction of PartIdle's.
+	Partition(of []int32, parts int)
+	// PartIdle is partition part's share of Idle, called from that partition's
+	// events and at barriers.
+	PartIdle(part int32) bool
+	// AgentNoted hands back, on the coordinator in key order, what the agent logged.
+	AgentNoted(AgentNote)
+}
+
+// AgentNote is an observation a PartitionedAgent logs with Network.NoteAgent during
+// a partitioned run; its fields are the agent's.
+type AgentNote struct {
+	Time  units.Time
+	Value int64
+	A, B  int32
+	Kind  uint8
+}
+
+// partAgent is a partition's view of a PartitionedAgent: Idle is its part's.
+type partAgent struct {
+	PartitionedAgent
+	part int32
+}
+
+func (a partAgent) Idle() bool { return a.PartitionedAgent.PartIdle(a.part) }
+
 // Observers are the optional event streams of a Network; a nil field is off and costs
 // nothing. Calls are synchronous from the event loop and must not call back into the
 // Network except through read-only accessors.

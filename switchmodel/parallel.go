@@ -106,6 +106,7 @@ const (
 	obsDelivered
 	obsNIC
 	obsNote
+	obsAgent
 )
 
 // obsEntry is one observation of a partition, with the key of the event it was made
@@ -119,6 +120,7 @@ type obsEntry struct {
 	nic  NICEvent
 	now  units.Time
 	arg  int64 // obsNote
+	ag   AgentNote
 	pkt  Packet
 }
 
@@ -146,6 +148,17 @@ func (l *obsLog) Note(_ units.Time, arg int64) { l.add(obsNote).arg = arg }
 
 func (l *obsLog) PFC(p PFCEvent) { l.add(obsPFC).pfc = p }
 
+// NoteAgent logs a PartitionedAgent's observation during a partitioned run (with
+// the current event's key), handed back with AgentNoted on the coordinator in key
+// order. Outside a partitioned run it is handed back at once.
+func (n *Network) NoteAgent(a AgentNote) {
+	if n.par == nil {
+		n.agent.(PartitionedAgent).AgentNoted(a)
+		return
+	}
+	n.par.log.add(obsAgent).ag = a
+}
+
 func (l *obsLog) Delivered(now units.Time, p *Packet) {
 	e := l.add(obsDelivered)
 	e.now, e.pkt = now, *p
@@ -162,6 +175,7 @@ func (l *obsLog) NICDequeue(ev NICEvent) {
 // parState is what a partition's Network copy knows of the partitioning.
 type parState struct {
 	part int32
+	log  *obsLog        // the partition's observation log
 	of   []int32        // partition of every node
 	out  [][][]cutFrame // out[from][to]: the outboxes (shared: each partition appends to its own row)
 	err  error          // a feature the partitioned engine does not handle yet was met
@@ -321,6 +335,7 @@ func (n *Network) runPartitioned(of []int32, parts int, lookahead units.Time, dr
 	if err := n.checkPartitioned(of, parts, lookahead); err != nil {
 		return st, err
 	}
+	pa, _ := n.agent.(PartitionedAgent)
 	pending := n.eng.takePending()
 	samplerH := map[HandlerID]bool{}
 	for _, sm := range n.samplers {
@@ -357,6 +372,10 @@ func (n *Network) runPartitioned(of []int32, parts int, lookahead units.Time, dr
 		v.draining = drain
 		v.feed = nil
 		lg := &obsLog{eng: v.eng}
+		v.par.log = lg
+		if pa != nil {
+			v.agent = partAgent{pa, int32(p)}
+		}
 		logs[p] = lg
 		v.obs = Observers{}
 		if n.obs.Drops != nil {
@@ -385,6 +404,9 @@ func (n *Network) runPartitioned(of []int32, parts int, lookahead units.Time, dr
 			pt.cutOut = of[pt.peer.core.id] != of[c.id]
 			pt.cutIn = pt.cutOut
 		}
+	}
+	if pa != nil {
+		pa.Partition(of, parts)
 	}
 	// Deal the pending events to their nodes' partitions; an injection's packet moves
 	// into its host's partition's arena.
@@ -512,7 +534,7 @@ func (n *Network) runPartitioned(of []int32, parts int, lookahead units.Time, dr
 		if drain {
 			W = min(W, limit+1)
 			for p, v := range views {
-				skip[p] = v.arena.live == 0
+				skip[p] = v.Idle() // no packet, its agent's part idle
 			}
 		}
 		var endOrd uint64 // a window that ends at a key: (W, endOrd)
@@ -609,6 +631,9 @@ func (n *Network) runPartitioned(of []int32, parts int, lookahead units.Time, dr
 	if live != 0 {
 		n.rehome()
 	}
+	if pa != nil {
+		pa.Partition(nil, 0)
+	}
 	for _, nd := range n.nodes {
 		c := nd.core()
 		c.net = n
@@ -674,11 +699,11 @@ func (n *Network) rehome() {
 	}
 }
 
-// partsEmpty reports whether no partition holds a packet and no frame is on a cut
-// link.
+// partsEmpty reports whether no partition holds a packet, no frame is on a cut
+// link, and the agent's parts, if any, are idle (Network.Idle's conjunction).
 func (n *Network) partsEmpty(views []*Network, out [][][]cutFrame) bool {
 	for p, v := range views {
-		if v.arena.live != 0 {
+		if !v.Idle() {
 			return false
 		}
 		for q := range out[p] {
@@ -697,8 +722,8 @@ func (n *Network) checkPartitioned(of []int32, parts int, lookahead units.Time) 
 		return fmt.Errorf("%w: the network is not started", ErrNotPartitioned)
 	case n.eng.processed > 0:
 		return fmt.Errorf("%w: events were handled already", ErrNotPartitioned)
-	case n.agent != nil:
-		return fmt.Errorf("%w: closed loop (an Agent)", ErrNotPartitioned)
+	case n.agent != nil && !isPartitionedAgent(n.agent):
+		return fmt.Errorf("%w: closed loop (an Agent that is not a PartitionedAgent)", ErrNotPartitioned)
 	case n.failed:
 		return fmt.Errorf("%w: failures", ErrNotPartitioned)
 	case len(of) != len(n.nodes):
@@ -779,6 +804,8 @@ func (n *Network) replayLogs(logs []*obsLog, heads []int) {
 			n.obs.Deliveries.Delivered(e.now, &e.pkt)
 		case obsNote:
 			n.obs.Notes.Note(e.at, e.arg)
+		case obsAgent:
+			n.agent.(PartitionedAgent).AgentNoted(e.ag)
 		case obsNIC:
 			ev := e.nic
 			if ev.Packet != nil {
@@ -922,4 +949,9 @@ func sumEvents(evs []uint64) uint64 {
 		s += e
 	}
 	return s
+}
+
+func isPartitionedAgent(a Agent) bool {
+	_, ok := a.(PartitionedAgent)
+	return ok
 }

@@ -186,7 +186,7 @@ see 'replay export'.`,
 	f.Float64Var(&opt.TargetLoad, "target-load", 0, "choose the speedup at which the busiest host link's p99 offered load in 1 ms bins is this percentage of its speed (instead of --speedup)")
 	cli.Want(f, "target-load", "a percentage > 0, without a % sign (--target-load 80: 80% of the link's speed)")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no progress bar")
-	f.IntVar(&threads, "threads", 0, "run the simulation as up to `N` partitions of the fabric in parallel (0: the CPUs the process may use; 1: the sequential engine); the records are the same for any N, and what the parallel engine does not handle yet (closed loop, --events, a fabric too small to divide, a PFC deadlock check) runs on 1 thread, said in run.json simulation.threads and, with --threads given, in a note")
+	f.IntVar(&threads, "threads", 0, "run the simulation as up to `N` partitions of the fabric in parallel (0: the CPUs the process may use; 1: the sequential engine); the records are the same for any N, and what the parallel engine does not handle yet (closed loop with Transport.Causality: request, --events, a fabric too small to divide, a PFC deadlock check) runs on 1 thread, said in run.json simulation.threads and, with --threads given, in a note")
 	f.StringVar(&cache, "cache", "512MiB", "keep the decoded trace in memory up to this `SIZE` (32 bytes per packet, 96 per flow) when the capture is compressed or a pipe, or with --replicate above 1 or --target-load: the capture is decoded once; a larger trace, or a plain capture, is read again by the run (0: always)")
 	rf.register(cmd, &opt)
 	exp.register(cmd)

@@ -134,9 +134,15 @@ type Observer interface{ TransportEvent(Event) }
 func (l *Layer) SetObserver(o Observer) { l.obs = o }
 
 func (l *Layer) event(t units.Time, f *flow, host int32, k EventKind, v int64) {
-	if l.obs != nil {
-		l.obs.TransportEvent(Event{Time: t, Flow: f.id, Host: host, Kind: k, Value: v})
+	if l.obs == nil {
+		return
 	}
+	if l.shards != nil {
+		// Partitioned: logged in the host's partition, handed back in key order.
+		l.hosts[host].Network().NoteAgent(switchmodel.AgentNote{Time: t, Value: v, A: f.id, B: host, Kind: noteEvent + uint8(k)})
+		return
+	}
+	l.obs.TransportEvent(Event{Time: t, Flow: f.id, Host: host, Kind: k, Value: v})
 }
 
 // ControlStats count the control packets a Layer generated, by class.
@@ -151,12 +157,18 @@ type Layer struct {
 	hosts []*switchmodel.Host
 	nic   []units.BitRate // host NIC speeds
 	flows []*flow         // by flow id; nil for open-loop flows
-	// active counts flows holding a segment not yet acknowledged.
-	active    int
-	generated ControlStats
-	expected  int // segments the application holds back (Expect)
-	watcher   Watcher
-	onCNP     func(now units.Time, flow int64) // tests: a CNP was sent
+	// seq is the sequential engine's shard: every flow's halves are in it, but
+	// during a partitioned run (partitioned.go), where each half is in its host's
+	// partition's shard.
+	seq shard
+	// Partitioned runs: the shards by partition, every node's partition, and the
+	// watches (Watch), kept on the coordinator (nil otherwise).
+	shards   []*shard
+	of       []int32
+	watches  []int32
+	expected int // segments the application holds back (Expect)
+	watcher  Watcher
+	onCNP    func(now units.Time, flow int64) // tests: a CNP was sent
 	// lose (tests) is asked about every packet the layer sends, data and control;
 	// true makes the first switch drop it (a packet lost on the wire).
 	lose func(p *switchmodel.Packet) bool
@@ -174,6 +186,7 @@ const (
 // network's Agent. Call it after adding the hosts and links and before Start.
 func New(net *switchmodel.Network, cfg config.Transport) (*Layer, error) {
 	l := &Layer{net: net, eng: net.Engine(), cfg: cfg, hosts: net.Hosts()}
+	l.seq = shard{net: net, eng: l.eng}
 	if err := net.SetAgent(l); err != nil {
 		return nil, err
 	}
@@ -189,7 +202,17 @@ func New(net *switchmodel.Network, cfg config.Transport) (*Layer, error) {
 
 // Idle reports whether every closed-loop flow has all its offered segments
 // acknowledged and no segment is expected (Expect).
-func (l *Layer) Idle() bool { return l.active == 0 && l.expected == 0 }
+func (l *Layer) Idle() bool {
+	if l.shards != nil {
+		for _, sh := range l.shards {
+			if sh.active != 0 {
+				return false
+			}
+		}
+		return l.expected == 0
+	}
+	return l.seq.active == 0 && l.expected == 0
+}
 
 // Expect tells the layer that n more (n < 0: fewer) segments will be offered later:
 // the application holds them back (the replay's causality). The layer, and so the
@@ -208,18 +231,37 @@ func (l *Layer) SetWatcher(w Watcher) { l.watcher = w }
 
 // Watch asks the watcher to be told once flow id's receiver holds segment seg and
 // every one before it (replacing an earlier watch of the flow).
-func (l *Layer) Watch(id, seg int32) { l.flows[id].watch = seg }
+func (l *Layer) Watch(id, seg int32) {
+	if l.shards != nil {
+		l.watches[id] = seg // the receiver logs its advances (partitioned.go)
+		return
+	}
+	l.flows[id].watch = seg
+}
 
 // delivered reports an in-order advance of f's receiver to the watcher when it passes
 // the watched segment (the callers test f.watch >= 0 && f.rcvNxt > f.watch first,
 // inline).
 func (l *Layer) delivered(now units.Time, f *flow) {
+	if l.shards != nil {
+		// Partitioned: the watch is on the coordinator; every advance is logged.
+		f.rcv.net.NoteAgent(switchmodel.AgentNote{Time: now, A: f.id, B: f.rcvNxt, Kind: noteAdvance})
+		return
+	}
 	f.watch = -1
 	l.watcher.SegmentsDelivered(now, f.id, f.rcvNxt)
 }
 
 // Generated returns the control packets generated so far, by class.
-func (l *Layer) Generated() ControlStats { return l.generated }
+func (l *Layer) Generated() ControlStats {
+	g := l.seq.generated
+	for _, sh := range l.shards {
+		for c := range g {
+			g[c] += sh.generated[c]
+		}
+	}
+	return g
+}
 
 // NewFlow registers closed-loop flow id (ids are dense: the replay's flow ids, open
 // loop ones included).
@@ -244,6 +286,10 @@ func (l *Layer) NewFlow(id int32, spec FlowSpec) error {
 	f.nakEv = -1
 	f.rtoUna = -1
 	f.watch = -1
+	f.snd, f.rcv = &l.seq, &l.seq
+	if l.shards != nil {
+		l.placeFlow(f)
+	}
 	f.iw = initialWindow(l.cfg.InitialWindow, f.smss, l.cfg.InitialWindowBytes)
 	f.cwnd = f.iw
 	f.ssthresh = 1e300 // "arbitrarily high" (RFC 5681)
@@ -270,7 +316,7 @@ func (l *Layer) NewFlow(id int32, spec FlowSpec) error {
 // sends it when its congestion control allows.
 func (l *Layer) Offer(id int32, s Segment) {
 	f := l.flows[id]
-	now := l.eng.Now()
+	now := f.snd.eng.Now()
 	if f.firstAvail < 0 {
 		f.firstAvail = now
 	}
@@ -285,7 +331,7 @@ func (l *Layer) Offer(id int32, s Segment) {
 		}
 	}
 	if f.segs.n == 0 {
-		l.active++
+		f.snd.active++
 	}
 	f.segs.push(seg{start: f.endUnits, trace: s.TraceIndex, length: s.Length, units: u, dscp: s.DSCP, ecn: l.sendECN(f, s.ECN)})
 	f.endUnits += int64(u)
@@ -325,9 +371,9 @@ func (l *Layer) Handle(now units.Time, kind int32, arg int64) {
 	// The layer is every host's transport: each timer is its sender's, a NAK's its
 	// receiver's (docs/model.md#event-order-and-determinism).
 	if kind == evNak {
-		l.eng.ActAs(l.hosts[f.spec.Dst].ID())
+		f.rcv.eng.ActAs(l.hosts[f.spec.Dst].ID())
 	} else {
-		l.eng.ActAs(l.hosts[f.spec.Src].ID())
+		f.snd.eng.ActAs(l.hosts[f.spec.Src].ID())
 	}
 	switch kind {
 	case evTimer:
@@ -367,7 +413,7 @@ func (l *Layer) Handle(now units.Time, kind int32, arg int64) {
 func (l *Layer) armTimer(f *flow, at units.Time) {
 	f.rtoAt = at
 	if f.rtoEv < 0 || f.rtoEv > at {
-		l.eng.Schedule(at, l.h, evTimer, int64(f.id))
+		f.snd.eng.Schedule(at, l.h, evTimer, int64(f.id))
 		f.rtoEv = at
 	}
 }
@@ -376,7 +422,7 @@ func (l *Layer) armTimer(f *flow, at units.Time) {
 func (l *Layer) Received(now units.Time, h *switchmodel.Host, p *switchmodel.Packet) {
 	f := l.flows[p.FlowID]
 	switch {
-	case p.Class == switchmodel.ClosedData && f.kind == DCQCN:
+	case p.Class == switchmodel.ClosedData && f.spec.Kind == DCQCN: // the receiver's half reads spec, not kind (AutoTCP's kind is the sender's, never DCQCN)
 		l.roceData(now, f, p)
 	case p.Class == switchmodel.ClosedData:
 		l.tcpData(now, f, p)
@@ -424,7 +470,7 @@ func (l *Layer) send(now units.Time, f *flow, i int32) {
 		s.sends++
 	}
 	s.sentAt = now
-	id, p := l.net.NewPacket()
+	id, p := f.snd.net.NewPacket()
 	p.FlowID, p.TraceIndex = int64(f.id), s.trace
 	p.Key = f.spec.Key
 	p.Src, p.Dst = f.spec.Src, f.spec.Dst
@@ -436,13 +482,13 @@ func (l *Layer) send(now units.Time, f *flow, i int32) {
 	if l.lose != nil && l.lose(p) {
 		p.Dst = -1
 	}
-	l.net.Inject(l.hosts[f.spec.Src], id)
+	f.snd.net.Inject(l.hosts[f.spec.Src], id)
 }
 
 // control sends a control packet of f from its receiver back to its sender, ahead of
 // the receiver host's data if NicControlPriority says so for the flow's kind.
 func (l *Layer) control(f *flow, class switchmodel.Class, length int32, dscp uint8, seq int32, echo bool) {
-	id, p := l.net.NewPacket()
+	id, p := f.rcv.net.NewPacket()
 	p.FlowID, p.TraceIndex = int64(f.id), -1
 	p.Key = f.spec.Reverse
 	p.Src, p.Dst = f.spec.Dst, f.spec.Src
@@ -451,14 +497,14 @@ func (l *Layer) control(f *flow, class switchmodel.Class, length int32, dscp uin
 	}
 	p.DSCP, p.ECN, p.Length = dscp, switchmodel.NotECT, length
 	p.Class, p.Seq, p.Echo = class, seq, echo
-	l.generated[class]++
+	f.rcv.generated[class]++
 	if l.lose != nil && l.lose(p) {
 		p.Dst = -1
 	}
 	if f.ctlFirst {
-		l.net.InjectControl(l.hosts[f.spec.Dst], id)
+		f.rcv.net.InjectControl(l.hosts[f.spec.Dst], id)
 	} else {
-		l.net.Inject(l.hosts[f.spec.Dst], id)
+		f.rcv.net.Inject(l.hosts[f.spec.Dst], id)
 	}
 }
 
@@ -468,7 +514,7 @@ func (l *Layer) acked(f *flow, i int32) {
 	had := f.segs.n > 0
 	f.segs.popTo(i)
 	if had && f.segs.n == 0 {
-		l.active--
+		f.snd.active--
 	}
 }
 
@@ -477,6 +523,10 @@ type flow struct {
 	id   int32
 	spec FlowSpec
 	kind Kind
+	// snd and rcv are the shards of the sender's and the receiver's halves (the
+	// same but in a partitioned run): every field below is written and read by one
+	// half only (partitioned.go).
+	snd, rcv *shard
 
 	// Application and sender.
 	segs                           ring  // [una, end)

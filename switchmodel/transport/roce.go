@@ -16,7 +16,7 @@ func (l *Layer) roceSend(now units.Time, f *flow) {
 	if now < f.nextAvail {
 		if f.paceEv != f.nextAvail {
 			f.paceEv = f.nextAvail
-			l.eng.Schedule(f.nextAvail, l.h, evPace, int64(f.id))
+			f.snd.eng.Schedule(f.nextAvail, l.h, evPace, int64(f.id))
 		}
 		return
 	}
@@ -72,7 +72,7 @@ func (l *Layer) nak(now units.Time, f *flow) {
 	l.control(f, switchmodel.Nak, RoCECtlLength, f.nakDscp, f.rcvNxt, false)
 	if iv := l.cfg.NakInterval; iv > 0 && f.nakEv < 0 {
 		f.nakEv = now + iv
-		l.eng.Schedule(f.nakEv, l.h, evNak, int64(f.id))
+		f.rcv.eng.Schedule(f.nakEv, l.h, evNak, int64(f.id))
 	}
 }
 
@@ -85,7 +85,7 @@ func (l *Layer) nakTimer(now units.Time, f *flow) {
 	}
 	if due := f.nakAt + l.cfg.NakInterval; due > now {
 		f.nakEv = due
-		l.eng.Schedule(due, l.h, evNak, int64(f.id))
+		f.rcv.eng.Schedule(due, l.h, evNak, int64(f.id))
 		return
 	}
 	l.nak(now, f)
