@@ -243,10 +243,17 @@ func TestThreadsTopologies(t *testing.T) {
 
 // A run that leaves packets undrained at --max-drain (1 us after the last arrival)
 // ends partitioned, with the sequential run's records: the undrained packets in
-// flows.arrow and run.json, their paths with --record-packets.
+// flows.arrow and run.json, their paths with --record-packets; open and closed loop.
 func TestThreadsUndrained(t *testing.T) {
-	for _, tr := range []string{"testdata/pcaps/many-flows.pcap", "testdata/pcaps/mixed.pcap"} {
+	for _, c := range []struct {
+		tr     string
+		closed bool
+	}{{"testdata/pcaps/many-flows.pcap", false}, {"testdata/pcaps/mixed.pcap", false}, {"testdata/pcaps/mixed.pcap", true}, {"testdata/pcaps/tcp-incast.pcap", true}} {
+		tr := c.tr
 		mut := func(o *Options) {
+			if c.closed {
+				closedOpts(o)
+			}
 			o.MaxDrain = units.Microsecond
 			o.RecordPackets = true
 		}
