@@ -12,6 +12,7 @@ import (
 	"github.com/tracefabric/tracefabric/ingest"
 	"github.com/tracefabric/tracefabric/internal/ipaddr"
 	"github.com/tracefabric/tracefabric/internal/tracegen"
+	"github.com/tracefabric/tracefabric/switchmodel"
 )
 
 // BenchmarkReplayDemo replays testdata/pcaps/demo.pcap end to end (records included)
@@ -109,11 +110,56 @@ func benchRun1M(b *testing.B, threads int) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	var par []switchmodel.ParallelStats
+	parStatsHook = func(st switchmodel.ParallelStats) { par = append(par, st) }
+	defer func() { parStatsHook = nil }()
 	b.ReportAllocs()
 	b.ResetTimer()
 	cpu0 := cpuTime()
 	pkts, hops := runN(b, pr)
 	reportCPU(b, cpu0, pkts, hops)
+	reportParallel(b, par)
+}
+
+// reportParallel reports, for the partitioned runs, the model of larger machines that
+// issue 24 asks for: windows per run, events per window (all partitions'), the
+// event-count bound of the speedup (events / the sum over windows of the busiest
+// partition's), the fraction of the partitions' time spent waiting at barriers
+// (partitions x wall - busy, over partitions x wall; the coordinator's serial work
+// counts as partition 0's waiting), and the coordinator's work at barriers per wall
+// second.
+func reportParallel(b *testing.B, par []switchmodel.ParallelStats) {
+	if len(par) == 0 {
+		return
+	}
+	var windows int64
+	var events, critical uint64
+	var wall, waiting, barriers, busy time.Duration
+	parts := 0
+	for _, st := range par {
+		windows += st.Windows
+		events += sumEvents(st.Events)
+		critical += st.Critical
+		wall += st.Wall
+		waiting += st.Waiting
+		barriers += st.Barriers
+		busy += st.Busy
+		parts = st.Partitions
+	}
+	b.ReportMetric(float64(windows)/float64(len(par)), "windows/op")
+	b.ReportMetric(float64(events)/float64(windows), "events/window")
+	b.ReportMetric(float64(busy.Microseconds())/float64(windows)/float64(parts), "busy-us/window/part")
+	b.ReportMetric(float64(events)/float64(critical), "bound-x")
+	b.ReportMetric(waiting.Seconds()/(float64(parts)*wall.Seconds()), "wait-frac")
+	b.ReportMetric(barriers.Seconds()/wall.Seconds(), "coord-frac")
+}
+
+func sumEvents(evs []uint64) uint64 {
+	var s uint64
+	for _, e := range evs {
+		s += e
+	}
+	return s
 }
 
 // BenchmarkReplay1MRunThreads is BenchmarkReplay1MRun on the partitioned engine:

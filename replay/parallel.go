@@ -297,12 +297,18 @@ func (pf *parFeed) checkSeq(m *message) {
 	}
 }
 
+// parStatsHook, when set (benchmarks), gets every partitioned run's statistics.
+var parStatsHook func(switchmodel.ParallelStats)
+
 // runParallel runs the fed network as plan's partitions, from the first arrival
 // (s.next) on; it returns errSequential when the run must be made sequentially.
 func (s *sim) runParallel(plan *fabric.Plan) error {
 	pf := s.par
 	st, err := s.net.DrainPartitionedFed(plan.Of, plan.Parts, plan.Lookahead, pf, s.pr.Opt.MaxDrain)
 	s.parStats = st
+	if parStatsHook != nil {
+		parStatsHook(st)
+	}
 	switch {
 	case errors.Is(err, switchmodel.ErrFeedStopped):
 		return nil // s.readErr or s.obsErr says why

@@ -110,43 +110,65 @@ const (
 )
 
 // obsEntry is one observation of a partition, with the key of the event it was made
-// in; the packet the observer saw is copied (it dies with the call).
+// in: 32 bytes without pointers (no clearing, no write barriers); what the observer
+// saw beyond its kind is in the log's side slices, at idx: the packet (it dies with
+// the call) in pkts for a drop, a delivery and a NIC dequeue, the event in drops,
+// pfcs or nics. A note carries its argument in arg, a delivery its time.
 type obsEntry struct {
 	at   units.Time
 	ord  uint64
+	arg  int64 // obsNote: the note's argument; obsDelivered: the time
+	idx  int32
 	kind obsKind
-	drop DropEvent
-	pfc  PFCEvent
-	nic  NICEvent
-	now  units.Time
-	arg  int64 // obsNote
-	ag   AgentNote
-	pkt  Packet
+}
+
+// obsDropRec and obsNICRec are DropEvent and NICEvent without their packet (in the
+// log's pkts, at the entry's idx).
+type obsDropRec struct {
+	time       units.Time
+	node, port int32
+	pkt        int32 // in the log's pkts
+	tc         uint8
+	reason     DropReason
+}
+
+type obsNICRec struct {
+	time    units.Time
+	delay   units.Time
+	backlog int64
+	host    int32
+	pkt     int32 // in the log's pkts; -1: none
+	tc      uint8
 }
 
 // obsLog is a partition's observers: it logs what the Network's would have seen.
 type obsLog struct {
 	eng     *Engine
 	entries []obsEntry
+	pkts    []Packet
+	drops   []obsDropRec
+	pfcs    []PFCEvent
+	nics    []obsNICRec
+	ags     []AgentNote
 }
 
-func (l *obsLog) add(k obsKind) *obsEntry {
-	l.entries = append(l.entries, obsEntry{})
-	e := &l.entries[len(l.entries)-1]
-	e.at, e.ord = l.eng.Key()
-	e.kind = k
-	return e
+func (l *obsLog) add(k obsKind, idx int, arg int64) {
+	at, ord := l.eng.Key()
+	l.entries = append(l.entries, obsEntry{at: at, ord: ord, arg: arg, idx: int32(idx), kind: k})
 }
 
 func (l *obsLog) Drop(d DropEvent) {
-	e := l.add(obsDrop)
-	e.drop = d
-	e.pkt = *d.Packet
+	l.add(obsDrop, len(l.drops), 0)
+	l.drops = append(l.drops, obsDropRec{d.Time, d.Node, d.Port, int32(len(l.pkts)), d.TC, d.Reason})
+	l.pkts = append(l.pkts, *d.Packet)
 }
 
-func (l *obsLog) Note(_ units.Time, arg int64) { l.add(obsNote).arg = arg }
+func (l *obsLog) Note(_ units.Time, arg int64) { l.add(obsNote, 0, arg) }
 
-func (l *obsLog) PFC(p PFCEvent) { l.add(obsPFC).pfc = p }
+func (l *obsLog) PFC(p PFCEvent) {
+	l.add(obsPFC, len(l.pfcs), 0)
+	l.pfcs = append(l.pfcs, p)
+}
 
 // NoteAgent logs a PartitionedAgent's observation during a partitioned run (with
 // the current event's key), handed back with AgentNoted on the coordinator in key
@@ -156,20 +178,39 @@ func (n *Network) NoteAgent(a AgentNote) {
 		n.agent.(PartitionedAgent).AgentNoted(a)
 		return
 	}
-	n.par.log.add(obsAgent).ag = a
+	l := n.par.log
+	l.add(obsAgent, len(l.ags), 0)
+	l.ags = append(l.ags, a)
 }
 
 func (l *obsLog) Delivered(now units.Time, p *Packet) {
-	e := l.add(obsDelivered)
-	e.now, e.pkt = now, *p
+	l.add(obsDelivered, len(l.pkts), int64(now))
+	l.pkts = append(l.pkts, *p)
 }
 
 func (l *obsLog) NICDequeue(ev NICEvent) {
-	e := l.add(obsNIC)
-	e.nic = ev
+	l.add(obsNIC, len(l.nics), 0)
+	r := obsNICRec{ev.Time, ev.Delay, ev.Backlog, ev.Host, -1, ev.TC}
 	if ev.Packet != nil {
-		e.pkt = *ev.Packet
+		r.pkt = int32(len(l.pkts))
+		l.pkts = append(l.pkts, *ev.Packet)
 	}
+	l.nics = append(l.nics, r)
+}
+
+// swap exchanges the contents of two logs (not their engines).
+func (l *obsLog) swap(o *obsLog) {
+	l.entries, o.entries = o.entries, l.entries
+	l.pkts, o.pkts = o.pkts, l.pkts
+	l.drops, o.drops = o.drops, l.drops
+	l.pfcs, o.pfcs = o.pfcs, l.pfcs
+	l.nics, o.nics = o.nics, l.nics
+	l.ags, o.ags = o.ags, l.ags
+}
+
+// reset empties the log, keeping its memory.
+func (l *obsLog) reset() {
+	l.entries, l.pkts, l.drops, l.pfcs, l.nics, l.ags = l.entries[:0], l.pkts[:0], l.drops[:0], l.pfcs[:0], l.nics[:0], l.ags[:0]
 }
 
 // parState is what a partition's Network copy knows of the partitioning.
@@ -559,7 +600,7 @@ func (n *Network) runPartitioned(of []int32, parts int, lookahead units.Time, dr
 		if pipeline {
 			// The last window's observations are handed over while this one runs.
 			for p := range logs {
-				logs[p].entries, prev[p].entries = prev[p].entries, logs[p].entries
+				logs[p].swap(prev[p])
 			}
 		}
 		bar.start(W, endOrd, parts)
@@ -791,32 +832,32 @@ func (n *Network) replayLogs(logs []*obsLog, heads []int) {
 		if best < 0 {
 			break
 		}
-		e := &logs[best].entries[heads[best]]
+		lg := logs[best]
+		e := &lg.entries[heads[best]]
 		heads[best]++
 		switch e.kind {
 		case obsDrop:
-			d := e.drop
-			d.Packet = &e.pkt
-			n.obs.Drops.Drop(d)
+			r := &lg.drops[e.idx]
+			n.obs.Drops.Drop(DropEvent{Time: r.time, Node: r.node, Port: r.port, TC: r.tc, Reason: r.reason, Packet: &lg.pkts[r.pkt]})
 		case obsPFC:
-			n.obs.PFC.PFC(e.pfc)
+			n.obs.PFC.PFC(lg.pfcs[e.idx])
 		case obsDelivered:
-			n.obs.Deliveries.Delivered(e.now, &e.pkt)
+			n.obs.Deliveries.Delivered(units.Time(e.arg), &lg.pkts[e.idx])
 		case obsNote:
 			n.obs.Notes.Note(e.at, e.arg)
 		case obsAgent:
-			n.agent.(PartitionedAgent).AgentNoted(e.ag)
+			n.agent.(PartitionedAgent).AgentNoted(lg.ags[e.idx])
 		case obsNIC:
-			ev := e.nic
-			if ev.Packet != nil {
-				ev.Packet = &e.pkt
+			r := &lg.nics[e.idx]
+			ev := NICEvent{Time: r.time, Host: r.host, TC: r.tc, Delay: r.delay, Backlog: r.backlog}
+			if r.pkt >= 0 {
+				ev.Packet = &lg.pkts[r.pkt]
 			}
 			n.obs.NIC.NICDequeue(ev)
 		}
 	}
 	for _, lg := range logs {
-		clear(lg.entries)
-		lg.entries = lg.entries[:0]
+		lg.reset()
 	}
 }
 
